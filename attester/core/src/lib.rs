@@ -1,0 +1,1 @@
+//! Placeholder; the judgment core is built under its own issue.

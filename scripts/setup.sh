@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install what the build and tests need and a fresh Debian machine lacks. Idempotent and quiet
+# when everything is present. The wasm toolchain is handled by scripts/build-wasm.sh.
+set -euo pipefail
+
+need_apt=()
+command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install Rust (https://rustup.rs)" >&2; exit 1; }
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
+command -v flock >/dev/null 2>&1 || need_apt+=(util-linux)
+
+if [ "${#need_apt[@]}" -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "setup: missing packages: ${need_apt[*]}; run: sudo apt-get install -y ${need_apt[*]}" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+fi

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every check CI makes, in the order a failure is cheapest to see.
+# Works on a fresh Debian machine: it installs what is missing (the wasm toolchain through
+# scripts/build-wasm.sh, and the tools named in scripts/setup.sh).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "setup"
+scripts/setup.sh
+
+step "format"
+cargo fmt --all --check
+
+step "contracts to wasm"
+scripts/build-wasm.sh
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "one stellar-xdr"
+xdr_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | grep -E '^stellar-xdr v' | sort -u)"
+if [ "$(printf '%s\n' "$xdr_versions" | grep -c .)" -gt 1 ]; then
+    printf 'more than one stellar-xdr in the graph:\n%s\n' "$xdr_versions" >&2
+    exit 1
+fi
+
+step "tests"
+cargo test --workspace --locked
