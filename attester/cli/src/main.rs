@@ -1,22 +1,42 @@
 //! `assay`: results on stdout, diagnostics on stderr, documented exit codes.
+//!
+//! Exit codes shared by every subcommand (each subcommand documents its own 0..=5 in its help):
+//! - 0: the command did what was asked and the answer is complete;
+//! - 64: usage error: a bad argument or malformed input (the message names it and the expected form).
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
+/// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
+pub const EXIT_USAGE: u8 = 64;
+
 #[derive(Parser)]
-#[command(name = "assay", version, about = "What can this asset's issuer do to my balance, and who stands behind that power?")]
+#[command(
+    name = "assay",
+    version,
+    about = "What can this asset's issuer do to my balance, and who stands behind that power?"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+// Each subcommand lives in its own module; add a variant and a match arm, nothing else here.
 #[derive(Subcommand)]
-enum Command {
-    /// Print the version.
-    Version,
-}
+enum Command {}
 
-fn main() {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Version => println!("assay {}", env!("CARGO_PKG_VERSION")),
-    }
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return match err.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(EXIT_USAGE),
+            };
+        }
+    };
+    match cli.command {}
 }
