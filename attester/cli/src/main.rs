@@ -7,6 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod history;
+mod scan;
+mod scan_text;
+
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
 
@@ -23,7 +27,10 @@ struct Cli {
 
 // Each subcommand lives in its own module; add a variant and a match arm, nothing else here.
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    Scan(scan::ScanArgs),
+    History(history::HistoryArgs),
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -38,5 +45,8 @@ fn main() -> ExitCode {
             };
         }
     };
-    match cli.command {}
+    match cli.command {
+        Command::Scan(args) => scan::run(args),
+        Command::History(args) => history::run(args),
+    }
 }

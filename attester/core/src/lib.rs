@@ -1,1 +1,30 @@
-//! Placeholder; the judgment core is built under its own issue.
+//! Assay's judgment core: the Subject model, parsers for raw source answers, the four checks, the engine,
+//! the report, the evidence hash and attestation parameters. Pure: no crate that performs I/O is reachable
+//! from here (a test runs `cargo tree` to keep it so). Nothing here reads a clock: instants come from callers.
+
+pub mod attestation;
+pub mod checks;
+pub mod engine;
+pub mod evidence;
+pub mod failure;
+pub mod finding;
+pub mod hash;
+pub mod model;
+pub mod parse;
+pub mod replay;
+pub mod report;
+pub mod subject;
+pub mod time;
+pub mod transitions;
+
+pub use attestation::{attestation_params, Params, Refusal};
+pub use engine::{evaluate, Engine, EngineError};
+pub use evidence::Evidence;
+pub use failure::{FailureCategory, FetchFailure};
+pub use finding::{Check, Finding};
+pub use hash::{evidence_hash, preimage, EvidenceVersion, PreimageInput};
+pub use model::{Accountability, Mechanics, Rating, Severity, State};
+pub use report::{Freshness, Report, ReportError, DEFAULT_FRESHNESS_SECS};
+pub use subject::*;
+pub use time::Timestamp;
+pub use transitions::{transition, Attribution, Observation, Transition, TransitionState};

@@ -1,0 +1,183 @@
+//! `assay history ASSET`: the recorded observations of an asset and the transitions between
+//! consecutive ones (computed by the core, never stored).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use assay_core::report::Report;
+use assay_core::transitions::{transition, Observation, Transition};
+use assay_scan::asset_arg::parse_asset_arg;
+use assay_scan::history::History;
+use clap::Args;
+use serde::Serialize;
+
+use crate::scan::OutputFormat;
+use crate::EXIT_USAGE;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   at least one observation is listed
+  1   the history could not be read, or a stored report is not a valid schema_version 1 report
+  2   no observation of this asset is recorded
+  64  usage error: a malformed asset or option";
+
+/// Arguments of `assay history`.
+#[derive(Args, Debug)]
+#[command(
+    about = "List an asset's recorded observations and the transitions between them",
+    long_about = "Lists every observation `assay scan` appended for ASSET (oldest first) and, between each \
+consecutive pair, the capability transition: bits added or removed and whether capability, reputation or \
+both moved severity. A pair with an undetermined observation has an unknown transition, never an unchanged one.",
+    after_help = EXIT_CODES
+)]
+pub struct HistoryArgs {
+    /// The asset, as CODE-ISSUER or CODE:ISSUER.
+    #[arg(value_name = "ASSET")]
+    pub asset: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+
+    /// History database (default: the user's data directory).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Entry {
+    #[serde(flatten)]
+    observation: Observation,
+    accountability: String,
+    state: String,
+}
+
+#[derive(Serialize)]
+struct Step {
+    from: String,
+    to: String,
+    #[serde(flatten)]
+    transition: Transition,
+}
+
+#[derive(Serialize)]
+struct Listing {
+    asset: String,
+    observations: Vec<Entry>,
+    transitions: Vec<Step>,
+}
+
+/// Runs `assay history`.
+pub fn run(args: HistoryArgs) -> ExitCode {
+    let asset = match parse_asset_arg(&args.asset) {
+        Ok(asset) => asset,
+        Err(err) => {
+            eprintln!("assay: {err}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let Some(path) = args.history.clone().or_else(History::default_path) else {
+        eprintln!("assay: no data directory for the history: pass --history PATH");
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let rows = match History::open_existing(&path) {
+        Ok(Some(history)) => match history.list(&asset.to_string()) {
+            Ok(rows) => rows,
+            Err(err) => {
+                eprintln!("assay: {err}");
+                return ExitCode::from(1);
+            }
+        },
+        Ok(None) => Vec::new(),
+        Err(err) => {
+            eprintln!("assay: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut reports = Vec::with_capacity(rows.len());
+    for row in &rows {
+        match Report::from_json(&row.report_json) {
+            Ok(report) => reports.push(report),
+            Err(err) => {
+                eprintln!("assay: history {}: observation {} of {}: {err}", path.display(), row.id, row.asset);
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let observations: Vec<Observation> = reports.iter().map(Observation::of).collect();
+    let transitions: Vec<Step> = observations
+        .windows(2)
+        .map(|pair| Step {
+            from: pair[0].at.to_string(),
+            to: pair[1].at.to_string(),
+            transition: transition(pair),
+        })
+        .collect();
+    let listing = Listing {
+        asset: asset.to_string(),
+        observations: reports
+            .iter()
+            .zip(observations)
+            .map(|(r, observation)| Entry {
+                observation,
+                accountability: r.accountability.name().to_string(),
+                state: if r.undetermined { "unknown".into() } else { "complete".into() },
+            })
+            .collect(),
+        transitions,
+    };
+    match args.output {
+        OutputFormat::Json => println!("{}", serde_json::to_string(&listing).expect("listing serialises")),
+        OutputFormat::Text => print!("{}", render(&listing)),
+    }
+    if listing.observations.is_empty() {
+        eprintln!("assay: no observations of {} in {}", listing.asset, path.display());
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
+}
+
+fn render(listing: &Listing) -> String {
+    let mut out = format!("{}\n", listing.asset);
+    for (i, entry) in listing.observations.iter().enumerate() {
+        let o = &entry.observation;
+        let mechanics = o.mechanics.names().join(", ");
+        out.push_str(&format!(
+            "  {}  severity {} (base {})  accountability {}  {}{}\n",
+            o.at,
+            o.severity.name(),
+            o.base_severity.name(),
+            entry.accountability,
+            if o.undetermined {
+                format!("undetermined: {}", o.undetermined_checks.join(", "))
+            } else {
+                "complete".to_string()
+            },
+            if mechanics.is_empty() { String::new() } else { format!("  [{mechanics}]") },
+        ));
+        if let Some(step) = listing.transitions.get(i) {
+            let t = &step.transition;
+            let what = match t.state {
+                assay_core::transitions::TransitionState::Valid => {
+                    let mut parts = Vec::new();
+                    if !t.added.names().is_empty() {
+                        parts.push(format!("added {}", t.added.names().join(", ")));
+                    }
+                    if !t.removed.names().is_empty() {
+                        parts.push(format!("removed {}", t.removed.names().join(", ")));
+                    }
+                    if parts.is_empty() {
+                        parts.push("no capability change".to_string());
+                    }
+                    let attribution = t
+                        .attribution
+                        .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                        .unwrap_or_default();
+                    format!("{}; severity moved by: {attribution}", parts.join("; "))
+                }
+                _ => format!("unknown: {}", t.reason.clone().unwrap_or_default()),
+            };
+            out.push_str(&format!("    -> {what}\n"));
+        }
+    }
+    out
+}

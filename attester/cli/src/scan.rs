@@ -1,0 +1,298 @@
+//! `assay scan ASSET...`: fetch every source once, judge with the core, print, append to history.
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use assay_core::Asset;
+use assay_scan::asset_arg::parse_asset_arg;
+use assay_scan::cache::AnswerCache;
+use assay_scan::history::History;
+use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
+use assay_scan::net::{HttpClient, NetConfig};
+use assay_scan::{Network, ScanConfig, Scanner};
+use clap::{Args, ValueEnum};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::CertificateDer;
+
+use crate::EXIT_USAGE;
+
+/// Every report is complete.
+pub const EXIT_COMPLETE: u8 = 0;
+/// An error: at least one asset has no report (Horizon failed, unknown asset or issuer), or the
+/// history could not be written.
+pub const EXIT_ERROR: u8 = 1;
+/// At least one report could not be completed (undetermined): a source its verdict depends on did not answer.
+pub const EXIT_UNDETERMINED: u8 = 2;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   every report is complete (determined)
+  1   error: at least one asset has no report (Horizon failure, unknown asset or issuer) or the
+      history could not be written; reports for the other assets are still printed
+  2   at least one report could not be completed (undetermined: a source the verdict depends on
+      did not answer); the report says which check and which source
+  64  usage error: a malformed asset, mapping, URL or option (the message names it)
+
+When several outcomes apply, the highest-priority code wins: 64, then 1, then 2.
+
+Examples:
+  assay scan USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN
+  assay scan --output json AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA SHX-GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH
+  assay scan --connect-to horizon.stellar.org:443:127.0.0.1:8443 --cacert ca.pem USDC-GA5Z...";
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable report.
+    Text,
+    /// One schema_version 1 report per line.
+    Json,
+}
+
+/// Network whose default endpoints and passphrase are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NetworkArg {
+    Mainnet,
+    Testnet,
+}
+
+/// Arguments of `assay scan`.
+#[derive(Args, Debug)]
+#[command(
+    about = "Scan assets: what can the issuer do to a balance, and who stands behind that power?",
+    long_about = "Reads Horizon (asset record and issuer account, never cached), the issuer's stellar.toml \
+(HTTPS only, at most 5 same-host redirects, internal addresses refused), StellarExpert's directory and \
+blocklist (retried, cached for the lifetime the source advertises) and any --asset-list, then prints \
+severity (what the ledger lets the issuer do) beside accountability (who has publicly claimed the asset). \
+A source that did not answer is reported as not retrievable, never as a clean answer.",
+    after_help = EXIT_CODES
+)]
+pub struct ScanArgs {
+    /// Assets to scan, as CODE-ISSUER or CODE:ISSUER.
+    #[arg(value_name = "ASSET", required = true)]
+    pub assets: Vec<String>,
+
+    /// Output format: text for people, json for one schema_version 1 report per line.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+
+    /// Network whose default Horizon and passphrase to use.
+    #[arg(long, value_enum, default_value_t = NetworkArg::Mainnet, env = "STELLAR_NETWORK")]
+    pub network: NetworkArg,
+
+    /// Horizon base URL (default: the network's public Horizon).
+    #[arg(long, value_name = "URL", env = "ASSAY_HORIZON_URL")]
+    pub horizon_url: Option<String>,
+
+    /// StellarExpert API base URL.
+    #[arg(long, value_name = "URL", env = "ASSAY_STELLAR_EXPERT_URL", default_value = assay_core::DEFAULT_STELLAR_EXPERT_URL)]
+    pub expert_url: String,
+
+    /// A SEP-42 asset list to consult (repeatable). Lists are evidence only: they never move severity.
+    #[arg(long = "asset-list", value_name = "URL")]
+    pub asset_lists: Vec<String>,
+
+    /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style). URLs, Host headers and TLS
+    /// names stay HOST; a mapped host is your explicit choice and exempt from the internal-address policy.
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<ResolveRule>,
+
+    /// Connect to ADDR:PORT2 for requests to HOST:PORT (repeatable, curl-style); URLs, Host headers and TLS
+    /// names stay HOST.
+    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    pub connect_to: Vec<ConnectToRule>,
+
+    /// A PEM file of extra trusted root certificates (added to the built-in web roots).
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+
+    /// Do not read or write the StellarExpert answer cache.
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Directory of the StellarExpert answer cache (default: the user's cache directory).
+    #[arg(long, value_name = "DIR", env = "ASSAY_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// History database to append to (default: the user's data directory).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+
+    /// Do not append this scan to the history.
+    #[arg(long, conflicts_with = "history")]
+    pub no_history: bool,
+
+    /// Seconds allowed for one fetch, redirects and body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
+    pub timeout: f64,
+
+    /// Assets scanned at once (sources are shared between assets of the same issuer or domain).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub concurrency: usize,
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("assay: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn check_base_url(flag: &str, value: &str) -> Result<(), String> {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
+        _ => Err(format!("invalid {flag} {value:?}: expected an http:// or https:// URL, e.g. https://horizon.stellar.org")),
+    }
+}
+
+fn read_roots(paths: &[PathBuf]) -> Result<Vec<CertificateDer<'static>>, String> {
+    let mut roots = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read --cacert {}: {e}; expected a PEM file of CA certificates", path.display()))?;
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("invalid --cacert {}: {e}; expected PEM certificates", path.display()))?;
+        if certs.is_empty() {
+            return Err(format!("invalid --cacert {}: no CERTIFICATE block found; expected PEM certificates", path.display()));
+        }
+        roots.extend(certs);
+    }
+    Ok(roots)
+}
+
+/// Runs `assay scan`.
+pub fn run(args: ScanArgs) -> ExitCode {
+    let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
+    for input in &args.assets {
+        match parse_asset_arg(input) {
+            Ok(asset) => assets.push(asset),
+            Err(err) => return usage(err),
+        }
+    }
+    let network = match args.network {
+        NetworkArg::Mainnet => Network::Mainnet,
+        NetworkArg::Testnet => Network::Testnet,
+    };
+    let horizon_url = args.horizon_url.clone().unwrap_or_else(|| network.default_horizon().to_string());
+    for (flag, value) in [("--horizon-url", &horizon_url), ("--expert-url", &args.expert_url)] {
+        if let Err(message) = check_base_url(flag, value) {
+            return usage(message);
+        }
+    }
+    for list in &args.asset_lists {
+        if let Err(message) = check_base_url("--asset-list", list) {
+            return usage(message);
+        }
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 600.0) {
+        return usage(format!("invalid --timeout {}: expected seconds between 0 and 600", args.timeout));
+    }
+    if args.concurrency == 0 || args.concurrency > 256 {
+        return usage(format!("invalid --concurrency {}: expected 1 to 256", args.concurrency));
+    }
+    let extra_roots = match read_roots(&args.cacert) {
+        Ok(roots) => roots,
+        Err(message) => return usage(message),
+    };
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let net = NetConfig {
+        mappings: Mappings {
+            resolve: args.resolve.clone(),
+            connect_to: args.connect_to.clone(),
+        },
+        extra_roots,
+        connect_timeout: timeout.min(Duration::from_secs(10)),
+        request_timeout: timeout,
+        dns_answers: Default::default(),
+    };
+    let cache = if args.no_cache {
+        None
+    } else {
+        args.cache_dir.clone().or_else(AnswerCache::default_dir).map(AnswerCache::new)
+    };
+    let history_path = if args.no_history {
+        None
+    } else {
+        match args.history.clone().or_else(History::default_path) {
+            Some(path) => Some(path),
+            None => return usage("no data directory for the history: pass --history PATH or --no-history"),
+        }
+    };
+    let config = ScanConfig {
+        network,
+        horizon_url,
+        expert_url: args.expert_url.clone(),
+        asset_lists: args.asset_lists.clone(),
+        cache,
+        concurrency: args.concurrency,
+    };
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("assay: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let results = runtime.block_on(async {
+        let http = HttpClient::new(&net)?;
+        let scanner = Arc::new(Scanner::new(http, config));
+        let total = assets.len();
+        let show_progress = total > 1 && std::io::stderr().is_terminal();
+        let done = Arc::new(AtomicUsize::new(0));
+        let on_done: Arc<dyn Fn(usize) + Send + Sync> = Arc::new(move |_| {
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if show_progress {
+                eprint!("\rassay: scanned {n}/{total}");
+                if n == total {
+                    eprintln!();
+                }
+            }
+        });
+        Ok::<_, String>(scanner.scan_many(assets.clone(), on_done).await)
+    });
+    let results = match results {
+        Ok(results) => results,
+        Err(message) => return usage(format!("--cacert: {message}")),
+    };
+
+    let mut exit = EXIT_COMPLETE;
+    let mut stdout = std::io::stdout().lock();
+    let mut rows = Vec::new();
+    for (asset, result) in assets.iter().zip(results) {
+        let report = match result.map_err(|e| e.to_string()).and_then(|subject| {
+            assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
+        }) {
+            Ok(report) => report,
+            Err(message) => {
+                eprintln!("assay: {asset}: {message}");
+                exit = EXIT_ERROR;
+                continue;
+            }
+        };
+        if report.undetermined && exit == EXIT_COMPLETE {
+            exit = EXIT_UNDETERMINED;
+        }
+        let line = serde_json::to_string(&report).expect("a report always serialises");
+        let rendered = match args.output {
+            OutputFormat::Json => format!("{line}\n"),
+            OutputFormat::Text => crate::scan_text::render(&report),
+        };
+        if stdout.write_all(rendered.as_bytes()).is_err() {
+            return ExitCode::from(EXIT_ERROR);
+        }
+        rows.push((asset.to_string(), report.scanned_at.to_string(), line));
+    }
+    let _ = stdout.flush();
+    if let Some(path) = history_path {
+        if !rows.is_empty() {
+            if let Err(err) = History::open(&path).and_then(|mut h| h.append(&rows)) {
+                eprintln!("assay: {err}; the reports above were not recorded (use --history PATH or --no-history)");
+                exit = EXIT_ERROR;
+            }
+        }
+    }
+    ExitCode::from(exit)
+}

@@ -1,0 +1,84 @@
+//! The human rendering of a report: severity and accountability side by side, the capability in plain
+//! language, what could not be checked, and every claim with its source.
+use std::fmt::Write;
+
+use assay_core::report::Report;
+
+fn upper(name: &str) -> String {
+    name.to_ascii_uppercase()
+}
+
+/// Renders one report as text, ending with a blank line.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", report.asset);
+    let base = if report.escalated {
+        format!(" (escalated from {})", report.base_severity.name())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "  severity: {}{base}    |    accountability: {}",
+        upper(report.severity.name()),
+        upper(report.accountability.name()),
+    );
+    let state = match (report.undetermined, report.stale) {
+        (true, _) => "unknown: the scan could not be completed, so the severity above is a floor, not a verdict",
+        (false, true) => "stale",
+        (false, false) => "valid: every source the verdict depends on answered",
+    };
+    let _ = writeln!(out, "  state: {state}");
+    if let Some(network) = &report.network {
+        let _ = writeln!(out, "  network: {network}");
+    }
+    let mechanics = report.mechanics.names();
+    if !mechanics.is_empty() {
+        let _ = writeln!(out, "  mechanics: {}", mechanics.join(", "));
+    }
+    for finding in &report.findings {
+        let marker = if finding.undetermined { " [could not conclude]" } else { "" };
+        let _ = writeln!(out, "  {} ({}){marker}:", finding.title, finding.severity.name());
+        let _ = writeln!(out, "    {}", finding.reasoning);
+    }
+    let gaps: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.undetermined)
+        .map(|f| {
+            let sources: Vec<String> = f.undetermined_by_source.keys().cloned().collect();
+            if sources.is_empty() {
+                f.check.clone()
+            } else {
+                format!("{} (no answer from {})", f.check, sources.join(", "))
+            }
+        })
+        .collect();
+    let unread: Vec<String> = report
+        .evidence
+        .iter()
+        .filter(|e| e.attempted)
+        .map(|e| format!("{}: {}", e.source, e.claim))
+        .collect();
+    let _ = writeln!(out, "  could not be checked:");
+    if gaps.is_empty() && unread.is_empty() {
+        let _ = writeln!(out, "    nothing: every source answered");
+    }
+    for gap in gaps {
+        let _ = writeln!(out, "    check {gap}");
+    }
+    for line in unread {
+        let _ = writeln!(out, "    {line}");
+    }
+    let _ = writeln!(out, "  evidence (who said what, where, when):");
+    for e in &report.evidence {
+        let _ = writeln!(out, "    [{}] {}", e.source, e.claim);
+        let _ = writeln!(out, "      {} at {}", e.url, e.retrieved_at);
+        if let Some(requested) = e.requested_url.as_deref().filter(|r| *r != e.url) {
+            let _ = writeln!(out, "      requested {requested}");
+        }
+    }
+    let _ = writeln!(out, "  scanned at {}", report.scanned_at);
+    out.push('\n');
+    out
+}

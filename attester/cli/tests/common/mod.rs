@@ -1,0 +1,246 @@
+//! Shared harness: local HTTPS/HTTP replay servers for real host names, and the real `assay` binary
+//! pointed at them with `--connect-to` and `--cacert`.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use assay_scan::testsupport::{Reply, ReplayServer};
+use serde_json::Value;
+
+pub const HORIZON: &str = "horizon.stellar.org";
+pub const EXPERT: &str = "api.stellar.expert";
+pub const LISTS: &str = "lists.example.org";
+
+pub struct Harness {
+    pub rt: tokio::runtime::Runtime,
+    pub server: ReplayServer,
+    pub dir: tempfile::TempDir,
+    pub hosts: Vec<String>,
+    pub ca: PathBuf,
+}
+
+/// What one run of the binary produced.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The JSON reports on stdout, one per line.
+    pub fn reports(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect()
+    }
+
+    pub fn report(&self) -> Value {
+        let mut reports = self.reports();
+        assert_eq!(reports.len(), 1, "stdout: {}\nstderr: {}", self.stdout, self.stderr);
+        reports.remove(0)
+    }
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+impl Harness {
+    /// Servers with a certificate for Horizon, StellarExpert, the list host and `domains`.
+    pub fn new(domains: &[&str]) -> Harness {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut hosts: Vec<String> = vec![HORIZON.into(), EXPERT.into(), LISTS.into()];
+        hosts.extend(domains.iter().map(|d| d.to_string()));
+        let names: Vec<&str> = hosts.iter().map(String::as_str).collect();
+        let server = rt.block_on(ReplayServer::start(&names));
+        let dir = tempfile::tempdir().unwrap();
+        let ca = server.write_ca(dir.path());
+        Harness {
+            rt,
+            server,
+            dir,
+            hosts,
+            ca,
+        }
+    }
+
+    pub fn history_path(&self) -> PathBuf {
+        self.dir.path().join("history.sqlite3")
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// Runs `assay` with `args`; every known host reaches the trusted HTTPS listener unless
+    /// `overrides` (earlier `--connect-to` rules win) send it elsewhere.
+    pub fn assay_with(&self, args: &[&str], overrides: &[String]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
+        cmd.args(args);
+        for rule in overrides {
+            cmd.arg("--connect-to").arg(rule);
+        }
+        if args.first() == Some(&"scan") {
+            for host in &self.hosts {
+                cmd.arg("--connect-to").arg(self.server.connect_https(host));
+            }
+            cmd.arg("--cacert").arg(&self.ca);
+            if !args.contains(&"--no-cache") && !args.contains(&"--cache-dir") {
+                cmd.arg("--cache-dir").arg(self.cache_dir());
+            }
+        }
+        if !args.contains(&"--no-history") && !args.contains(&"--history") {
+            cmd.arg("--history").arg(self.history_path());
+        }
+        cmd.env_remove("ASSAY_HORIZON_URL")
+            .env_remove("ASSAY_STELLAR_EXPERT_URL")
+            .env_remove("STELLAR_NETWORK")
+            .env("HOME", self.dir.path())
+            .env("XDG_CACHE_HOME", self.dir.path().join("xdg-cache"))
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"));
+        cmd.output().expect("run assay").into()
+    }
+
+    pub fn assay(&self, args: &[&str]) -> Run {
+        self.assay_with(args, &[])
+    }
+
+    pub fn route(&self, host: &str, path: &str, replies: Vec<Reply>) {
+        self.server.route(host, path, replies);
+    }
+}
+
+/// Issuer flags as R V I C.
+#[derive(Clone, Copy)]
+pub struct Flags(pub bool, pub bool, pub bool, pub bool);
+
+fn flags_json(f: Flags) -> Value {
+    serde_json::json!({
+        "auth_required": f.0, "auth_revocable": f.1, "auth_immutable": f.2, "auth_clawback_enabled": f.3
+    })
+}
+
+pub fn assets_path(code: &str, issuer: &str) -> String {
+    format!("/assets?asset_code={code}&asset_issuer={issuer}")
+}
+
+pub fn account_path(issuer: &str) -> String {
+    format!("/accounts/{issuer}")
+}
+
+pub fn directory_path(issuer: &str) -> String {
+    format!("/explorer/directory/{issuer}")
+}
+
+pub fn blocked_path(domain: &str) -> String {
+    format!("/explorer/directory/blocked-domains/{domain}")
+}
+
+pub const TOML_PATH: &str = "/.well-known/stellar.toml";
+
+pub fn assets_body(code: &str, issuer: &str, flags: Flags) -> String {
+    serde_json::json!({
+        "_links": {"self": {"href": ""}},
+        "_embedded": {"records": [{
+            "asset_type": if code.len() <= 4 { "credit_alphanum4" } else { "credit_alphanum12" },
+            "asset_code": code, "asset_issuer": issuer,
+            "flags": flags_json(flags)
+        }]}
+    })
+    .to_string()
+}
+
+pub fn account_body(issuer: &str, home_domain: Option<&str>, flags: Flags) -> String {
+    let mut v = serde_json::json!({"id": issuer, "account_id": issuer, "sequence": "1", "flags": flags_json(flags)});
+    if let Some(d) = home_domain {
+        v["home_domain"] = Value::String(d.to_string());
+    }
+    v.to_string()
+}
+
+pub fn toml_claiming(code: &str, issuer: &str) -> String {
+    format!("[DOCUMENTATION]\nORG_NAME=\"Test Org\"\n\n[[CURRENCIES]]\ncode=\"{code}\"\nissuer=\"{issuer}\"\n")
+}
+
+pub fn directory_body(issuer: &str, name: &str, domain: &str, tags: &[&str]) -> String {
+    serde_json::json!({"address": issuer, "name": name, "domain": domain, "tags": tags}).to_string()
+}
+
+pub fn blocked_body(domain: &str, blocked: bool) -> String {
+    serde_json::json!({"domain": domain, "blocked": blocked}).to_string()
+}
+
+pub fn expert_json(body: String) -> Reply {
+    Reply::status_with(200, &[("content-type", "application/json"), ("cache-control", "max-age=20")], body)
+}
+
+/// A complete, healthy subject: every source answers.
+pub struct Healthy {
+    pub code: &'static str,
+    pub issuer: &'static str,
+    pub domain: &'static str,
+    pub flags: Flags,
+}
+
+pub const USDC: Healthy = Healthy {
+    code: "USDC",
+    issuer: "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+    domain: "circle.com",
+    flags: Flags(false, true, false, false),
+};
+
+impl Healthy {
+    pub fn id(&self) -> String {
+        format!("{}-{}", self.code, self.issuer)
+    }
+
+    /// Routes every source to a healthy answer; the toml claims the asset, the list carries it.
+    pub fn route_all(&self, h: &Harness) {
+        h.route(HORIZON, &assets_path(self.code, self.issuer), vec![Reply::json(assets_body(self.code, self.issuer, self.flags))]);
+        h.route(HORIZON, &account_path(self.issuer), vec![Reply::json(account_body(self.issuer, Some(self.domain), self.flags))]);
+        h.route(self.domain, TOML_PATH, vec![Reply::text(toml_claiming(self.code, self.issuer))]);
+        h.route(EXPERT, &directory_path(self.issuer), vec![expert_json(directory_body(self.issuer, "Test Org", self.domain, &["issuer"]))]);
+        h.route(EXPERT, &blocked_path(self.domain), vec![expert_json(blocked_body(self.domain, false))]);
+        h.route(
+            LISTS,
+            "/list.json",
+            vec![Reply::json(
+                serde_json::json!({
+                    "name": "Test List", "provider": "Tests", "version": "1.0", "network": "public",
+                    "assets": [{"code": self.code, "issuer": self.issuer, "name": "Test coin", "org": "Test Org", "domain": self.domain}]
+                })
+                .to_string(),
+            )],
+        );
+    }
+}
+
+/// Evidence lines of `report` from `source`.
+pub fn evidence_from<'a>(report: &'a Value, source: &str) -> Vec<&'a Value> {
+    report["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["source"] == source || e["source"].as_str().is_some_and(|s| s.starts_with(&format!("{source}/"))))
+        .collect()
+}
+
+pub fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}

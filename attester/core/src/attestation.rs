@@ -1,0 +1,147 @@
+//! Attestation parameters derived from a report, with refusals for anything that must not go on chain.
+
+use serde::Serialize;
+
+use crate::hash::{evidence_hash, preimage, EvidenceVersion, PreimageInput};
+use crate::model::{Mechanics, Rating, State};
+use crate::report::{Freshness, Report};
+use crate::time::Timestamp;
+
+/// Why a report cannot be attested. Checked in this order; the first match wins.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// Rule 1: severity or base severity is unevaluated.
+    #[error("attest: capability axis was never evaluated, so there is no severity to attest: capability was never derived from issuer flags")]
+    Unevaluated,
+    /// Rule 2: the report is stale (in itself, or under the freshness policy now).
+    #[error("attest: report is stale, so it cannot be attested as fresh: {reason}")]
+    Stale {
+        /// The stale reason.
+        reason: String,
+    },
+    /// Rule 3: a check could not conclude.
+    #[error("attest: scan is undetermined, so there is nothing to attest: {} could not complete", .checks.join(", "))]
+    Undetermined {
+        /// The undetermined checks.
+        checks: Vec<String>,
+    },
+    /// Rule 4: the clawback bit is set below high: the registry would reject it as InconsistentAttestation.
+    #[error("attest: attestation violates the confiscation invariant: clawback bit set at severity {severity}")]
+    Inconsistent {
+        /// The severity level number.
+        severity: u32,
+    },
+}
+
+impl Refusal {
+    /// A short name for the rule: `unevaluated`, `stale`, `undetermined`, `inconsistent`.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Refusal::Unevaluated => "unevaluated",
+            Refusal::Stale { .. } => "stale",
+            Refusal::Undetermined { .. } => "undetermined",
+            Refusal::Inconsistent { .. } => "inconsistent",
+        }
+    }
+}
+
+/// What an attester writes on chain, plus what a person needs to check it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Params {
+    /// `CODE-ISSUER`.
+    pub asset: String,
+    /// Severity level number.
+    pub severity: u32,
+    /// Severity name.
+    pub severity_name: String,
+    /// Mechanics bitset (on-chain `flags`).
+    pub flags: u32,
+    /// Mechanics names.
+    pub mechanics: Mechanics,
+    /// Checks bound by the hash (v2+ only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
+    /// Network bound by the hash (v3 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Preimage version used.
+    pub evidence_version: u8,
+    /// Lowercase hex SHA-256.
+    pub evidence_hash: String,
+    /// When the scan ran.
+    pub scanned_at: crate::time::Timestamp,
+    /// The preimage text, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preimage: Option<String>,
+}
+
+impl Params {
+    /// `SEVERITY<TAB>FLAGS<TAB>HASH<LF>`.
+    pub fn raw_line(&self) -> String {
+        format!("{}\t{}\t{}\n", self.severity, self.flags, self.evidence_hash)
+    }
+}
+
+/// Derives attestation parameters from `report` as of `as_of`, or refuses.
+///
+/// Refusal order: unevaluated, stale (the report says so, or its age under `freshness` is strictly past the
+/// window), undetermined, inconsistent.
+pub fn attestation_params(
+    report: &Report,
+    as_of: Timestamp,
+    freshness: Freshness,
+    version: EvidenceVersion,
+    with_preimage: bool,
+) -> Result<Params, Refusal> {
+    if report.unevaluated() {
+        return Err(Refusal::Unevaluated);
+    }
+    let mut aged = report.clone();
+    aged.apply_freshness(as_of, freshness);
+    if aged.stale || aged.state == State::Stale || report.stale || report.state == State::Stale {
+        let reason = aged
+            .stale_reason
+            .clone()
+            .or_else(|| report.stale_reason.clone())
+            .unwrap_or_else(|| "verdict is older than freshness policy window".to_string());
+        return Err(Refusal::Stale { reason });
+    }
+    if report.undetermined {
+        return Err(Refusal::Undetermined {
+            checks: report.undetermined_checks.clone(),
+        });
+    }
+    let Rating::Level(severity) = report.severity else {
+        return Err(Refusal::Unevaluated);
+    };
+    if report.mechanics.has(Mechanics::AUTH_CLAWBACK_ENABLED) && severity.level() < 3 {
+        return Err(Refusal::Inconsistent {
+            severity: severity.level(),
+        });
+    }
+    let mut input = PreimageInput::from_report(report).map_err(|_| Refusal::Unevaluated)?;
+    if version < EvidenceVersion::V2 {
+        input.checks.clear();
+    }
+    if version < EvidenceVersion::V3 {
+        input.network = None;
+        input.scanner = None;
+    }
+    Ok(Params {
+        asset: report.asset.to_string(),
+        severity: severity.level(),
+        severity_name: severity.name().to_string(),
+        flags: report.mechanics.bits(),
+        mechanics: report.mechanics,
+        checks: {
+            let mut c = input.checks.clone();
+            c.sort();
+            c
+        },
+        network: input.network.clone(),
+        evidence_version: version.number(),
+        evidence_hash: evidence_hash(&input, version),
+        scanned_at: report.scanned_at,
+        preimage: with_preimage.then(|| preimage(&input, version)),
+    })
+}

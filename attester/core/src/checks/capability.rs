@@ -1,0 +1,142 @@
+//! `capability`: what the issuer can do to a holder's balance. Sets base severity from flags alone.
+
+use super::Reconciled;
+use crate::evidence::{claims, Evidence, SOURCE_HORIZON, SOURCE_HORIZON_ACCOUNT};
+use crate::finding::{Check, Finding};
+use crate::model::{Mechanics, Rating, Severity};
+use crate::subject::{FlagsOutcome, IssuerFlags, Subject};
+
+/// The capability check.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Capability;
+
+/// The highest single power, not a sum: CAP-0035 makes revocable a precondition of clawback.
+pub fn severity_of(f: &IssuerFlags) -> Severity {
+    if f.auth_clawback_enabled {
+        Severity::High
+    } else if f.auth_revocable {
+        Severity::Medium
+    } else if f.auth_required {
+        Severity::Low
+    } else {
+        Severity::Clear
+    }
+}
+
+fn describe_powers(f: &IssuerFlags) -> String {
+    let mut powers = Vec::new();
+    if f.auth_clawback_enabled {
+        powers.push("take and burn a holder's balance without the holder's signature (auth_clawback_enabled)");
+    }
+    if f.auth_revocable {
+        powers.push("freeze a holder's balance in place (auth_revocable)");
+    }
+    if f.auth_required {
+        powers.push("decide who may open a trustline, without touching existing holders (auth_required)");
+    }
+    if powers.is_empty() {
+        "The issuer holds no power over holders' balances: none of auth_required, auth_revocable or \
+         auth_clawback_enabled is set."
+            .to_string()
+    } else {
+        format!("The issuer can {}.", powers.join("; it can also "))
+    }
+}
+
+const PROSPECTIVE: &str = " This answers what happens to a trustline opened now; it says nothing about whether \
+the issuer will use the power, whether an existing holder is exposed, or who the issuer is.";
+
+fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
+    match outcome {
+        FlagsOutcome::Failed(a) => Some(Evidence::failure(source, &a.url, &a.failure, a.retrieved_at)),
+        _ => None,
+    }
+}
+
+impl Check for Capability {
+    fn id(&self) -> &'static str {
+        "capability"
+    }
+
+    fn title(&self) -> &'static str {
+        "Issuer capability"
+    }
+
+    fn run(&self, s: &Subject) -> Finding {
+        let mut f = Finding::new(self);
+        let r = Reconciled::of(s);
+        let Some(assets) = r.assets else {
+            f.severity = Rating::Unevaluated;
+            f.undetermined = true;
+            f.undetermined_by_source.insert(SOURCE_HORIZON.to_string(), 1);
+            f.undetermined_rate = Some("1/1".to_string());
+            f.evidence.extend(failure_line(SOURCE_HORIZON, &s.asset_flags));
+            f.evidence.extend(failure_line(SOURCE_HORIZON_ACCOUNT, &s.account_flags));
+            f.reasoning = match &s.asset_flags {
+                FlagsOutcome::Failed(a) => format!(
+                    "The issuer flags were never read: the Horizon asset record could not be retrieved ({}). \
+                     There is no severity, not even clear, until the flags are read.",
+                    a.failure.describe()
+                ),
+                _ => "The issuer flags were never read, so there is no severity, not even clear.".to_string(),
+            };
+            return f;
+        };
+        let powers = r.powers().unwrap_or(assets.value);
+        let level = severity_of(&powers);
+        f.severity = Rating::Level(level);
+        for (held, bit) in [
+            (powers.auth_required, Mechanics::AUTH_REQUIRED),
+            (powers.auth_revocable, Mechanics::AUTH_REVOCABLE),
+            (powers.auth_clawback_enabled, Mechanics::AUTH_CLAWBACK_ENABLED),
+        ] {
+            if held {
+                f.mechanics.set(bit);
+            }
+        }
+        f.evidence.push(Evidence::answer(SOURCE_HORIZON, &assets.url, claims::issuer_flags(&assets.value), assets.retrieved_at));
+        let mut reasoning = describe_powers(&powers);
+        reasoning.push_str(&format!(" Severity {level} is the strongest single power held."));
+        match (&s.account_flags, r.account) {
+            (_, Some(account)) if r.disagree() => {
+                f.evidence.push(Evidence::answer(
+                    SOURCE_HORIZON_ACCOUNT,
+                    &account.url,
+                    claims::issuer_account_flags(&account.value),
+                    account.retrieved_at,
+                ));
+                reasoning.push_str(&format!(
+                    " The two copies of the issuer flags disagree: the asset record ({}) and the issuer account \
+                     record ({}) report different flags. A single scan cannot tell which copy is stale, so a power \
+                     is counted if either copy holds it, and the flag set is called locked only if both agree; \
+                     re-fetch both URLs to settle it.",
+                    assets.url, account.url
+                ));
+            }
+            (_, Some(_)) => {}
+            (FlagsOutcome::Failed(a), None) => {
+                f.evidence.push(Evidence::failure(SOURCE_HORIZON_ACCOUNT, &a.url, &a.failure, a.retrieved_at));
+                f.undetermined = true;
+                f.undetermined_by_source.insert(SOURCE_HORIZON_ACCOUNT.to_string(), 1);
+                f.undetermined_rate = Some("1/2".to_string());
+                reasoning.push_str(&format!(
+                    " The second copy of the flags, on the issuer account record, could not be read ({}), so \
+                     this level is a floor: that copy might hold a power the asset record does not show.",
+                    a.failure.describe()
+                ));
+            }
+            (_, None) => {
+                f.undetermined = true;
+                f.undetermined_by_source.insert(SOURCE_HORIZON_ACCOUNT.to_string(), 1);
+                f.undetermined_rate = Some("1/2".to_string());
+                reasoning.push_str(
+                    " The second copy of the flags, on the issuer account record, was never read, so this level \
+                     is a floor.",
+                );
+            }
+        }
+        reasoning.push_str(PROSPECTIVE);
+        f.reasoning = reasoning;
+        f
+    }
+}

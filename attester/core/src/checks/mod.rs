@@ -1,0 +1,65 @@
+//! The four checks, in run order: capability, mutability, sep1-domain, reputation.
+
+mod capability;
+mod mutability;
+mod reputation;
+mod sep1;
+
+pub use capability::Capability;
+pub use mutability::Mutability;
+pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};
+pub use sep1::{verify_domain, DomainVerdict, Sep1Domain};
+
+use crate::finding::Check;
+use crate::subject::{FlagsOutcome, IssuerFlags, Observed, Subject};
+
+/// The default check set in run order.
+pub fn default_checks() -> Vec<Box<dyn Check + Send + Sync>> {
+    vec![Box::new(Capability), Box::new(Mutability), Box::new(Sep1Domain), Box::new(Reputation)]
+}
+
+/// The two flag copies, reconciled: a power counts if either copy holds it; the lock only if both say so.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reconciled<'a> {
+    pub assets: Option<&'a Observed<IssuerFlags>>,
+    pub account: Option<&'a Observed<IssuerFlags>>,
+}
+
+impl<'a> Reconciled<'a> {
+    pub fn of(s: &'a Subject) -> Reconciled<'a> {
+        let read = |o: &'a FlagsOutcome| match o {
+            FlagsOutcome::Read(obs) => Some(obs),
+            _ => None,
+        };
+        Reconciled {
+            assets: read(&s.asset_flags),
+            account: read(&s.account_flags),
+        }
+    }
+
+    /// Powers held by either read copy (`None` when the `/assets` copy was not read: unevaluated).
+    pub fn powers(&self) -> Option<IssuerFlags> {
+        let a = self.assets?.value;
+        let b = self.account.map(|o| o.value).unwrap_or(a);
+        Some(IssuerFlags {
+            auth_required: a.auth_required || b.auth_required,
+            auth_revocable: a.auth_revocable || b.auth_revocable,
+            auth_clawback_enabled: a.auth_clawback_enabled || b.auth_clawback_enabled,
+            auth_immutable: self.locked(),
+        })
+    }
+
+    /// Locked only when both copies were read and both say so.
+    pub fn locked(&self) -> bool {
+        matches!((self.assets, self.account), (Some(a), Some(b)) if a.value.auth_immutable && b.value.auth_immutable)
+    }
+
+    /// Both read and different.
+    pub fn disagree(&self) -> bool {
+        matches!((self.assets, self.account), (Some(a), Some(b)) if a.value != b.value)
+    }
+}
+
+pub(crate) fn normalize_domain(d: &str) -> String {
+    d.trim().trim_end_matches('.').to_ascii_lowercase()
+}

@@ -1,0 +1,149 @@
+//! The engine: runs checks over a subject and assembles the report.
+
+use std::collections::BTreeMap;
+
+use crate::checks::default_checks;
+use crate::finding::{Check, Finding};
+use crate::model::{Accountability, Mechanics, Rating, Severity};
+use crate::report::{Report, SCHEMA_VERSION};
+use crate::subject::Subject;
+
+/// A finding broke an invariant the on-chain gate relies on. Never masked: the report is not produced.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// An escalation finding carried a capability bit (0-2): reputation would read as the ledger granting a
+    /// power.
+    #[error("escalation finding {check:?} carries capability bits {bits:#x}; an escalation must never set bits 0-2")]
+    EscalationSetsCapability {
+        /// The check id.
+        check: String,
+        /// The offending capability bits.
+        bits: u32,
+    },
+    /// A non-escalation finding claimed critical (reserved for escalation) or an escalation-only bit.
+    #[error("finding {check:?} is not an escalation but {what}")]
+    NonEscalationEscalates {
+        /// The check id.
+        check: String,
+        /// What it did.
+        what: &'static str,
+    },
+    /// Two checks share an id.
+    #[error("check id {0:?} is used twice")]
+    DuplicateCheck(String),
+}
+
+/// Runs a list of checks.
+pub struct Engine {
+    checks: Vec<Box<dyn Check + Send + Sync>>,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine { checks: default_checks() }
+    }
+}
+
+impl Engine {
+    /// An engine over these checks, run in this order.
+    pub fn with_checks(checks: Vec<Box<dyn Check + Send + Sync>>) -> Engine {
+        Engine { checks }
+    }
+
+    /// Runs every check and assembles the report. The state is `valid` or `unknown`; staleness is applied
+    /// later with [`Report::apply_freshness`].
+    pub fn run(&self, subject: &Subject) -> Result<Report, EngineError> {
+        let findings: Vec<Finding> = self.checks.iter().map(|c| c.run(subject)).collect();
+        assemble(subject, findings)
+    }
+}
+
+/// Evaluates a subject with the default checks.
+pub fn evaluate(subject: &Subject) -> Result<Report, EngineError> {
+    Engine::default().run(subject)
+}
+
+/// Builds a report from findings in run order, enforcing the escalation invariants.
+pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report, EngineError> {
+    let mut ids: Vec<String> = Vec::new();
+    for f in &findings {
+        if ids.contains(&f.check) {
+            return Err(EngineError::DuplicateCheck(f.check.clone()));
+        }
+        ids.push(f.check.clone());
+        let caps = f.mechanics.bits() & Mechanics::CAPABILITY_MASK;
+        if f.escalation && caps != 0 {
+            return Err(EngineError::EscalationSetsCapability { check: f.check.clone(), bits: caps });
+        }
+        if !f.escalation {
+            if f.severity == Rating::Level(Severity::Critical) {
+                return Err(EngineError::NonEscalationEscalates { check: f.check.clone(), what: "claims critical" });
+            }
+            if f.mechanics.has(Mechanics::BLOCKLISTED) || f.mechanics.has(Mechanics::SEP41_VIOLATION) {
+                return Err(EngineError::NonEscalationEscalates {
+                    check: f.check.clone(),
+                    what: "sets an escalation-only bit",
+                });
+            }
+        }
+    }
+    let severity = findings.iter().map(|f| f.severity).max().unwrap_or(Rating::Unevaluated);
+    let base_severity = findings
+        .iter()
+        .filter(|f| !f.escalation)
+        .map(|f| f.severity)
+        .max()
+        // With no capability-bearing finding there is no base reading at all.
+        .unwrap_or(Rating::Unevaluated);
+    let severity = severity.max(base_severity);
+    let escalated = matches!((severity, base_severity), (Rating::Level(a), Rating::Level(b)) if a > b);
+    let accountability = findings
+        .iter()
+        .find_map(|f| f.accountability)
+        .unwrap_or(Accountability::Unknown);
+    let mechanics = findings.iter().fold(Mechanics::empty(), |m, f| m.union(f.mechanics));
+    let evidence: Vec<_> = findings.iter().flat_map(|f| f.evidence.iter().cloned()).collect();
+    let mut undetermined_checks: Vec<String> =
+        findings.iter().filter(|f| f.undetermined).map(|f| f.check.clone()).collect();
+    undetermined_checks.sort();
+    let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
+    for f in findings.iter().filter(|f| f.undetermined) {
+        for (k, v) in &f.undetermined_by_source {
+            *by_source.entry(k.clone()).or_default() += v;
+        }
+    }
+    let undetermined = !undetermined_checks.is_empty();
+    let undetermined_rate = undetermined.then(|| format!("{}/{}", undetermined_checks.len(), findings.len()));
+    let mut checks = ids;
+    checks.sort();
+    // Stable: equal levels keep run order.
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    let start = evidence.iter().map(|e| e.retrieved_at).min().unwrap_or(subject.scanned_at);
+    let end = evidence.iter().map(|e| e.retrieved_at).max().unwrap_or(subject.scanned_at);
+    let mut report = Report {
+        schema_version: SCHEMA_VERSION,
+        asset: subject.asset.clone(),
+        severity,
+        base_severity,
+        escalated,
+        accountability,
+        state: crate::model::State::Valid,
+        stale: false,
+        stale_reason: None,
+        undetermined,
+        undetermined_checks,
+        undetermined_by_source: by_source,
+        undetermined_rate,
+        network: subject.network.clone(),
+        checks,
+        scanner_bound: subject.scanner_version.clone(),
+        mechanics,
+        findings,
+        evidence,
+        observation_window_start: start,
+        observation_window_end: end,
+        scanned_at: subject.scanned_at,
+    };
+    report.state = report.complete_state();
+    Ok(report)
+}

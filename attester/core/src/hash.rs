@@ -1,0 +1,181 @@
+//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3).
+//!
+//! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
+//! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
+//! bytewise with duplicates kept. Timestamps, `requested_url`, `attempted`, `refused`, `undetermined`, titles
+//! and reasoning are outside the preimage.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sha2::{Digest, Sha256};
+
+use crate::model::{Accountability, Severity};
+use crate::report::Report;
+
+/// A preimage format version. Cumulative: v2 adds the `checks` line, v3 the `scanner` and `network` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EvidenceVersion {
+    /// `assay-evidence-v1`.
+    V1,
+    /// `assay-evidence-v2`: adds `checks` when the check set is non-empty.
+    V2,
+    /// `assay-evidence-v3`: adds `scanner` when scanner-bound and `network` when set. Default for new
+    /// attestations.
+    V3,
+}
+
+impl EvidenceVersion {
+    /// The version new attestations use.
+    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V3;
+
+    /// 1, 2 or 3.
+    pub fn number(self) -> u8 {
+        match self {
+            EvidenceVersion::V1 => 1,
+            EvidenceVersion::V2 => 2,
+            EvidenceVersion::V3 => 3,
+        }
+    }
+
+    /// The lowest version that carries everything `input` binds (v3 if scanner-bound or network set, else v2
+    /// if there are checks, else v1): the rule the earlier implementation used to pick a version.
+    pub fn minimal_for(input: &PreimageInput) -> EvidenceVersion {
+        if input.scanner.is_some() || input.network.is_some() {
+            EvidenceVersion::V3
+        } else if !input.checks.is_empty() {
+            EvidenceVersion::V2
+        } else {
+            EvidenceVersion::V1
+        }
+    }
+}
+
+impl fmt::Display for EvidenceVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.number())
+    }
+}
+
+impl FromStr for EvidenceVersion {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EvidenceVersion, String> {
+        match s.trim_start_matches('v') {
+            "1" => Ok(EvidenceVersion::V1),
+            "2" => Ok(EvidenceVersion::V2),
+            "3" => Ok(EvidenceVersion::V3),
+            _ => Err(format!("unknown evidence version {s:?}: expected 1, 2 or 3")),
+        }
+    }
+}
+
+/// Everything the preimage binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreimageInput {
+    /// `CODE-ISSUER`.
+    pub asset: String,
+    /// Severity level.
+    pub severity: Severity,
+    /// Base severity level.
+    pub base_severity: Severity,
+    /// Whether escalated.
+    pub escalated: bool,
+    /// Mechanics bitset.
+    pub mechanics: u32,
+    /// Accountability.
+    pub accountability: Accountability,
+    /// Check ids (sorted on write).
+    pub checks: Vec<String>,
+    /// Network passphrase (v3).
+    pub network: Option<String>,
+    /// Scanner version (v3).
+    pub scanner: Option<String>,
+    /// `(source, url, claim)` per evidence item.
+    pub evidence: Vec<(String, String, String)>,
+}
+
+/// The report has no severity to hash.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the report is unevaluated: capability was never derived from issuer flags, so there is nothing to hash")]
+pub struct UnevaluatedError;
+
+impl PreimageInput {
+    /// The hashed fields of a report. Fails when severity or base severity is unevaluated.
+    pub fn from_report(r: &Report) -> Result<PreimageInput, UnevaluatedError> {
+        Ok(PreimageInput {
+            asset: r.asset.to_string(),
+            severity: r.severity.level().ok_or(UnevaluatedError)?,
+            base_severity: r.base_severity.level().ok_or(UnevaluatedError)?,
+            escalated: r.escalated,
+            mechanics: r.mechanics.bits(),
+            accountability: r.accountability,
+            checks: r.checks.clone(),
+            network: r.network.clone(),
+            scanner: r.scanner_bound.clone(),
+            evidence: r.evidence.iter().map(|e| (e.source.clone(), e.url.clone(), e.claim.clone())).collect(),
+        })
+    }
+}
+
+/// Escapes `\`, TAB, LF and CR in one pass.
+pub fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The preimage text for `version`.
+pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
+    let mut out = format!("assay-evidence-v{}\n", version.number());
+    let mut line = |key: &str, value: &str| {
+        out.push_str(key);
+        out.push('\t');
+        out.push_str(&escape(value));
+        out.push('\n');
+    };
+    if version >= EvidenceVersion::V3 {
+        if let Some(scanner) = &input.scanner {
+            line("scanner", scanner);
+        }
+    }
+    line("asset", &input.asset);
+    line("severity", &input.severity.level().to_string());
+    line("base_severity", &input.base_severity.level().to_string());
+    line("escalated", if input.escalated { "true" } else { "false" });
+    line("mechanics", &input.mechanics.to_string());
+    line("accountability", input.accountability.name());
+    if version >= EvidenceVersion::V2 && !input.checks.is_empty() {
+        let mut checks = input.checks.clone();
+        checks.sort();
+        line("checks", &checks.join(","));
+    }
+    if version >= EvidenceVersion::V3 {
+        if let Some(network) = &input.network {
+            line("network", network);
+        }
+    }
+    let mut evidence: Vec<String> = input
+        .evidence
+        .iter()
+        .map(|(s, u, c)| format!("evidence\t{}\t{}\t{}\n", escape(s), escape(u), escape(c)))
+        .collect();
+    evidence.sort();
+    for e in evidence {
+        out.push_str(&e);
+    }
+    out
+}
+
+/// SHA-256 of the preimage, lowercase hex.
+pub fn evidence_hash(input: &PreimageInput, version: EvidenceVersion) -> String {
+    hex::encode(Sha256::digest(preimage(input, version).as_bytes()))
+}

@@ -1,0 +1,139 @@
+//! Horizon `/assets` (a HAL page, even when filtered to one asset) and `/accounts/{id}` records.
+
+use serde_json::Value;
+
+use super::ParseError;
+use crate::subject::{Asset, IssuerFlags};
+
+/// The fields of an `/assets` record the checks use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetRecord {
+    /// The issuer flags on the asset record.
+    pub flags: IssuerFlags,
+    /// `_links.toml.href`, when non-empty (Horizon's view of the issuer's stellar.toml URL).
+    pub toml_href: Option<String>,
+    /// `contract_id` (the pubnet SAC address), when deployed.
+    pub contract_id: Option<String>,
+}
+
+/// The fields of an `/accounts` record the checks use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRecord {
+    /// `account_id`.
+    pub account_id: String,
+    /// `home_domain`; `None` when the key is absent (Horizon's encoding of "unset") or empty.
+    pub home_domain: Option<String>,
+    /// The issuer flags on the account record.
+    pub flags: IssuerFlags,
+}
+
+fn json(source: &'static str, body: &[u8]) -> Result<Value, ParseError> {
+    serde_json::from_slice(body).map_err(|e| ParseError::new(source, format!("not JSON: {e}")))
+}
+
+fn flags(source: &'static str, record: &Value) -> Result<IssuerFlags, ParseError> {
+    let obj = record
+        .get("flags")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ParseError::new(source, "record has no `flags` object"))?;
+    // Every flag must be present: a missing flag read as false would be absence rendered as "no power".
+    let flag = |name: &str| {
+        obj.get(name)
+            .and_then(Value::as_bool)
+            .ok_or_else(|| ParseError::new(source, format!("`flags.{name}` is missing or not a boolean")))
+    };
+    Ok(IssuerFlags {
+        auth_required: flag("auth_required")?,
+        auth_revocable: flag("auth_revocable")?,
+        auth_immutable: flag("auth_immutable")?,
+        auth_clawback_enabled: flag("auth_clawback_enabled")?,
+    })
+}
+
+fn opt_string(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Parses an `/assets?asset_code=…&asset_issuer=…` page and returns the record for `asset`, or `None` when
+/// the page has no such record (Horizon answers an unknown asset with 200 and `records: []`).
+pub fn parse_horizon_assets(body: &[u8], asset: &Asset) -> Result<Option<AssetRecord>, ParseError> {
+    const SRC: &str = "horizon /assets";
+    let page = json(SRC, body)?;
+    let records = page
+        .pointer("/_embedded/records")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::new(SRC, "not a HAL page: no `_embedded.records` array"))?;
+    for record in records {
+        let code = record.get("asset_code").and_then(Value::as_str);
+        let issuer = record.get("asset_issuer").and_then(Value::as_str);
+        if code == Some(asset.code.as_str()) && issuer == Some(asset.issuer.as_str()) {
+            return Ok(Some(AssetRecord {
+                flags: flags(SRC, record)?,
+                toml_href: record.pointer("/_links/toml/href").and_then(Value::as_str)
+                    .filter(|s| !s.is_empty()).map(str::to_string),
+                contract_id: opt_string(record, "contract_id"),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// Parses an `/accounts/{id}` record. Tolerates every field it does not use being absent.
+pub fn parse_horizon_account(body: &[u8]) -> Result<AccountRecord, ParseError> {
+    const SRC: &str = "horizon /accounts";
+    let record = json(SRC, body)?;
+    if !record.is_object() {
+        return Err(ParseError::new(SRC, "not a JSON object"));
+    }
+    let account_id = opt_string(&record, "account_id")
+        .or_else(|| opt_string(&record, "id"))
+        .ok_or_else(|| ParseError::new(SRC, "record has no `account_id`"))?;
+    let home_domain = match record.get("home_domain") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ParseError::new(SRC, "`home_domain` is not a string")),
+    };
+    Ok(AccountRecord {
+        account_id,
+        home_domain,
+        flags: flags(SRC, &record)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+
+    #[test]
+    fn assets_page() {
+        let a = Asset::new("USDC", USDC).unwrap();
+        let body = format!(
+            r#"{{"_links":{{}},"_embedded":{{"records":[{{"_links":{{"toml":{{"href":"https://circle.com/.well-known/stellar.toml"}}}},
+            "asset_code":"USDC","asset_issuer":"{USDC}","amount":"1.0",
+            "flags":{{"auth_required":false,"auth_revocable":true,"auth_immutable":false,"auth_clawback_enabled":false}}}}]}}}}"#
+        );
+        let r = parse_horizon_assets(body.as_bytes(), &a).unwrap().unwrap();
+        assert!(r.flags.auth_revocable && !r.flags.auth_clawback_enabled);
+        assert_eq!(r.toml_href.as_deref(), Some("https://circle.com/.well-known/stellar.toml"));
+        let empty = br#"{"_embedded":{"records":[]}}"#;
+        assert_eq!(parse_horizon_assets(empty, &a).unwrap(), None);
+        assert!(parse_horizon_assets(b"{}", &a).is_err());
+        let missing_clawback = body.replace(r#","auth_clawback_enabled":false"#, "");
+        assert!(parse_horizon_assets(missing_clawback.as_bytes(), &a).is_err());
+    }
+
+    #[test]
+    fn account_home_domain_absent_vs_present() {
+        let f = r#""flags":{"auth_required":false,"auth_revocable":false,"auth_immutable":true,"auth_clawback_enabled":false}"#;
+        let with = format!(r#"{{"account_id":"{USDC}","home_domain":"circle.com",{f}}}"#);
+        let without = format!(r#"{{"account_id":"{USDC}",{f}}}"#);
+        assert_eq!(parse_horizon_account(with.as_bytes()).unwrap().home_domain.as_deref(), Some("circle.com"));
+        let r = parse_horizon_account(without.as_bytes()).unwrap();
+        assert_eq!(r.home_domain, None);
+        assert!(r.flags.auth_immutable);
+        assert!(parse_horizon_account(b"[]").is_err());
+    }
+}

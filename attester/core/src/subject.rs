@@ -1,0 +1,398 @@
+//! The Subject: everything the scan fetched about one asset, before any judgment.
+//!
+//! The scan stage performs every fetch once and records each answer here *with its source URL and the
+//! instant the source produced it*, or the failure with its canonical category. The checks only compute over
+//! this value, so a check cannot reach the network and the judgment can be replayed from recorded answers.
+//!
+//! Every outcome type distinguishes "the source answered" from "the source could not be read" from "nobody
+//! asked": absence from a list is not an observation, and "we could not check" must never render like
+//! "this is fine".
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::failure::FetchFailure;
+use crate::time::Timestamp;
+
+/// Bound on linked `toml=` currency documents a scan follows (one hop each); more are left unread.
+pub const MAX_LINKED_DOCUMENTS: usize = 8;
+
+/// Default Horizon base URL (pubnet).
+pub const DEFAULT_HORIZON_URL: &str = "https://horizon.stellar.org";
+/// Default StellarExpert API base URL.
+pub const DEFAULT_STELLAR_EXPERT_URL: &str = "https://api.stellar.expert";
+/// Pubnet network passphrase.
+pub const PUBNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
+/// Testnet network passphrase.
+pub const TESTNET_PASSPHRASE: &str = "Test SDF Network ; September 2015";
+
+/// A classic Stellar asset: its code and issuing account. `Display` gives `CODE-ISSUER`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Asset {
+    /// Asset code, 1-12 ASCII alphanumerics (e.g. `USDC`).
+    pub code: String,
+    /// Issuer account, a `G…` StrKey.
+    pub issuer: String,
+}
+
+impl fmt::Display for Asset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.code, self.issuer)
+    }
+}
+
+/// Why `CODE-ISSUER` text is not an asset.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid asset {text:?}: {reason}; expected CODE-ISSUER, e.g. USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN")]
+pub struct AssetParseError {
+    text: String,
+    reason: &'static str,
+}
+
+impl Asset {
+    /// Builds an asset, checking the code (`^[A-Za-z0-9]{1,12}$`) and issuer (`^G[A-Z2-7]{55}$`) shapes.
+    /// The issuer's checksum is not verified here (that needs a StrKey crate; the scan does it).
+    pub fn new(code: &str, issuer: &str) -> Result<Asset, AssetParseError> {
+        let text = format!("{code}-{issuer}");
+        if code.is_empty() || code.len() > 12 || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(AssetParseError {
+                text,
+                reason: "the code must be 1-12 ASCII letters or digits",
+            });
+        }
+        let issuer_ok = issuer.len() == 56
+            && issuer.starts_with('G')
+            && issuer.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b));
+        if !issuer_ok {
+            return Err(AssetParseError {
+                text,
+                reason: "the issuer must be a G… account address of 56 characters",
+            });
+        }
+        Ok(Asset {
+            code: code.to_string(),
+            issuer: issuer.to_string(),
+        })
+    }
+}
+
+impl std::str::FromStr for Asset {
+    type Err = AssetParseError;
+
+    /// Parses `CODE-ISSUER`, splitting at the first `-`; a trailing `-N` type digit on the issuer
+    /// (StellarExpert's `CODE-ISSUER-1` form) is dropped.
+    fn from_str(text: &str) -> Result<Asset, AssetParseError> {
+        let (code, issuer) = text.split_once('-').ok_or(AssetParseError {
+            text: text.to_string(),
+            reason: "no '-' between code and issuer",
+        })?;
+        let issuer = match issuer.rsplit_once('-') {
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => head,
+            _ => issuer,
+        };
+        Asset::new(code, issuer)
+    }
+}
+
+/// The four issuer authorization flags, as Horizon publishes them on both the `/assets` and `/accounts`
+/// records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssuerFlags {
+    /// `auth_required`: the issuer decides who may open a trustline.
+    pub auth_required: bool,
+    /// `auth_revocable`: the issuer can freeze a held balance.
+    pub auth_revocable: bool,
+    /// `auth_immutable`: the flag set can never change again.
+    pub auth_immutable: bool,
+    /// `auth_clawback_enabled`: the issuer can take and burn a balance without the holder's signature.
+    pub auth_clawback_enabled: bool,
+}
+
+/// A source's answer, with where it came from and when the source produced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observed<T> {
+    /// The URL the answer was read from (after redirects, where the source may redirect).
+    pub url: String,
+    /// When the source produced this answer. A cached answer keeps its original fetch time.
+    pub retrieved_at: Timestamp,
+    /// The parsed answer.
+    pub value: T,
+}
+
+/// A fetch that was attempted and produced no usable answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// The URL that was requested.
+    pub url: String,
+    /// When the attempt gave up.
+    pub retrieved_at: Timestamp,
+    /// What went wrong, by canonical category.
+    pub failure: FetchFailure,
+}
+
+/// One copy of the issuer flags (the `/assets` record or the issuer's `/accounts` record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum FlagsOutcome {
+    /// The record was read.
+    Read(Observed<IssuerFlags>),
+    /// The record could not be read.
+    Failed(Attempt),
+    /// Nobody asked. The live scan never produces this; it exists so a hand-built subject with no flags is
+    /// *unevaluated*, never silently clear.
+    NotRead,
+}
+
+/// The issuer account's `home_domain`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "domain")]
+pub enum HomeDomain {
+    /// The account record was read and carries no `home_domain` (key absent, or empty): nobody claimed it.
+    Absent,
+    /// The account advertises this domain (free text the account controls).
+    Present(String),
+    /// The account record was not read, so whether a domain is advertised is not known.
+    Unknown,
+}
+
+impl HomeDomain {
+    /// The advertised domain, if one is known to be present.
+    pub fn domain(&self) -> Option<&str> {
+        match self {
+            HomeDomain::Present(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// One `[[CURRENCIES]]` entry of a stellar.toml (or of a linked currency document), reduced to what the
+/// reciprocal check needs. Unknown keys are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Currency {
+    /// `code`, if present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// `issuer`, if present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// `toml`: a delegation link to a separate currency document, if present. May sit beside other keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toml: Option<String>,
+}
+
+impl Currency {
+    /// Whether this entry declares `asset` inline: code and issuer both match, case-insensitively.
+    pub fn declares(&self, asset: &Asset) -> bool {
+        matches!((&self.code, &self.issuer), (Some(c), Some(i))
+            if c.eq_ignore_ascii_case(&asset.code) && i.eq_ignore_ascii_case(&asset.issuer))
+    }
+}
+
+/// What became of one linked `toml=` currency document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum LinkedOutcome {
+    /// Read and parsed; the currencies it declares.
+    Read {
+        /// When the document was read.
+        retrieved_at: Timestamp,
+        /// Currencies the document declares.
+        currencies: Vec<Currency>,
+    },
+    /// Fetched and failed.
+    Failed {
+        /// When the attempt gave up.
+        retrieved_at: Timestamp,
+        /// Why.
+        failure: FetchFailure,
+    },
+    /// Refused by the fetch policy (e.g. an internal address, plain HTTP).
+    Refused {
+        /// When the refusal was decided.
+        retrieved_at: Timestamp,
+        /// Why, in words.
+        reason: String,
+    },
+    /// Not fetched because the scan's bound ([`MAX_LINKED_DOCUMENTS`]) was reached.
+    NotFollowed,
+}
+
+/// A linked currency document, by the URL the `toml=` key names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkedDocument {
+    /// The link exactly as written in the stellar.toml.
+    pub url: String,
+    /// What happened to it.
+    pub outcome: LinkedOutcome,
+}
+
+/// A stellar.toml that was read and parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TomlDocument {
+    /// The well-known URL built from home_domain (`https://DOMAIN/.well-known/stellar.toml`).
+    pub requested_url: String,
+    /// The URL the document was actually read from, after same-site redirects.
+    pub url: String,
+    /// When it was read.
+    pub retrieved_at: Timestamp,
+    /// Its `[[CURRENCIES]]` entries, in document order.
+    pub currencies: Vec<Currency>,
+    /// Outcomes for the distinct `toml=` links of entries that do not declare the asset inline, in first-seen
+    /// order. Empty when the scan did not follow links at all.
+    #[serde(default)]
+    pub linked: Vec<LinkedDocument>,
+}
+
+/// The stellar.toml outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum TomlOutcome {
+    /// Not fetched (no home_domain, or the scan did not ask).
+    NotFetched,
+    /// Read and parsed.
+    Document(TomlDocument),
+    /// Fetched and failed (status, transport, redirect bound, size, unparseable TOML).
+    Failed {
+        /// The well-known URL built from home_domain.
+        requested_url: String,
+        /// When the attempt gave up.
+        retrieved_at: Timestamp,
+        /// Why.
+        failure: FetchFailure,
+    },
+    /// Refused by the fetch policy: an internal address, or a redirect leaving the requested host's namespace.
+    /// A document served by a refused host is never this domain's claim.
+    Refused {
+        /// The well-known URL built from home_domain.
+        requested_url: String,
+        /// When the refusal was decided.
+        retrieved_at: Timestamp,
+        /// Why, in words, naming the host (e.g. `redirect to evil.example leaves circle.com`).
+        reason: String,
+    },
+}
+
+/// A StellarExpert directory entry for the issuer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirectoryEntry {
+    /// The entry's display name.
+    pub name: String,
+    /// The entry's domain, when the directory has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// Tags as served (lowercase), in served order.
+    pub tags: Vec<String>,
+}
+
+/// The StellarExpert directory outcome for the issuer address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum DirectoryOutcome {
+    /// The address is listed.
+    Listed(Observed<DirectoryEntry>),
+    /// The directory answered and has no entry (200 `{}` or 404). Not an observation about the issuer.
+    NotListed {
+        /// URL asked.
+        url: String,
+        /// When it answered.
+        retrieved_at: Timestamp,
+    },
+    /// The directory could not be read (429, 5xx, timeout, …): reputation cannot conclude.
+    Failed(Attempt),
+    /// Nobody asked (hand-built subjects only).
+    NotAsked,
+}
+
+/// StellarExpert's answer for one domain on its malicious-domain blocklist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlocklistAnswer {
+    /// The domain asked about (home_domain).
+    pub domain: String,
+    /// Whether it (or a parent domain) is blocked.
+    pub blocked: bool,
+}
+
+/// The blocklist outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum BlocklistOutcome {
+    /// The blocklist answered for home_domain.
+    Answered(Observed<BlocklistAnswer>),
+    /// The blocklist could not be read.
+    Failed(Attempt),
+    /// Never asked because there was no home_domain to key the lookup on. Not a clean answer.
+    SkippedNoHomeDomain,
+}
+
+/// The asset's entry in a SEP-42 list, as far as the list describes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListEntry {
+    /// The entry's `name`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The entry's `org`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub org: Option<String>,
+    /// The entry's `domain`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+}
+
+/// What one configured SEP-42 asset list said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum AssetListResult {
+    /// The list was read; `entry` is the asset's entry, or `None` when the list does not carry it.
+    Read {
+        /// The list's own `name`.
+        list_name: String,
+        /// The asset's entry, if present.
+        entry: Option<ListEntry>,
+    },
+    /// The list could not be read. Recorded as failure evidence; never makes a report undetermined.
+    Failed(FetchFailure),
+}
+
+/// One configured SEP-42 asset list's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssetListOutcome {
+    /// The list URL.
+    pub url: String,
+    /// When it answered or gave up.
+    pub retrieved_at: Timestamp,
+    /// What it said.
+    pub result: AssetListResult,
+}
+
+/// Everything fetched about one asset, ready for the checks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subject {
+    /// The asset scanned.
+    pub asset: Asset,
+    /// Flags from Horizon's `/assets?asset_code=…&asset_issuer=…` record (source `horizon`).
+    pub asset_flags: FlagsOutcome,
+    /// Flags from Horizon's `/accounts/ISSUER` record (source `horizon/account`).
+    pub account_flags: FlagsOutcome,
+    /// The issuer's `home_domain` from the `/accounts` record.
+    pub home_domain: HomeDomain,
+    /// The stellar.toml outcome for home_domain.
+    pub stellar_toml: TomlOutcome,
+    /// The StellarExpert directory outcome for the issuer.
+    pub directory: DirectoryOutcome,
+    /// The StellarExpert blocklist outcome for home_domain.
+    pub blocklist: BlocklistOutcome,
+    /// Configured SEP-42 asset lists (none by default), in configuration order.
+    #[serde(default)]
+    pub asset_lists: Vec<AssetListOutcome>,
+    /// The network passphrase the scan was made on (pubnet or testnet), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// The scanner version bound into the evidence hash (e.g. `v0.1.0`), when the scan binds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scanner_version: Option<String>,
+    /// When the scan ran.
+    pub scanned_at: Timestamp,
+}

@@ -1,0 +1,159 @@
+//! The observation history: an append-only SQLite store of every report a scan produced.
+//!
+//! Rows are only ever inserted; triggers make the database itself refuse UPDATE and DELETE, so a
+//! bug or a second tool cannot rewrite the past. Each row keeps the whole schema_version 1 report,
+//! from which the core derives observations and the transitions between them.
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OpenFlags};
+
+/// One stored observation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredObservation {
+    pub id: i64,
+    pub asset: String,
+    pub scanned_at: String,
+    /// The report exactly as it was emitted (JSON).
+    pub report_json: String,
+}
+
+/// A history error, naming the file.
+#[derive(Debug, thiserror::Error)]
+#[error("history {path}: {message}")]
+pub struct HistoryError {
+    pub path: String,
+    pub message: String,
+}
+
+/// An open history database.
+pub struct History {
+    conn: Connection,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS observations (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    asset       TEXT NOT NULL,
+    scanned_at  TEXT NOT NULL,
+    report_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS observations_by_asset ON observations (asset, id);
+CREATE TRIGGER IF NOT EXISTS observations_no_update BEFORE UPDATE ON observations
+BEGIN SELECT RAISE(ABORT, 'the observation history is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS observations_no_delete BEFORE DELETE ON observations
+BEGIN SELECT RAISE(ABORT, 'the observation history is append-only'); END;
+PRAGMA user_version = 1;
+";
+
+impl History {
+    /// The default path: `<data dir>/assay/history.sqlite3` (e.g. `~/.local/share/assay/` on Linux).
+    pub fn default_path() -> Option<PathBuf> {
+        dirs::data_dir().map(|d| d.join("assay").join("history.sqlite3"))
+    }
+
+    fn err(path: &Path, message: impl ToString) -> HistoryError {
+        HistoryError {
+            path: path.display().to_string(),
+            message: message.to_string(),
+        }
+    }
+
+    /// Opens (creating if needed) the history at `path`.
+    pub fn open(path: &Path) -> Result<History, HistoryError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| Self::err(path, e))?;
+        }
+        let conn = Connection::open(path).map_err(|e| Self::err(path, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(|e| Self::err(path, e))?;
+        conn.execute_batch(SCHEMA).map_err(|e| Self::err(path, e))?;
+        Ok(History {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens an existing history read-only; `Ok(None)` when the file does not exist.
+    pub fn open_existing(path: &Path) -> Result<Option<History>, HistoryError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| Self::err(path, e))?;
+        Ok(Some(History {
+            conn,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    /// Appends observations in one transaction: all or nothing.
+    pub fn append(&mut self, rows: &[(String, String, String)]) -> Result<(), HistoryError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
+        {
+            let mut insert = tx
+                .prepare("INSERT INTO observations (asset, scanned_at, report_json) VALUES (?1, ?2, ?3)")
+                .map_err(|e| Self::err(&path, e))?;
+            for (asset, scanned_at, report) in rows {
+                insert
+                    .execute(params![asset, scanned_at, report])
+                    .map_err(|e| Self::err(&path, e))?;
+            }
+        }
+        tx.commit().map_err(|e| Self::err(&path, e))
+    }
+
+    /// Every observation of `asset`, oldest first.
+    pub fn list(&self, asset: &str) -> Result<Vec<StoredObservation>, HistoryError> {
+        let mut query = self
+            .conn
+            .prepare("SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id")
+            .map_err(|e| Self::err(&self.path, e))?;
+        let rows = query
+            .query_map(params![asset], |row| {
+                Ok(StoredObservation {
+                    id: row.get(0)?,
+                    asset: row.get(1)?,
+                    scanned_at: row.get(2)?,
+                    report_json: row.get(3)?,
+                })
+            })
+            .map_err(|e| Self::err(&self.path, e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Direct access for tests that prove the store refuses rewrites.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_lists_and_refuses_rewrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/history.sqlite3");
+        let mut history = History::open(&path).unwrap();
+        history
+            .append(&[
+                ("A-G1".into(), "2026-01-01T00:00:00Z".into(), "{\"n\":1}".into()),
+                ("B-G2".into(), "2026-01-01T00:00:01Z".into(), "{\"n\":2}".into()),
+                ("A-G1".into(), "2026-01-02T00:00:00Z".into(), "{\"n\":3}".into()),
+            ])
+            .unwrap();
+        let rows = history.list("A-G1").unwrap();
+        assert_eq!(rows.iter().map(|r| r.report_json.as_str()).collect::<Vec<_>>(), ["{\"n\":1}", "{\"n\":3}"]);
+        let update = history.connection().execute("UPDATE observations SET report_json = 'x'", []);
+        assert!(update.unwrap_err().to_string().contains("append-only"));
+        let delete = history.connection().execute("DELETE FROM observations", []);
+        assert!(delete.unwrap_err().to_string().contains("append-only"));
+        drop(history);
+        let reopened = History::open_existing(&path).unwrap().unwrap();
+        assert_eq!(reopened.list("A-G1").unwrap().len(), 2);
+        assert!(History::open_existing(&dir.path().join("none.sqlite3")).unwrap().is_none());
+    }
+}

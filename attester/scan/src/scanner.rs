@@ -1,0 +1,646 @@
+//! One scan: every source fetched once, answers shared across assets within a run, the result a
+//! `Subject` for the core. Horizon failures abort (no report); every other source failure is
+//! recorded by its canonical category so "we could not check" never reads as "this is fine".
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use assay_core::parse::{self, urls, StellarToml};
+use assay_core::{
+    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistOutcome, Currency, DirectoryOutcome,
+    FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument, LinkedOutcome, Observed,
+    Subject, Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
+};
+use tokio::sync::Semaphore;
+
+use crate::cache::{max_age, AnswerCache};
+use crate::net::{FailureKind, FetchError, FetchOptions, Fetched, HttpClient, RedirectPolicy};
+use crate::retry;
+use crate::shared::Shared;
+
+/// Which network's public endpoints and passphrase a scan uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Network {
+    Mainnet,
+    Testnet,
+}
+
+impl Network {
+    pub fn passphrase(self) -> &'static str {
+        match self {
+            Network::Mainnet => assay_core::PUBNET_PASSPHRASE,
+            Network::Testnet => assay_core::TESTNET_PASSPHRASE,
+        }
+    }
+
+    pub fn default_horizon(self) -> &'static str {
+        match self {
+            Network::Mainnet => assay_core::DEFAULT_HORIZON_URL,
+            Network::Testnet => "https://horizon-testnet.stellar.org",
+        }
+    }
+}
+
+/// What a scan reads and how.
+#[derive(Clone, Debug)]
+pub struct ScanConfig {
+    pub network: Network,
+    pub horizon_url: String,
+    pub expert_url: String,
+    /// SEP-42 list URLs, in the order given.
+    pub asset_lists: Vec<String>,
+    /// StellarExpert answer cache; `None` disables it (`--no-cache`).
+    pub cache: Option<AnswerCache>,
+    /// Assets scanned at once.
+    pub concurrency: usize,
+}
+
+/// Why a scan produced no report.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScanError {
+    /// Horizon could not be read: the flags are the premise of every verdict.
+    #[error("horizon: {url}: {failure}")]
+    Horizon { url: String, failure: String },
+    /// Horizon has no such asset.
+    #[error("horizon: unknown asset {asset}: no /assets record at {url}")]
+    UnknownAsset { asset: String, url: String },
+    /// Horizon has no such issuer account.
+    #[error("horizon: issuer account not found: {url}")]
+    UnknownIssuer { url: String },
+}
+
+/// Counters for the benchmark and progress display.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub requests: AtomicU64,
+    pub cache_hits: AtomicU64,
+}
+
+#[derive(Clone)]
+enum AccountAnswer {
+    Read(Observed<assay_core::IssuerFlags>, Option<String>),
+    Error(ScanError),
+}
+
+#[derive(Clone)]
+enum TomlAnswer {
+    Read(Fetched, StellarToml),
+    Failed(String, Timestamp, FetchFailure),
+    Refused(String, Timestamp, String),
+}
+
+#[derive(Clone)]
+enum ExpertAnswer {
+    Read {
+        url: String,
+        status: u16,
+        body: Vec<u8>,
+        retrieved_at: Timestamp,
+    },
+    Failed(Attempt),
+}
+
+/// The scanner for a run. Cheap to share behind an `Arc`.
+pub struct Scanner {
+    http: HttpClient,
+    config: ScanConfig,
+    accounts: Shared<String, AccountAnswer>,
+    tomls: Shared<String, TomlAnswer>,
+    linked: Shared<String, LinkedOutcome>,
+    expert: Shared<String, ExpertAnswer>,
+    lists: Shared<String, (Timestamp, Result<parse::AssetList, FetchFailure>)>,
+    pub stats: Stats,
+}
+
+/// The instant as the wire format spells it.
+pub fn timestamp(at: SystemTime) -> Timestamp {
+    let secs = at.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    Timestamp::from_unix(secs).unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch"))
+}
+
+fn now() -> Timestamp {
+    timestamp(SystemTime::now())
+}
+
+/// A failed fetch as a canonical failure (policy refusals are handled by the caller).
+pub fn to_failure(err: &FetchError) -> FetchFailure {
+    let category = match &err.kind {
+        FailureKind::Dns => FailureCategory::DnsFailure,
+        FailureKind::ConnectionRefused => FailureCategory::ConnectionRefused,
+        FailureKind::Tls => FailureCategory::TlsFailure,
+        FailureKind::Timeout => FailureCategory::Timeout,
+        FailureKind::Status(code) => FailureCategory::Status(*code),
+        FailureKind::TooManyRedirects => FailureCategory::TooManyRedirects,
+        FailureKind::TooLarge => FailureCategory::BodyTooLarge,
+        FailureKind::Refused(_) | FailureKind::Unknown => FailureCategory::UnknownFailure,
+    };
+    FetchFailure::with_detail(category, err.to_string())
+}
+
+/// True when `domain` is a plain DNS host name (what `home_domain` must be before it is put in a URL).
+pub fn is_host_name(domain: &str) -> bool {
+    let labels: Vec<&str> = domain.split('.').collect();
+    domain.len() <= 253
+        && labels.len() >= 2
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+const JSON: &str = "application/json";
+const API: FetchOptions = FetchOptions {
+    guarded: false,
+    https_only: false,
+    redirects: RedirectPolicy::None,
+    accept: JSON,
+};
+const SEP1: FetchOptions = FetchOptions {
+    guarded: true,
+    https_only: true,
+    redirects: RedirectPolicy::SameHostOrSubdomain,
+    accept: "text/plain, application/toml, */*",
+};
+const LIST: FetchOptions = FetchOptions {
+    guarded: false,
+    https_only: false,
+    redirects: RedirectPolicy::SameHostOrSubdomain,
+    accept: JSON,
+};
+
+impl Scanner {
+    pub fn new(http: HttpClient, config: ScanConfig) -> Self {
+        Scanner {
+            http,
+            config,
+            accounts: Shared::default(),
+            tomls: Shared::default(),
+            linked: Shared::default(),
+            expert: Shared::default(),
+            lists: Shared::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn config(&self) -> &ScanConfig {
+        &self.config
+    }
+
+    async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+        self.stats.requests.fetch_add(1, Ordering::Relaxed);
+        self.http.get(url, opts).await
+    }
+
+    /// Scans many assets with bounded concurrency; results come back in input order.
+    /// `on_done` is called as each asset finishes (for progress display).
+    pub async fn scan_many(
+        self: &Arc<Self>,
+        assets: Vec<Asset>,
+        on_done: Arc<dyn Fn(usize) + Send + Sync>,
+    ) -> Vec<Result<Subject, ScanError>> {
+        let permits = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, asset) in assets.into_iter().enumerate() {
+            let scanner = self.clone();
+            let permits = permits.clone();
+            let on_done = on_done.clone();
+            tasks.spawn(async move {
+                let _permit = permits.acquire_owned().await.expect("semaphore open");
+                let result = scanner.scan(&asset).await;
+                on_done(index);
+                (index, result)
+            });
+        }
+        let mut results: Vec<Option<Result<Subject, ScanError>>> = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            let (index, result) = joined.expect("scan task panicked");
+            if results.len() <= index {
+                results.resize(index + 1, None);
+            }
+            results[index] = Some(result);
+        }
+        results.into_iter().map(|r| r.expect("every asset scanned")).collect()
+    }
+
+    /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
+    /// then stellar.toml, the directory, the blocklist and the asset lists concurrently.
+    pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
+        let horizon = self.config.horizon_url.as_str();
+        let assets_url = urls::horizon_assets(horizon, asset);
+        let fetched = self.get(&assets_url, API).await.map_err(|err| ScanError::Horizon {
+            url: assets_url.clone(),
+            failure: to_failure(&err).describe(),
+        })?;
+        if fetched.status != 200 {
+            return Err(ScanError::Horizon {
+                url: assets_url,
+                failure: FailureCategory::Status(fetched.status).to_string(),
+            });
+        }
+        let record = parse::parse_horizon_assets(&fetched.body, asset)
+            .map_err(|err| ScanError::Horizon {
+                url: assets_url.clone(),
+                failure: err.to_failure().describe(),
+            })?
+            .ok_or_else(|| ScanError::UnknownAsset {
+                asset: asset.to_string(),
+                url: assets_url.clone(),
+            })?;
+        let asset_flags = FlagsOutcome::Read(Observed {
+            url: assets_url,
+            retrieved_at: timestamp(fetched.retrieved_at),
+            value: record.flags,
+        });
+
+        let (account_flags, home_domain) = match self.account(&asset.issuer).await {
+            AccountAnswer::Read(observed, domain) => (FlagsOutcome::Read(observed), domain),
+            AccountAnswer::Error(err) => return Err(err),
+        };
+        let home_domain = match home_domain {
+            Some(domain) => HomeDomain::Present(domain),
+            None => HomeDomain::Absent,
+        };
+
+        let (stellar_toml, directory, blocklist, asset_lists) = tokio::join!(
+            self.stellar_toml(asset, &home_domain),
+            self.directory(&asset.issuer),
+            self.blocklist(&home_domain),
+            self.asset_lists(asset),
+        );
+        Ok(Subject {
+            asset: asset.clone(),
+            asset_flags,
+            account_flags,
+            home_domain,
+            stellar_toml,
+            directory,
+            blocklist,
+            asset_lists,
+            network: Some(self.config.network.passphrase().to_string()),
+            scanner_version: None,
+            scanned_at: now(),
+        })
+    }
+
+    async fn account(&self, issuer: &str) -> AccountAnswer {
+        let url = urls::horizon_account(&self.config.horizon_url, issuer);
+        self.accounts
+            .get_or_fetch(&issuer.to_string(), || async {
+                let fetched = match self.get(&url, API).await {
+                    Ok(f) => f,
+                    Err(err) => {
+                        return AccountAnswer::Error(ScanError::Horizon {
+                            url: url.clone(),
+                            failure: to_failure(&err).describe(),
+                        })
+                    }
+                };
+                match fetched.status {
+                    200 => {}
+                    404 => return AccountAnswer::Error(ScanError::UnknownIssuer { url: url.clone() }),
+                    status => {
+                        return AccountAnswer::Error(ScanError::Horizon {
+                            url: url.clone(),
+                            failure: FailureCategory::Status(status).to_string(),
+                        })
+                    }
+                }
+                match parse::parse_horizon_account(&fetched.body) {
+                    Ok(record) => AccountAnswer::Read(
+                        Observed {
+                            url: url.clone(),
+                            retrieved_at: timestamp(fetched.retrieved_at),
+                            value: record.flags,
+                        },
+                        record.home_domain,
+                    ),
+                    Err(err) => AccountAnswer::Error(ScanError::Horizon {
+                        url: url.clone(),
+                        failure: err.to_failure().describe(),
+                    }),
+                }
+            })
+            .await
+    }
+
+    async fn stellar_toml(&self, asset: &Asset, home_domain: &HomeDomain) -> TomlOutcome {
+        let Some(domain) = home_domain.domain() else {
+            return TomlOutcome::NotFetched;
+        };
+        let requested_url = urls::stellar_toml(domain);
+        if !is_host_name(domain) {
+            return TomlOutcome::Refused {
+                requested_url,
+                retrieved_at: now(),
+                reason: format!("home_domain {domain:?} is not a host name"),
+            };
+        }
+        let answer = self
+            .tomls
+            .get_or_fetch(&domain.to_ascii_lowercase(), || async {
+                match self.get(&requested_url, SEP1).await {
+                    Err(FetchError {
+                        kind: FailureKind::Refused(reason),
+                        ..
+                    }) => TomlAnswer::Refused(requested_url.clone(), now(), reason),
+                    Err(err) => TomlAnswer::Failed(requested_url.clone(), now(), to_failure(&err)),
+                    Ok(f) if f.status != 200 => TomlAnswer::Failed(
+                        requested_url.clone(),
+                        timestamp(f.retrieved_at),
+                        FetchFailure::with_detail(FailureCategory::Status(f.status), format!("{}: status {}", f.url, f.status)),
+                    ),
+                    Ok(f) => match parse::parse_stellar_toml(&f.body) {
+                        Ok(doc) => TomlAnswer::Read(f, doc),
+                        Err(err) => TomlAnswer::Failed(requested_url.clone(), timestamp(f.retrieved_at), err.to_failure()),
+                    },
+                }
+            })
+            .await;
+        match answer {
+            TomlAnswer::Refused(requested_url, retrieved_at, reason) => TomlOutcome::Refused {
+                requested_url,
+                retrieved_at,
+                reason,
+            },
+            TomlAnswer::Failed(requested_url, retrieved_at, failure) => TomlOutcome::Failed {
+                requested_url,
+                retrieved_at,
+                failure,
+            },
+            TomlAnswer::Read(fetched, doc) => {
+                let links = doc.unresolved_links(asset);
+                let mut linked = Vec::with_capacity(links.len());
+                let follow = links.iter().take(MAX_LINKED_DOCUMENTS);
+                let outcomes = join_all(follow.map(|link| self.linked_document(link))).await;
+                for (link, outcome) in links.iter().zip(outcomes) {
+                    linked.push(LinkedDocument {
+                        url: link.clone(),
+                        outcome,
+                    });
+                }
+                for link in links.iter().skip(MAX_LINKED_DOCUMENTS) {
+                    linked.push(LinkedDocument {
+                        url: link.clone(),
+                        outcome: LinkedOutcome::NotFollowed,
+                    });
+                }
+                TomlOutcome::Document(TomlDocument {
+                    requested_url: fetched.requested_url,
+                    url: fetched.url,
+                    retrieved_at: timestamp(fetched.retrieved_at),
+                    currencies: doc.currencies,
+                    linked,
+                })
+            }
+        }
+    }
+
+    /// One hop: a linked document's own links are never followed.
+    async fn linked_document(&self, link: &str) -> LinkedOutcome {
+        self.linked
+            .get_or_fetch(&link.to_string(), || async {
+                match self.get(link, SEP1).await {
+                    Err(FetchError {
+                        kind: FailureKind::Refused(reason),
+                        ..
+                    }) => LinkedOutcome::Refused {
+                        retrieved_at: now(),
+                        reason,
+                    },
+                    Err(err) => LinkedOutcome::Failed {
+                        retrieved_at: now(),
+                        failure: to_failure(&err),
+                    },
+                    Ok(f) if f.status != 200 => LinkedOutcome::Failed {
+                        retrieved_at: timestamp(f.retrieved_at),
+                        failure: FetchFailure::new(FailureCategory::Status(f.status)),
+                    },
+                    Ok(f) => match parse::parse_linked_currency_document(&f.body) {
+                        Ok(currencies) => LinkedOutcome::Read {
+                            retrieved_at: timestamp(f.retrieved_at),
+                            currencies: currencies.into_iter().map(|c| Currency { toml: None, ..c }).collect(),
+                        },
+                        Err(err) => LinkedOutcome::Failed {
+                            retrieved_at: timestamp(f.retrieved_at),
+                            failure: err.to_failure(),
+                        },
+                    },
+                }
+            })
+            .await
+    }
+
+    async fn directory(&self, issuer: &str) -> DirectoryOutcome {
+        let url = urls::directory(&self.config.expert_url, issuer);
+        match self.stellar_expert(&url, true).await {
+            ExpertAnswer::Failed(attempt) => DirectoryOutcome::Failed(attempt),
+            ExpertAnswer::Read {
+                url,
+                status,
+                body,
+                retrieved_at,
+            } => {
+                if status == 404 {
+                    return DirectoryOutcome::NotListed { url, retrieved_at };
+                }
+                match parse::parse_directory(&body) {
+                    Ok(Some(entry)) => DirectoryOutcome::Listed(Observed {
+                        url,
+                        retrieved_at,
+                        value: entry,
+                    }),
+                    Ok(None) => DirectoryOutcome::NotListed { url, retrieved_at },
+                    Err(err) => DirectoryOutcome::Failed(Attempt {
+                        url,
+                        retrieved_at,
+                        failure: err.to_failure(),
+                    }),
+                }
+            }
+        }
+    }
+
+    async fn blocklist(&self, home_domain: &HomeDomain) -> BlocklistOutcome {
+        let Some(domain) = home_domain.domain() else {
+            return BlocklistOutcome::SkippedNoHomeDomain;
+        };
+        let url = urls::blocked_domain(&self.config.expert_url, domain);
+        if !is_host_name(domain) {
+            // Putting free text into the path could ask a different question; an unasked question
+            // is not a clean answer, so the lookup is recorded as failed.
+            return BlocklistOutcome::Failed(Attempt {
+                url,
+                retrieved_at: now(),
+                failure: FetchFailure::with_detail(
+                    FailureCategory::Malformed,
+                    format!("home_domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
+                ),
+            });
+        }
+        match self.stellar_expert(&url, false).await {
+            ExpertAnswer::Failed(attempt) => BlocklistOutcome::Failed(attempt),
+            ExpertAnswer::Read {
+                url,
+                body,
+                retrieved_at,
+                ..
+            } => match parse::parse_blocked_domain(&body) {
+                Ok(answer) => BlocklistOutcome::Answered(Observed {
+                    url,
+                    retrieved_at,
+                    value: answer,
+                }),
+                Err(err) => BlocklistOutcome::Failed(Attempt {
+                    url,
+                    retrieved_at,
+                    failure: err.to_failure(),
+                }),
+            },
+        }
+    }
+
+    /// A StellarExpert answer: cache, then up to `retry::ATTEMPTS` tries. `not_found_is_answer`: a
+    /// 404 is a read answer (the directory's "not listed"); otherwise only 200 is.
+    async fn stellar_expert(&self, url: &str, not_found_is_answer: bool) -> ExpertAnswer {
+        self.expert
+            .get_or_fetch(&url.to_string(), || async {
+                if let Some(cache) = &self.config.cache {
+                    if let Some(hit) = cache.get(url) {
+                        if let Some(retrieved_at) = Timestamp::from_unix(hit.retrieved_at) {
+                            self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+                            return ExpertAnswer::Read {
+                                url: url.to_string(),
+                                status: 200,
+                                body: hit.body,
+                                retrieved_at,
+                            };
+                        }
+                    }
+                }
+                let answer = self.stellar_expert_fetch(url, not_found_is_answer).await;
+                if let (Some(cache), ExpertAnswer::Read { status: 200, body, retrieved_at, .. }) = (&self.config.cache, &answer.0) {
+                    if let Some(ttl) = answer.1 {
+                        // Cache only what parses: a malformed body is a failure, and failures are never cached.
+                        let parses = if not_found_is_answer {
+                            parse::parse_directory(body).is_ok()
+                        } else {
+                            parse::parse_blocked_domain(body).is_ok()
+                        };
+                        if parses {
+                            cache.put(url, body, retrieved_at.unix(), ttl);
+                        }
+                    }
+                }
+                answer.0
+            })
+            .await
+    }
+
+    async fn stellar_expert_fetch(&self, url: &str, not_found_is_answer: bool) -> (ExpertAnswer, Option<Duration>) {
+        let mut attempt = 0;
+        loop {
+            let result = self.get(url, API).await;
+            let (failure, server_asked, retryable) = match &result {
+                Ok(f) if f.status == 200 || (not_found_is_answer && f.status == 404) => {
+                    let ttl = max_age(f.headers.get(hyper::header::CACHE_CONTROL).and_then(|v| v.to_str().ok()));
+                    return (
+                        ExpertAnswer::Read {
+                            url: url.to_string(),
+                            status: f.status,
+                            body: f.body.clone(),
+                            retrieved_at: timestamp(f.retrieved_at),
+                        },
+                        if f.status == 200 { ttl } else { None },
+                    );
+                }
+                Ok(f) => (
+                    FetchFailure::with_detail(FailureCategory::Status(f.status), format!("{url}: status {}", f.status)),
+                    retry::retry_after(&f.headers),
+                    retry::retryable_status(f.status),
+                ),
+                Err(err) => (
+                    to_failure(err),
+                    None,
+                    !matches!(err.kind, FailureKind::Refused(_) | FailureKind::TooLarge),
+                ),
+            };
+            attempt += 1;
+            if !retryable || attempt >= retry::ATTEMPTS {
+                return (
+                    ExpertAnswer::Failed(Attempt {
+                        url: url.to_string(),
+                        retrieved_at: now(),
+                        failure,
+                    }),
+                    None,
+                );
+            }
+            tokio::time::sleep(retry::backoff(attempt - 1, server_asked)).await;
+        }
+    }
+
+    async fn asset_lists(&self, asset: &Asset) -> Vec<AssetListOutcome> {
+        let lists = join_all(self.config.asset_lists.iter().map(|url| self.asset_list(url))).await;
+        self.config
+            .asset_lists
+            .iter()
+            .zip(lists)
+            .map(|(url, (retrieved_at, list))| AssetListOutcome {
+                url: url.clone(),
+                retrieved_at,
+                result: match list {
+                    Ok(list) => AssetListResult::Read {
+                        list_name: list.name.clone(),
+                        entry: list.find(asset).cloned(),
+                    },
+                    Err(failure) => AssetListResult::Failed(failure),
+                },
+            })
+            .collect()
+    }
+
+    async fn asset_list(&self, url: &str) -> (Timestamp, Result<parse::AssetList, FetchFailure>) {
+        self.lists
+            .get_or_fetch(&url.to_string(), || async {
+                match self.get(url, LIST).await {
+                    Err(err) => (now(), Err(to_failure(&err))),
+                    Ok(f) if f.status != 200 => (
+                        timestamp(f.retrieved_at),
+                        Err(FetchFailure::new(FailureCategory::Status(f.status))),
+                    ),
+                    Ok(f) => (
+                        timestamp(f.retrieved_at),
+                        parse::parse_asset_list(&f.body).map_err(|e| e.to_failure()),
+                    ),
+                }
+            })
+            .await
+    }
+}
+
+/// Runs futures concurrently and returns their outputs in order (a small `join_all`).
+async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pinned: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, fut) in pinned.iter_mut().enumerate() {
+            if outputs[i].is_none() {
+                match fut.as_mut().poll(cx) {
+                    std::task::Poll::Ready(out) => outputs[i] = Some(out),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().map(|o| o.expect("completed")).collect()
+}

@@ -1,0 +1,36 @@
+use soroban_sdk::contracterror;
+
+/// Every way a registry call can be refused.
+///
+/// Codes are ABI: a published code never changes meaning and is never reused. Codes 1..=7 keep
+/// the meaning they had in the earlier registry; new causes are appended after them.
+#[contracterror]
+#[derive(Copy, Clone, Debug, Eq, PartialEq, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Error {
+    /// Reserved: the earlier registry's second `init`. The constructor runs exactly once, so this
+    /// registry never returns it.
+    AlreadyInitialized = 1,
+    /// Reserved: the earlier registry's write before `init`. Deployment runs the constructor, so
+    /// this registry never returns it.
+    NotInitialized = 2,
+    /// `severity` is above 4 (critical).
+    InvalidSeverity = 3,
+    /// A capability bit is set below the severity that power implies: clawback (bit 2) below 3,
+    /// revocable (bit 1) below 2, auth required (bit 0) below 1.
+    InconsistentAttestation = 4,
+    /// `revoke` of an asset that has no attestation.
+    NotAttested = 5,
+    /// `accept_admin` while no transfer is pending.
+    NoPendingAdmin = 6,
+    /// `attest_many` with more than `MAX_BATCH_SIZE` (50) elements.
+    BatchTooLarge = 7,
+    /// `flags` sets a reserved bit (9 or above).
+    ReservedFlags = 8,
+    /// `flags` sets `sep41_violation` (bit 8) but `severity` is not 4 (critical).
+    ViolationBelowCritical = 9,
+    /// The named attester is not in the attester set.
+    NotAttester = 10,
+    /// `add_attester` of an address already in the set.
+    AttesterExists = 11,
+}

@@ -1,0 +1,66 @@
+//! Events, one struct each. Topics keep the earlier registry's shape (`"attest"`, asset) and
+//! (`"revoke"`, asset) so existing filters still match; the attester travels in the data map.
+use soroban_sdk::{contractevent, Address, BytesN};
+
+/// An attestation was written by `attest` or `attest_many`.
+#[contractevent(topics = ["attest"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Attested {
+    #[topic]
+    pub asset: Address,
+    pub attester: Address,
+    pub severity: u32,
+    pub flags: u32,
+    pub attested_at: u64,
+}
+
+/// An attestation was withdrawn.
+#[contractevent(topics = ["revoke"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Revoked {
+    #[topic]
+    pub asset: Address,
+    pub attester: Address,
+    pub revoked_at: u64,
+}
+
+/// The admin let a new address attest.
+#[contractevent(topics = ["attester_added"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AttesterAdded {
+    #[topic]
+    pub attester: Address,
+}
+
+/// The admin withdrew an address's right to attest.
+#[contractevent(topics = ["attester_removed"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AttesterRemoved {
+    #[topic]
+    pub attester: Address,
+}
+
+/// The admin proposed a successor, who must accept.
+#[contractevent(topics = ["admin_proposed"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AdminProposed {
+    #[topic]
+    pub admin: Address,
+    pub pending_admin: Address,
+}
+
+/// The proposed admin accepted; `previous_admin` has no power left.
+#[contractevent(topics = ["admin_changed"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AdminChanged {
+    #[topic]
+    pub admin: Address,
+    pub previous_admin: Address,
+}
+
+/// The admin replaced the contract code; storage is untouched.
+#[contractevent(topics = ["upgraded"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Upgraded {
+    pub wasm_hash: BytesN<32>,
+}

@@ -1,0 +1,71 @@
+//! Severity levels, mechanics bits and the write-time rules that tie them together.
+use crate::Error;
+
+pub const SEVERITY_CLEAR: u32 = 0;
+pub const SEVERITY_LOW: u32 = 1;
+pub const SEVERITY_MEDIUM: u32 = 2;
+pub const SEVERITY_HIGH: u32 = 3;
+pub const SEVERITY_CRITICAL: u32 = 4;
+
+/// Bit 0: the issuer decides who may open a trustline.
+pub const MECH_AUTH_REQUIRED: u32 = 1 << 0;
+/// Bit 1: the issuer can freeze a held balance.
+pub const MECH_AUTH_REVOCABLE: u32 = 1 << 1;
+/// Bit 2: the issuer can take and burn a balance without the holder's signature.
+pub const MECH_CLAWBACK_ENABLED: u32 = 1 << 2;
+/// Bit 3: both copies of the issuer flags say they can never change.
+pub const MECH_FLAGS_LOCKED: u32 = 1 << 3;
+/// Bit 4: nobody verifiably stands behind the asset's home domain.
+pub const MECH_DOMAIN_UNVERIFIED: u32 = 1 << 4;
+/// Bit 5: a curated adverse listing escalated the asset.
+pub const MECH_BLOCKLISTED: u32 = 1 << 5;
+/// Bit 6: the checked holder's trustline carries clawback.
+pub const MECH_TRUSTLINE_CLAWBACK_ENABLED: u32 = 1 << 6;
+/// Bit 7: the checked holder's trustline is deauthorized.
+pub const MECH_TRUSTLINE_DEAUTHORIZED: u32 = 1 << 7;
+/// Bit 8: the SEP-41 conformance suite observed a FAIL; only accompanies severity 4.
+pub const MECH_SEP41_VIOLATION: u32 = 1 << 8;
+
+/// Bits 0-2: powers the issuer holds over every balance.
+pub const CAPABILITY_MASK: u32 = MECH_AUTH_REQUIRED | MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
+/// The power to take a balance.
+pub const CONFISCATION_MASK: u32 = MECH_CLAWBACK_ENABLED;
+/// Policy mask for `is_safe_masked`: refuse confiscation only.
+pub const POLICY_MASK_CONFISCATION_ONLY: u32 = MECH_CLAWBACK_ENABLED;
+/// Policy mask for `is_safe_masked`: refuse confiscation and freezing.
+pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 = MECH_CLAWBACK_ENABLED | MECH_AUTH_REVOCABLE;
+/// Every bit with a meaning; anything above is reserved and refused.
+pub const KNOWN_FLAGS_MASK: u32 = (MECH_SEP41_VIOLATION << 1) - 1;
+
+/// Largest `attest_many` batch. One `attest` event is about 260 bytes with its attester and a
+/// transaction may emit 16,384 bytes of events, so 50 leaves room; it also matches the earlier
+/// registry, whose tooling splits batches at 50.
+pub const MAX_BATCH_SIZE: u32 = 50;
+
+/// Refuses a severity/flags pair no honest scan can produce. Checks run in this order, so the
+/// first failing rule names the error.
+pub fn validate(severity: u32, flags: u32) -> Result<(), Error> {
+    if severity > SEVERITY_CRITICAL {
+        return Err(Error::InvalidSeverity);
+    }
+    if flags & !KNOWN_FLAGS_MASK != 0 {
+        return Err(Error::ReservedFlags);
+    }
+    // Severity is the strongest single power, so a power bit implies at least its level.
+    let implied = if flags & MECH_CLAWBACK_ENABLED != 0 {
+        SEVERITY_HIGH
+    } else if flags & MECH_AUTH_REVOCABLE != 0 {
+        SEVERITY_MEDIUM
+    } else if flags & MECH_AUTH_REQUIRED != 0 {
+        SEVERITY_LOW
+    } else {
+        SEVERITY_CLEAR
+    };
+    if severity < implied {
+        return Err(Error::InconsistentAttestation);
+    }
+    if flags & MECH_SEP41_VIOLATION != 0 && severity != SEVERITY_CRITICAL {
+        return Err(Error::ViolationBelowCritical);
+    }
+    Ok(())
+}
