@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod attestation;
 mod history;
 mod scan;
 mod scan_text;
@@ -28,6 +29,7 @@ struct Cli {
 // Each subcommand lives in its own module; add a variant and a match arm, nothing else here.
 #[derive(Subcommand)]
 enum Command {
+    Attestation(attestation::AttestationArgs),
     Scan(scan::ScanArgs),
     History(history::HistoryArgs),
 }
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Attestation(args) => attestation::run(args),
         Command::Scan(args) => scan::run(args),
         Command::History(args) => history::run(args),
     }
