@@ -62,17 +62,22 @@ pick_toolchain() {
 toolchain="$(pick_toolchain)"
 log "toolchain: $toolchain; packages: ${packages[*]}"
 
-pkg_args=()
-for p in "${packages[@]}"; do pkg_args+=(-p "$p"); done
-
+# build_with PACKAGE... [-- CARGO_ARGS...]: one cargo build with the chosen toolchain.
+build_with() {
+    local names=() extra=()
+    while [ "$#" -gt 0 ] && [ "$1" != -- ]; do names+=("$1"); shift; done
+    [ "$#" -gt 0 ] && shift
+    extra=("$@")
+    local args=()
+    for p in "${names[@]}"; do args+=(-p "$p"); done
 case "$toolchain" in
 stellar)
-    for p in "${packages[@]}"; do
-        CARGO_TARGET_DIR="$build_dir" stellar contract build --package "$p" >&2
+    for p in "${names[@]}"; do
+        CARGO_TARGET_DIR="$build_dir" stellar contract build --package "$p" ${extra[@]+"${extra[@]}"} >&2
     done
     ;;
 rustup)
-    CARGO_TARGET_DIR="$build_dir" cargo build --locked --release --target "$TARGET" "${pkg_args[@]}" >&2
+    CARGO_TARGET_DIR="$build_dir" cargo build --locked --release --target "$TARGET" "${args[@]}" ${extra[@]+"${extra[@]}"} >&2
     ;;
 debian)
     have_debian_toolchain || install_debian_toolchain
@@ -81,13 +86,16 @@ debian)
         RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" \
         SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 CARGO_TARGET_DIR="$build_dir" \
         flock "$out_dir/.lock" /usr/bin/cargo build --locked --release --target "$TARGET" \
-        -Zbuild-std=core,alloc "${pkg_args[@]}" >&2
+        -Zbuild-std=core,alloc "${args[@]}" ${extra[@]+"${extra[@]}"} >&2
     ;;
 *)
     log "unknown ASSAY_WASM_TOOLCHAIN '$toolchain' (expected stellar, rustup or debian)"
     exit 2
     ;;
 esac
+}
+
+build_with "${packages[@]}"
 
 for p in "${packages[@]}"; do
     name="${p//-/_}"
@@ -99,4 +107,21 @@ for p in "${packages[@]}"; do
     cp "$src" "$out_dir/$name.wasm.tmp"
     mv "$out_dir/$name.wasm.tmp" "$out_dir/$name.wasm"
     printf '%s\t%s bytes\n' "target/wasm/$name.wasm" "$(stat -c %s "$out_dir/$name.wasm")"
+done
+
+# defect-token plants one defect per cargo feature: one build and one wasm per feature,
+# target/wasm/defect_token_<feature>.wasm (the featureless defect_token.wasm is the control).
+for p in "${packages[@]}"; do
+    [ "$p" = defect-token ] || continue
+    # Held across build and copy: the features share one output file in the build directory.
+    exec 9>"$out_dir/.defect-token.lock"
+    flock 9
+    for feature in fee-on-transfer allowance-not-decremented approve-accumulates \
+        burn-from-debits-spender zero-transfer-mints transfer-from-ignores-allowance; do
+        build_with defect-token -- --features "$feature"
+        out="defect_token_${feature//-/_}"
+        cp "$build_dir/$TARGET/release/defect_token.wasm" "$out_dir/$out.wasm.tmp"
+        mv "$out_dir/$out.wasm.tmp" "$out_dir/$out.wasm"
+        printf '%s\t%s bytes\n' "target/wasm/$out.wasm" "$(stat -c %s "$out_dir/$out.wasm")"
+    done
 done

@@ -7,6 +7,9 @@ need_apt=()
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install Rust (https://rustup.rs)" >&2; exit 1; }
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt clippy >/dev/null 2>&1 || true
 command -v flock >/dev/null 2>&1 || need_apt+=(util-linux)
+# The localnet interop test drives the node with @stellar/stellar-sdk from npm.
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
@@ -15,4 +18,10 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     fi
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+fi
+
+# npm packages for the localnet interop test, pinned by fixtures/localnet/interop/package-lock.json.
+interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/fixtures/localnet/interop"
+if [ -f "$interop/package-lock.json" ] && [ ! -d "$interop/node_modules/@stellar/stellar-sdk" ]; then
+    (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error) >&2
 fi

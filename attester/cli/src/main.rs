@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod attestation;
 mod history;
+mod localnet;
 mod scan;
 mod scan_text;
 
@@ -32,6 +33,7 @@ enum Command {
     Attestation(attestation::AttestationArgs),
     Scan(scan::ScanArgs),
     History(history::HistoryArgs),
+    Localnet(localnet::LocalnetArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,5 +53,6 @@ fn main() -> ExitCode {
         Command::Attestation(args) => attestation::run(args),
         Command::Scan(args) => scan::run(args),
         Command::History(args) => history::run(args),
+        Command::Localnet(args) => localnet::run(args),
     }
 }

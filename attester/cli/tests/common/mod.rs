@@ -87,8 +87,10 @@ impl Harness {
     /// Runs `assay` with `args`; every known host reaches the trusted HTTPS listener unless
     /// `overrides` (earlier `--connect-to` rules win) send it elsewhere.
     pub fn assay_with(&self, args: &[&str], overrides: &[String]) -> Run {
+        // The subcommand first, then the harness's options, then the test's arguments (which may end
+        // with `--` and positionals).
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
-        cmd.args(args);
+        cmd.args(&args[..1]);
         for rule in overrides {
             cmd.arg("--connect-to").arg(rule);
         }
@@ -104,6 +106,7 @@ impl Harness {
         if !args.contains(&"--no-history") && !args.contains(&"--history") {
             cmd.arg("--history").arg(self.history_path());
         }
+        cmd.args(&args[1..]);
         cmd.env_remove("ASSAY_HORIZON_URL")
             .env_remove("ASSAY_STELLAR_EXPERT_URL")
             .env_remove("STELLAR_NETWORK")

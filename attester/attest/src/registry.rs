@@ -1,0 +1,164 @@
+//! The registry's ABI as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
+//! `get_safety(asset) -> Option<Safety>`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
+//! sorted order, which is how `#[contracttype]` structs encode.
+
+use stellar_xdr::{
+    AccountId, ContractId, Hash, HostFunction, InvokeContractArgs, PublicKey, ScAddress, ScBytes, ScMap, ScMapEntry,
+    ScSymbol, ScVal, Uint256,
+};
+
+/// The registry refuses larger batches (`BatchTooLarge`, code 7): 50 `attest` events fit the 16 KiB
+/// per-transaction event budget with room to spare.
+pub const MAX_BATCH_SIZE: usize = 50;
+
+/// Registry error codes the attester explains.
+pub fn registry_error(code: u32) -> &'static str {
+    match code {
+        1 => "AlreadyInitialized",
+        2 => "NotInitialized",
+        3 => "InvalidSeverity",
+        4 => "InconsistentAttestation (clawback bit below high)",
+        5 => "NotAttested",
+        6 => "NoPendingAdmin",
+        7 => "BatchTooLarge (more than 50)",
+        8 => "ReservedFlags",
+        9 => "ViolationBelowCritical (sep41_violation below critical)",
+        10 => "NotAttester (the source account is not in the registry's attester set; the admin adds it with add_attester)",
+        11 => "AttesterExists",
+        _ => "unknown registry error",
+    }
+}
+
+/// One write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attestation {
+    /// The asset's token contract id.
+    pub asset: [u8; 32],
+    /// 0..=4.
+    pub severity: u32,
+    /// Mechanics bits.
+    pub flags: u32,
+    /// SHA-256 of the evidence.
+    pub evidence_hash: [u8; 32],
+}
+
+/// What the registry holds for an asset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Safety {
+    /// 0..=4.
+    pub severity: u32,
+    /// Mechanics bits.
+    pub flags: u32,
+    /// SHA-256 of the evidence.
+    pub evidence_hash: [u8; 32],
+    /// Ledger time of the write.
+    pub attested_at: u64,
+}
+
+fn sym(s: &str) -> ScSymbol {
+    ScSymbol(s.try_into().expect("short symbol"))
+}
+
+fn contract(id: [u8; 32]) -> ScAddress {
+    ScAddress::Contract(ContractId(Hash(id)))
+}
+
+/// An account address value.
+pub fn account_val(public_key: [u8; 32]) -> ScVal {
+    ScVal::Address(ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(public_key)))))
+}
+
+fn bytes32(b: [u8; 32]) -> ScVal {
+    ScVal::Bytes(ScBytes(b.to_vec().try_into().expect("32 bytes")))
+}
+
+impl Attestation {
+    /// The `#[contracttype]` struct encoding.
+    pub fn to_scval(&self) -> ScVal {
+        let entries = vec![
+            ScMapEntry { key: ScVal::Symbol(sym("asset")), val: ScVal::Address(contract(self.asset)) },
+            ScMapEntry { key: ScVal::Symbol(sym("evidence_hash")), val: bytes32(self.evidence_hash) },
+            ScMapEntry { key: ScVal::Symbol(sym("flags")), val: ScVal::U32(self.flags) },
+            ScMapEntry { key: ScVal::Symbol(sym("severity")), val: ScVal::U32(self.severity) },
+        ];
+        ScVal::Map(Some(ScMap(entries.try_into().expect("4 entries"))))
+    }
+}
+
+/// A contract call.
+pub fn call(registry: [u8; 32], function: &str, args: Vec<ScVal>) -> HostFunction {
+    HostFunction::InvokeContract(InvokeContractArgs {
+        contract_address: contract(registry),
+        function_name: sym(function),
+        args: args.try_into().expect("few arguments"),
+    })
+}
+
+/// `attest_many(attester, attestations)`.
+pub fn attest_many(registry: [u8; 32], attester: [u8; 32], batch: &[Attestation]) -> HostFunction {
+    let items: Vec<ScVal> = batch.iter().map(Attestation::to_scval).collect();
+    call(
+        registry,
+        "attest_many",
+        vec![account_val(attester), ScVal::Vec(Some(items.try_into().expect("batch fits")))],
+    )
+}
+
+/// `revoke(attester, asset)`.
+pub fn revoke(registry: [u8; 32], attester: [u8; 32], asset: [u8; 32]) -> HostFunction {
+    call(registry, "revoke", vec![account_val(attester), ScVal::Address(contract(asset))])
+}
+
+/// `get_safety(asset)`.
+pub fn get_safety(registry: [u8; 32], asset: [u8; 32]) -> HostFunction {
+    call(registry, "get_safety", vec![ScVal::Address(contract(asset))])
+}
+
+/// Decodes `Option<Safety>`.
+pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, String> {
+    let map = match v {
+        ScVal::Void => return Ok(None),
+        ScVal::Map(Some(m)) => m,
+        other => return Err(format!("get_safety returned {other:?}, expected a Safety map or void")),
+    };
+    let field = |name: &str| map.iter().find(|e| e.key == ScVal::Symbol(sym(name))).map(|e| &e.val);
+    let severity = match field("severity") {
+        Some(ScVal::U32(n)) => *n,
+        _ => return Err("Safety.severity missing".into()),
+    };
+    let flags = match field("flags") {
+        Some(ScVal::U32(n)) => *n,
+        _ => return Err("Safety.flags missing".into()),
+    };
+    let attested_at = match field("attested_at") {
+        Some(ScVal::U64(n)) => *n,
+        _ => return Err("Safety.attested_at missing".into()),
+    };
+    let evidence_hash: [u8; 32] = match field("evidence_hash") {
+        Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| "Safety.evidence_hash is not 32 bytes")?,
+        _ => return Err("Safety.evidence_hash missing".into()),
+    };
+    Ok(Some(Safety { severity, flags, evidence_hash, attested_at }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safety_round_trip_shape() {
+        assert_eq!(decode_safety(&ScVal::Void), Ok(None));
+        let a = Attestation { asset: [1; 32], severity: 3, flags: 6, evidence_hash: [9; 32] };
+        let ScVal::Map(Some(m)) = a.to_scval() else { panic!() };
+        let keys: Vec<String> = m.iter().map(|e| format!("{:?}", e.key)).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted, "contracttype maps are key-sorted");
+        let mut entries: Vec<ScMapEntry> = m.0.to_vec();
+        entries.retain(|e| e.key != ScVal::Symbol(sym("asset")));
+        entries.insert(0, ScMapEntry { key: ScVal::Symbol(sym("attested_at")), val: ScVal::U64(7) });
+        let s = decode_safety(&ScVal::Map(Some(ScMap(entries.try_into().unwrap())))).unwrap().unwrap();
+        assert_eq!((s.severity, s.flags, s.evidence_hash, s.attested_at), (3, 6, [9; 32], 7));
+        assert!(decode_safety(&ScVal::U32(1)).is_err());
+    }
+}

@@ -1,0 +1,82 @@
+//! Scans for attestation: always fresh (the answer cache is bypassed), with the report bound to the
+//! network the asset lives on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use assay_core::{Asset, Report};
+use assay_scan::net::mapping::Mappings;
+use assay_scan::net::{HttpClient, NetConfig};
+use assay_scan::{Network, ScanConfig, Scanner};
+
+use crate::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
+
+/// Where the asset's sources are read.
+#[derive(Debug, Clone)]
+pub struct ScanSettings {
+    /// Passphrase of the network the asset lives on (bound into the evidence hash).
+    pub asset_passphrase: String,
+    /// Horizon of that network.
+    pub horizon_url: String,
+    /// StellarExpert API base.
+    pub expert_url: String,
+    /// curl-style name mappings (tests and pinned deployments).
+    pub mappings: Mappings,
+    /// Extra trusted roots.
+    pub extra_roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// Per-fetch bound.
+    pub timeout: Duration,
+}
+
+impl ScanSettings {
+    /// The default Horizon for a passphrase, when there is one.
+    pub fn default_horizon(passphrase: &str) -> Option<&'static str> {
+        match passphrase {
+            MAINNET_PASSPHRASE => Some(assay_core::DEFAULT_HORIZON_URL),
+            TESTNET_PASSPHRASE => Some("https://horizon-testnet.stellar.org"),
+            crate::network::LOCAL_PASSPHRASE => Some("http://localhost:8000"),
+            _ => None,
+        }
+    }
+}
+
+/// One asset's scan outcome: a report, or why there is none.
+pub type ScanResult = Result<Report, String>;
+
+/// Scans `assets` with the cache bypassed and evaluates them. Results are in input order.
+pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanResult>, String> {
+    let net = NetConfig {
+        mappings: settings.mappings.clone(),
+        extra_roots: settings.extra_roots.clone(),
+        connect_timeout: settings.timeout.min(Duration::from_secs(10)),
+        request_timeout: settings.timeout,
+        dns_answers: Default::default(),
+    };
+    let network = if settings.asset_passphrase == MAINNET_PASSPHRASE { Network::Mainnet } else { Network::Testnet };
+    let config = ScanConfig {
+        network,
+        horizon_url: settings.horizon_url.clone(),
+        expert_url: settings.expert_url.clone(),
+        asset_lists: Vec::new(),
+        cache: None,
+        concurrency: 8,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let subjects = runtime.block_on(async {
+        let http = HttpClient::new(&net)?;
+        let scanner = Arc::new(Scanner::new(http, config));
+        Ok::<_, String>(scanner.scan_many(assets.to_vec(), Arc::new(|_| {})).await)
+    })?;
+    Ok(subjects
+        .into_iter()
+        .map(|r| {
+            let mut subject = r.map_err(|e| e.to_string())?;
+            subject.network = Some(settings.asset_passphrase.clone());
+            assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
+        })
+        .collect())
+}

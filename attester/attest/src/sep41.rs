@@ -1,0 +1,1 @@
+//! Placeholder until the SEP-41 integration lands.

@@ -1,0 +1,481 @@
+//! Simulate → assemble → sign → send → poll for one `InvokeHostFunction` operation.
+//!
+//! The rule that matters: once a signed envelope may have reached the network, the only ways out are a
+//! final `getTransaction` answer (SUCCESS or FAILED), proof that it can no longer be included (its time
+//! bound passed), or [`ChainError::Unknown`] naming the hash. Re-sending is always the *same* envelope (same
+//! sequence number, same hash), so a retry can never write twice.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use stellar_xdr::{
+    AccountId, DecoratedSignature, Hash, HostFunction, InvokeHostFunctionOp, LedgerEntryData, LedgerKey,
+    LedgerKeyAccount, Limits, Memo, MuxedAccount, Operation, OperationBody, Preconditions, PublicKey, ReadXdr,
+    RestoreFootprintOp, ScVal, SequenceNumber, Signature, SignatureHint, SorobanAuthorizationEntry,
+    SorobanTransactionData, TimeBounds, TimePoint, Transaction, TransactionEnvelope, TransactionExt,
+    TransactionMeta, TransactionResult, TransactionResultResult, TransactionSignaturePayload,
+    TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr, ExtensionPoint,
+};
+
+use crate::identity::Signer;
+use crate::network::NetworkSpec;
+use crate::rpc::{RpcClient, RpcError};
+
+/// How transactions are priced and tracked.
+#[derive(Debug, Clone)]
+pub struct InvokeOptions {
+    /// Inclusion fee bid in stroops.
+    pub inclusion_fee: u32,
+    /// Percent added to the simulated resource fee (simulation is an estimate; state can move before apply).
+    pub resource_fee_margin_pct: u32,
+    /// Seconds until the transaction's time bound: past it, a not-found transaction is certainly dead.
+    pub validity_secs: u64,
+    /// Pause between `getTransaction` polls.
+    pub poll_interval: Duration,
+    /// `TRY_AGAIN_LATER` answers tolerated before giving up (the envelope was never accepted).
+    pub max_try_again: u32,
+    /// Pause after `TRY_AGAIN_LATER`, doubled each time.
+    pub try_again_backoff: Duration,
+}
+
+impl Default for InvokeOptions {
+    fn default() -> InvokeOptions {
+        InvokeOptions {
+            inclusion_fee: 100,
+            resource_fee_margin_pct: 15,
+            validity_secs: 90,
+            poll_interval: Duration::from_millis(500),
+            max_try_again: 5,
+            try_again_backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Why an invocation did not end in a confirmed success. The variant says whether anything may have been
+/// written: only [`ChainError::Unknown`] leaves that open, and it names the hash to check.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    /// The RPC could not be used before anything was sent. Nothing was submitted.
+    #[error("{0}; nothing was submitted")]
+    Rpc(RpcError),
+    /// The source account does not exist on this network.
+    #[error("source account {0} does not exist on this network; fund it first (e.g. `stellar keys fund NAME`)")]
+    NoAccount(String),
+    /// Simulation refused the call. Nothing was submitted.
+    #[error("simulation failed: {0}; nothing was submitted")]
+    Simulation(String),
+    /// `sendTransaction` answered ERROR: the network refused the envelope; it will never apply.
+    #[error("the network rejected transaction {hash}: {code}; nothing was written")]
+    Rejected {
+        /// Envelope hash.
+        hash: String,
+        /// Result code (e.g. `txBAD_SEQ`, `txINSUFFICIENT_FEE`).
+        code: String,
+    },
+    /// `TRY_AGAIN_LATER` every time: the envelope was never accepted.
+    #[error("stellar-rpc kept answering TRY_AGAIN_LATER ({0} times); nothing was written — retry later")]
+    Busy(u32),
+    /// Included in a ledger but failed there.
+    #[error("transaction {hash} failed on chain in ledger {ledger}: {code}; nothing was written")]
+    Failed {
+        /// Transaction hash.
+        hash: String,
+        /// Ledger.
+        ledger: u32,
+        /// Result code or operation failure.
+        code: String,
+    },
+    /// Never included, and its time bound has passed: it can no longer apply.
+    #[error("transaction {hash} was not included before its time bound and can no longer apply; nothing was written")]
+    Expired {
+        /// Transaction hash.
+        hash: String,
+    },
+    /// Sent, but its fate could not be learned. It may still apply: check the hash before retrying.
+    #[error("transaction {hash} was sent but its outcome is unknown ({detail}); check it with `stellar tx fetch --hash {hash}` (or getTransaction) before writing again")]
+    Unknown {
+        /// Transaction hash.
+        hash: String,
+        /// Why.
+        detail: String,
+    },
+}
+
+impl ChainError {
+    /// True when the attestation might have been written despite the error.
+    pub fn may_have_written(&self) -> bool {
+        matches!(self, ChainError::Unknown { .. })
+    }
+}
+
+/// A confirmed, successful invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirmed {
+    /// Transaction hash (hex).
+    pub hash: String,
+    /// Ledger it applied in.
+    pub ledger: u32,
+    /// Ledger close time (unix seconds) when known.
+    pub created_at: Option<u64>,
+    /// What the function returned.
+    pub return_value: Option<ScVal>,
+    /// Fee bid (inclusion + resource).
+    pub fee: u32,
+}
+
+/// A simulation's useful answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Simulated {
+    /// Resources and footprint.
+    pub data: SorobanTransactionData,
+    /// Authorisations to attach.
+    pub auth: Vec<SorobanAuthorizationEntry>,
+    /// Minimum resource fee in stroops.
+    pub min_resource_fee: i64,
+    /// Return value.
+    pub result: Option<ScVal>,
+    /// Archived entries to restore first: (transaction data, min resource fee).
+    pub restore: Option<(SorobanTransactionData, i64)>,
+}
+
+fn b64<T: WriteXdr>(v: &T) -> String {
+    v.to_xdr_base64(Limits::none()).expect("XDR values encode")
+}
+
+fn unb64<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
+    let s = s.ok_or_else(|| format!("missing {field}"))?;
+    T::from_xdr_base64(s, Limits::none()).map_err(|e| format!("bad {field}: {e}"))
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Extracts the most useful line of a failed simulation (`HostError: Error(Contract, #N)` when present).
+pub fn simulation_summary(error: &str) -> String {
+    let host = error.lines().find(|l| l.trim_start().starts_with("HostError:")).map(|l| l.trim().to_string());
+    match host {
+        Some(h) => h,
+        None => error.lines().next().unwrap_or(error).chars().take(300).collect(),
+    }
+}
+
+/// The `Error(Contract, #N)` code in a simulation error, if any.
+pub fn contract_error_code(error: &str) -> Option<u32> {
+    let at = error.find("Error(Contract, #")? + "Error(Contract, #".len();
+    error[at..].split(')').next()?.parse().ok()
+}
+
+/// Talks to one network as one signer.
+pub struct Invoker<'a> {
+    /// Endpoint.
+    pub rpc: &'a RpcClient,
+    /// Network (passphrase signs).
+    pub network: &'a NetworkSpec,
+    /// Source account and signer.
+    pub signer: &'a Signer,
+    /// Pricing and tracking.
+    pub options: InvokeOptions,
+}
+
+impl<'a> Invoker<'a> {
+    fn account_id(&self) -> AccountId {
+        AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(self.signer.public_key())))
+    }
+
+    /// The next sequence number of the source account.
+    pub fn next_sequence(&self) -> Result<i64, ChainError> {
+        let key = LedgerKey::Account(LedgerKeyAccount { account_id: self.account_id() });
+        let r = self.rpc.call("getLedgerEntries", json!({"keys": [b64(&key)]})).map_err(ChainError::Rpc)?;
+        let Some(entry) = r["entries"].as_array().and_then(|e| e.first()) else {
+            return Err(ChainError::NoAccount(self.signer.address()));
+        };
+        match unb64::<LedgerEntryData>("entry xdr", entry["xdr"].as_str()) {
+            Ok(LedgerEntryData::Account(a)) => Ok(a.seq_num.0 + 1),
+            Ok(_) => Err(ChainError::Simulation("getLedgerEntries returned a non-account entry".into())),
+            Err(e) => Err(ChainError::Rpc(RpcError::Protocol { url: self.rpc.url().into(), detail: e })),
+        }
+    }
+
+    fn transaction(&self, seq: i64, fee: u32, op: Operation, data: Option<SorobanTransactionData>) -> Transaction {
+        Transaction {
+            source_account: MuxedAccount::Ed25519(Uint256(self.signer.public_key())),
+            fee,
+            seq_num: SequenceNumber(seq),
+            cond: Preconditions::Time(TimeBounds {
+                min_time: TimePoint(0),
+                max_time: TimePoint(now_unix() + self.options.validity_secs),
+            }),
+            memo: Memo::None,
+            operations: vec![op].try_into().expect("one operation"),
+            ext: match data {
+                Some(d) => TransactionExt::V1(d),
+                None => TransactionExt::V0,
+            },
+        }
+    }
+
+    /// Signs `tx`, returning the envelope and its hash.
+    pub fn sign(&self, tx: Transaction) -> (TransactionEnvelope, [u8; 32]) {
+        let payload = TransactionSignaturePayload {
+            network_id: Hash(self.network.network_id()),
+            tagged_transaction: TransactionSignaturePayloadTaggedTransaction::Tx(tx.clone()),
+        };
+        let hash: [u8; 32] = Sha256::digest(payload.to_xdr(Limits::none()).expect("payload encodes")).into();
+        let public = self.signer.public_key();
+        let sig = DecoratedSignature {
+            hint: SignatureHint([public[28], public[29], public[30], public[31]]),
+            signature: Signature(self.signer.sign(&hash).to_vec().try_into().expect("64 bytes")),
+        };
+        let env = TransactionEnvelope::Tx(TransactionV1Envelope {
+            tx,
+            signatures: vec![sig].try_into().expect("one signature"),
+        });
+        (env, hash)
+    }
+
+    fn invoke_op(host_function: HostFunction, auth: Vec<SorobanAuthorizationEntry>) -> Operation {
+        Operation {
+            source_account: None,
+            body: OperationBody::InvokeHostFunction(InvokeHostFunctionOp {
+                host_function,
+                auth: auth.try_into().expect("auth entries fit"),
+            }),
+        }
+    }
+
+    /// Simulates `host_function` from the source account. Never sends anything.
+    pub fn simulate(&self, host_function: &HostFunction) -> Result<Simulated, ChainError> {
+        let seq = self.next_sequence()?;
+        let tx = self.transaction(seq, self.options.inclusion_fee, Self::invoke_op(host_function.clone(), vec![]), None);
+        let (env, _) = self.sign(tx);
+        let r = self.rpc.call("simulateTransaction", json!({"transaction": b64(&env)})).map_err(ChainError::Rpc)?;
+        parse_simulation(&r).map_err(ChainError::Simulation)
+    }
+
+    /// Reads a contract function's return value by simulation only.
+    pub fn read(&self, host_function: &HostFunction) -> Result<Option<ScVal>, ChainError> {
+        Ok(self.simulate(host_function)?.result)
+    }
+
+    /// Simulates, restores archived entries if asked, assembles, signs, sends and confirms.
+    pub fn invoke(&self, host_function: &HostFunction) -> Result<Confirmed, ChainError> {
+        let mut restored = false;
+        let mut bad_seq_retries = 0;
+        loop {
+            let sim = self.simulate(host_function)?;
+            if let Some((data, fee)) = sim.restore.clone() {
+                if restored {
+                    return Err(ChainError::Simulation("still asks for a restore after restoring".into()));
+                }
+                self.restore(data, fee)?;
+                restored = true;
+                continue;
+            }
+            let seq = self.next_sequence()?;
+            let mut data = sim.data.clone();
+            let resource_fee = sim.min_resource_fee + sim.min_resource_fee * self.options.resource_fee_margin_pct as i64 / 100;
+            data.resource_fee = resource_fee;
+            let fee = u32::try_from(resource_fee + self.options.inclusion_fee as i64)
+                .map_err(|_| ChainError::Simulation(format!("resource fee {resource_fee} does not fit a transaction fee")))?;
+            let tx = self.transaction(seq, fee, Self::invoke_op(host_function.clone(), sim.auth.clone()), Some(data));
+            match self.submit(tx) {
+                Err(ChainError::Rejected { code, .. }) if code == "txBAD_SEQ" && bad_seq_retries < 2 => {
+                    // Refused outright, so rebuilding with a fresh sequence number cannot double-write.
+                    bad_seq_retries += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn restore(&self, data: SorobanTransactionData, min_fee: i64) -> Result<Confirmed, ChainError> {
+        let seq = self.next_sequence()?;
+        let mut data = data;
+        let resource_fee = min_fee + min_fee * self.options.resource_fee_margin_pct as i64 / 100;
+        data.resource_fee = resource_fee;
+        let op = Operation {
+            source_account: None,
+            body: OperationBody::RestoreFootprint(RestoreFootprintOp { ext: ExtensionPoint::V0 }),
+        };
+        let fee = u32::try_from(resource_fee + self.options.inclusion_fee as i64).unwrap_or(u32::MAX);
+        self.submit(self.transaction(seq, fee, op, Some(data)))
+    }
+
+    /// Sends a signed transaction and follows it to a final answer.
+    pub fn submit(&self, tx: Transaction) -> Result<Confirmed, ChainError> {
+        let fee = tx.fee;
+        let max_time = match &tx.cond {
+            Preconditions::Time(tb) => tb.max_time.0,
+            _ => u64::MAX,
+        };
+        let (env, hash) = self.sign(tx);
+        let hash_hex = hex::encode(hash);
+        let xdr = b64(&env);
+        let mut backoff = self.options.try_again_backoff;
+        let mut try_again = 0;
+        loop {
+            match self.rpc.call("sendTransaction", json!({"transaction": xdr})) {
+                Ok(r) => match r["status"].as_str().unwrap_or("") {
+                    "PENDING" | "DUPLICATE" => break,
+                    "TRY_AGAIN_LATER" => {
+                        try_again += 1;
+                        if try_again > self.options.max_try_again {
+                            return Err(ChainError::Busy(try_again));
+                        }
+                        std::thread::sleep(backoff);
+                        backoff = (backoff * 2).min(Duration::from_secs(10));
+                    }
+                    "ERROR" => {
+                        let code = match unb64::<TransactionResult>("errorResultXdr", r["errorResultXdr"].as_str()) {
+                            Ok(res) => result_code(&res.result),
+                            Err(e) => e,
+                        };
+                        return Err(ChainError::Rejected { hash: hash_hex, code });
+                    }
+                    other => {
+                        // An answer we do not understand: the envelope may be in the queue. Follow the hash.
+                        return self.follow(&hash_hex, &xdr, max_time, fee, Some(format!("sendTransaction status {other:?}")));
+                    }
+                },
+                Err(e) if !e.maybe_delivered() && try_again == 0 => return Err(ChainError::Rpc(e)),
+                Err(e) => return self.follow(&hash_hex, &xdr, max_time, fee, Some(e.to_string())),
+            }
+        }
+        self.follow(&hash_hex, &xdr, max_time, fee, None)
+    }
+
+    /// Polls `hash` until it is final or provably dead. When the send's answer was lost, re-sends the same
+    /// envelope while it is not found (idempotent: same hash, same sequence number).
+    fn follow(&self, hash: &str, xdr: &str, max_time: u64, fee: u32, lost: Option<String>) -> Result<Confirmed, ChainError> {
+        let resend = lost.is_some();
+        let mut last_problem = lost.unwrap_or_default();
+        // Wall-clock backstop: the time bound plus a few ledgers of slack.
+        let give_up = Instant::now() + Duration::from_secs(max_time.saturating_sub(now_unix()).min(3600) + 30);
+        loop {
+            match self.rpc.call("getTransaction", json!({"hash": hash})) {
+                Ok(r) => match r["status"].as_str().unwrap_or("") {
+                    "SUCCESS" => return Ok(confirmed(hash, &r, fee)),
+                    "FAILED" => {
+                        let code = match unb64::<TransactionResult>("resultXdr", r["resultXdr"].as_str()) {
+                            Ok(res) => result_code(&res.result),
+                            Err(e) => e,
+                        };
+                        return Err(ChainError::Failed {
+                            hash: hash.into(),
+                            ledger: r["ledger"].as_u64().unwrap_or(0) as u32,
+                            code,
+                        });
+                    }
+                    _ => {
+                        let close: u64 = r["latestLedgerCloseTime"]
+                            .as_str()
+                            .and_then(|s| s.parse().ok())
+                            .or_else(|| r["latestLedgerCloseTime"].as_u64())
+                            .unwrap_or(0);
+                        if close > max_time {
+                            return Err(ChainError::Expired { hash: hash.into() });
+                        }
+                        if resend {
+                            // Same envelope again: DUPLICATE or PENDING are both fine; ERROR txBAD_SEQ means
+                            // it (or something else) already used the sequence number, so keep polling.
+                            let _ = self.rpc.call("sendTransaction", json!({"transaction": xdr}));
+                        }
+                    }
+                },
+                Err(e) => last_problem = e.to_string(),
+            }
+            if Instant::now() > give_up {
+                let detail = if last_problem.is_empty() { "no final status before the deadline".into() } else { last_problem };
+                return Err(ChainError::Unknown { hash: hash.into(), detail });
+            }
+            std::thread::sleep(self.options.poll_interval);
+        }
+    }
+}
+
+fn confirmed(hash: &str, r: &Value, fee: u32) -> Confirmed {
+    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r["resultMetaXdr"].as_str()).ok().and_then(|m| match m {
+        TransactionMeta::V3(v3) => v3.soroban_meta.and_then(|s| Some(s.return_value)),
+        TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
+        _ => None,
+    });
+    Confirmed {
+        hash: hash.into(),
+        ledger: r["ledger"].as_u64().unwrap_or(0) as u32,
+        created_at: r["createdAt"].as_str().and_then(|s| s.parse().ok()).or_else(|| r["createdAt"].as_u64()),
+        return_value,
+        fee,
+    }
+}
+
+/// stellar-core's name for a result code (`txBAD_SEQ`, `txTOO_LATE`), with operation detail on failure.
+pub fn result_code(result: &TransactionResultResult) -> String {
+    let camel = result.name().trim_start_matches("Tx");
+    let mut snake = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_uppercase());
+    }
+    match result {
+        TransactionResultResult::TxFailed(ops) => {
+            let detail: Vec<String> = ops.iter().map(|o| format!("{o:?}")).collect();
+            format!("txFAILED: {}", detail.join("; "))
+        }
+        _ => format!("tx{snake}"),
+    }
+}
+
+/// Parses a `simulateTransaction` result.
+pub fn parse_simulation(r: &Value) -> Result<Simulated, String> {
+    if let Some(err) = r.get("error").and_then(Value::as_str) {
+        return Err(simulation_summary(err));
+    }
+    let data: SorobanTransactionData = unb64("transactionData", r["transactionData"].as_str())?;
+    let min_resource_fee = r["minResourceFee"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .or_else(|| r["minResourceFee"].as_i64())
+        .ok_or("missing minResourceFee")?;
+    let first = &r["results"][0];
+    let auth = first["auth"]
+        .as_array()
+        .map(|a| a.iter().map(|e| unb64("auth", e.as_str())).collect::<Result<Vec<_>, _>>())
+        .transpose()?
+        .unwrap_or_default();
+    let result = match first["xdr"].as_str() {
+        Some(x) => Some(unb64::<ScVal>("result xdr", Some(x))?),
+        None => None,
+    };
+    let restore = match r.get("restorePreamble").filter(|v| v.is_object()) {
+        Some(p) => {
+            let d: SorobanTransactionData = unb64("restorePreamble.transactionData", p["transactionData"].as_str())?;
+            let f = p["minResourceFee"].as_str().and_then(|s| s.parse().ok()).or_else(|| p["minResourceFee"].as_i64()).unwrap_or(0);
+            Some((d, f))
+        }
+        None => None,
+    };
+    Ok(Simulated { data, auth, min_resource_fee, result, restore })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarises_host_errors() {
+        let e = "host invocation failed\n\nCaused by:\n    HostError: Error(Contract, #10)\n    \nEvent log (newest first):\n   0: [Diagnostic Event] ...";
+        assert_eq!(simulation_summary(e), "HostError: Error(Contract, #10)");
+        assert_eq!(contract_error_code(e), Some(10));
+        assert_eq!(contract_error_code("no code"), None);
+    }
+
+    #[test]
+    fn result_codes_name_the_failure() {
+        assert_eq!(result_code(&TransactionResultResult::TxBadSeq), "txBAD_SEQ");
+        assert_eq!(result_code(&TransactionResultResult::TxTooLate), "txTOO_LATE");
+    }
+}

@@ -1,0 +1,120 @@
+//! `assay localnet`: run the local Stellar network (stellar-rpc JSON-RPC over the real Soroban
+//! host, a Horizon-compatible read API and friendbot) until SIGINT or SIGTERM.
+
+use std::process::ExitCode;
+
+use assay_localnet::{LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
+use clap::{Args, ValueEnum};
+
+/// Exit code when the network cannot start (e.g. the port is taken).
+const EXIT_START_FAILED: u8 = 1;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Output {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+#[command(
+    about = "Run a local Stellar network: stellar-rpc JSON-RPC on the real Soroban host, Horizon reads, friendbot",
+    long_about = "Run a local Stellar network on 127.0.0.1 until SIGINT or SIGTERM.\n\n\
+        Transactions are applied with soroban-env-host (the code stellar-core runs) and simulated with \
+        soroban-simulation. The node answers the stellar-rpc JSON-RPC API, GET /horizon/accounts/{id} and \
+        /horizon/assets, and /friendbot?addr=G…. The root account's secret is SHA-256 of the passphrase \
+        (as in stellar-core); fund accounts through friendbot instead of using it.",
+    after_help = "Examples:\n  assay localnet --port 8000 --ledger-close-ms 1000\n  \
+        stellar network add local --rpc-url http://127.0.0.1:8000/rpc --network-passphrase 'Standalone Network ; February 2017'\n\n\
+        Exit codes:\n  0   stopped by SIGINT or SIGTERM\n  1   the network could not start (e.g. the port is in use)\n  64  usage error"
+)]
+pub struct LocalnetArgs {
+    /// TCP port on 127.0.0.1 (0 picks a free port)
+    #[arg(long, default_value_t = 8000, env = "STELLAR_LOCALNET_PORT")]
+    port: u16,
+    /// Ledger close interval in milliseconds (the real network closes about every 5,000)
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    ledger_close_ms: u64,
+    /// Network passphrase
+    #[arg(long, default_value = STANDALONE_PASSPHRASE, env = "STELLAR_NETWORK_PASSPHRASE")]
+    network_passphrase: String,
+    /// Format of the startup summary on stdout
+    #[arg(long, value_enum, default_value = "text")]
+    output: Output,
+}
+
+pub fn run(args: LocalnetArgs) -> ExitCode {
+    // Block the termination signals before any thread starts so every thread inherits the mask
+    // and the main thread can wait for them synchronously.
+    let signals = match block_termination_signals() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot set up signal handling: {e}");
+            return ExitCode::from(EXIT_START_FAILED);
+        }
+    };
+    let net = match LocalNet::start(LocalNetConfig {
+        port: args.port,
+        ledger_close_ms: args.ledger_close_ms,
+        passphrase: args.network_passphrase.clone(),
+    }) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_START_FAILED);
+        }
+    };
+    let assay_localnet::xdr::PublicKey::PublicKeyTypeEd25519(root_key) = &net.root_account().0;
+    let root = assay_localnet::strkey_account(root_key.0);
+    match args.output {
+        Output::Json => println!(
+            "{}",
+            serde_json::json!({
+                "rpcUrl": net.rpc_url(),
+                "horizonUrl": net.horizon_url(),
+                "friendbotUrl": net.friendbot_url(),
+                "adminUrl": net.admin_url(),
+                "networkPassphrase": net.passphrase(),
+                "rootAccount": root,
+                "ledgerCloseMs": args.ledger_close_ms,
+            })
+        ),
+        Output::Text => {
+            println!("rpc url:            {}", net.rpc_url());
+            println!("horizon url:        {}", net.horizon_url());
+            println!("friendbot url:      {}", net.friendbot_url());
+            println!("admin url:          {}", net.admin_url());
+            println!("network passphrase: {}", net.passphrase());
+            println!("root account:       {root}");
+            println!("ledger close:       every {} ms", args.ledger_close_ms);
+        }
+    }
+    eprintln!("localnet: running; stop with Ctrl-C (SIGINT) or SIGTERM");
+    let sig = wait_for(&signals);
+    eprintln!("localnet: received signal {sig}; stopping at ledger {}", net.latest_ledger());
+    drop(net);
+    ExitCode::SUCCESS
+}
+
+fn block_termination_signals() -> std::io::Result<libc::sigset_t> {
+    // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask only reads it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        if rc != 0 {
+            return Err(std::io::Error::from_raw_os_error(rc));
+        }
+        Ok(set)
+    }
+}
+
+fn wait_for(set: &libc::sigset_t) -> i32 {
+    let mut sig: libc::c_int = 0;
+    // SAFETY: `set` was initialised above; sigwait writes the received signal number.
+    unsafe {
+        while libc::sigwait(set, &mut sig) != 0 {}
+    }
+    sig
+}

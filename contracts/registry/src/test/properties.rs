@@ -1,0 +1,105 @@
+//! Property tests: over random verdicts, ages and policies, a read never says "safe" where a
+//! stricter read says "unsafe", and never says "safe" without an attestation.
+use proptest::prelude::*;
+use soroban_sdk::{testutils::Address as _, testutils::Ledger as _, Address, BytesN};
+
+use super::Setup;
+use crate::testutils::Build;
+
+/// A policy's age window as an upper bound in seconds; 0 disables the check (unbounded).
+fn window(max_age_secs: u64) -> u64 {
+    if max_age_secs == 0 {
+        u64::MAX
+    } else {
+        max_age_secs
+    }
+}
+
+fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32, u64)]) {
+    let s = Setup::new(build);
+    let c = s.client();
+    let asset = Address::generate(&s.env);
+    let never = Address::generate(&s.env);
+    let hash = BytesN::from_array(&s.env, &[3; 32]);
+    let written = c
+        .try_attest(&s.attester, &asset, &severity, &flags, &hash)
+        .is_ok();
+    let t0 = s.env.ledger().timestamp();
+    s.env.ledger().set_timestamp(t0 + age);
+
+    let mut answers = std::vec::Vec::new();
+    for &(max_severity, mask, max_age) in queries {
+        let safe = c.is_safe(&asset, &max_severity, &max_age);
+        let masked = c.is_safe_masked(&asset, &mask, &max_age);
+        // Never true without an attestation.
+        assert!(!c.is_safe(&never, &max_severity, &max_age));
+        assert!(!c.is_safe_masked(&never, &mask, &max_age));
+        if !written {
+            assert!(!safe && !masked, "a refused write must read as unsafe");
+        }
+        answers.push((max_severity, mask, max_age, safe, masked));
+    }
+    // Monotonicity: whenever a stricter call says true, every looser call says true.
+    for &(sev_a, mask_a, age_a, safe_a, masked_a) in &answers {
+        for &(sev_b, mask_b, age_b, safe_b, masked_b) in &answers {
+            let age_stricter = window(age_a) <= window(age_b);
+            if safe_a && sev_a <= sev_b && age_stricter {
+                assert!(safe_b, "is_safe({sev_a},{age_a}) but not is_safe({sev_b},{age_b})");
+            }
+            if masked_a && mask_a & mask_b == mask_b && age_stricter {
+                assert!(
+                    masked_b,
+                    "is_safe_masked({mask_a:#x},{age_a}) but not ({mask_b:#x},{age_b})"
+                );
+            }
+        }
+    }
+    // After a revocation nothing is safe.
+    if written {
+        c.revoke(&s.attester, &asset);
+        for &(max_severity, mask, max_age) in queries {
+            assert!(!c.is_safe(&asset, &max_severity, &max_age));
+            assert!(!c.is_safe_masked(&asset, &mask, &max_age));
+        }
+    }
+}
+
+fn query() -> impl Strategy<Value = (u32, u32, u64)> {
+    (
+        prop_oneof![0u32..=5, any::<u32>()],
+        prop_oneof![0u32..512, any::<u32>()],
+        prop_oneof![Just(0u64), 0u64..200_000, any::<u64>()],
+    )
+}
+
+fn verdict() -> impl Strategy<Value = (u32, u32, u64)> {
+    (
+        prop_oneof![0u32..=4, any::<u32>()],
+        prop_oneof![0u32..512, any::<u32>()],
+        prop_oneof![0u64..200_000, Just(86_400u64), Just(86_401u64)],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn reads_are_monotone_and_fail_closed_native(
+        (severity, flags, age) in verdict(),
+        queries in proptest::collection::vec(query(), 1..8),
+    ) {
+        check(Build::Native, severity, flags, age, &queries);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn reads_are_monotone_and_fail_closed_wasm(
+        (severity, flags, age) in verdict(),
+        queries in proptest::collection::vec(query(), 1..8),
+    ) {
+        check(Build::Wasm, severity, flags, age, &queries);
+    }
+}
