@@ -1,13 +1,249 @@
 #![no_std]
-//! Placeholder; the gate is built under the registry issue.
-use soroban_sdk::{contract, contractimpl, Env};
+//! Example vault that fails closed on the Assay registry.
+//!
+//! `deposit` admits a token only if the registry holds a fresh attestation for it, at or below
+//! the severity ceiling, with none of the forbidden mechanics. Both checks are needed: the mask
+//! sees powers but not reputation (a critical-by-reputation token carries no capability bits),
+//! the ceiling sees badness but cannot tell freezing from confiscation. `withdraw` never consults
+//! the registry, so a stale or revoked attestation never traps funds already inside.
+use soroban_sdk::{
+    contract, contractimpl, contracttype, token,
+    unwrap::{UnwrapInfallible, UnwrapOptimized},
+    Address, Env, TryFromVal,
+};
+
+mod error;
+mod events;
+mod registry;
+
+pub use error::Error;
+pub use events::{Deposited, Withdrawn};
+pub use registry::Safety;
+use registry::SafetyRegistryClient;
+
+/// Bit 1 of the registry's mechanics: the issuer can freeze a balance.
+pub const MECH_AUTH_REVOCABLE: u32 = 2;
+/// Bit 2 of the registry's mechanics: the issuer can take a balance.
+pub const MECH_CLAWBACK_ENABLED: u32 = 4;
+/// Default forbidden mechanics: freezing and confiscation.
+pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
+/// Default severity ceiling: medium.
+pub const MAX_SEVERITY: u32 = 2;
+/// Default freshness window: 24 hours.
+pub const MAX_ATTESTATION_AGE: u64 = 86_400;
+/// The highest ceiling a policy may set: a critical token is never admissible.
+pub const HIGHEST_ADMISSIBLE_SEVERITY: u32 = 3;
+
+/// Ledgers in a day at ~5 s per ledger.
+const DAY_IN_LEDGERS: u32 = 17_280;
+/// Balance entries and the instance are topped up to 180 days whenever they fall below 150.
+const BALANCE_EXTEND_TO: u32 = 180 * DAY_IN_LEDGERS;
+const BALANCE_TTL_THRESHOLD: u32 = BALANCE_EXTEND_TO - 30 * DAY_IN_LEDGERS;
+const INSTANCE_EXTEND_TO: u32 = BALANCE_EXTEND_TO;
+const INSTANCE_TTL_THRESHOLD: u32 = BALANCE_TTL_THRESHOLD;
+
+/// What the gate admits.
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Policy {
+    /// Highest admissible severity (0..=3).
+    pub max_severity: u32,
+    /// Mechanics bits that refuse a token.
+    pub forbidden_mask: u32,
+    /// Oldest admissible attestation, in seconds (> 0; the boundary itself is admitted).
+    pub max_age_secs: u64,
+}
+
+impl Policy {
+    /// Ceiling 2, forbidden mechanics 6 (freeze, clawback), 24 h.
+    pub fn default_policy() -> Self {
+        Policy {
+            max_severity: MAX_SEVERITY,
+            forbidden_mask: REFUSED_MECHANICS,
+            max_age_secs: MAX_ATTESTATION_AGE,
+        }
+    }
+}
+
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum DataKey {
+    /// Instance: the registry consulted on deposit.
+    Registry,
+    /// Instance: the admission policy.
+    Policy,
+    /// Persistent: what `holder` has deposited of `asset`.
+    Balance(Address, Address),
+}
 
 #[contract]
 pub struct Gate;
 
 #[contractimpl]
 impl Gate {
-    pub fn version(_env: Env) -> u32 {
-        1
+    /// # Arguments
+    /// * `registry` - the Assay registry to consult.
+    /// * `policy` - `None` for the defaults (ceiling 2, mask 6, 86,400 s).
+    ///
+    /// # Errors
+    /// * [`Error::InvalidPolicy`] (5) - ceiling above 3 or `max_age_secs` of 0.
+    pub fn __constructor(env: Env, registry: Address, policy: Option<Policy>) -> Result<(), Error> {
+        let policy = policy.unwrap_or_else(Policy::default_policy);
+        if policy.max_severity > HIGHEST_ADMISSIBLE_SEVERITY || policy.max_age_secs == 0 {
+            return Err(Error::InvalidPolicy);
+        }
+        env.storage().instance().set(&DataKey::Registry, &registry);
+        env.storage().instance().set(&DataKey::Policy, &policy);
+        Ok(())
+    }
+
+    /// The registry this gate consults.
+    pub fn registry(env: Env) -> Address {
+        registry_address(&env)
+    }
+
+    /// The admission policy.
+    pub fn policy(env: Env) -> Policy {
+        policy(&env)
+    }
+
+    /// Why `asset` would be refused right now, or `Ok` if it would be admitted.
+    ///
+    /// # Errors
+    /// [`Error::NotAttested`] (1), [`Error::AttestationStale`] (2),
+    /// [`Error::SeverityTooHigh`] (4), [`Error::IssuerCanTakeIt`] (3), checked in that order.
+    pub fn check(env: Env, asset: Address) -> Result<(), Error> {
+        admit(&env, &asset)
+    }
+
+    /// Whether `asset` would be admitted right now.
+    pub fn would_admit(env: Env, asset: Address) -> bool {
+        admit(&env, &asset).is_ok()
+    }
+
+    /// Moves `amount` of `asset` from `from` into the vault, if the registry admits `asset`.
+    ///
+    /// # Arguments
+    /// * `asset` - the token contract (a classic asset's SAC).
+    /// * `from` - the depositor; must authorise this call and the token transfer.
+    /// * `amount` - positive.
+    ///
+    /// # Errors
+    /// * [`Error::InvalidAmount`] (6).
+    /// * Any error of [`Gate::check`]; nothing moves.
+    ///
+    /// # Events
+    /// `["deposit", asset, from]` with data `{amount}`, after the token's own `transfer`.
+    pub fn deposit(env: Env, asset: Address, from: Address, amount: i128) -> Result<(), Error> {
+        if amount <= 0 {
+            return Err(Error::InvalidAmount);
+        }
+        from.require_auth();
+        admit(&env, &asset)?;
+        token::Client::new(&env, &asset).transfer(&from, env.current_contract_address(), &amount);
+        let balance = balance(&env, &asset, &from);
+        set_balance(&env, &asset, &from, balance + amount);
+        Deposited {
+            asset,
+            from,
+            amount,
+        }
+        .publish(&env);
+        Ok(())
+    }
+
+    /// Returns `amount` of `asset` to `to`. Never consults the registry.
+    ///
+    /// # Errors
+    /// * [`Error::InvalidAmount`] (6).
+    /// * [`Error::InsufficientBalance`] (7) - more than `to` deposited.
+    ///
+    /// # Events
+    /// `["withdraw", asset, to]` with data `{amount}`.
+    pub fn withdraw(env: Env, asset: Address, to: Address, amount: i128) -> Result<(), Error> {
+        if amount <= 0 {
+            return Err(Error::InvalidAmount);
+        }
+        to.require_auth();
+        let balance = balance(&env, &asset, &to);
+        if balance < amount {
+            return Err(Error::InsufficientBalance);
+        }
+        set_balance(&env, &asset, &to, balance - amount);
+        token::Client::new(&env, &asset).transfer(&env.current_contract_address(), &to, &amount);
+        Withdrawn { asset, to, amount }.publish(&env);
+        Ok(())
+    }
+
+    /// What `holder` has deposited of `asset`.
+    pub fn balance(env: Env, asset: Address, holder: Address) -> i128 {
+        balance(&env, &asset, &holder)
     }
 }
+
+fn registry_address(env: &Env) -> Address {
+    // Set by the constructor, so always present; trap without panic formatting in the .wasm.
+    env.storage()
+        .instance()
+        .get(&DataKey::Registry)
+        .unwrap_optimized()
+}
+
+fn policy(env: &Env) -> Policy {
+    env.storage()
+        .instance()
+        .get(&DataKey::Policy)
+        .unwrap_or_else(Policy::default_policy)
+}
+
+/// The admission rule. Order matters for which error a caller sees, not for the outcome.
+fn admit(env: &Env, asset: &Address) -> Result<(), Error> {
+    let policy = policy(env);
+    let safety = SafetyRegistryClient::new(env, &registry_address(env))
+        .get_safety(asset)
+        .ok_or(Error::NotAttested)?;
+    let age = now(env).saturating_sub(safety.attested_at);
+    if age > policy.max_age_secs {
+        return Err(Error::AttestationStale);
+    }
+    if safety.severity > policy.max_severity {
+        return Err(Error::SeverityTooHigh);
+    }
+    if safety.flags & policy.forbidden_mask != 0 {
+        return Err(Error::IssuerCanTakeIt);
+    }
+    Ok(())
+}
+
+/// The ledger timestamp. `env.ledger().timestamp()` unwraps with a formatted panic, which drags
+/// ~5 KB of `core::fmt` into the `.wasm`; this traps instead on the (impossible) bad value.
+fn now(env: &Env) -> u64 {
+    use soroban_env_common::Env as _;
+    let raw = env.get_ledger_timestamp().unwrap_infallible();
+    u64::try_from_val(env, &raw).unwrap_optimized()
+}
+
+fn balance(env: &Env, asset: &Address, holder: &Address) -> i128 {
+    env.storage()
+        .persistent()
+        .get(&DataKey::Balance(asset.clone(), holder.clone()))
+        .unwrap_or(0)
+}
+
+fn set_balance(env: &Env, asset: &Address, holder: &Address, amount: i128) {
+    let key = DataKey::Balance(asset.clone(), holder.clone());
+    if amount == 0 {
+        env.storage().persistent().remove(&key);
+        return;
+    }
+    env.storage().persistent().set(&key, &amount);
+    env.storage()
+        .persistent()
+        .extend_ttl(&key, BALANCE_TTL_THRESHOLD, BALANCE_EXTEND_TO);
+    env.storage()
+        .instance()
+        .extend_ttl(INSTANCE_TTL_THRESHOLD, INSTANCE_EXTEND_TO);
+}
+
+#[cfg(test)]
+mod test;

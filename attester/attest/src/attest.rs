@@ -127,18 +127,26 @@ pub fn plan(
         };
         match decide(&report, as_of, freshness) {
             Decision::Refuse(r) => {
-                outcomes[index] = Some(Outcome::Refused { rule: r.rule().into(), reason: r.to_string() });
+                outcomes[index] = Some(Outcome::Refused {
+                    rule: r.rule().into(),
+                    reason: r.to_string(),
+                });
             }
             Decision::Attest(params) => {
                 let mut hash = [0u8; 32];
-                hex::decode_to_slice(&params.evidence_hash, &mut hash).expect("core hashes are 64 hex digits");
+                hex::decode_to_slice(&params.evidence_hash, &mut hash)
+                    .expect("core hashes are 64 hex digits");
                 let attestation = Attestation {
                     asset: target.contract,
                     severity: params.severity,
                     flags: params.flags,
                     evidence_hash: hash,
                 };
-                planned.push(Planned { index, params, attestation });
+                planned.push(Planned {
+                    index,
+                    params,
+                    attestation,
+                });
             }
         }
     }
@@ -195,7 +203,11 @@ pub fn execute<S: Submitter>(
     }
     outcomes
         .into_iter()
-        .map(|o| o.unwrap_or(Outcome::Failed { reason: "internal: asset was neither planned nor refused".into() }))
+        .map(|o| {
+            o.unwrap_or(Outcome::Failed {
+                reason: "internal: asset was neither planned nor refused".into(),
+            })
+        })
         .collect()
 }
 
@@ -203,7 +215,10 @@ pub fn execute<S: Submitter>(
 pub fn explain(e: &ChainError) -> String {
     match e {
         ChainError::Simulation(text) => match crate::tx::contract_error_code(text) {
-            Some(code) => format!("{e} — registry error {code}: {}", registry::registry_error(code)),
+            Some(code) => format!(
+                "{e} — registry error {code}: {}",
+                registry::registry_error(code)
+            ),
             None => e.to_string(),
         },
         _ => e.to_string(),
@@ -232,13 +247,25 @@ impl Submitter for ChainSubmitter<'_> {
         if self.confirm_read_back {
             // The last write of an asset wins inside a batch, so compare against that one.
             for a in batch.iter().rev() {
-                if batch.iter().rev().position(|b| b.asset == a.asset) != batch.iter().rev().position(|b| b == a) {
+                if batch.iter().rev().position(|b| b.asset == a.asset)
+                    != batch.iter().rev().position(|b| b == a)
+                {
                     continue;
                 }
-                let read = self.invoker.read(&registry::get_safety(self.registry, a.asset))?;
-                let safety = read.as_ref().map(registry::decode_safety).transpose().map_err(ChainError::Simulation)?.flatten();
+                let read = self
+                    .invoker
+                    .read(&registry::get_safety(self.registry, a.asset))?;
+                let safety = read
+                    .as_ref()
+                    .map(registry::decode_safety)
+                    .transpose()
+                    .map_err(ChainError::Simulation)?
+                    .flatten();
                 match safety {
-                    Some(s) if s.severity == a.severity && s.flags == a.flags && s.evidence_hash == a.evidence_hash => {}
+                    Some(s)
+                        if s.severity == a.severity
+                            && s.flags == a.flags
+                            && s.evidence_hash == a.evidence_hash => {}
                     other => {
                         return Err(ChainError::Simulation(format!(
                             "transaction {} succeeded but get_safety now reads {:?} for {}",

@@ -1,6 +1,8 @@
 //! The one rule that decides whether a report may be written on chain.
 
-use assay_core::{attestation_params, EvidenceVersion, Freshness, Params, Refusal, Report, Timestamp};
+use assay_core::{
+    attestation_params, EvidenceVersion, Freshness, Params, Refusal, Report, Timestamp,
+};
 
 /// What the attester does with a report.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,7 +26,9 @@ impl fmt::Debug for Signer {
 impl Signer {
     /// From a raw 32-byte seed.
     pub fn from_seed(seed: [u8; 32]) -> Signer {
-        Signer { key: SigningKey::from_bytes(&seed) }
+        Signer {
+            key: SigningKey::from_bytes(&seed),
+        }
     }
 
     /// From an `S…` StrKey.
@@ -44,7 +46,7 @@ impl Signer {
 
     /// `G…` address.
     pub fn address(&self) -> String {
-        stellar_strkey::ed25519::PublicKey(self.public_key()).to_string()
+        format!("{}", stellar_strkey::ed25519::PublicKey(self.public_key()))
     }
 
     /// ed25519 signature of `message`.
@@ -104,7 +106,9 @@ pub fn looks_like_secret(text: &str) -> bool {
         return true;
     }
     let words = t.split_whitespace().count();
-    words >= 12 && t.split_whitespace().all(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+    words >= 12
+        && t.split_whitespace()
+            .all(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
 #[derive(Deserialize)]
@@ -128,8 +132,10 @@ pub fn load(
         }
     }
     if let Some(path) = source_file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| IdentityError::BadFile { path: path.display().to_string(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| IdentityError::BadFile {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
         return Signer::from_strkey(text.trim());
     }
     match source {
@@ -142,18 +148,29 @@ pub fn load(
 }
 
 fn load_identity(name: &str, config_dir: Option<&Path>) -> Result<Signer, IdentityError> {
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
         return Err(IdentityError::BadName(name.to_string()));
     }
     let path = config_dir
         .map(|d| d.join("identity").join(format!("{name}.toml")))
-        .ok_or_else(|| IdentityError::UnknownIdentity { name: name.into(), path: "(no config directory)".into() })?;
+        .ok_or_else(|| IdentityError::UnknownIdentity {
+            name: name.into(),
+            path: "(no config directory)".into(),
+        })?;
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|_| IdentityError::UnknownIdentity { name: name.into(), path: shown.clone() })?;
+    let text = std::fs::read_to_string(&path).map_err(|_| IdentityError::UnknownIdentity {
+        name: name.into(),
+        path: shown.clone(),
+    })?;
     // Parse errors from toml can quote the offending line, which may hold the secret: report none of it.
-    let file: IdentityFile = toml::from_str(&text)
-        .map_err(|_| IdentityError::BadIdentity { path: shown.clone(), reason: "not a stellar-cli identity TOML file".into() })?;
+    let file: IdentityFile = toml::from_str(&text).map_err(|_| IdentityError::BadIdentity {
+        path: shown.clone(),
+        reason: "not a stellar-cli identity TOML file".into(),
+    })?;
     match (file.secret_key, file.seed_phrase, file.public_key) {
         (Some(secret), _, _) => Signer::from_strkey(&secret)
             .map_err(|_| IdentityError::BadIdentity { path: shown, reason: "secret_key is not a valid S… key".into() }),
@@ -181,9 +198,15 @@ mod tests {
         assert_eq!(err, IdentityError::SecretInArgv);
         assert!(!err.to_string().contains(SECRET));
         let hex = "11".repeat(32);
-        assert_eq!(load(Some(&hex), None, None, None).unwrap_err(), IdentityError::SecretInArgv);
+        assert_eq!(
+            load(Some(&hex), None, None, None).unwrap_err(),
+            IdentityError::SecretInArgv
+        );
         let words = "abandon ".repeat(11) + "about";
-        assert_eq!(load(Some(&words), None, None, None).unwrap_err(), IdentityError::SecretInArgv);
+        assert_eq!(
+            load(Some(&words), None, None, None).unwrap_err(),
+            IdentityError::SecretInArgv
+        );
     }
 
     #[test]
@@ -194,14 +217,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("key");
         std::fs::write(&f, format!("{SECRET}\n")).unwrap();
-        assert_eq!(load(None, Some(&f), None, None).unwrap().address(), from_env.address());
+        assert_eq!(
+            load(None, Some(&f), None, None).unwrap().address(),
+            from_env.address()
+        );
         std::fs::create_dir_all(dir.path().join("identity")).unwrap();
-        std::fs::write(dir.path().join("identity/op.toml"), format!("secret_key = \"{SECRET}\"\n")).unwrap();
-        assert_eq!(load(Some("op"), None, None, Some(dir.path())).unwrap().address(), from_env.address());
-        std::fs::write(dir.path().join("identity/bad.toml"), format!("secret_key = {SECRET}\n")).unwrap();
+        std::fs::write(
+            dir.path().join("identity/op.toml"),
+            format!("secret_key = \"{SECRET}\"\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            load(Some("op"), None, None, Some(dir.path()))
+                .unwrap()
+                .address(),
+            from_env.address()
+        );
+        std::fs::write(
+            dir.path().join("identity/bad.toml"),
+            format!("secret_key = {SECRET}\n"),
+        )
+        .unwrap();
         let err = load(Some("bad"), None, None, Some(dir.path())).unwrap_err();
         assert!(!err.to_string().contains(SECRET), "{err}");
-        assert!(matches!(load(Some("gone"), None, None, Some(dir.path())), Err(IdentityError::UnknownIdentity { .. })));
-        assert_eq!(load(None, None, None, None).unwrap_err(), IdentityError::Missing);
+        assert!(matches!(
+            load(Some("gone"), None, None, Some(dir.path())),
+            Err(IdentityError::UnknownIdentity { .. })
+        ));
+        assert_eq!(
+            load(None, None, None, None).unwrap_err(),
+            IdentityError::Missing
+        );
     }
 }

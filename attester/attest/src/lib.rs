@@ -9,6 +9,7 @@
 //! - [`attest`], [`verify`], [`watch`]: the operator commands' logic.
 
 pub mod attest;
+pub mod cmd;
 pub mod decide;
 pub mod identity;
 pub mod network;

@@ -61,7 +61,9 @@ pub enum NetworkError {
         path: String,
     },
     /// A config file that does not parse.
-    #[error("network config {path}: {message}; expected rpc_url = \"…\" and network_passphrase = \"…\"")]
+    #[error(
+        "network config {path}: {message}; expected rpc_url = \"…\" and network_passphrase = \"…\""
+    )]
     BadFile {
         /// The file.
         path: String,
@@ -116,24 +118,40 @@ pub fn resolve(
         return match (rpc_url, passphrase) {
             (Some(url), Some(pass)) => {
                 check_url(url)?;
-                Ok(NetworkSpec { name: "custom".into(), rpc_url: url.into(), passphrase: pass.into() })
+                Ok(NetworkSpec {
+                    name: "custom".into(),
+                    rpc_url: url.into(),
+                    passphrase: pass.into(),
+                })
             }
             (None, None) => Err(NetworkError::Missing),
             _ => Err(NetworkError::Half),
         };
     };
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
         return Err(NetworkError::BadName(name.to_string()));
     }
     let file = config_dir.map(|d| d.join("network").join(format!("{name}.toml")));
     let mut spec = match file.as_ref().filter(|p| p.is_file()) {
         Some(path) => {
             let shown = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| NetworkError::BadFile { path: shown.clone(), message: e.to_string() })?;
-            let parsed: NetworkFile = toml::from_str(&text)
-                .map_err(|e| NetworkError::BadFile { path: shown.clone(), message: e.message().to_string() })?;
-            NetworkSpec { name: name.into(), rpc_url: parsed.rpc_url, passphrase: parsed.network_passphrase }
+            let text = std::fs::read_to_string(path).map_err(|e| NetworkError::BadFile {
+                path: shown.clone(),
+                message: e.to_string(),
+            })?;
+            let parsed: NetworkFile = toml::from_str(&text).map_err(|e| NetworkError::BadFile {
+                path: shown.clone(),
+                message: e.message().to_string(),
+            })?;
+            NetworkSpec {
+                name: name.into(),
+                rpc_url: parsed.rpc_url,
+                passphrase: parsed.network_passphrase,
+            }
         }
         None => {
             let (url, pass) = match name {
@@ -144,13 +162,17 @@ pub fn resolve(
                 _ => {
                     return Err(NetworkError::Unknown {
                         name: name.into(),
-                        path: file
-                            .map(|p| p.display().to_string())
-                            .unwrap_or_else(|| format!("network/{name}.toml (no config directory)")),
+                        path: file.map(|p| p.display().to_string()).unwrap_or_else(|| {
+                            format!("network/{name}.toml (no config directory)")
+                        }),
                     })
                 }
             };
-            NetworkSpec { name: name.into(), rpc_url: url.into(), passphrase: pass.into() }
+            NetworkSpec {
+                name: name.into(),
+                rpc_url: url.into(),
+                passphrase: pass.into(),
+            }
         }
     };
     if let Some(url) = rpc_url {
@@ -175,7 +197,10 @@ mod tests {
         let t = resolve(Some("testnet"), None, None, None).unwrap();
         assert_eq!(t.passphrase, TESTNET_PASSPHRASE);
         assert_eq!(t.rpc_url, "https://soroban-testnet.stellar.org");
-        assert_eq!(resolve(Some("mainnet"), None, None, None), Err(NetworkError::MainnetNeedsRpc));
+        assert_eq!(
+            resolve(Some("mainnet"), None, None, None),
+            Err(NetworkError::MainnetNeedsRpc)
+        );
         let m = resolve(Some("mainnet"), Some("https://rpc.example"), None, None).unwrap();
         assert!(m.is_mainnet());
 
@@ -187,18 +212,36 @@ mod tests {
         )
         .unwrap();
         let n = resolve(Some("mine"), None, None, Some(dir.path())).unwrap();
-        assert_eq!((n.rpc_url.as_str(), n.passphrase.as_str()), ("http://127.0.0.1:9/rpc", "Mine ; 2026"));
+        assert_eq!(
+            (n.rpc_url.as_str(), n.passphrase.as_str()),
+            ("http://127.0.0.1:9/rpc", "Mine ; 2026")
+        );
         std::fs::write(dir.path().join("network/bad.toml"), "rpc = 1").unwrap();
-        assert!(matches!(resolve(Some("bad"), None, None, Some(dir.path())), Err(NetworkError::BadFile { .. })));
-        assert!(matches!(resolve(Some("nope"), None, None, Some(dir.path())), Err(NetworkError::Unknown { .. })));
-        assert!(matches!(resolve(Some("../x"), None, None, None), Err(NetworkError::BadName(_))));
+        assert!(matches!(
+            resolve(Some("bad"), None, None, Some(dir.path())),
+            Err(NetworkError::BadFile { .. })
+        ));
+        assert!(matches!(
+            resolve(Some("nope"), None, None, Some(dir.path())),
+            Err(NetworkError::Unknown { .. })
+        ));
+        assert!(matches!(
+            resolve(Some("../x"), None, None, None),
+            Err(NetworkError::BadName(_))
+        ));
     }
 
     #[test]
     fn explicit_pair() {
         assert_eq!(resolve(None, None, None, None), Err(NetworkError::Missing));
-        assert_eq!(resolve(None, Some("http://x"), None, None), Err(NetworkError::Half));
-        assert!(matches!(resolve(None, Some("ftp://x"), Some("p"), None), Err(NetworkError::BadUrl(_))));
+        assert_eq!(
+            resolve(None, Some("http://x"), None, None),
+            Err(NetworkError::Half)
+        );
+        assert!(matches!(
+            resolve(None, Some("ftp://x"), Some("p"), None),
+            Err(NetworkError::BadUrl(_))
+        ));
         let c = resolve(None, Some("http://127.0.0.1:1"), Some("P"), None).unwrap();
         assert_eq!(c.network_id(), network_id("P"));
     }

@@ -3,8 +3,8 @@
 //! sorted order, which is how `#[contracttype]` structs encode.
 
 use stellar_xdr::{
-    AccountId, ContractId, Hash, HostFunction, InvokeContractArgs, PublicKey, ScAddress, ScBytes, ScMap, ScMapEntry,
-    ScSymbol, ScVal, Uint256,
+    AccountId, ContractId, Hash, HostFunction, InvokeContractArgs, PublicKey, ScAddress, ScBytes,
+    ScMap, ScMapEntry, ScSymbol, ScVal, Uint256,
 };
 
 /// The registry refuses larger batches (`BatchTooLarge`, code 7): 50 `attest` events fit the 16 KiB
@@ -65,7 +65,9 @@ fn contract(id: [u8; 32]) -> ScAddress {
 
 /// An account address value.
 pub fn account_val(public_key: [u8; 32]) -> ScVal {
-    ScVal::Address(ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(public_key)))))
+    ScVal::Address(ScAddress::Account(AccountId(
+        PublicKey::PublicKeyTypeEd25519(Uint256(public_key)),
+    )))
 }
 
 fn bytes32(b: [u8; 32]) -> ScVal {
@@ -76,10 +78,22 @@ impl Attestation {
     /// The `#[contracttype]` struct encoding.
     pub fn to_scval(&self) -> ScVal {
         let entries = vec![
-            ScMapEntry { key: ScVal::Symbol(sym("asset")), val: ScVal::Address(contract(self.asset)) },
-            ScMapEntry { key: ScVal::Symbol(sym("evidence_hash")), val: bytes32(self.evidence_hash) },
-            ScMapEntry { key: ScVal::Symbol(sym("flags")), val: ScVal::U32(self.flags) },
-            ScMapEntry { key: ScVal::Symbol(sym("severity")), val: ScVal::U32(self.severity) },
+            ScMapEntry {
+                key: ScVal::Symbol(sym("asset")),
+                val: ScVal::Address(contract(self.asset)),
+            },
+            ScMapEntry {
+                key: ScVal::Symbol(sym("evidence_hash")),
+                val: bytes32(self.evidence_hash),
+            },
+            ScMapEntry {
+                key: ScVal::Symbol(sym("flags")),
+                val: ScVal::U32(self.flags),
+            },
+            ScMapEntry {
+                key: ScVal::Symbol(sym("severity")),
+                val: ScVal::U32(self.severity),
+            },
         ];
         ScVal::Map(Some(ScMap(entries.try_into().expect("4 entries"))))
     }
@@ -100,18 +114,29 @@ pub fn attest_many(registry: [u8; 32], attester: [u8; 32], batch: &[Attestation]
     call(
         registry,
         "attest_many",
-        vec![account_val(attester), ScVal::Vec(Some(items.try_into().expect("batch fits")))],
+        vec![
+            account_val(attester),
+            ScVal::Vec(Some(items.try_into().expect("batch fits"))),
+        ],
     )
 }
 
 /// `revoke(attester, asset)`.
 pub fn revoke(registry: [u8; 32], attester: [u8; 32], asset: [u8; 32]) -> HostFunction {
-    call(registry, "revoke", vec![account_val(attester), ScVal::Address(contract(asset))])
+    call(
+        registry,
+        "revoke",
+        vec![account_val(attester), ScVal::Address(contract(asset))],
+    )
 }
 
 /// `get_safety(asset)`.
 pub fn get_safety(registry: [u8; 32], asset: [u8; 32]) -> HostFunction {
-    call(registry, "get_safety", vec![ScVal::Address(contract(asset))])
+    call(
+        registry,
+        "get_safety",
+        vec![ScVal::Address(contract(asset))],
+    )
 }
 
 /// Decodes `Option<Safety>`.
@@ -119,9 +144,17 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, String> {
     let map = match v {
         ScVal::Void => return Ok(None),
         ScVal::Map(Some(m)) => m,
-        other => return Err(format!("get_safety returned {other:?}, expected a Safety map or void")),
+        other => {
+            return Err(format!(
+                "get_safety returned {other:?}, expected a Safety map or void"
+            ))
+        }
     };
-    let field = |name: &str| map.iter().find(|e| e.key == ScVal::Symbol(sym(name))).map(|e| &e.val);
+    let field = |name: &str| {
+        map.iter()
+            .find(|e| e.key == ScVal::Symbol(sym(name)))
+            .map(|e| &e.val)
+    };
     let severity = match field("severity") {
         Some(ScVal::U32(n)) => *n,
         _ => return Err("Safety.severity missing".into()),
@@ -135,10 +168,18 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, String> {
         _ => return Err("Safety.attested_at missing".into()),
     };
     let evidence_hash: [u8; 32] = match field("evidence_hash") {
-        Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| "Safety.evidence_hash is not 32 bytes")?,
+        Some(ScVal::Bytes(b)) => b
+            .as_slice()
+            .try_into()
+            .map_err(|_| "Safety.evidence_hash is not 32 bytes")?,
         _ => return Err("Safety.evidence_hash missing".into()),
     };
-    Ok(Some(Safety { severity, flags, evidence_hash, attested_at }))
+    Ok(Some(Safety {
+        severity,
+        flags,
+        evidence_hash,
+        attested_at,
+    }))
 }
 
 #[cfg(test)]
@@ -148,17 +189,35 @@ mod tests {
     #[test]
     fn safety_round_trip_shape() {
         assert_eq!(decode_safety(&ScVal::Void), Ok(None));
-        let a = Attestation { asset: [1; 32], severity: 3, flags: 6, evidence_hash: [9; 32] };
-        let ScVal::Map(Some(m)) = a.to_scval() else { panic!() };
+        let a = Attestation {
+            asset: [1; 32],
+            severity: 3,
+            flags: 6,
+            evidence_hash: [9; 32],
+        };
+        let ScVal::Map(Some(m)) = a.to_scval() else {
+            panic!()
+        };
         let keys: Vec<String> = m.iter().map(|e| format!("{:?}", e.key)).collect();
         let mut sorted = keys.clone();
         sorted.sort();
         assert_eq!(keys, sorted, "contracttype maps are key-sorted");
         let mut entries: Vec<ScMapEntry> = m.0.to_vec();
         entries.retain(|e| e.key != ScVal::Symbol(sym("asset")));
-        entries.insert(0, ScMapEntry { key: ScVal::Symbol(sym("attested_at")), val: ScVal::U64(7) });
-        let s = decode_safety(&ScVal::Map(Some(ScMap(entries.try_into().unwrap())))).unwrap().unwrap();
-        assert_eq!((s.severity, s.flags, s.evidence_hash, s.attested_at), (3, 6, [9; 32], 7));
+        entries.insert(
+            0,
+            ScMapEntry {
+                key: ScVal::Symbol(sym("attested_at")),
+                val: ScVal::U64(7),
+            },
+        );
+        let s = decode_safety(&ScVal::Map(Some(ScMap(entries.try_into().unwrap()))))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (s.severity, s.flags, s.evidence_hash, s.attested_at),
+            (3, 6, [9; 32], 7)
+        );
         assert!(decode_safety(&ScVal::U32(1)).is_err());
     }
 }

@@ -78,9 +78,15 @@ fn tls_config() -> Arc<rustls::ClientConfig> {
 impl RpcClient {
     /// A client for `url` (http or https).
     pub fn new(url: &str) -> Result<RpcClient, RpcError> {
-        let parsed = url::Url::parse(url).map_err(|e| RpcError::Protocol { url: url.into(), detail: e.to_string() })?;
+        let parsed = url::Url::parse(url).map_err(|e| RpcError::Protocol {
+            url: url.into(),
+            detail: e.to_string(),
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(RpcError::Protocol { url: url.into(), detail: "expected an http(s) URL".into() });
+            return Err(RpcError::Protocol {
+                url: url.into(),
+                detail: "expected an http(s) URL".into(),
+            });
         }
         // Never show credentials that may be embedded in a provider URL.
         let mut shown = parsed.clone();
@@ -110,28 +116,41 @@ impl RpcClient {
     /// Calls `method` with named `params` and returns `result`.
     pub fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         let (status, text) = self.post(&body)?;
-        let protocol = |detail: String| RpcError::Protocol { url: self.shown.clone(), detail };
+        let protocol = |detail: String| RpcError::Protocol {
+            url: self.shown.clone(),
+            detail,
+        };
         if status != 200 {
             let snippet: String = text.chars().take(200).collect();
             return Err(protocol(format!("HTTP {status}: {snippet}")));
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| protocol(format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(&text).map_err(|e| protocol(format!("not JSON: {e}")))?;
         if let Some(err) = v.get("error") {
             return Err(RpcError::Server {
                 method: method.into(),
                 code: err["code"].as_i64().unwrap_or(0),
-                message: err["message"].as_str().unwrap_or("(no message)").to_string(),
+                message: err["message"]
+                    .as_str()
+                    .unwrap_or("(no message)")
+                    .to_string(),
             });
         }
-        v.get("result").cloned().ok_or_else(|| protocol("no result".into()))
+        v.get("result")
+            .cloned()
+            .ok_or_else(|| protocol("no result".into()))
     }
 
     fn post(&self, body: &str) -> Result<(u16, String), RpcError> {
         let host = self.url.host_str().unwrap_or_default().to_string();
         let port = self.url.port_or_known_default().unwrap_or(80);
-        let transport = |detail: String| RpcError::Transport { url: self.shown.clone(), detail };
+        let transport = |detail: String| RpcError::Transport {
+            url: self.shown.clone(),
+            detail,
+        };
         let addr = (host.trim_start_matches('[').trim_end_matches(']'), port)
             .to_socket_addrs()
             .map_err(|e| transport(format!("connect: resolve {host}: {e}")))?
@@ -162,7 +181,10 @@ impl RpcClient {
             let mut stream = tcp;
             exchange(&mut stream, &request).map_err(|e| transport(format!("exchange: {e}")))?
         };
-        parse_response(&raw).map_err(|detail| RpcError::Protocol { url: self.shown.clone(), detail })
+        parse_response(&raw).map_err(|detail| RpcError::Protocol {
+            url: self.shown.clone(),
+            detail,
+        })
     }
 }
 
@@ -192,7 +214,10 @@ fn exchange<S: Read + Write>(stream: &mut S, request: &str) -> std::io::Result<V
 }
 
 fn parse_response(raw: &[u8]) -> Result<(u16, String), String> {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or("truncated HTTP response")?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("truncated HTTP response")?;
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let body = &raw[split + 4..];
     let status: u16 = head
@@ -204,14 +229,21 @@ fn parse_response(raw: &[u8]) -> Result<(u16, String), String> {
         let l = l.to_ascii_lowercase();
         l.starts_with("transfer-encoding:") && l.contains("chunked")
     });
-    let body = if chunked { dechunk(body)? } else { body.to_vec() };
+    let body = if chunked {
+        dechunk(body)?
+    } else {
+        body.to_vec()
+    };
     Ok((status, String::from_utf8_lossy(&body).to_string()))
 }
 
 fn dechunk(mut body: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     loop {
-        let line_end = body.windows(2).position(|w| w == b"\r\n").ok_or("truncated chunk")?;
+        let line_end = body
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or("truncated chunk")?;
         let size_text = String::from_utf8_lossy(&body[..line_end]);
         let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
             .map_err(|_| format!("bad chunk size {size_text:?}"))?;
@@ -243,14 +275,25 @@ mod tests {
     #[test]
     fn credentials_never_shown() {
         let c = RpcClient::new("https://user:pw@rpc.example/x?apikey=k").unwrap();
-        assert!(!c.url().contains("pw") && !c.url().contains("apikey"), "{}", c.url());
+        assert!(
+            !c.url().contains("pw") && !c.url().contains("apikey"),
+            "{}",
+            c.url()
+        );
     }
 
     #[test]
     fn down_server_is_a_connect_error() {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let c = RpcClient::new(&format!("http://127.0.0.1:{port}")).unwrap();
         let err = c.call("getHealth", json!({})).unwrap_err();
-        assert!(matches!(err, RpcError::Transport { .. }) && !err.maybe_delivered(), "{err}");
+        assert!(
+            matches!(err, RpcError::Transport { .. }) && !err.maybe_delivered(),
+            "{err}"
+        );
     }
 }

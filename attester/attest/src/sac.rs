@@ -4,8 +4,8 @@
 
 use sha2::{Digest, Sha256};
 use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractIdPreimage, Hash, HashIdPreimage,
-    HashIdPreimageContractId, Limits, PublicKey, Uint256, WriteXdr,
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractIdPreimage, Hash,
+    HashIdPreimage, HashIdPreimageContractId, Limits, PublicKey, Uint256, WriteXdr,
 };
 
 use crate::network::network_id;
@@ -27,11 +27,17 @@ pub fn xdr_asset(code: &str, issuer: &str) -> Result<Asset, SacError> {
     Ok(if bytes.len() <= 4 {
         let mut c = [0u8; 4];
         c[..bytes.len()].copy_from_slice(bytes);
-        Asset::CreditAlphanum4(AlphaNum4 { asset_code: AssetCode4(c), issuer: account })
+        Asset::CreditAlphanum4(AlphaNum4 {
+            asset_code: AssetCode4(c),
+            issuer: account,
+        })
     } else {
         let mut c = [0u8; 12];
         c[..bytes.len()].copy_from_slice(bytes);
-        Asset::CreditAlphanum12(AlphaNum12 { asset_code: AssetCode12(c), issuer: account })
+        Asset::CreditAlphanum12(AlphaNum12 {
+            asset_code: AssetCode12(c),
+            issuer: account,
+        })
     })
 }
 
@@ -41,23 +47,33 @@ pub fn contract_id(asset: &Asset, passphrase: &str) -> [u8; 32] {
         network_id: Hash(network_id(passphrase)),
         contract_id_preimage: ContractIdPreimage::Asset(asset.clone()),
     });
-    let bytes = preimage.to_xdr(Limits::none()).expect("a contract id preimage always encodes");
+    let bytes = preimage
+        .to_xdr(Limits::none())
+        .expect("a contract id preimage always encodes");
     Sha256::digest(bytes).into()
 }
 
 /// The SAC id of a classic `core` asset.
-pub fn asset_contract_id(asset: &assay_core::Asset, passphrase: &str) -> Result<[u8; 32], SacError> {
-    Ok(contract_id(&xdr_asset(&asset.code, &asset.issuer)?, passphrase))
+pub fn asset_contract_id(
+    asset: &assay_core::Asset,
+    passphrase: &str,
+) -> Result<[u8; 32], SacError> {
+    Ok(contract_id(
+        &xdr_asset(&asset.code, &asset.issuer)?,
+        passphrase,
+    ))
 }
 
 /// `C…` StrKey of a contract id.
 pub fn contract_strkey(id: [u8; 32]) -> String {
-    stellar_strkey::Contract(id).to_string()
+    format!("{}", stellar_strkey::Contract(id))
 }
 
 /// Parses a `C…` StrKey.
 pub fn parse_contract(text: &str) -> Option<[u8; 32]> {
-    stellar_strkey::Contract::from_string(text.trim()).ok().map(|c| c.0)
+    stellar_strkey::Contract::from_string(text.trim())
+        .ok()
+        .map(|c| c.0)
 }
 
 #[cfg(test)]
@@ -73,10 +89,26 @@ mod tests {
     fn known_testnet_sacs_of_pubnet_assets() {
         // The earlier deployment keyed pubnet assets by their testnet SAC (prior-implementation.md §11).
         let known = [
-            ("AQUA", "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA", "CDJF2JQINO7WRFXB2AAHLONFDPPI4M3W2UM5THGQQ7JMJDIEJYC4CMPG"),
-            ("USDC", "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN", "CA2E53VHFZ6YSWQIEIPBXJQGT6VW3VKWWZO555XKRQXYJ63GEBJJGHY7"),
-            ("BERKSHIRE", "GA22QHSHQEHDJS2ZOINSC77XPPQ24G5EFRJGVEIZLKC5FAW3PQ5XNSDQ", "CALAZXOC32XF2DFRKDOFQK7XQETZZTUK7C2OKC6YKPX6KY2YWU2YSPQW"),
-            ("USDGLO", "GBBS25EGYQPGEZCGCFBKG4OAGFXU6DSOQBGTHELLJT3HZXZJ34HWS6XV", "CDGBOKCE25PVUKFWST2EEK52NHRS5WQ7TN26DFJYCEQNZNROQRSPIBQA"),
+            (
+                "AQUA",
+                "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA",
+                "CDJF2JQINO7WRFXB2AAHLONFDPPI4M3W2UM5THGQQ7JMJDIEJYC4CMPG",
+            ),
+            (
+                "USDC",
+                "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+                "CA2E53VHFZ6YSWQIEIPBXJQGT6VW3VKWWZO555XKRQXYJ63GEBJJGHY7",
+            ),
+            (
+                "BERKSHIRE",
+                "GA22QHSHQEHDJS2ZOINSC77XPPQ24G5EFRJGVEIZLKC5FAW3PQ5XNSDQ",
+                "CALAZXOC32XF2DFRKDOFQK7XQETZZTUK7C2OKC6YKPX6KY2YWU2YSPQW",
+            ),
+            (
+                "USDGLO",
+                "GBBS25EGYQPGEZCGCFBKG4OAGFXU6DSOQBGTHELLJT3HZXZJ34HWS6XV",
+                "CDGBOKCE25PVUKFWST2EEK52NHRS5WQ7TN26DFJYCEQNZNROQRSPIBQA",
+            ),
         ];
         for (code, issuer, want) in known {
             assert_eq!(sac(code, issuer, TESTNET_PASSPHRASE), want, "{code}");
@@ -86,14 +118,23 @@ mod tests {
     #[test]
     fn native_sacs() {
         let native = |p| contract_strkey(contract_id(&Asset::Native, p));
-        assert_eq!(native(TESTNET_PASSPHRASE), "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC");
-        assert_eq!(native(MAINNET_PASSPHRASE), "CAS3J7GYLGXMF6TDJBBYYSE3HQ6BBSMLNUQ34T6TZMYMW2EVH34XOWMA");
+        assert_eq!(
+            native(TESTNET_PASSPHRASE),
+            "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC"
+        );
+        assert_eq!(
+            native(MAINNET_PASSPHRASE),
+            "CAS3J7GYLGXMF6TDJBBYYSE3HQ6BBSMLNUQ34T6TZMYMW2EVH34XOWMA"
+        );
     }
 
     #[test]
     fn network_changes_the_address_and_bad_input_is_refused() {
         let i = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-        assert_ne!(sac("AQUA", i, TESTNET_PASSPHRASE), sac("AQUA", i, MAINNET_PASSPHRASE));
+        assert_ne!(
+            sac("AQUA", i, TESTNET_PASSPHRASE),
+            sac("AQUA", i, MAINNET_PASSPHRASE)
+        );
         assert!(xdr_asset("TOOLONGCODE123", i).is_err());
         assert!(xdr_asset("AQUA", "GBAD").is_err());
         assert!(xdr_asset("A-B", i).is_err());

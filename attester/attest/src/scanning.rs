@@ -40,6 +40,18 @@ impl ScanSettings {
     }
 }
 
+/// Parses PEM certificates (for `--cacert`).
+pub fn pem_roots(pem: &[u8]) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    if certs.is_empty() {
+        return Err("no CERTIFICATE block".into());
+    }
+    Ok(certs)
+}
+
 /// One asset's scan outcome: a report, or why there is none.
 pub type ScanResult = Result<Report, String>;
 
@@ -52,7 +64,11 @@ pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanR
         request_timeout: settings.timeout,
         dns_answers: Default::default(),
     };
-    let network = if settings.asset_passphrase == MAINNET_PASSPHRASE { Network::Mainnet } else { Network::Testnet };
+    let network = if settings.asset_passphrase == MAINNET_PASSPHRASE {
+        Network::Mainnet
+    } else {
+        Network::Testnet
+    };
     let config = ScanConfig {
         network,
         horizon_url: settings.horizon_url.clone(),

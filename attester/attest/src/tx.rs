@@ -10,12 +10,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use stellar_xdr::{
-    AccountId, DecoratedSignature, Hash, HostFunction, InvokeHostFunctionOp, LedgerEntryData, LedgerKey,
-    LedgerKeyAccount, Limits, Memo, MuxedAccount, Operation, OperationBody, Preconditions, PublicKey, ReadXdr,
-    RestoreFootprintOp, ScVal, SequenceNumber, Signature, SignatureHint, SorobanAuthorizationEntry,
-    SorobanTransactionData, TimeBounds, TimePoint, Transaction, TransactionEnvelope, TransactionExt,
-    TransactionMeta, TransactionResult, TransactionResultResult, TransactionSignaturePayload,
-    TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr, ExtensionPoint,
+    AccountId, DecoratedSignature, ExtensionPoint, Hash, HostFunction, InvokeHostFunctionOp,
+    LedgerEntryData, LedgerKey, LedgerKeyAccount, Limits, Memo, MuxedAccount, Operation,
+    OperationBody, Preconditions, PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber,
+    Signature, SignatureHint, SorobanAuthorizationEntry, SorobanTransactionData, TimeBounds,
+    TimePoint, Transaction, TransactionEnvelope, TransactionExt, TransactionMeta,
+    TransactionResult, TransactionResultResult, TransactionSignaturePayload,
+    TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr,
 };
 
 use crate::identity::Signer;
@@ -37,6 +38,8 @@ pub struct InvokeOptions {
     pub max_try_again: u32,
     /// Pause after `TRY_AGAIN_LATER`, doubled each time.
     pub try_again_backoff: Duration,
+    /// How long past the time bound to keep asking about a sent transaction before calling it unknown.
+    pub follow_grace: Duration,
 }
 
 impl Default for InvokeOptions {
@@ -48,6 +51,7 @@ impl Default for InvokeOptions {
             poll_interval: Duration::from_millis(500),
             max_try_again: 5,
             try_again_backoff: Duration::from_millis(500),
+            follow_grace: Duration::from_secs(30),
         }
     }
 }
@@ -74,7 +78,9 @@ pub enum ChainError {
         code: String,
     },
     /// `TRY_AGAIN_LATER` every time: the envelope was never accepted.
-    #[error("stellar-rpc kept answering TRY_AGAIN_LATER ({0} times); nothing was written — retry later")]
+    #[error(
+        "stellar-rpc kept answering TRY_AGAIN_LATER ({0} times); nothing was written — retry later"
+    )]
     Busy(u32),
     /// Included in a ledger but failed there.
     #[error("transaction {hash} failed on chain in ledger {ledger}: {code}; nothing was written")]
@@ -149,15 +155,27 @@ fn unb64<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
 }
 
 fn now_unix() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 /// Extracts the most useful line of a failed simulation (`HostError: Error(Contract, #N)` when present).
 pub fn simulation_summary(error: &str) -> String {
-    let host = error.lines().find(|l| l.trim_start().starts_with("HostError:")).map(|l| l.trim().to_string());
+    let host = error
+        .lines()
+        .find(|l| l.trim_start().starts_with("HostError:"))
+        .map(|l| l.trim().to_string());
     match host {
         Some(h) => h,
-        None => error.lines().next().unwrap_or(error).chars().take(300).collect(),
+        None => error
+            .lines()
+            .next()
+            .unwrap_or(error)
+            .chars()
+            .take(300)
+            .collect(),
     }
 }
 
@@ -181,24 +199,42 @@ pub struct Invoker<'a> {
 
 impl<'a> Invoker<'a> {
     fn account_id(&self) -> AccountId {
-        AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(self.signer.public_key())))
+        AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(
+            self.signer.public_key(),
+        )))
     }
 
     /// The next sequence number of the source account.
     pub fn next_sequence(&self) -> Result<i64, ChainError> {
-        let key = LedgerKey::Account(LedgerKeyAccount { account_id: self.account_id() });
-        let r = self.rpc.call("getLedgerEntries", json!({"keys": [b64(&key)]})).map_err(ChainError::Rpc)?;
+        let key = LedgerKey::Account(LedgerKeyAccount {
+            account_id: self.account_id(),
+        });
+        let r = self
+            .rpc
+            .call("getLedgerEntries", json!({"keys": [b64(&key)]}))
+            .map_err(ChainError::Rpc)?;
         let Some(entry) = r["entries"].as_array().and_then(|e| e.first()) else {
             return Err(ChainError::NoAccount(self.signer.address()));
         };
         match unb64::<LedgerEntryData>("entry xdr", entry["xdr"].as_str()) {
             Ok(LedgerEntryData::Account(a)) => Ok(a.seq_num.0 + 1),
-            Ok(_) => Err(ChainError::Simulation("getLedgerEntries returned a non-account entry".into())),
-            Err(e) => Err(ChainError::Rpc(RpcError::Protocol { url: self.rpc.url().into(), detail: e })),
+            Ok(_) => Err(ChainError::Simulation(
+                "getLedgerEntries returned a non-account entry".into(),
+            )),
+            Err(e) => Err(ChainError::Rpc(RpcError::Protocol {
+                url: self.rpc.url().into(),
+                detail: e,
+            })),
         }
     }
 
-    fn transaction(&self, seq: i64, fee: u32, op: Operation, data: Option<SorobanTransactionData>) -> Transaction {
+    fn transaction(
+        &self,
+        seq: i64,
+        fee: u32,
+        op: Operation,
+        data: Option<SorobanTransactionData>,
+    ) -> Transaction {
         Transaction {
             source_account: MuxedAccount::Ed25519(Uint256(self.signer.public_key())),
             fee,
@@ -222,11 +258,18 @@ impl<'a> Invoker<'a> {
             network_id: Hash(self.network.network_id()),
             tagged_transaction: TransactionSignaturePayloadTaggedTransaction::Tx(tx.clone()),
         };
-        let hash: [u8; 32] = Sha256::digest(payload.to_xdr(Limits::none()).expect("payload encodes")).into();
+        let hash: [u8; 32] =
+            Sha256::digest(payload.to_xdr(Limits::none()).expect("payload encodes")).into();
         let public = self.signer.public_key();
         let sig = DecoratedSignature {
             hint: SignatureHint([public[28], public[29], public[30], public[31]]),
-            signature: Signature(self.signer.sign(&hash).to_vec().try_into().expect("64 bytes")),
+            signature: Signature(
+                self.signer
+                    .sign(&hash)
+                    .to_vec()
+                    .try_into()
+                    .expect("64 bytes"),
+            ),
         };
         let env = TransactionEnvelope::Tx(TransactionV1Envelope {
             tx,
@@ -248,9 +291,17 @@ impl<'a> Invoker<'a> {
     /// Simulates `host_function` from the source account. Never sends anything.
     pub fn simulate(&self, host_function: &HostFunction) -> Result<Simulated, ChainError> {
         let seq = self.next_sequence()?;
-        let tx = self.transaction(seq, self.options.inclusion_fee, Self::invoke_op(host_function.clone(), vec![]), None);
+        let tx = self.transaction(
+            seq,
+            self.options.inclusion_fee,
+            Self::invoke_op(host_function.clone(), vec![]),
+            None,
+        );
         let (env, _) = self.sign(tx);
-        let r = self.rpc.call("simulateTransaction", json!({"transaction": b64(&env)})).map_err(ChainError::Rpc)?;
+        let r = self
+            .rpc
+            .call("simulateTransaction", json!({"transaction": b64(&env)}))
+            .map_err(ChainError::Rpc)?;
         parse_simulation(&r).map_err(ChainError::Simulation)
     }
 
@@ -267,7 +318,9 @@ impl<'a> Invoker<'a> {
             let sim = self.simulate(host_function)?;
             if let Some((data, fee)) = sim.restore.clone() {
                 if restored {
-                    return Err(ChainError::Simulation("still asks for a restore after restoring".into()));
+                    return Err(ChainError::Simulation(
+                        "still asks for a restore after restoring".into(),
+                    ));
                 }
                 self.restore(data, fee)?;
                 restored = true;
@@ -275,13 +328,25 @@ impl<'a> Invoker<'a> {
             }
             let seq = self.next_sequence()?;
             let mut data = sim.data.clone();
-            let resource_fee = sim.min_resource_fee + sim.min_resource_fee * self.options.resource_fee_margin_pct as i64 / 100;
+            let resource_fee = sim.min_resource_fee
+                + sim.min_resource_fee * self.options.resource_fee_margin_pct as i64 / 100;
             data.resource_fee = resource_fee;
-            let fee = u32::try_from(resource_fee + self.options.inclusion_fee as i64)
-                .map_err(|_| ChainError::Simulation(format!("resource fee {resource_fee} does not fit a transaction fee")))?;
-            let tx = self.transaction(seq, fee, Self::invoke_op(host_function.clone(), sim.auth.clone()), Some(data));
+            let fee =
+                u32::try_from(resource_fee + self.options.inclusion_fee as i64).map_err(|_| {
+                    ChainError::Simulation(format!(
+                        "resource fee {resource_fee} does not fit a transaction fee"
+                    ))
+                })?;
+            let tx = self.transaction(
+                seq,
+                fee,
+                Self::invoke_op(host_function.clone(), sim.auth.clone()),
+                Some(data),
+            );
             match self.submit(tx) {
-                Err(ChainError::Rejected { code, .. }) if code == "txBAD_SEQ" && bad_seq_retries < 2 => {
+                Err(ChainError::Rejected { code, .. })
+                    if code == "txBAD_SEQ" && bad_seq_retries < 2 =>
+                {
                     // Refused outright, so rebuilding with a fresh sequence number cannot double-write.
                     bad_seq_retries += 1;
                 }
@@ -297,9 +362,12 @@ impl<'a> Invoker<'a> {
         data.resource_fee = resource_fee;
         let op = Operation {
             source_account: None,
-            body: OperationBody::RestoreFootprint(RestoreFootprintOp { ext: ExtensionPoint::V0 }),
+            body: OperationBody::RestoreFootprint(RestoreFootprintOp {
+                ext: ExtensionPoint::V0,
+            }),
         };
-        let fee = u32::try_from(resource_fee + self.options.inclusion_fee as i64).unwrap_or(u32::MAX);
+        let fee =
+            u32::try_from(resource_fee + self.options.inclusion_fee as i64).unwrap_or(u32::MAX);
         self.submit(self.transaction(seq, fee, op, Some(data)))
     }
 
@@ -316,7 +384,10 @@ impl<'a> Invoker<'a> {
         let mut backoff = self.options.try_again_backoff;
         let mut try_again = 0;
         loop {
-            match self.rpc.call("sendTransaction", json!({"transaction": xdr})) {
+            match self
+                .rpc
+                .call("sendTransaction", json!({"transaction": xdr}))
+            {
                 Ok(r) => match r["status"].as_str().unwrap_or("") {
                     "PENDING" | "DUPLICATE" => break,
                     "TRY_AGAIN_LATER" => {
@@ -328,15 +399,27 @@ impl<'a> Invoker<'a> {
                         backoff = (backoff * 2).min(Duration::from_secs(10));
                     }
                     "ERROR" => {
-                        let code = match unb64::<TransactionResult>("errorResultXdr", r["errorResultXdr"].as_str()) {
+                        let code = match unb64::<TransactionResult>(
+                            "errorResultXdr",
+                            r["errorResultXdr"].as_str(),
+                        ) {
                             Ok(res) => result_code(&res.result),
                             Err(e) => e,
                         };
-                        return Err(ChainError::Rejected { hash: hash_hex, code });
+                        return Err(ChainError::Rejected {
+                            hash: hash_hex,
+                            code,
+                        });
                     }
                     other => {
                         // An answer we do not understand: the envelope may be in the queue. Follow the hash.
-                        return self.follow(&hash_hex, &xdr, max_time, fee, Some(format!("sendTransaction status {other:?}")));
+                        return self.follow(
+                            &hash_hex,
+                            &xdr,
+                            max_time,
+                            fee,
+                            Some(format!("sendTransaction status {other:?}")),
+                        );
                     }
                 },
                 Err(e) if !e.maybe_delivered() && try_again == 0 => return Err(ChainError::Rpc(e)),
@@ -348,17 +431,29 @@ impl<'a> Invoker<'a> {
 
     /// Polls `hash` until it is final or provably dead. When the send's answer was lost, re-sends the same
     /// envelope while it is not found (idempotent: same hash, same sequence number).
-    fn follow(&self, hash: &str, xdr: &str, max_time: u64, fee: u32, lost: Option<String>) -> Result<Confirmed, ChainError> {
+    fn follow(
+        &self,
+        hash: &str,
+        xdr: &str,
+        max_time: u64,
+        fee: u32,
+        lost: Option<String>,
+    ) -> Result<Confirmed, ChainError> {
         let resend = lost.is_some();
         let mut last_problem = lost.unwrap_or_default();
         // Wall-clock backstop: the time bound plus a few ledgers of slack.
-        let give_up = Instant::now() + Duration::from_secs(max_time.saturating_sub(now_unix()).min(3600) + 30);
+        let give_up = Instant::now()
+            + Duration::from_secs(max_time.saturating_sub(now_unix()).min(3600))
+            + self.options.follow_grace;
         loop {
             match self.rpc.call("getTransaction", json!({"hash": hash})) {
                 Ok(r) => match r["status"].as_str().unwrap_or("") {
                     "SUCCESS" => return Ok(confirmed(hash, &r, fee)),
                     "FAILED" => {
-                        let code = match unb64::<TransactionResult>("resultXdr", r["resultXdr"].as_str()) {
+                        let code = match unb64::<TransactionResult>(
+                            "resultXdr",
+                            r["resultXdr"].as_str(),
+                        ) {
                             Ok(res) => result_code(&res.result),
                             Err(e) => e,
                         };
@@ -380,15 +475,24 @@ impl<'a> Invoker<'a> {
                         if resend {
                             // Same envelope again: DUPLICATE or PENDING are both fine; ERROR txBAD_SEQ means
                             // it (or something else) already used the sequence number, so keep polling.
-                            let _ = self.rpc.call("sendTransaction", json!({"transaction": xdr}));
+                            let _ = self
+                                .rpc
+                                .call("sendTransaction", json!({"transaction": xdr}));
                         }
                     }
                 },
                 Err(e) => last_problem = e.to_string(),
             }
             if Instant::now() > give_up {
-                let detail = if last_problem.is_empty() { "no final status before the deadline".into() } else { last_problem };
-                return Err(ChainError::Unknown { hash: hash.into(), detail });
+                let detail = if last_problem.is_empty() {
+                    "no final status before the deadline".into()
+                } else {
+                    last_problem
+                };
+                return Err(ChainError::Unknown {
+                    hash: hash.into(),
+                    detail,
+                });
             }
             std::thread::sleep(self.options.poll_interval);
         }
@@ -396,15 +500,20 @@ impl<'a> Invoker<'a> {
 }
 
 fn confirmed(hash: &str, r: &Value, fee: u32) -> Confirmed {
-    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r["resultMetaXdr"].as_str()).ok().and_then(|m| match m {
-        TransactionMeta::V3(v3) => v3.soroban_meta.and_then(|s| Some(s.return_value)),
-        TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
-        _ => None,
-    });
+    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r["resultMetaXdr"].as_str())
+        .ok()
+        .and_then(|m| match m {
+            TransactionMeta::V3(v3) => v3.soroban_meta.and_then(|s| Some(s.return_value)),
+            TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
+            _ => None,
+        });
     Confirmed {
         hash: hash.into(),
         ledger: r["ledger"].as_u64().unwrap_or(0) as u32,
-        created_at: r["createdAt"].as_str().and_then(|s| s.parse().ok()).or_else(|| r["createdAt"].as_u64()),
+        created_at: r["createdAt"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .or_else(|| r["createdAt"].as_u64()),
         return_value,
         fee,
     }
@@ -443,7 +552,11 @@ pub fn parse_simulation(r: &Value) -> Result<Simulated, String> {
     let first = &r["results"][0];
     let auth = first["auth"]
         .as_array()
-        .map(|a| a.iter().map(|e| unb64("auth", e.as_str())).collect::<Result<Vec<_>, _>>())
+        .map(|a| {
+            a.iter()
+                .map(|e| unb64("auth", e.as_str()))
+                .collect::<Result<Vec<_>, _>>()
+        })
         .transpose()?
         .unwrap_or_default();
     let result = match first["xdr"].as_str() {
@@ -452,13 +565,26 @@ pub fn parse_simulation(r: &Value) -> Result<Simulated, String> {
     };
     let restore = match r.get("restorePreamble").filter(|v| v.is_object()) {
         Some(p) => {
-            let d: SorobanTransactionData = unb64("restorePreamble.transactionData", p["transactionData"].as_str())?;
-            let f = p["minResourceFee"].as_str().and_then(|s| s.parse().ok()).or_else(|| p["minResourceFee"].as_i64()).unwrap_or(0);
+            let d: SorobanTransactionData = unb64(
+                "restorePreamble.transactionData",
+                p["transactionData"].as_str(),
+            )?;
+            let f = p["minResourceFee"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .or_else(|| p["minResourceFee"].as_i64())
+                .unwrap_or(0);
             Some((d, f))
         }
         None => None,
     };
-    Ok(Simulated { data, auth, min_resource_fee, result, restore })
+    Ok(Simulated {
+        data,
+        auth,
+        min_resource_fee,
+        result,
+        restore,
+    })
 }
 
 #[cfg(test)]
@@ -476,6 +602,9 @@ mod tests {
     #[test]
     fn result_codes_name_the_failure() {
         assert_eq!(result_code(&TransactionResultResult::TxBadSeq), "txBAD_SEQ");
-        assert_eq!(result_code(&TransactionResultResult::TxTooLate), "txTOO_LATE");
+        assert_eq!(
+            result_code(&TransactionResultResult::TxTooLate),
+            "txTOO_LATE"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Strkeys and contract ids.
 use sha2::{Digest, Sha256};
-use stellar_xdr::curr::{
+use stellar_xdr::{
     AccountId, Asset, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress, Hash,
     HashIdPreimage, HashIdPreimageContractId, Limits, PublicKey, ScAddress, Uint256, WriteXdr,
 };
@@ -24,7 +24,10 @@ pub fn parse_address(text: &str) -> Result<ScAddress, AddressError> {
             // Never echo a secret back, even in an error.
             Err(AddressError::WrongKind("S…".into(), "secret key"))
         }
-        Ok(_) => Err(AddressError::WrongKind(text.into(), "different kind of strkey")),
+        Ok(_) => Err(AddressError::WrongKind(
+            text.into(),
+            "different kind of strkey",
+        )),
         Err(_) => Err(AddressError::Invalid(text.into())),
     }
 }
@@ -38,9 +41,15 @@ pub fn account_id(key: [u8; 32]) -> AccountId {
 pub fn strkey_of(address: &ScAddress) -> String {
     match address {
         ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(k)))) => {
-            stellar_strkey::ed25519::PublicKey(*k).to_string()
+            stellar_strkey::ed25519::PublicKey(*k)
+                .to_string()
+                .as_str()
+                .to_string()
         }
-        ScAddress::Contract(ContractId(Hash(h))) => stellar_strkey::Contract(*h).to_string(),
+        ScAddress::Contract(ContractId(Hash(h))) => stellar_strkey::Contract(*h)
+            .to_string()
+            .as_str()
+            .to_string(),
         other => format!("{other:?}"),
     }
 }
@@ -67,7 +76,11 @@ pub fn contract_id_from_asset(asset: &Asset, passphrase: &str) -> [u8; 32] {
 }
 
 /// The contract id a deployer address and salt produce on the network with `passphrase`.
-pub fn contract_id_from_deployer(deployer: &ScAddress, salt: [u8; 32], passphrase: &str) -> [u8; 32] {
+pub fn contract_id_from_deployer(
+    deployer: &ScAddress,
+    salt: [u8; 32],
+    passphrase: &str,
+) -> [u8; 32] {
     contract_id(
         passphrase,
         ContractIdPreimage::Address(ContractIdPreimageFromAddress {
@@ -97,9 +110,15 @@ mod tests {
         assert_eq!(strkey_of(&parse_address(g).unwrap()), g);
         let c = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
         assert_eq!(strkey_of(&parse_address(c).unwrap()), c);
-        let s = stellar_strkey::ed25519::PrivateKey([7; 32]).to_string();
+        let s = stellar_strkey::ed25519::PrivateKey([7; 32])
+            .to_string()
+            .as_str()
+            .to_string();
         let err = parse_address(&s).unwrap_err().to_string();
         assert!(!err.contains(&s[1..]), "{err}");
-        assert!(matches!(parse_address("nope"), Err(AddressError::Invalid(_))));
+        assert!(matches!(
+            parse_address("nope"),
+            Err(AddressError::Invalid(_))
+        ));
     }
 }

@@ -6,14 +6,18 @@ use std::{
 
 use serde::{de::DeserializeOwned, Deserialize};
 use serde_json::{json, Value};
-use stellar_xdr::curr::{Limits, WriteXdr};
+use stellar_xdr::{Limits, WriteXdr};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RpcError {
     #[error("cannot reach the RPC server at {url}: {reason}")]
     Transport { url: String, reason: String },
     #[error("the RPC server answered {method} with error {code}: {message}")]
-    Rpc { method: String, code: i64, message: String },
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+    },
     #[error("the RPC server's answer to {method} is not what stellar-rpc sends: {reason}")]
     Decode { method: String, reason: String },
 }
@@ -182,10 +186,13 @@ impl RpcClient {
         if let Some(err) = value.get("error") {
             return Err(rpc_error(method, err));
         }
-        let result = value.get("result").cloned().ok_or_else(|| RpcError::Decode {
-            method: method.into(),
-            reason: "no `result` and no `error`".into(),
-        })?;
+        let result = value
+            .get("result")
+            .cloned()
+            .ok_or_else(|| RpcError::Decode {
+                method: method.into(),
+                reason: "no `result` and no `error`".into(),
+            })?;
         serde_json::from_value(result).map_err(|e| RpcError::Decode {
             method: method.into(),
             reason: e.to_string(),
@@ -202,14 +209,17 @@ impl RpcClient {
 
     pub fn simulate_transaction(
         &self,
-        envelope: &stellar_xdr::curr::TransactionEnvelope,
+        envelope: &stellar_xdr::TransactionEnvelope,
     ) -> Result<SimulateResponse, RpcError> {
-        self.call("simulateTransaction", json!({"transaction": to_b64(envelope)}))
+        self.call(
+            "simulateTransaction",
+            json!({"transaction": to_b64(envelope)}),
+        )
     }
 
     pub fn send_transaction(
         &self,
-        envelope: &stellar_xdr::curr::TransactionEnvelope,
+        envelope: &stellar_xdr::TransactionEnvelope,
     ) -> Result<SendResponse, RpcError> {
         self.call("sendTransaction", json!({"transaction": to_b64(envelope)}))
     }
@@ -220,14 +230,18 @@ impl RpcClient {
 
     pub fn get_ledger_entries(
         &self,
-        keys: &[stellar_xdr::curr::LedgerKey],
+        keys: &[stellar_xdr::LedgerKey],
     ) -> Result<LedgerEntriesResponse, RpcError> {
         let keys: Vec<String> = keys.iter().map(to_b64).collect();
         self.call("getLedgerEntries", json!({"keys": keys}))
     }
 
     /// Contract events from `start_ledger` for the given contract ids (raw JSON result).
-    pub fn get_events(&self, start_ledger: u32, contract_ids: &[String]) -> Result<Value, RpcError> {
+    pub fn get_events(
+        &self,
+        start_ledger: u32,
+        contract_ids: &[String],
+    ) -> Result<Value, RpcError> {
         self.call(
             "getEvents",
             json!({

@@ -5,14 +5,18 @@
 use std::{fmt, path::PathBuf};
 
 use ed25519_dalek::{Signer, SigningKey};
-use stellar_xdr::curr::{AccountId, ScAddress};
+use stellar_xdr::{AccountId, ScAddress};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
     #[error("{0} is not a valid Stellar secret key (expected S… strkey, 56 characters)")]
     Malformed(String),
     #[error("cannot read stellar identity `{name}` at {path}: {reason}")]
-    Identity { name: String, path: String, reason: String },
+    Identity {
+        name: String,
+        path: String,
+        reason: String,
+    },
     #[error("identity name `{0}` may only contain letters, digits, `-` and `_`")]
     BadIdentityName(String),
 }
@@ -90,7 +94,10 @@ impl Secret {
 
     /// The G… address.
     pub fn address(&self) -> String {
-        stellar_strkey::ed25519::PublicKey(self.public_key()).to_string()
+        stellar_strkey::ed25519::PublicKey(self.public_key())
+            .to_string()
+            .as_str()
+            .to_string()
     }
 
     pub fn account_id(&self) -> AccountId {
@@ -125,7 +132,9 @@ fn identity_dir() -> PathBuf {
     }
     let base = std::env::var("XDG_CONFIG_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".config"));
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".config")
+        });
     base.join("stellar").join("identity")
 }
 
@@ -135,14 +144,22 @@ mod tests {
 
     #[test]
     fn debug_and_display_never_show_the_secret() {
-        let s = stellar_strkey::ed25519::PrivateKey([9; 32]).to_string();
+        let s = stellar_strkey::ed25519::PrivateKey([9; 32])
+            .to_string()
+            .as_str()
+            .to_string();
         let secret = Secret::from_strkey(&s, "TEST").unwrap();
         for shown in [format!("{secret:?}"), format!("{secret}")] {
             assert!(!shown.contains(&s), "{shown}");
             assert!(shown.contains(&secret.address()));
         }
-        let err = Secret::from_strkey("SBAD", "OWNER_SECRET").unwrap_err().to_string();
-        assert!(err.contains("OWNER_SECRET") && !err.contains("SBAD"), "{err}");
+        let err = Secret::from_strkey("SBAD", "OWNER_SECRET")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("OWNER_SECRET") && !err.contains("SBAD"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -150,18 +167,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ids = dir.path().join("identity");
         std::fs::create_dir_all(&ids).unwrap();
-        let s = stellar_strkey::ed25519::PrivateKey([3; 32]).to_string();
+        let s = stellar_strkey::ed25519::PrivateKey([3; 32])
+            .to_string()
+            .as_str()
+            .to_string();
         std::fs::write(ids.join("alice.toml"), format!("secret_key = \"{s}\"\n")).unwrap();
         std::fs::write(ids.join("bob.toml"), "seed_phrase = \"a b c\"\n").unwrap();
         // Only this test sets STELLAR_CONFIG_HOME in this binary.
         std::env::set_var("STELLAR_CONFIG_HOME", dir.path());
         let alice = Secret::from_identity("alice").unwrap();
         assert_eq!(alice.public_key(), Secret::from_bytes([3; 32]).public_key());
-        assert!(Secret::from_identity("bob").unwrap_err().to_string().contains("seed-phrase"));
+        assert!(Secret::from_identity("bob")
+            .unwrap_err()
+            .to_string()
+            .contains("seed-phrase"));
         assert!(matches!(
             Secret::from_identity("../etc"),
             Err(SecretError::BadIdentityName(_))
         ));
-        assert!(matches!(Secret::from_identity("carol"), Err(SecretError::Identity { .. })));
+        assert!(matches!(
+            Secret::from_identity("carol"),
+            Err(SecretError::Identity { .. })
+        ));
     }
 }

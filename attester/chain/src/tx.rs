@@ -11,7 +11,7 @@ use std::{
 };
 
 use sha2::{Digest, Sha256};
-use stellar_xdr::curr::{
+use stellar_xdr::{
     AccountId, Asset, ContractDataDurability, ContractExecutable, ContractId, ContractIdPreimage,
     ContractIdPreimageFromAddress, CreateContractArgs, CreateContractArgsV2, DecoratedSignature,
     Hash, HostFunction, InvokeContractArgs, InvokeHostFunctionOp, InvokeHostFunctionResult,
@@ -47,7 +47,11 @@ pub enum ChainError {
     #[error("account {0} does not exist on this network; fund it first (friendbot on testnet)")]
     NoAccount(String),
     #[error("the network rejected transaction {hash}: {status} {detail}")]
-    Rejected { hash: String, status: String, detail: String },
+    Rejected {
+        hash: String,
+        status: String,
+        detail: String,
+    },
     #[error("transaction {hash} was not final after {seconds} s; check it with getTransaction")]
     Timeout { hash: String, seconds: u64 },
     #[error("the call needs a signature from {0}, which this run does not hold")]
@@ -80,7 +84,11 @@ pub enum InvokeOutcome {
     /// Applied successfully.
     Landed { hash: String, ledger: u32 },
     /// Included but failed (fee charged, nothing applied), with the result code.
-    FailedOnChain { hash: String, ledger: Option<u32>, code: String },
+    FailedOnChain {
+        hash: String,
+        ledger: Option<u32>,
+        code: String,
+    },
 }
 
 /// What a contract id runs.
@@ -128,12 +136,23 @@ impl Network {
 
     /// The account's current sequence number, `None` when the account does not exist.
     pub fn account_sequence(&self, account: &AccountId) -> Result<Option<i64>, ChainError> {
-        let key = LedgerKey::Account(LedgerKeyAccount { account_id: account.clone() });
-        let entries = self.rpc.get_ledger_entries(&[key])?.entries.unwrap_or_default();
-        let Some(entry) = entries.first() else { return Ok(None) };
+        let key = LedgerKey::Account(LedgerKeyAccount {
+            account_id: account.clone(),
+        });
+        let entries = self
+            .rpc
+            .get_ledger_entries(&[key])?
+            .entries
+            .unwrap_or_default();
+        let Some(entry) = entries.first() else {
+            return Ok(None);
+        };
         match decode::<LedgerEntryData>(&entry.xdr, "an account entry")? {
             LedgerEntryData::Account(a) => Ok(Some(a.seq_num.0)),
-            _ => Err(ChainError::Xdr { what: "an account entry", reason: "not an account".into() }),
+            _ => Err(ChainError::Xdr {
+                what: "an account entry",
+                reason: "not an account".into(),
+            }),
         }
     }
 
@@ -184,7 +203,9 @@ impl Network {
             what: "contract code",
             reason: "too large".into(),
         })?;
-        self.expect_landed(self.run_host_function(signer, HostFunction::UploadContractWasm(code))?)?;
+        self.expect_landed(
+            self.run_host_function(signer, HostFunction::UploadContractWasm(code))?,
+        )?;
         Ok(hash)
     }
 
@@ -233,13 +254,18 @@ impl Network {
         let fee = BASE_FEE * ops.len() as u32;
         let ops = ops
             .into_iter()
-            .map(|body| Operation { source_account: None, body })
+            .map(|body| Operation {
+                source_account: None,
+                body,
+            })
             .collect();
         let seq = self.take_sequence(signer)?;
         let tx = transaction(&signer.account_id(), seq, fee, ops, TransactionExt::V0);
         match self.sign_submit_poll(signer, tx, seq)? {
             InvokeOutcome::Landed { hash, ledger } => Ok((hash, ledger)),
-            InvokeOutcome::FailedOnChain { hash, code, .. } => Err(ChainError::Failed { hash, code }),
+            InvokeOutcome::FailedOnChain { hash, code, .. } => {
+                Err(ChainError::Failed { hash, code })
+            }
             other => Err(ChainError::Simulation(format!("{other:?}"))),
         }
     }
@@ -255,7 +281,10 @@ impl Network {
         let Some(entry) = response.entries.unwrap_or_default().into_iter().next() else {
             return Ok(ContractCode::Missing);
         };
-        if entry.live_until_ledger_seq.is_some_and(|l| l < response.latest_ledger) {
+        if entry
+            .live_until_ledger_seq
+            .is_some_and(|l| l < response.latest_ledger)
+        {
             return Ok(ContractCode::Archived);
         }
         let LedgerEntryData::ContractData(data) = decode(&entry.xdr, "a contract instance")? else {
@@ -283,8 +312,12 @@ impl Network {
     fn expect_landed(&self, outcome: InvokeOutcome) -> Result<(String, u32), ChainError> {
         match outcome {
             InvokeOutcome::Landed { hash, ledger } => Ok((hash, ledger)),
-            InvokeOutcome::Refused(e) | InvokeOutcome::Archived(e) => Err(ChainError::Simulation(e)),
-            InvokeOutcome::FailedOnChain { hash, code, .. } => Err(ChainError::Failed { hash, code }),
+            InvokeOutcome::Refused(e) | InvokeOutcome::Archived(e) => {
+                Err(ChainError::Simulation(e))
+            }
+            InvokeOutcome::FailedOnChain { hash, code, .. } => {
+                Err(ChainError::Failed { hash, code })
+            }
         }
     }
 
@@ -343,7 +376,11 @@ impl Network {
                     .as_deref()
                     .map(describe_result)
                     .unwrap_or_default();
-                return Err(ChainError::Rejected { hash, status: status.into(), detail });
+                return Err(ChainError::Rejected {
+                    hash,
+                    status: status.into(),
+                    detail,
+                });
             }
         }
         // From here the sequence number is consumed whatever the outcome.
@@ -353,20 +390,34 @@ impl Network {
             let got = self.rpc.get_transaction(&hash)?;
             match got.status.as_str() {
                 "SUCCESS" => {
-                    return Ok(InvokeOutcome::Landed { hash, ledger: got.ledger.unwrap_or(0) })
+                    return Ok(InvokeOutcome::Landed {
+                        hash,
+                        ledger: got.ledger.unwrap_or(0),
+                    })
                 }
                 "FAILED" => {
-                    let code = got.result_xdr.as_deref().map(describe_result).unwrap_or_default();
+                    let code = got
+                        .result_xdr
+                        .as_deref()
+                        .map(describe_result)
+                        .unwrap_or_default();
                     if code.contains("ENTRY_ARCHIVED") {
                         return Ok(InvokeOutcome::Archived(code));
                     }
-                    return Ok(InvokeOutcome::FailedOnChain { hash, ledger: got.ledger, code });
+                    return Ok(InvokeOutcome::FailedOnChain {
+                        hash,
+                        ledger: got.ledger,
+                        code,
+                    });
                 }
                 _ => {}
             }
             if started.elapsed() >= self.poll_timeout {
                 self.forget_sequence(signer);
-                return Err(ChainError::Timeout { hash, seconds: self.poll_timeout.as_secs() });
+                return Err(ChainError::Timeout {
+                    hash,
+                    seconds: self.poll_timeout.as_secs(),
+                });
             }
             thread::sleep(self.poll_interval);
         }
@@ -397,7 +448,10 @@ impl Network {
         let signature = DecoratedSignature {
             hint: SignatureHint([public[28], public[29], public[30], public[31]]),
             signature: Signature(signer.sign(&digest).to_vec().try_into().map_err(|_| {
-                ChainError::Xdr { what: "a signature", reason: "not 64 bytes".into() }
+                ChainError::Xdr {
+                    what: "a signature",
+                    reason: "not 64 bytes".into(),
+                }
             })?),
         };
         Ok(TransactionEnvelope::Tx(TransactionV1Envelope {
@@ -437,7 +491,10 @@ impl Network {
     }
 
     fn forget_sequence(&self, signer: &Secret) {
-        self.next_sequence.lock().expect("not poisoned").remove(&signer.public_key());
+        self.next_sequence
+            .lock()
+            .expect("not poisoned")
+            .remove(&signer.public_key());
     }
 }
 
@@ -466,7 +523,10 @@ fn prepare(
         .as_deref()
         .unwrap_or("0")
         .parse()
-        .map_err(|_| ChainError::Xdr { what: "minResourceFee", reason: "not a number".into() })?;
+        .map_err(|_| ChainError::Xdr {
+            what: "minResourceFee",
+            reason: "not a number".into(),
+        })?;
     let mut auth: Vec<SorobanAuthorizationEntry> = Vec::new();
     for result in &sim.results {
         for entry in &result.auth {
@@ -500,7 +560,13 @@ fn prepare(
             })?,
         }),
     };
-    Ok(Ok(transaction(source, seq, fee, vec![op], TransactionExt::V1(data))))
+    Ok(Ok(transaction(
+        source,
+        seq,
+        fee,
+        vec![op],
+        TransactionExt::V1(data),
+    )))
 }
 
 fn invoke_contract(
@@ -538,31 +604,39 @@ fn transaction(
     ops: Vec<Operation>,
     ext: TransactionExt,
 ) -> Transaction {
-    let AccountId(stellar_xdr::curr::PublicKey::PublicKeyTypeEd25519(key)) = source;
+    let AccountId(stellar_xdr::PublicKey::PublicKeyTypeEd25519(key)) = source;
     Transaction {
         source_account: MuxedAccount::Ed25519(key.clone()),
         fee,
         seq_num: SequenceNumber(seq),
         cond: Preconditions::None,
         memo: Memo::None,
-        operations: ops.try_into().expect("at most 100 operations are built here"),
+        operations: ops
+            .try_into()
+            .expect("at most 100 operations are built here"),
         ext,
     }
 }
 
 fn unsigned(tx: Transaction) -> TransactionEnvelope {
-    TransactionEnvelope::Tx(TransactionV1Envelope { tx, signatures: Default::default() })
+    TransactionEnvelope::Tx(TransactionV1Envelope {
+        tx,
+        signatures: Default::default(),
+    })
 }
 
 fn encode<T: WriteXdr>(value: &T) -> Result<Vec<u8>, ChainError> {
-    value
-        .to_xdr(Limits::none())
-        .map_err(|e| ChainError::Xdr { what: "a transaction", reason: e.to_string() })
+    value.to_xdr(Limits::none()).map_err(|e| ChainError::Xdr {
+        what: "a transaction",
+        reason: e.to_string(),
+    })
 }
 
 fn decode<T: ReadXdr>(b64: &str, what: &'static str) -> Result<T, ChainError> {
-    T::from_xdr_base64(b64, Limits::none())
-        .map_err(|e| ChainError::Xdr { what, reason: e.to_string() })
+    T::from_xdr_base64(b64, Limits::none()).map_err(|e| ChainError::Xdr {
+        what,
+        reason: e.to_string(),
+    })
 }
 
 /// A transaction result as a short code, e.g. `INVOKE_HOST_FUNCTION_ENTRY_ARCHIVED`.

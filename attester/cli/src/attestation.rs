@@ -84,12 +84,15 @@ fn parse_version(s: &str) -> Result<EvidenceVersion, String> {
 }
 
 fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
-    s.parse().map_err(|e: assay_core::time::TimestampError| e.to_string())
+    s.parse()
+        .map_err(|e: assay_core::time::TimestampError| e.to_string())
 }
 
 /// `24h`, `90m`, `45s`, `1h30m`, or bare seconds.
 fn parse_age(s: &str) -> Result<i64, String> {
-    let bad = || format!("invalid duration {s:?}: expected e.g. 24h, 90m, 3600s, 1h30m or 3600 (0 disables)");
+    let bad = || {
+        format!("invalid duration {s:?}: expected e.g. 24h, 90m, 3600s, 1h30m or 3600 (0 disables)")
+    };
     if let Ok(n) = s.parse::<i64>() {
         return if n >= 0 { Ok(n) } else { Err(bad()) };
     }
@@ -106,7 +109,10 @@ fn parse_age(s: &str) -> Result<i64, String> {
             _ => return Err(bad()),
         };
         let n: i64 = num.parse().map_err(|_| bad())?;
-        total = n.checked_mul(unit).and_then(|v| total.checked_add(v)).ok_or_else(bad)?;
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
         num.clear();
     }
     if !num.is_empty() || s.is_empty() {
@@ -120,7 +126,8 @@ fn now() -> Timestamp {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
-    Timestamp::from_unix(secs).unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch is representable"))
+    Timestamp::from_unix(secs)
+        .unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch is representable"))
 }
 
 fn read_report(path: &PathBuf) -> Result<Report, String> {
@@ -158,8 +165,14 @@ fn text(params: &Params) -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: &str| out.push_str(&format!("{k:<16}{v}\n"));
     line("asset", &params.asset);
-    line("severity", &format!("{} ({})", params.severity, params.severity_name));
-    line("flags", &format!("{} [{}]", params.flags, params.mechanics.names().join(", ")));
+    line(
+        "severity",
+        &format!("{} ({})", params.severity, params.severity_name),
+    );
+    line(
+        "flags",
+        &format!("{} [{}]", params.flags, params.mechanics.names().join(", ")),
+    );
     line("evidence_hash", &params.evidence_hash);
     line("evidence", &format!("v{}", params.evidence_version));
     if !params.checks.is_empty() {
@@ -182,13 +195,24 @@ pub fn run(args: AttestationArgs) -> ExitCode {
         }
     };
     let as_of = args.as_of.unwrap_or_else(now);
-    let freshness = Freshness { window_secs: args.max_age };
-    match attestation_params(&report, as_of, freshness, args.evidence_version, args.preimage) {
+    let freshness = Freshness {
+        window_secs: args.max_age,
+    };
+    match attestation_params(
+        &report,
+        as_of,
+        freshness,
+        args.evidence_version,
+        args.preimage,
+    ) {
         Ok(params) => {
             if args.raw {
                 print!("{}", params.raw_line());
             } else if args.output == Output::Json {
-                println!("{}", serde_json::to_string_pretty(&params).expect("params serialise"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&params).expect("params serialise")
+                );
             } else {
                 print!("{}", text(&params));
                 if let Some(p) = &params.preimage {
@@ -203,7 +227,11 @@ pub fn run(args: AttestationArgs) -> ExitCode {
             if let Refusal::Stale { .. } = refusal {
                 eprintln!(
                     "(judged as of {as_of} with a window of {})",
-                    if args.max_age > 0 { format_duration(args.max_age) } else { "none".to_string() }
+                    if args.max_age > 0 {
+                        format_duration(args.max_age)
+                    } else {
+                        "none".to_string()
+                    }
                 );
             }
             ExitCode::from(EXIT_REFUSED)

@@ -98,7 +98,12 @@ pub fn run(args: HistoryArgs) -> ExitCode {
         match Report::from_json(&row.report_json) {
             Ok(report) => reports.push(report),
             Err(err) => {
-                eprintln!("assay: history {}: observation {} of {}: {err}", path.display(), row.id, row.asset);
+                eprintln!(
+                    "assay: history {}: observation {} of {}: {err}",
+                    path.display(),
+                    row.id,
+                    row.asset
+                );
                 return ExitCode::from(1);
             }
         }
@@ -120,17 +125,28 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             .map(|(r, observation)| Entry {
                 observation,
                 accountability: r.accountability.name().to_string(),
-                state: if r.undetermined { "unknown".into() } else { "complete".into() },
+                state: if r.undetermined {
+                    "unknown".into()
+                } else {
+                    "complete".into()
+                },
             })
             .collect(),
         transitions,
     };
     match args.output {
-        OutputFormat::Json => println!("{}", serde_json::to_string(&listing).expect("listing serialises")),
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string(&listing).expect("listing serialises")
+        ),
         OutputFormat::Text => print!("{}", render(&listing)),
     }
     if listing.observations.is_empty() {
-        eprintln!("assay: no observations of {} in {}", listing.asset, path.display());
+        eprintln!(
+            "assay: no observations of {} in {}",
+            listing.asset,
+            path.display()
+        );
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
@@ -152,7 +168,11 @@ fn render(listing: &Listing) -> String {
             } else {
                 "complete".to_string()
             },
-            if mechanics.is_empty() { String::new() } else { format!("  [{mechanics}]") },
+            if mechanics.is_empty() {
+                String::new()
+            } else {
+                format!("  [{mechanics}]")
+            },
         ));
         if let Some(step) = listing.transitions.get(i) {
             let t = &step.transition;
@@ -170,7 +190,12 @@ fn render(listing: &Listing) -> String {
                     }
                     let attribution = t
                         .attribution
-                        .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                        .map(|a| {
+                            serde_json::to_value(a)
+                                .ok()
+                                .and_then(|v| v.as_str().map(String::from))
+                                .unwrap_or_default()
+                        })
                         .unwrap_or_default();
                     format!("{}; severity moved by: {attribution}", parts.join("; "))
                 }

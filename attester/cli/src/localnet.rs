@@ -90,7 +90,10 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
     }
     eprintln!("localnet: running; stop with Ctrl-C (SIGINT) or SIGTERM");
     let sig = wait_for(&signals);
-    eprintln!("localnet: received signal {sig}; stopping at ledger {}", net.latest_ledger());
+    eprintln!(
+        "localnet: received signal {sig}; stopping at ledger {}",
+        net.latest_ledger()
+    );
     drop(net);
     ExitCode::SUCCESS
 }
@@ -113,8 +116,6 @@ fn block_termination_signals() -> std::io::Result<libc::sigset_t> {
 fn wait_for(set: &libc::sigset_t) -> i32 {
     let mut sig: libc::c_int = 0;
     // SAFETY: `set` was initialised above; sigwait writes the received signal number.
-    unsafe {
-        while libc::sigwait(set, &mut sig) != 0 {}
-    }
+    unsafe { while libc::sigwait(set, &mut sig) != 0 {} }
     sig
 }

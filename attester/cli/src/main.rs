@@ -8,10 +8,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod attestation;
+mod attester;
 mod history;
 mod localnet;
 mod scan;
 mod scan_text;
+mod sep41;
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -33,7 +35,11 @@ enum Command {
     Attestation(attestation::AttestationArgs),
     Scan(scan::ScanArgs),
     History(history::HistoryArgs),
+    Attest(attester::attest::AttestArgs),
+    Verify(attester::verify::VerifyArgs),
+    Watch(attester::watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
+    Sep41(sep41::Sep41Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +59,10 @@ fn main() -> ExitCode {
         Command::Attestation(args) => attestation::run(args),
         Command::Scan(args) => scan::run(args),
         Command::History(args) => history::run(args),
+        Command::Attest(args) => attester::attest::run(args),
+        Command::Verify(args) => attester::verify::run(args),
+        Command::Watch(args) => attester::watch::run(args),
         Command::Localnet(args) => localnet::run(args),
+        Command::Sep41(args) => sep41::run(args),
     }
 }

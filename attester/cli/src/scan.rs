@@ -121,8 +121,8 @@ pub struct ScanArgs {
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<PathBuf>,
 
-    /// Do not append this scan to the history.
-    #[arg(long, conflicts_with = "history")]
+    /// Do not append this scan to the history (wins over --history and ASSAY_HISTORY).
+    #[arg(long)]
     pub no_history: bool,
 
     /// Seconds allowed for one fetch, redirects and body included.
@@ -149,13 +149,25 @@ fn check_base_url(flag: &str, value: &str) -> Result<(), String> {
 fn read_roots(paths: &[PathBuf]) -> Result<Vec<CertificateDer<'static>>, String> {
     let mut roots = Vec::new();
     for path in paths {
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("cannot read --cacert {}: {e}; expected a PEM file of CA certificates", path.display()))?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            format!(
+                "cannot read --cacert {}: {e}; expected a PEM file of CA certificates",
+                path.display()
+            )
+        })?;
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes)
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("invalid --cacert {}: {e}; expected PEM certificates", path.display()))?;
+            .map_err(|e| {
+                format!(
+                    "invalid --cacert {}: {e}; expected PEM certificates",
+                    path.display()
+                )
+            })?;
         if certs.is_empty() {
-            return Err(format!("invalid --cacert {}: no CERTIFICATE block found; expected PEM certificates", path.display()));
+            return Err(format!(
+                "invalid --cacert {}: no CERTIFICATE block found; expected PEM certificates",
+                path.display()
+            ));
         }
         roots.extend(certs);
     }
@@ -175,8 +187,14 @@ pub fn run(args: ScanArgs) -> ExitCode {
         NetworkArg::Mainnet => Network::Mainnet,
         NetworkArg::Testnet => Network::Testnet,
     };
-    let horizon_url = args.horizon_url.clone().unwrap_or_else(|| network.default_horizon().to_string());
-    for (flag, value) in [("--horizon-url", &horizon_url), ("--expert-url", &args.expert_url)] {
+    let horizon_url = args
+        .horizon_url
+        .clone()
+        .unwrap_or_else(|| network.default_horizon().to_string());
+    for (flag, value) in [
+        ("--horizon-url", &horizon_url),
+        ("--expert-url", &args.expert_url),
+    ] {
         if let Err(message) = check_base_url(flag, value) {
             return usage(message);
         }
@@ -187,10 +205,16 @@ pub fn run(args: ScanArgs) -> ExitCode {
         }
     }
     if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 600.0) {
-        return usage(format!("invalid --timeout {}: expected seconds between 0 and 600", args.timeout));
+        return usage(format!(
+            "invalid --timeout {}: expected seconds between 0 and 600",
+            args.timeout
+        ));
     }
     if args.concurrency == 0 || args.concurrency > 256 {
-        return usage(format!("invalid --concurrency {}: expected 1 to 256", args.concurrency));
+        return usage(format!(
+            "invalid --concurrency {}: expected 1 to 256",
+            args.concurrency
+        ));
     }
     let extra_roots = match read_roots(&args.cacert) {
         Ok(roots) => roots,
@@ -210,14 +234,21 @@ pub fn run(args: ScanArgs) -> ExitCode {
     let cache = if args.no_cache {
         None
     } else {
-        args.cache_dir.clone().or_else(AnswerCache::default_dir).map(AnswerCache::new)
+        args.cache_dir
+            .clone()
+            .or_else(AnswerCache::default_dir)
+            .map(AnswerCache::new)
     };
     let history_path = if args.no_history {
         None
     } else {
         match args.history.clone().or_else(History::default_path) {
             Some(path) => Some(path),
-            None => return usage("no data directory for the history: pass --history PATH or --no-history"),
+            None => {
+                return usage(
+                    "no data directory for the history: pass --history PATH or --no-history",
+                )
+            }
         }
     };
     let config = ScanConfig {
@@ -229,7 +260,10 @@ pub fn run(args: ScanArgs) -> ExitCode {
         concurrency: args.concurrency,
     };
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(err) => {
             eprintln!("assay: cannot start the async runtime: {err}");

@@ -37,8 +37,17 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "  mechanics: {}", mechanics.join(", "));
     }
     for finding in &report.findings {
-        let marker = if finding.undetermined { " [could not conclude]" } else { "" };
-        let _ = writeln!(out, "  {} ({}){marker}:", finding.title, finding.severity.name());
+        let marker = if finding.undetermined {
+            " [could not conclude]"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {} ({}){marker}:",
+            finding.title,
+            finding.severity.name()
+        );
         let _ = writeln!(out, "    {}", finding.reasoning);
     }
     let gaps: Vec<String> = report

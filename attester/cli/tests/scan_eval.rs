@@ -24,7 +24,10 @@ fn valid_issuer(issuer: &str) -> String {
     }
     use sha2::Digest;
     let key: [u8; 32] = sha2::Sha256::digest(issuer.as_bytes()).into();
-    stellar_strkey::ed25519::PublicKey(key).to_string().as_str().to_string()
+    stellar_strkey::ed25519::PublicKey(key)
+        .to_string()
+        .as_str()
+        .to_string()
 }
 
 fn read(dir: &Path, name: &str) -> Option<String> {
@@ -32,15 +35,30 @@ fn read(dir: &Path, name: &str) -> Option<String> {
 }
 
 /// The scripted reply for `name` (or `name.status`), with placeholder issuers replaced.
-fn reply_for(dir: &Path, name: &str, fix: &dyn Fn(String) -> String, content_type: &str) -> Option<Reply> {
+fn reply_for(
+    dir: &Path,
+    name: &str,
+    fix: &dyn Fn(String) -> String,
+    content_type: &str,
+) -> Option<Reply> {
     if let Some(body) = read(dir, name) {
-        return Some(Reply::status_with(200, &[("content-type", content_type)], fix(body)));
+        return Some(Reply::status_with(
+            200,
+            &[("content-type", content_type)],
+            fix(body),
+        ));
     }
     let status = read(dir, &format!("{name}.status"))?;
     Some(match status.trim() {
         "timeout" => Reply::Hang,
-        "dns-failure" => Reply::status(599), // never served: the host is left unmapped
-        code => Reply::status(code.parse().unwrap_or_else(|_| panic!("{}: bad status {code:?}", dir.display()))),
+        // Never served: the host is left unmapped, so the name goes to the resolver and fails.
+        "dns-failure" | "000" => Reply::status(599),
+        "malformed" => Reply::text("\u{0}{ not a document"),
+        "body-too-large" => Reply::text(vec![b' '; assay_scan::net::client::BODY_CAP + 1]),
+        code => Reply::status(
+            code.parse()
+                .unwrap_or_else(|_| panic!("{}: bad status {code:?}", dir.display())),
+        ),
     })
 }
 
@@ -53,7 +71,13 @@ fn links(toml: &str) -> Vec<String> {
 }
 
 fn host_of(url: &str) -> String {
-    url.split("://").nth(1).unwrap().split('/').next().unwrap().to_string()
+    url.split("://")
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string()
 }
 
 fn path_of(url: &str) -> String {
@@ -67,10 +91,12 @@ fn run_subject(dir: &Path) -> (Value, Run) {
     let (code, placeholder) = subject["asset"].as_str().unwrap().split_once('-').unwrap();
     let issuer = valid_issuer(placeholder);
     let fix = |body: String| body.replace(placeholder, &issuer);
-    let account: Value = serde_json::from_str(&fix(read(dir, "horizon-account.json").unwrap())).unwrap();
+    let account: Value =
+        serde_json::from_str(&fix(read(dir, "horizon-account.json").unwrap())).unwrap();
     let home_domain = account["home_domain"].as_str().map(str::to_string);
     let toml_text = read(dir, "stellar.toml").unwrap_or_default();
-    let toml_dns_fails = read(dir, "stellar.toml.status").is_some_and(|s| s.trim() == "dns-failure");
+    let toml_dns_fails =
+        read(dir, "stellar.toml.status").is_some_and(|s| matches!(s.trim(), "dns-failure" | "000"));
 
     let mut hosts: Vec<String> = Vec::new();
     if let Some(domain) = home_domain.as_ref().filter(|_| !toml_dns_fails) {
@@ -82,8 +108,16 @@ fn run_subject(dir: &Path) -> (Value, Run) {
     let h = Harness::new(&names);
 
     let json = "application/json";
-    h.route(HORIZON, &assets_path(code, &issuer), vec![reply_for(dir, "horizon-assets.json", &fix, json).unwrap()]);
-    h.route(HORIZON, &account_path(&issuer), vec![reply_for(dir, "horizon-account.json", &fix, json).unwrap()]);
+    h.route(
+        HORIZON,
+        &assets_path(code, &issuer),
+        vec![reply_for(dir, "horizon-assets.json", &fix, json).unwrap()],
+    );
+    h.route(
+        HORIZON,
+        &account_path(&issuer),
+        vec![reply_for(dir, "horizon-account.json", &fix, json).unwrap()],
+    );
     if let Some(reply) = reply_for(dir, "directory.json", &fix, json) {
         h.route(EXPERT, &directory_path(&issuer), vec![reply]);
     }
@@ -102,7 +136,16 @@ fn run_subject(dir: &Path) -> (Value, Run) {
         }
     }
     let asset = format!("{code}-{issuer}");
-    let run = h.assay(&["scan", "--output", "json", "--timeout", "1", "--no-cache", "--no-history", &asset]);
+    let run = h.assay(&[
+        "scan",
+        "--output",
+        "json",
+        "--timeout",
+        "1",
+        "--no-cache",
+        "--no-history",
+        &asset,
+    ]);
     (expected, run)
 }
 
@@ -114,21 +157,42 @@ fn eval_subjects_match_their_expected_verdicts_end_to_end() {
         .filter(|p| p.join("expected.json").exists())
         .collect();
     subjects.sort();
-    assert!(subjects.len() >= 10, "expected the eval corpus, found {}", subjects.len());
+    assert!(
+        subjects.len() >= 10,
+        "expected the eval corpus, found {}",
+        subjects.len()
+    );
     let mut failures = Vec::new();
     for dir in &subjects {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let (expected, run) = run_subject(dir);
-        let undetermined = !expected["undetermined_checks"].as_array().unwrap().is_empty();
+        let undetermined = !expected["undetermined_checks"]
+            .as_array()
+            .unwrap()
+            .is_empty();
         let want_code = if undetermined { 2 } else { 0 };
         if run.code != want_code {
-            failures.push(format!("{name}: exit {} (want {want_code}): {}", run.code, run.stderr));
+            failures.push(format!(
+                "{name}: exit {} (want {want_code}): {}",
+                run.code, run.stderr
+            ));
             continue;
         }
         let report = run.report();
-        for key in ["severity", "base_severity", "escalated", "accountability", "mechanics", "state", "undetermined_checks"] {
+        for key in [
+            "severity",
+            "base_severity",
+            "escalated",
+            "accountability",
+            "mechanics",
+            "state",
+            "undetermined_checks",
+        ] {
             if report[key] != expected[key] {
-                failures.push(format!("{name}: {key} = {} (want {})", report[key], expected[key]));
+                failures.push(format!(
+                    "{name}: {key} = {} (want {})",
+                    report[key], expected[key]
+                ));
             }
         }
     }

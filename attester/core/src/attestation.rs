@@ -78,7 +78,10 @@ pub struct Params {
 impl Params {
     /// `SEVERITY<TAB>FLAGS<TAB>HASH<LF>`.
     pub fn raw_line(&self) -> String {
-        format!("{}\t{}\t{}\n", self.severity, self.flags, self.evidence_hash)
+        format!(
+            "{}\t{}\t{}\n",
+            self.severity, self.flags, self.evidence_hash
+        )
     }
 }
 

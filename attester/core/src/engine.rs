@@ -40,7 +40,9 @@ pub struct Engine {
 
 impl Default for Engine {
     fn default() -> Engine {
-        Engine { checks: default_checks() }
+        Engine {
+            checks: default_checks(),
+        }
     }
 }
 
@@ -73,13 +75,21 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
         ids.push(f.check.clone());
         let caps = f.mechanics.bits() & Mechanics::CAPABILITY_MASK;
         if f.escalation && caps != 0 {
-            return Err(EngineError::EscalationSetsCapability { check: f.check.clone(), bits: caps });
+            return Err(EngineError::EscalationSetsCapability {
+                check: f.check.clone(),
+                bits: caps,
+            });
         }
         if !f.escalation {
             if f.severity == Rating::Level(Severity::Critical) {
-                return Err(EngineError::NonEscalationEscalates { check: f.check.clone(), what: "claims critical" });
+                return Err(EngineError::NonEscalationEscalates {
+                    check: f.check.clone(),
+                    what: "claims critical",
+                });
             }
-            if f.mechanics.has(Mechanics::BLOCKLISTED) || f.mechanics.has(Mechanics::SEP41_VIOLATION) {
+            if f.mechanics.has(Mechanics::BLOCKLISTED)
+                || f.mechanics.has(Mechanics::SEP41_VIOLATION)
+            {
                 return Err(EngineError::NonEscalationEscalates {
                     check: f.check.clone(),
                     what: "sets an escalation-only bit",
@@ -87,7 +97,11 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
             }
         }
     }
-    let severity = findings.iter().map(|f| f.severity).max().unwrap_or(Rating::Unevaluated);
+    let severity = findings
+        .iter()
+        .map(|f| f.severity)
+        .max()
+        .unwrap_or(Rating::Unevaluated);
     let base_severity = findings
         .iter()
         .filter(|f| !f.escalation)
@@ -96,15 +110,24 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
         // With no capability-bearing finding there is no base reading at all.
         .unwrap_or(Rating::Unevaluated);
     let severity = severity.max(base_severity);
-    let escalated = matches!((severity, base_severity), (Rating::Level(a), Rating::Level(b)) if a > b);
+    let escalated =
+        matches!((severity, base_severity), (Rating::Level(a), Rating::Level(b)) if a > b);
     let accountability = findings
         .iter()
         .find_map(|f| f.accountability)
         .unwrap_or(Accountability::Unknown);
-    let mechanics = findings.iter().fold(Mechanics::empty(), |m, f| m.union(f.mechanics));
-    let evidence: Vec<_> = findings.iter().flat_map(|f| f.evidence.iter().cloned()).collect();
-    let mut undetermined_checks: Vec<String> =
-        findings.iter().filter(|f| f.undetermined).map(|f| f.check.clone()).collect();
+    let mechanics = findings
+        .iter()
+        .fold(Mechanics::empty(), |m, f| m.union(f.mechanics));
+    let evidence: Vec<_> = findings
+        .iter()
+        .flat_map(|f| f.evidence.iter().cloned())
+        .collect();
+    let mut undetermined_checks: Vec<String> = findings
+        .iter()
+        .filter(|f| f.undetermined)
+        .map(|f| f.check.clone())
+        .collect();
     undetermined_checks.sort();
     let mut by_source: BTreeMap<String, u32> = BTreeMap::new();
     for f in findings.iter().filter(|f| f.undetermined) {
@@ -113,13 +136,22 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
         }
     }
     let undetermined = !undetermined_checks.is_empty();
-    let undetermined_rate = undetermined.then(|| format!("{}/{}", undetermined_checks.len(), findings.len()));
+    let undetermined_rate =
+        undetermined.then(|| format!("{}/{}", undetermined_checks.len(), findings.len()));
     let mut checks = ids;
     checks.sort();
     // Stable: equal levels keep run order.
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
-    let start = evidence.iter().map(|e| e.retrieved_at).min().unwrap_or(subject.scanned_at);
-    let end = evidence.iter().map(|e| e.retrieved_at).max().unwrap_or(subject.scanned_at);
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let start = evidence
+        .iter()
+        .map(|e| e.retrieved_at)
+        .min()
+        .unwrap_or(subject.scanned_at);
+    let end = evidence
+        .iter()
+        .map(|e| e.retrieved_at)
+        .max()
+        .unwrap_or(subject.scanned_at);
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
         asset: subject.asset.clone(),

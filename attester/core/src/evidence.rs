@@ -56,7 +56,12 @@ impl Evidence {
     }
 
     /// A failed attempt: `not retrievable: <category>`.
-    pub fn failure(source: &str, url: &str, failure: &FetchFailure, retrieved_at: Timestamp) -> Evidence {
+    pub fn failure(
+        source: &str,
+        url: &str,
+        failure: &FetchFailure,
+        retrieved_at: Timestamp,
+    ) -> Evidence {
         Evidence {
             attempted: true,
             ..Evidence::answer(source, url, claims::not_retrievable(failure), retrieved_at)
@@ -93,7 +98,9 @@ pub fn go_quote(s: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c if !go_printable(c) => {
                 if (c as u32) < 0x10000 {
                     out.push_str(&format!("\\u{:04x}", c as u32));
@@ -166,14 +173,24 @@ pub mod claims {
     }
 
     /// `CURRENCIES lists N entries, none matching CODE-ISSUER inline; K linked documents left unread (bound: 8)`.
-    pub fn toml_links_beyond_bound(entries: usize, asset: &Asset, unread: usize, bound: usize) -> String {
+    pub fn toml_links_beyond_bound(
+        entries: usize,
+        asset: &Asset,
+        unread: usize,
+        bound: usize,
+    ) -> String {
         format!(
             "CURRENCIES lists {entries} entries, none matching {asset} inline; {unread} linked documents left unread (bound: {bound})"
         )
     }
 
     /// `CURRENCIES lists N entries, none matching CODE-ISSUER inline; U of A linked documents could not be read`.
-    pub fn toml_links_unreadable(entries: usize, asset: &Asset, unreadable: usize, attempted: usize) -> String {
+    pub fn toml_links_unreadable(
+        entries: usize,
+        asset: &Asset,
+        unreadable: usize,
+        attempted: usize,
+    ) -> String {
         format!(
             "CURRENCIES lists {entries} entries, none matching {asset} inline; {unreadable} of {attempted} linked documents could not be read"
         )
@@ -261,13 +278,26 @@ mod tests {
 
     #[test]
     fn claim_wording() {
-        let f = IssuerFlags { auth_revocable: true, ..Default::default() };
+        let f = IssuerFlags {
+            auth_revocable: true,
+            ..Default::default()
+        };
         assert_eq!(
             claims::issuer_account_flags(&f),
             "issuer account flags: auth_required=false auth_revocable=true auth_immutable=false auth_clawback_enabled=false"
         );
-        let e = DirectoryEntry { name: "Centre".into(), domain: Some("centre.io".into()), tags: vec!["anchor".into(), "issuer".into()] };
-        assert_eq!(claims::directory_entry(&e), r#"listed as "Centre" (domain "centre.io", tags: anchor, issuer)"#);
-        assert_eq!(claims::blocklist("circle.com", false), r#"domain "circle.com" blocked=false"#);
+        let e = DirectoryEntry {
+            name: "Centre".into(),
+            domain: Some("centre.io".into()),
+            tags: vec!["anchor".into(), "issuer".into()],
+        };
+        assert_eq!(
+            claims::directory_entry(&e),
+            r#"listed as "Centre" (domain "centre.io", tags: anchor, issuer)"#
+        );
+        assert_eq!(
+            claims::blocklist("circle.com", false),
+            r#"domain "circle.com" blocked=false"#
+        );
     }
 }

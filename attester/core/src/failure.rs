@@ -78,7 +78,9 @@ impl FromStr for FailureCategory {
     fn from_str(text: &str) -> Result<FailureCategory, FailureCategoryError> {
         if let Some(code) = text.strip_prefix("status ") {
             return match code.parse::<u16>() {
-                Ok(n) if (100..=599).contains(&n) && code.len() == 3 => Ok(FailureCategory::Status(n)),
+                Ok(n) if (100..=599).contains(&n) && code.len() == 3 => {
+                    Ok(FailureCategory::Status(n))
+                }
                 _ => Err(FailureCategoryError(text.to_string())),
             };
         }
@@ -97,7 +99,9 @@ impl Serialize for FailureCategory {
 
 impl<'de> Deserialize<'de> for FailureCategory {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FailureCategory, D::Error> {
-        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -149,8 +153,19 @@ mod tests {
             assert_eq!(c.to_string().parse::<FailureCategory>().unwrap(), c);
         }
         assert_eq!(FailureCategory::Status(404).to_string(), "status 404");
-        assert_eq!("status 429".parse::<FailureCategory>().unwrap(), FailureCategory::Status(429));
-        for bad in ["status 000", "status 4040", "status 99", "status", "DNS-failure", "refused", ""] {
+        assert_eq!(
+            "status 429".parse::<FailureCategory>().unwrap(),
+            FailureCategory::Status(429)
+        );
+        for bad in [
+            "status 000",
+            "status 4040",
+            "status 99",
+            "status",
+            "DNS-failure",
+            "refused",
+            "",
+        ] {
             assert!(bad.parse::<FailureCategory>().is_err(), "{bad} accepted");
         }
     }

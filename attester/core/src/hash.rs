@@ -65,7 +65,9 @@ impl FromStr for EvidenceVersion {
             "1" => Ok(EvidenceVersion::V1),
             "2" => Ok(EvidenceVersion::V2),
             "3" => Ok(EvidenceVersion::V3),
-            _ => Err(format!("unknown evidence version {s:?}: expected 1, 2 or 3")),
+            _ => Err(format!(
+                "unknown evidence version {s:?}: expected 1, 2 or 3"
+            )),
         }
     }
 }
@@ -113,7 +115,11 @@ impl PreimageInput {
             checks: r.checks.clone(),
             network: r.network.clone(),
             scanner: r.scanner_bound.clone(),
-            evidence: r.evidence.iter().map(|e| (e.source.clone(), e.url.clone(), e.claim.clone())).collect(),
+            evidence: r
+                .evidence
+                .iter()
+                .map(|e| (e.source.clone(), e.url.clone(), e.claim.clone()))
+                .collect(),
         })
     }
 }

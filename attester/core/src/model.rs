@@ -22,7 +22,13 @@ pub enum Severity {
 
 impl Severity {
     /// All levels, lowest first.
-    pub const ALL: [Severity; 5] = [Severity::Clear, Severity::Low, Severity::Medium, Severity::High, Severity::Critical];
+    pub const ALL: [Severity; 5] = [
+        Severity::Clear,
+        Severity::Low,
+        Severity::Medium,
+        Severity::High,
+        Severity::Critical,
+    ];
 
     /// The on-chain number.
     pub fn level(self) -> u32 {
@@ -62,7 +68,9 @@ impl<'de> Deserialize<'de> for Severity {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
         let name = String::deserialize(d)?;
         Severity::from_name(&name).ok_or_else(|| {
-            D::Error::custom(format!("unknown severity {name:?}: expected clear, low, medium, high or critical"))
+            D::Error::custom(format!(
+                "unknown severity {name:?}: expected clear, low, medium, high or critical"
+            ))
         })
     }
 }
@@ -202,7 +210,10 @@ impl Mechanics {
         (Self::AUTH_IMMUTABLE, "auth_immutable"),
         (Self::DOMAIN_UNVERIFIED, "domain_unverified"),
         (Self::BLOCKLISTED, "blocklisted"),
-        (Self::TRUSTLINE_CLAWBACK_ENABLED, "trustline_clawback_enabled"),
+        (
+            Self::TRUSTLINE_CLAWBACK_ENABLED,
+            "trustline_clawback_enabled",
+        ),
         (Self::TRUSTLINE_DEAUTHORIZED, "trustline_deauthorized"),
         (Self::SEP41_VIOLATION, "sep41_violation"),
     ];
@@ -244,12 +255,19 @@ impl Mechanics {
 
     /// Names of the set bits, in bit order.
     pub fn names(self) -> Vec<&'static str> {
-        Self::NAMES.iter().filter(|(b, _)| self.0 & b != 0).map(|(_, n)| *n).collect()
+        Self::NAMES
+            .iter()
+            .filter(|(b, _)| self.0 & b != 0)
+            .map(|(_, n)| *n)
+            .collect()
     }
 
     /// The bit with this name.
     pub fn bit_named(name: &str) -> Option<u32> {
-        Self::NAMES.iter().find(|(_, n)| *n == name).map(|(b, _)| *b)
+        Self::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(b, _)| *b)
     }
 }
 
@@ -269,7 +287,9 @@ impl<'de> Deserialize<'de> for Mechanics {
             let bit = Mechanics::bit_named(name)
                 .ok_or_else(|| D::Error::custom(format!("unknown mechanics name {name:?}")))?;
             if bit <= last {
-                return Err(D::Error::custom(format!("mechanics name {name:?} repeated or out of bit order")));
+                return Err(D::Error::custom(format!(
+                    "mechanics name {name:?} repeated or out of bit order"
+                )));
             }
             last = bit;
             bits |= bit;
@@ -298,7 +318,15 @@ mod tests {
     #[test]
     fn mechanics_names_and_masks() {
         let m = Mechanics::from_bits(54).unwrap();
-        assert_eq!(m.names(), ["auth_revocable", "auth_clawback_enabled", "domain_unverified", "blocklisted"]);
+        assert_eq!(
+            m.names(),
+            [
+                "auth_revocable",
+                "auth_clawback_enabled",
+                "domain_unverified",
+                "blocklisted"
+            ]
+        );
         assert_eq!(m.capabilities().bits(), 6);
         assert_eq!(Mechanics::SEP41_VIOLATION, 1 << 8);
         assert!(Mechanics::from_bits(512).is_none());
@@ -313,8 +341,14 @@ mod tests {
     fn unevaluated_is_not_a_level() {
         assert_eq!(Rating::Unevaluated.level(), None);
         assert!(Rating::Unevaluated > Rating::Level(Severity::Critical));
-        assert_eq!(serde_json::to_string(&Rating::Unevaluated).unwrap(), r#""unknown""#);
+        assert_eq!(
+            serde_json::to_string(&Rating::Unevaluated).unwrap(),
+            r#""unknown""#
+        );
         assert!(serde_json::from_str::<Severity>(r#""unknown""#).is_err());
-        assert_eq!(serde_json::from_str::<Rating>(r#""unknown""#).unwrap(), Rating::Unevaluated);
+        assert_eq!(
+            serde_json::from_str::<Rating>(r#""unknown""#).unwrap(),
+            Rating::Unevaluated
+        );
     }
 }

@@ -56,6 +56,9 @@ pub struct SubjectMeta {
     /// Set when the fetch policy refused the stellar.toml host: the reason.
     #[serde(default)]
     pub stellar_toml_refused: Option<String>,
+    /// Configured SEP-42 list URLs; each answer is `asset-lists/<last path segment>` (or `.status`).
+    #[serde(default)]
+    pub asset_lists: Vec<String>,
 }
 
 /// `expected.json`: the verdict an eval subject must yield, and why.
@@ -111,13 +114,19 @@ pub fn parse_status(text: &str) -> Result<FailureCategory, String> {
         return Ok(FailureCategory::DnsFailure);
     }
     if t.len() == 3 && t.bytes().all(|b| b.is_ascii_digit()) {
-        return format!("status {t}").parse().map_err(|e: crate::failure::FailureCategoryError| e.to_string());
+        return format!("status {t}")
+            .parse()
+            .map_err(|e: crate::failure::FailureCategoryError| e.to_string());
     }
-    t.parse().map_err(|e: crate::failure::FailureCategoryError| e.to_string())
+    t.parse()
+        .map_err(|e: crate::failure::FailureCategoryError| e.to_string())
 }
 
 /// Reads `name` or `name.status` through `read`.
-pub fn recorded(read: &dyn Fn(&str) -> Option<Vec<u8>>, name: &str) -> Result<Option<Recorded>, ReplayError> {
+pub fn recorded(
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    name: &str,
+) -> Result<Option<Recorded>, ReplayError> {
     if let Some(body) = read(name) {
         return Ok(Some(Recorded::Body(body)));
     }
@@ -125,37 +134,57 @@ pub fn recorded(read: &dyn Fn(&str) -> Option<Vec<u8>>, name: &str) -> Result<Op
     match read(&status_name) {
         Some(bytes) => {
             let text = String::from_utf8(bytes).map_err(|_| invalid(&status_name, "not UTF-8"))?;
-            parse_status(&text).map(|c| Some(Recorded::Failed(c))).map_err(|e| invalid(&status_name, e))
+            parse_status(&text)
+                .map(|c| Some(Recorded::Failed(c)))
+                .map_err(|e| invalid(&status_name, e))
         }
         None => Ok(None),
     }
 }
 
+fn last_segment(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// The `linked/` file name for a `toml=` link: its last path segment.
 pub fn linked_file_name(url: &str) -> String {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    format!("linked/{}", path.rsplit('/').next().unwrap_or(path))
+    format!("linked/{}", last_segment(url))
+}
+
+/// The `asset-lists/` file name for a SEP-42 list URL: its last path segment.
+pub fn asset_list_file_name(url: &str) -> String {
+    format!("asset-lists/{}", last_segment(url))
 }
 
 /// Builds the subject for an eval directory. `read(name)` returns the bytes of `name` relative to it.
 pub fn load_subject(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> Result<Subject, ReplayError> {
-    let meta_bytes = read("subject.json").ok_or_else(|| ReplayError::Missing("subject.json".into()))?;
-    let meta: SubjectMeta = serde_json::from_slice(&meta_bytes).map_err(|e| invalid("subject.json", e))?;
+    let meta_bytes =
+        read("subject.json").ok_or_else(|| ReplayError::Missing("subject.json".into()))?;
+    let meta: SubjectMeta =
+        serde_json::from_slice(&meta_bytes).map_err(|e| invalid("subject.json", e))?;
     build_subject(&meta, read)
 }
 
 /// Reads `expected.json`.
 pub fn load_expected(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> Result<Expected, ReplayError> {
-    let bytes = read("expected.json").ok_or_else(|| ReplayError::Missing("expected.json".into()))?;
+    let bytes =
+        read("expected.json").ok_or_else(|| ReplayError::Missing("expected.json".into()))?;
     serde_json::from_slice(&bytes).map_err(|e| invalid("expected.json", e))
 }
 
 /// Builds a subject from metadata and recorded answers.
-pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>) -> Result<Subject, ReplayError> {
+pub fn build_subject(
+    meta: &SubjectMeta,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Subject, ReplayError> {
     let asset: Asset = meta.asset.parse().map_err(|e| invalid("subject.json", e))?;
     let at = meta.retrieved_at;
     let horizon = meta.horizon_url.as_deref().unwrap_or(DEFAULT_HORIZON_URL);
-    let se = meta.stellar_expert_url.as_deref().unwrap_or(DEFAULT_STELLAR_EXPERT_URL);
+    let se = meta
+        .stellar_expert_url
+        .as_deref()
+        .unwrap_or(DEFAULT_STELLAR_EXPERT_URL);
     let attempt = |url: String, c: FailureCategory| Attempt {
         url,
         retrieved_at: at,
@@ -167,22 +196,47 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
         None => FlagsOutcome::NotRead,
         Some(Recorded::Failed(c)) => FlagsOutcome::Failed(attempt(assets_url, c)),
         Some(Recorded::Body(b)) => match parse::parse_horizon_assets(&b, &asset) {
-            Ok(Some(rec)) => FlagsOutcome::Read(Observed { url: assets_url, retrieved_at: at, value: rec.flags }),
-            Ok(None) => return Err(invalid("horizon-assets.json", format!("no record for {asset}"))),
-            Err(e) => FlagsOutcome::Failed(Attempt { url: assets_url, retrieved_at: at, failure: e.to_failure() }),
+            Ok(Some(rec)) => FlagsOutcome::Read(Observed {
+                url: assets_url,
+                retrieved_at: at,
+                value: rec.flags,
+            }),
+            Ok(None) => {
+                return Err(invalid(
+                    "horizon-assets.json",
+                    format!("no record for {asset}"),
+                ))
+            }
+            Err(e) => FlagsOutcome::Failed(Attempt {
+                url: assets_url,
+                retrieved_at: at,
+                failure: e.to_failure(),
+            }),
         },
     };
     let account_url = urls::horizon_account(horizon, &asset.issuer);
     let (account_flags, home_domain) = match recorded(read, "horizon-account.json")? {
         None => (FlagsOutcome::NotRead, HomeDomain::Unknown),
-        Some(Recorded::Failed(c)) => (FlagsOutcome::Failed(attempt(account_url, c)), HomeDomain::Unknown),
+        Some(Recorded::Failed(c)) => (
+            FlagsOutcome::Failed(attempt(account_url, c)),
+            HomeDomain::Unknown,
+        ),
         Some(Recorded::Body(b)) => match parse::parse_horizon_account(&b) {
             Ok(rec) => (
-                FlagsOutcome::Read(Observed { url: account_url, retrieved_at: at, value: rec.flags }),
-                rec.home_domain.map_or(HomeDomain::Absent, HomeDomain::Present),
+                FlagsOutcome::Read(Observed {
+                    url: account_url,
+                    retrieved_at: at,
+                    value: rec.flags,
+                }),
+                rec.home_domain
+                    .map_or(HomeDomain::Absent, HomeDomain::Present),
             ),
             Err(e) => (
-                FlagsOutcome::Failed(Attempt { url: account_url, retrieved_at: at, failure: e.to_failure() }),
+                FlagsOutcome::Failed(Attempt {
+                    url: account_url,
+                    retrieved_at: at,
+                    failure: e.to_failure(),
+                }),
                 HomeDomain::Unknown,
             ),
         },
@@ -193,15 +247,25 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
         Some(domain) => {
             let requested_url = urls::stellar_toml(domain);
             if let Some(reason) = &meta.stellar_toml_refused {
-                TomlOutcome::Refused { requested_url, retrieved_at: at, reason: reason.clone() }
+                TomlOutcome::Refused {
+                    requested_url,
+                    retrieved_at: at,
+                    reason: reason.clone(),
+                }
             } else {
                 match recorded(read, "stellar.toml")? {
                     None => TomlOutcome::NotFetched,
-                    Some(Recorded::Failed(c)) => {
-                        TomlOutcome::Failed { requested_url, retrieved_at: at, failure: FetchFailure::new(c) }
-                    }
+                    Some(Recorded::Failed(c)) => TomlOutcome::Failed {
+                        requested_url,
+                        retrieved_at: at,
+                        failure: FetchFailure::new(c),
+                    },
                     Some(Recorded::Body(b)) => match parse::parse_stellar_toml(&b) {
-                        Err(e) => TomlOutcome::Failed { requested_url, retrieved_at: at, failure: e.to_failure() },
+                        Err(e) => TomlOutcome::Failed {
+                            requested_url,
+                            retrieved_at: at,
+                            failure: e.to_failure(),
+                        },
                         Ok(doc) => {
                             let mut linked = Vec::new();
                             for (i, url) in doc.unresolved_links(&asset).into_iter().enumerate() {
@@ -211,21 +275,35 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
                                     match recorded(read, &linked_file_name(&url))? {
                                         None => LinkedOutcome::Failed {
                                             retrieved_at: at,
-                                            failure: FetchFailure::new(FailureCategory::Status(404)),
+                                            failure: FetchFailure::new(FailureCategory::Status(
+                                                404,
+                                            )),
                                         },
-                                        Some(Recorded::Failed(c)) => {
-                                            LinkedOutcome::Failed { retrieved_at: at, failure: FetchFailure::new(c) }
+                                        Some(Recorded::Failed(c)) => LinkedOutcome::Failed {
+                                            retrieved_at: at,
+                                            failure: FetchFailure::new(c),
+                                        },
+                                        Some(Recorded::Body(b)) => {
+                                            match parse::parse_linked_currency_document(&b) {
+                                                Ok(currencies) => LinkedOutcome::Read {
+                                                    retrieved_at: at,
+                                                    currencies,
+                                                },
+                                                Err(e) => LinkedOutcome::Failed {
+                                                    retrieved_at: at,
+                                                    failure: e.to_failure(),
+                                                },
+                                            }
                                         }
-                                        Some(Recorded::Body(b)) => match parse::parse_linked_currency_document(&b) {
-                                            Ok(currencies) => LinkedOutcome::Read { retrieved_at: at, currencies },
-                                            Err(e) => LinkedOutcome::Failed { retrieved_at: at, failure: e.to_failure() },
-                                        },
                                     }
                                 };
                                 linked.push(LinkedDocument { url, outcome });
                             }
                             TomlOutcome::Document(TomlDocument {
-                                url: meta.stellar_toml_final_url.clone().unwrap_or_else(|| requested_url.clone()),
+                                url: meta
+                                    .stellar_toml_final_url
+                                    .clone()
+                                    .unwrap_or_else(|| requested_url.clone()),
                                 requested_url,
                                 retrieved_at: at,
                                 currencies: doc.currencies,
@@ -241,12 +319,26 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
     let dir_url = urls::directory(se, &asset.issuer);
     let directory = match recorded(read, "directory.json")? {
         None => DirectoryOutcome::NotAsked,
-        Some(Recorded::Failed(FailureCategory::Status(404))) => DirectoryOutcome::NotListed { url: dir_url, retrieved_at: at },
+        Some(Recorded::Failed(FailureCategory::Status(404))) => DirectoryOutcome::NotListed {
+            url: dir_url,
+            retrieved_at: at,
+        },
         Some(Recorded::Failed(c)) => DirectoryOutcome::Failed(attempt(dir_url, c)),
         Some(Recorded::Body(b)) => match parse::parse_directory(&b) {
-            Ok(Some(entry)) => DirectoryOutcome::Listed(Observed { url: dir_url, retrieved_at: at, value: entry }),
-            Ok(None) => DirectoryOutcome::NotListed { url: dir_url, retrieved_at: at },
-            Err(e) => DirectoryOutcome::Failed(Attempt { url: dir_url, retrieved_at: at, failure: e.to_failure() }),
+            Ok(Some(entry)) => DirectoryOutcome::Listed(Observed {
+                url: dir_url,
+                retrieved_at: at,
+                value: entry,
+            }),
+            Ok(None) => DirectoryOutcome::NotListed {
+                url: dir_url,
+                retrieved_at: at,
+            },
+            Err(e) => DirectoryOutcome::Failed(Attempt {
+                url: dir_url,
+                retrieved_at: at,
+                failure: e.to_failure(),
+            }),
         },
     };
 
@@ -258,12 +350,41 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
                 None => return Err(ReplayError::Missing("blocked.json".into())),
                 Some(Recorded::Failed(c)) => BlocklistOutcome::Failed(attempt(url, c)),
                 Some(Recorded::Body(b)) => match parse::parse_blocked_domain(&b) {
-                    Ok(answer) => BlocklistOutcome::Answered(Observed { url, retrieved_at: at, value: answer }),
-                    Err(e) => BlocklistOutcome::Failed(Attempt { url, retrieved_at: at, failure: e.to_failure() }),
+                    Ok(answer) => BlocklistOutcome::Answered(Observed {
+                        url,
+                        retrieved_at: at,
+                        value: answer,
+                    }),
+                    Err(e) => BlocklistOutcome::Failed(Attempt {
+                        url,
+                        retrieved_at: at,
+                        failure: e.to_failure(),
+                    }),
                 },
             }
         }
     };
+
+    let mut asset_lists = Vec::new();
+    for url in &meta.asset_lists {
+        let name = asset_list_file_name(url);
+        let result = match recorded(read, &name)? {
+            None => return Err(ReplayError::Missing(name)),
+            Some(Recorded::Failed(c)) => AssetListResult::Failed(FetchFailure::new(c)),
+            Some(Recorded::Body(b)) => match parse::parse_asset_list(&b) {
+                Ok(list) => AssetListResult::Read {
+                    entry: list.find(&asset).cloned(),
+                    list_name: list.name,
+                },
+                Err(e) => AssetListResult::Failed(e.to_failure()),
+            },
+        };
+        asset_lists.push(AssetListOutcome {
+            url: url.clone(),
+            retrieved_at: at,
+            result,
+        });
+    }
 
     Ok(Subject {
         asset,
@@ -273,7 +394,7 @@ pub fn build_subject(meta: &SubjectMeta, read: &dyn Fn(&str) -> Option<Vec<u8>>)
         stellar_toml,
         directory,
         blocklist,
-        asset_lists: Vec::new(),
+        asset_lists,
         network: meta.network.clone(),
         scanner_version: meta.scanner_version.clone(),
         scanned_at: meta.scanned_at.unwrap_or(at),

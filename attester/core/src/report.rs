@@ -157,10 +157,19 @@ impl Report {
     pub fn validate(&self) -> Result<(), ReportError> {
         let bad = |m: String| Err(ReportError::Inconsistent(m));
         if self.schema_version != SCHEMA_VERSION {
-            return bad(format!("schema_version {} is not supported (expected 1)", self.schema_version));
+            return bad(format!(
+                "schema_version {} is not supported (expected 1)",
+                self.schema_version
+            ));
+        }
+        if let Err(e) = Asset::new(&self.asset.code, &self.asset.issuer) {
+            return bad(e.to_string());
         }
         if self.severity < self.base_severity {
-            return bad(format!("severity {} is below base_severity {}", self.severity, self.base_severity));
+            return bad(format!(
+                "severity {} is below base_severity {}",
+                self.severity, self.base_severity
+            ));
         }
         let escalated = matches!((self.severity, self.base_severity), (Rating::Level(a), Rating::Level(b)) if a > b);
         if self.escalated != escalated {
@@ -169,14 +178,19 @@ impl Report {
                 self.escalated, self.severity, self.base_severity, escalated
             ));
         }
-        if self.undetermined != !self.undetermined_checks.is_empty() {
+        if self.undetermined == self.undetermined_checks.is_empty() {
             return bad("undetermined disagrees with undetermined_checks".to_string());
         }
         if self.stale != (self.state == State::Stale) {
-            return bad(format!("stale is {} but state is {:?}", self.stale, self.state));
+            return bad(format!(
+                "stale is {} but state is {:?}",
+                self.stale, self.state
+            ));
         }
         if self.complete_state() == State::Unknown && self.state != State::Unknown {
-            return bad("an undetermined or unevaluated report must have state \"unknown\"".to_string());
+            return bad(
+                "an undetermined or unevaluated report must have state \"unknown\"".to_string(),
+            );
         }
         if self.complete_state() == State::Valid && self.state == State::Unknown {
             return bad("a complete report cannot have state \"unknown\"".to_string());

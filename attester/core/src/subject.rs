@@ -64,7 +64,9 @@ impl Asset {
         }
         let issuer_ok = issuer.len() == 56
             && issuer.starts_with('G')
-            && issuer.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b));
+            && issuer
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b));
         if !issuer_ok {
             return Err(AssetParseError {
                 text,
@@ -89,7 +91,9 @@ impl std::str::FromStr for Asset {
             reason: "no '-' between code and issuer",
         })?;
         let issuer = match issuer.rsplit_once('-') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => head,
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+                head
+            }
             _ => issuer,
         };
         Asset::new(code, issuer)

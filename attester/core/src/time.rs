@@ -29,7 +29,9 @@ pub struct TimestampError {
 impl Timestamp {
     /// The instant `secs` seconds after 1970-01-01T00:00:00Z, if the wire format can spell it.
     pub fn from_unix(secs: i64) -> Option<Timestamp> {
-        (MIN_SECS..=MAX_SECS).contains(&secs).then_some(Timestamp(secs))
+        (MIN_SECS..=MAX_SECS)
+            .contains(&secs)
+            .then_some(Timestamp(secs))
     }
 
     /// Seconds since the Unix epoch.
@@ -119,11 +121,19 @@ impl FromStr for Timestamp {
             if !part.iter().all(u8::is_ascii_digit) {
                 return Err(err());
             }
-            Ok(part.iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0')))
+            Ok(part
+                .iter()
+                .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0')))
         };
         let (y, mo, d) = (i64::from(num(0..4)?), num(5..7)?, num(8..10)?);
         let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 59 {
+        if !(1..=12).contains(&mo)
+            || d == 0
+            || d > days_in_month(y, mo)
+            || h > 23
+            || mi > 59
+            || s > 59
+        {
             return Err(err());
         }
         let secs = days_from_civil(y, mo, d) * 86_400 + i64::from(h * 3600 + mi * 60 + s);
@@ -171,8 +181,17 @@ mod tests {
         let t: Timestamp = "2026-08-15T05:27:31Z".parse().unwrap();
         assert_eq!(t.unix(), 1_786_771_651);
         assert_eq!(t.to_string(), "2026-08-15T05:27:31Z");
-        assert_eq!(Timestamp::from_unix(0).unwrap().to_string(), "1970-01-01T00:00:00Z");
-        assert_eq!("2024-02-29T23:59:59Z".parse::<Timestamp>().unwrap().to_string(), "2024-02-29T23:59:59Z");
+        assert_eq!(
+            Timestamp::from_unix(0).unwrap().to_string(),
+            "1970-01-01T00:00:00Z"
+        );
+        assert_eq!(
+            "2024-02-29T23:59:59Z"
+                .parse::<Timestamp>()
+                .unwrap()
+                .to_string(),
+            "2024-02-29T23:59:59Z"
+        );
     }
 
     #[test]

@@ -108,7 +108,10 @@ pub fn transition(observations: &[Observation]) -> Transition {
     if observations.len() < 2 {
         return Transition::without(
             TransitionState::Missing,
-            format!("{} observation(s); a transition needs two", observations.len()),
+            format!(
+                "{} observation(s); a transition needs two",
+                observations.len()
+            ),
         );
     }
     let mut sorted: Vec<&Observation> = observations.iter().collect();
@@ -118,7 +121,9 @@ pub fn transition(observations: &[Observation]) -> Transition {
     t.reason = None;
     t.severity_before = Some(before.severity);
     t.severity_after = Some(after.severity);
-    let unevaluated = |o: &Observation| o.severity == Rating::Unevaluated || o.base_severity == Rating::Unevaluated;
+    let unevaluated = |o: &Observation| {
+        o.severity == Rating::Unevaluated || o.base_severity == Rating::Unevaluated
+    };
     if before.undetermined || after.undetermined || unevaluated(before) || unevaluated(after) {
         t.state = TransitionState::Unknown;
         t.reason = Some("an observation is undetermined or unevaluated, so nothing can be said about the change".into());
@@ -129,7 +134,10 @@ pub fn transition(observations: &[Observation]) -> Transition {
         t.reason = Some("both observations are at the same instant".into());
         return t;
     }
-    let (b, a) = (before.mechanics.capabilities().bits(), after.mechanics.capabilities().bits());
+    let (b, a) = (
+        before.mechanics.capabilities().bits(),
+        after.mechanics.capabilities().bits(),
+    );
     t.added = Mechanics::from_bits(a & !b).unwrap_or_default();
     t.removed = Mechanics::from_bits(b & !a).unwrap_or_default();
     let base_moved = before.base_severity != after.base_severity;

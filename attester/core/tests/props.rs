@@ -3,7 +3,9 @@
 
 use assay_core::hash::{evidence_hash, EvidenceVersion, PreimageInput};
 use assay_core::subject::*;
-use assay_core::{evaluate, Accountability, FailureCategory, FetchFailure, Report, Severity, Timestamp};
+use assay_core::{
+    evaluate, Accountability, FailureCategory, FetchFailure, Report, Severity, Timestamp,
+};
 use proptest::prelude::*;
 
 fn ts() -> impl Strategy<Value = Timestamp> {
@@ -16,26 +18,38 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn failure() -> impl Strategy<Value = FetchFailure> {
-    (prop_oneof![
-        Just(FailureCategory::DnsFailure),
-        Just(FailureCategory::ConnectionRefused),
-        Just(FailureCategory::TlsFailure),
-        Just(FailureCategory::Timeout),
-        (100u16..600).prop_map(FailureCategory::Status),
-        Just(FailureCategory::TooManyRedirects),
-        Just(FailureCategory::BodyTooLarge),
-        Just(FailureCategory::Malformed),
-        Just(FailureCategory::UnknownFailure),
-    ], text())
+    (
+        prop_oneof![
+            Just(FailureCategory::DnsFailure),
+            Just(FailureCategory::ConnectionRefused),
+            Just(FailureCategory::TlsFailure),
+            Just(FailureCategory::Timeout),
+            (100u16..600).prop_map(FailureCategory::Status),
+            Just(FailureCategory::TooManyRedirects),
+            Just(FailureCategory::BodyTooLarge),
+            Just(FailureCategory::Malformed),
+            Just(FailureCategory::UnknownFailure),
+        ],
+        text(),
+    )
         .prop_map(|(c, d)| FetchFailure::with_detail(c, d))
 }
 
 fn flags() -> impl Strategy<Value = IssuerFlags> {
-    any::<[bool; 4]>().prop_map(|b| IssuerFlags { auth_required: b[0], auth_revocable: b[1], auth_immutable: b[2], auth_clawback_enabled: b[3] })
+    any::<[bool; 4]>().prop_map(|b| IssuerFlags {
+        auth_required: b[0],
+        auth_revocable: b[1],
+        auth_immutable: b[2],
+        auth_clawback_enabled: b[3],
+    })
 }
 
 fn attempt() -> impl Strategy<Value = Attempt> {
-    (text(), ts(), failure()).prop_map(|(url, retrieved_at, failure)| Attempt { url, retrieved_at, failure })
+    (text(), ts(), failure()).prop_map(|(url, retrieved_at, failure)| Attempt {
+        url,
+        retrieved_at,
+        failure,
+    })
 }
 
 fn flags_outcome() -> impl Strategy<Value = FlagsOutcome> {
@@ -47,7 +61,15 @@ fn flags_outcome() -> impl Strategy<Value = FlagsOutcome> {
 }
 
 fn currency(code: String, issuer: String) -> impl Strategy<Value = Currency> {
-    (any::<bool>(), any::<bool>(), proptest::option::of(prop_oneof![Just("https://l.example/a.toml".to_string()), Just("https://l.example/b.toml".to_string()), text()]))
+    (
+        any::<bool>(),
+        any::<bool>(),
+        proptest::option::of(prop_oneof![
+            Just("https://l.example/a.toml".to_string()),
+            Just("https://l.example/b.toml".to_string()),
+            text()
+        ]),
+    )
         .prop_map(move |(c, i, toml)| Currency {
             code: c.then(|| code.clone()),
             issuer: i.then(|| issuer.clone()),
@@ -57,9 +79,22 @@ fn currency(code: String, issuer: String) -> impl Strategy<Value = Currency> {
 
 fn linked_outcome(code: String, issuer: String) -> impl Strategy<Value = LinkedOutcome> {
     prop_oneof![
-        (ts(), proptest::collection::vec(currency(code, issuer), 0..3)).prop_map(|(retrieved_at, currencies)| LinkedOutcome::Read { retrieved_at, currencies }),
-        (ts(), failure()).prop_map(|(retrieved_at, failure)| LinkedOutcome::Failed { retrieved_at, failure }),
-        (ts(), text()).prop_map(|(retrieved_at, reason)| LinkedOutcome::Refused { retrieved_at, reason }),
+        (
+            ts(),
+            proptest::collection::vec(currency(code, issuer), 0..3)
+        )
+            .prop_map(|(retrieved_at, currencies)| LinkedOutcome::Read {
+                retrieved_at,
+                currencies
+            }),
+        (ts(), failure()).prop_map(|(retrieved_at, failure)| LinkedOutcome::Failed {
+            retrieved_at,
+            failure
+        }),
+        (ts(), text()).prop_map(|(retrieved_at, reason)| LinkedOutcome::Refused {
+            retrieved_at,
+            reason
+        }),
         Just(LinkedOutcome::NotFollowed),
     ]
 }
@@ -70,7 +105,13 @@ fn toml(code: String, issuer: String) -> impl Strategy<Value = TomlOutcome> {
         text(),
         ts(),
         proptest::collection::vec(currency(code.clone(), issuer.clone()), 0..4),
-        proptest::collection::vec((prop_oneof![Just("https://l.example/a.toml".to_string()), text()], linked_outcome(code, issuer)), 0..3),
+        proptest::collection::vec(
+            (
+                prop_oneof![Just("https://l.example/a.toml".to_string()), text()],
+                linked_outcome(code, issuer),
+            ),
+            0..3,
+        ),
     )
         .prop_map(|(requested_url, url, retrieved_at, currencies, linked)| {
             TomlOutcome::Document(TomlDocument {
@@ -78,23 +119,59 @@ fn toml(code: String, issuer: String) -> impl Strategy<Value = TomlOutcome> {
                 url,
                 retrieved_at,
                 currencies,
-                linked: linked.into_iter().map(|(url, outcome)| LinkedDocument { url, outcome }).collect(),
+                linked: linked
+                    .into_iter()
+                    .map(|(url, outcome)| LinkedDocument { url, outcome })
+                    .collect(),
             })
         });
     prop_oneof![
         Just(TomlOutcome::NotFetched),
         doc,
-        (text(), ts(), failure()).prop_map(|(requested_url, retrieved_at, failure)| TomlOutcome::Failed { requested_url, retrieved_at, failure }),
-        (text(), ts(), text()).prop_map(|(requested_url, retrieved_at, reason)| TomlOutcome::Refused { requested_url, retrieved_at, reason }),
+        (text(), ts(), failure()).prop_map(|(requested_url, retrieved_at, failure)| {
+            TomlOutcome::Failed {
+                requested_url,
+                retrieved_at,
+                failure,
+            }
+        }),
+        (text(), ts(), text()).prop_map(|(requested_url, retrieved_at, reason)| {
+            TomlOutcome::Refused {
+                requested_url,
+                retrieved_at,
+                reason,
+            }
+        }),
     ]
 }
 
 fn directory() -> impl Strategy<Value = DirectoryOutcome> {
-    let tags = proptest::collection::vec(prop_oneof![Just("malicious".to_string()), Just("unsafe".to_string()), Just("issuer".to_string()), text()], 0..3);
+    let tags = proptest::collection::vec(
+        prop_oneof![
+            Just("malicious".to_string()),
+            Just("unsafe".to_string()),
+            Just("issuer".to_string()),
+            text()
+        ],
+        0..3,
+    );
     prop_oneof![
-        (text(), ts(), text(), proptest::option::of(prop_oneof![Just("d.example".to_string()), text()]), tags)
-            .prop_map(|(url, retrieved_at, name, domain, tags)| DirectoryOutcome::Listed(Observed { url, retrieved_at, value: DirectoryEntry { name, domain, tags } })),
-        (text(), ts()).prop_map(|(url, retrieved_at)| DirectoryOutcome::NotListed { url, retrieved_at }),
+        (
+            text(),
+            ts(),
+            text(),
+            proptest::option::of(prop_oneof![Just("d.example".to_string()), text()]),
+            tags
+        )
+            .prop_map(
+                |(url, retrieved_at, name, domain, tags)| DirectoryOutcome::Listed(Observed {
+                    url,
+                    retrieved_at,
+                    value: DirectoryEntry { name, domain, tags }
+                })
+            ),
+        (text(), ts())
+            .prop_map(|(url, retrieved_at)| DirectoryOutcome::NotListed { url, retrieved_at }),
         attempt().prop_map(DirectoryOutcome::Failed),
         Just(DirectoryOutcome::NotAsked),
     ]
@@ -102,63 +179,152 @@ fn directory() -> impl Strategy<Value = DirectoryOutcome> {
 
 fn blocklist() -> impl Strategy<Value = BlocklistOutcome> {
     prop_oneof![
-        (text(), ts(), text(), any::<bool>()).prop_map(|(url, retrieved_at, domain, blocked)| BlocklistOutcome::Answered(Observed { url, retrieved_at, value: BlocklistAnswer { domain, blocked } })),
+        (text(), ts(), text(), any::<bool>()).prop_map(|(url, retrieved_at, domain, blocked)| {
+            BlocklistOutcome::Answered(Observed {
+                url,
+                retrieved_at,
+                value: BlocklistAnswer { domain, blocked },
+            })
+        }),
         attempt().prop_map(BlocklistOutcome::Failed),
         Just(BlocklistOutcome::SkippedNoHomeDomain),
     ]
 }
 
 fn lists() -> impl Strategy<Value = Vec<AssetListOutcome>> {
-    let entry = (proptest::option::of(text()), proptest::option::of(text()), proptest::option::of(text())).prop_map(|(name, org, domain)| ListEntry { name, org, domain });
+    let entry = (
+        proptest::option::of(text()),
+        proptest::option::of(text()),
+        proptest::option::of(text()),
+    )
+        .prop_map(|(name, org, domain)| ListEntry { name, org, domain });
     let result = prop_oneof![
-        (text(), proptest::option::of(entry)).prop_map(|(list_name, entry)| AssetListResult::Read { list_name, entry }),
+        (text(), proptest::option::of(entry))
+            .prop_map(|(list_name, entry)| AssetListResult::Read { list_name, entry }),
         failure().prop_map(AssetListResult::Failed),
     ];
-    proptest::collection::vec((text(), ts(), result).prop_map(|(url, retrieved_at, result)| AssetListOutcome { url, retrieved_at, result }), 0..3)
+    proptest::collection::vec(
+        (text(), ts(), result).prop_map(|(url, retrieved_at, result)| AssetListOutcome {
+            url,
+            retrieved_at,
+            result,
+        }),
+        0..3,
+    )
 }
 
 fn subject() -> impl Strategy<Value = Subject> {
-    let asset = Asset::new("PROP", "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA").unwrap();
+    let asset = Asset::new(
+        "PROP",
+        "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA",
+    )
+    .unwrap();
     let (code, issuer) = (asset.code.clone(), asset.issuer.clone());
     (
         flags_outcome(),
         flags_outcome(),
-        prop_oneof![Just(HomeDomain::Absent), Just(HomeDomain::Unknown), prop_oneof![Just("d.example".to_string()), text()].prop_map(HomeDomain::Present)],
+        prop_oneof![
+            Just(HomeDomain::Absent),
+            Just(HomeDomain::Unknown),
+            prop_oneof![Just("d.example".to_string()), text()].prop_map(HomeDomain::Present)
+        ],
         toml(code, issuer),
         directory(),
         blocklist(),
         lists(),
-        proptest::option::of(prop_oneof![Just(PUBNET_PASSPHRASE.to_string()), Just(TESTNET_PASSPHRASE.to_string())]),
+        proptest::option::of(prop_oneof![
+            Just(PUBNET_PASSPHRASE.to_string()),
+            Just(TESTNET_PASSPHRASE.to_string())
+        ]),
         proptest::option::of(text()),
         ts(),
     )
-        .prop_map(move |(asset_flags, account_flags, home_domain, stellar_toml, directory, blocklist, asset_lists, network, scanner_version, scanned_at)| Subject {
-            asset: asset.clone(),
-            asset_flags,
-            account_flags,
-            home_domain,
-            stellar_toml,
-            directory,
-            blocklist,
-            asset_lists,
-            network,
-            scanner_version,
-            scanned_at,
-        })
+        .prop_map(
+            move |(
+                asset_flags,
+                account_flags,
+                home_domain,
+                stellar_toml,
+                directory,
+                blocklist,
+                asset_lists,
+                network,
+                scanner_version,
+                scanned_at,
+            )| Subject {
+                asset: asset.clone(),
+                asset_flags,
+                account_flags,
+                home_domain,
+                stellar_toml,
+                directory,
+                blocklist,
+                asset_lists,
+                network,
+                scanner_version,
+                scanned_at,
+            },
+        )
 }
 
 fn input() -> impl Strategy<Value = PreimageInput> {
-    let sev = prop_oneof![Just(Severity::Clear), Just(Severity::Low), Just(Severity::Medium), Just(Severity::High), Just(Severity::Critical)];
-    let acc = prop_oneof![Just(Accountability::Verified), Just(Accountability::Unverified), Just(Accountability::Unknown)];
-    (text(), sev.clone(), sev, any::<bool>(), 0u32..512, acc, proptest::collection::vec(text(), 0..3), proptest::option::of(text()), proptest::option::of(text()),
-        proptest::collection::vec((text(), text(), text()), 0..5))
-        .prop_map(|(asset, severity, base_severity, escalated, mechanics, accountability, checks, network, scanner, evidence)| PreimageInput {
-            asset, severity, base_severity, escalated, mechanics, accountability, checks, network, scanner, evidence,
-        })
+    let sev = prop_oneof![
+        Just(Severity::Clear),
+        Just(Severity::Low),
+        Just(Severity::Medium),
+        Just(Severity::High),
+        Just(Severity::Critical)
+    ];
+    let acc = prop_oneof![
+        Just(Accountability::Verified),
+        Just(Accountability::Unverified),
+        Just(Accountability::Unknown)
+    ];
+    (
+        text(),
+        sev.clone(),
+        sev,
+        any::<bool>(),
+        0u32..512,
+        acc,
+        proptest::collection::vec(text(), 0..3),
+        proptest::option::of(text()),
+        proptest::option::of(text()),
+        proptest::collection::vec((text(), text(), text()), 0..5),
+    )
+        .prop_map(
+            |(
+                asset,
+                severity,
+                base_severity,
+                escalated,
+                mechanics,
+                accountability,
+                checks,
+                network,
+                scanner,
+                evidence,
+            )| PreimageInput {
+                asset,
+                severity,
+                base_severity,
+                escalated,
+                mechanics,
+                accountability,
+                checks,
+                network,
+                scanner,
+                evidence,
+            },
+        )
 }
 
 fn version() -> impl Strategy<Value = EvidenceVersion> {
-    prop_oneof![Just(EvidenceVersion::V1), Just(EvidenceVersion::V2), Just(EvidenceVersion::V3)]
+    prop_oneof![
+        Just(EvidenceVersion::V1),
+        Just(EvidenceVersion::V2),
+        Just(EvidenceVersion::V3)
+    ]
 }
 
 proptest! {
@@ -176,6 +342,31 @@ proptest! {
         for f in report.findings.iter().filter(|f| f.escalation) {
             prop_assert_eq!(f.mechanics.capabilities().bits(), 0);
         }
+    }
+
+    #[test]
+    fn a_source_failure_never_reads_clean(s in subject(), age in 0i64..10_000_000, window in -5i64..200_000) {
+        let mut report = evaluate(&s).unwrap();
+        let required_missing = !matches!(s.asset_flags, FlagsOutcome::Read(_))
+            || !matches!(s.account_flags, FlagsOutcome::Read(_))
+            || matches!(s.directory, DirectoryOutcome::Failed(_) | DirectoryOutcome::NotAsked)
+            || !matches!(s.blocklist, BlocklistOutcome::Answered(_));
+        let critical = report.severity == assay_core::Rating::Level(Severity::Critical);
+        if required_missing && !critical {
+            prop_assert_eq!(report.state, assay_core::State::Unknown);
+        }
+        // Unknown never becomes valid or stale, whatever the clock and window say.
+        let was_unknown = report.state == assay_core::State::Unknown;
+        report.apply_freshness(report.scanned_at.plus_seconds(age), assay_core::report::Freshness { window_secs: window });
+        if was_unknown {
+            prop_assert_eq!(report.state, assay_core::State::Unknown);
+            prop_assert!(!report.stale);
+        } else if window > 0 && age > window {
+            prop_assert_eq!(report.state, assay_core::State::Stale);
+        } else {
+            prop_assert_eq!(report.state, assay_core::State::Valid);
+        }
+        prop_assert!(report.validate().is_ok());
     }
 
     #[test]

@@ -22,7 +22,14 @@ fn ev(s: &str, u: &str, c: &str) -> (String, String, String) {
     (s.into(), u.into(), c.into())
 }
 
-fn base(asset: String, sev: Severity, b: Severity, esc: bool, m: u32, acc: Accountability) -> PreimageInput {
+fn base(
+    asset: String,
+    sev: Severity,
+    b: Severity,
+    esc: bool,
+    m: u32,
+    acc: Accountability,
+) -> PreimageInput {
     PreimageInput {
         asset,
         severity: sev,
@@ -42,10 +49,21 @@ fn assets_url(code: &str, issuer: &str) -> String {
 }
 
 fn usdz() -> PreimageInput {
-    let mut p = base(format!("USDZ-{UZ}"), Severity::High, Severity::High, false, 6, Accountability::Verified);
+    let mut p = base(
+        format!("USDZ-{UZ}"),
+        Severity::High,
+        Severity::High,
+        false,
+        6,
+        Accountability::Verified,
+    );
     p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
     p.evidence = vec![
-        ev("stellar.toml", "https://zeam.money/.well-known/stellar.toml", &format!("CURRENCIES claims USDZ-{UZ}")),
+        ev(
+            "stellar.toml",
+            "https://zeam.money/.well-known/stellar.toml",
+            &format!("CURRENCIES claims USDZ-{UZ}"),
+        ),
         ev("horizon", &assets_url("USDZ", UZ), FZ),
     ];
     p
@@ -57,55 +75,140 @@ fn pin(name: &str, input: &PreimageInput, version: EvidenceVersion) {
     let digest = std::fs::read_to_string(dir.join(format!("{name}.digest"))).unwrap();
     let digest = digest.trim();
     let built = preimage(input, version);
-    assert_eq!(built.as_bytes(), &bytes[..], "{name}: preimage bytes differ:\n{built}");
-    assert_eq!(hex::encode(Sha256::digest(&bytes)), digest, "{name}: committed digest is not SHA-256 of the bytes");
-    assert_eq!(evidence_hash(input, version), digest, "{name}: evidence_hash differs");
+    assert_eq!(
+        built.as_bytes(),
+        &bytes[..],
+        "{name}: preimage bytes differ:\n{built}"
+    );
+    assert_eq!(
+        hex::encode(Sha256::digest(&bytes)),
+        digest,
+        "{name}: committed digest is not SHA-256 of the bytes"
+    );
+    assert_eq!(
+        evidence_hash(input, version),
+        digest,
+        "{name}: evidence_hash differs"
+    );
 }
 
 #[test]
 fn sorted_multi_evidence() {
-    let mut p = base(format!("AQUA-{AQ}"), Severity::Clear, Severity::Clear, false, 0, Accountability::Verified);
+    let mut p = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        0,
+        Accountability::Verified,
+    );
     p.evidence = vec![
-        ev("stellar.toml", "https://aqua.network/.well-known/stellar.toml", &format!("CURRENCIES claims AQUA-{AQ}")),
-        ev("stellar.expert/directory", &format!("https://api.stellar.expert/explorer/directory/{AQ}"),
-            r#"listed as "AQUA Issuer" (domain "aqua.network", tags: anchor, issuer)"#),
+        ev(
+            "stellar.toml",
+            "https://aqua.network/.well-known/stellar.toml",
+            &format!("CURRENCIES claims AQUA-{AQ}"),
+        ),
+        ev(
+            "stellar.expert/directory",
+            &format!("https://api.stellar.expert/explorer/directory/{AQ}"),
+            r#"listed as "AQUA Issuer" (domain "aqua.network", tags: anchor, issuer)"#,
+        ),
         ev("horizon", &assets_url("AQUA", AQ), F0),
-        ev("stellar.expert/blocked-domains", "https://api.stellar.expert/explorer/directory/blocked-domains/aqua.network",
-            r#"domain "aqua.network" blocked=false"#),
+        ev(
+            "stellar.expert/blocked-domains",
+            "https://api.stellar.expert/explorer/directory/blocked-domains/aqua.network",
+            r#"domain "aqua.network" blocked=false"#,
+        ),
     ];
     pin("sorted-multi-evidence", &p, EvidenceVersion::V1);
 }
 
 #[test]
 fn escapes_in_claim() {
-    let mut p = base(format!("AQUA-{AQ}"), Severity::Clear, Severity::Clear, false, 16, Accountability::Unverified);
-    p.evidence = vec![ev("stellar.toml", "https://aqua.network/.well-known/stellar.toml", "refused: a\tb\nc\rd \\ e\\\\f")];
+    let mut p = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unverified,
+    );
+    p.evidence = vec![ev(
+        "stellar.toml",
+        "https://aqua.network/.well-known/stellar.toml",
+        "refused: a\tb\nc\rd \\ e\\\\f",
+    )];
     pin("escapes-in-claim", &p, EvidenceVersion::V1);
 }
 
 #[test]
 fn each_accountability() {
-    let mut unknown = base(format!("VELO-{VL}"), Severity::Clear, Severity::Clear, false, 16, Accountability::Unknown);
+    let mut unknown = base(
+        format!("VELO-{VL}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unknown,
+    );
     unknown.evidence = vec![ev("horizon", &assets_url("VELO", VL), F0)];
     pin("accountability-unknown", &unknown, EvidenceVersion::V1);
-    let mut unverified = base(format!("AQUA-{AQ}"), Severity::Clear, Severity::Clear, false, 16, Accountability::Unverified);
-    unverified.evidence =
-        vec![ev("stellar.toml", "https://aqua.network/.well-known/stellar.toml", "not retrievable: status 404")];
-    pin("accountability-unverified", &unverified, EvidenceVersion::V1);
-    let verified = base(format!("AQUA-{AQ}"), Severity::Clear, Severity::Clear, false, 0, Accountability::Verified);
+    let mut unverified = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unverified,
+    );
+    unverified.evidence = vec![ev(
+        "stellar.toml",
+        "https://aqua.network/.well-known/stellar.toml",
+        "not retrievable: status 404",
+    )];
+    pin(
+        "accountability-unverified",
+        &unverified,
+        EvidenceVersion::V1,
+    );
+    let verified = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        0,
+        Accountability::Verified,
+    );
     pin("accountability-verified", &verified, EvidenceVersion::V1);
 }
 
 #[test]
 fn escalated_true_critical() {
-    let mut p = base(format!("DOGE-{DG}"), Severity::Critical, Severity::Clear, true, 48, Accountability::Unverified);
+    let mut p = base(
+        format!("DOGE-{DG}"),
+        Severity::Critical,
+        Severity::Clear,
+        true,
+        48,
+        Accountability::Unverified,
+    );
     p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
     p.evidence = vec![
-        ev("stellar.toml", "https://darkpool.digital/.well-known/stellar.toml", "not retrievable: dns-failure"),
-        ev("stellar.expert/directory", &format!("https://api.stellar.expert/explorer/directory/{DG}"),
-            r#"listed as "Scam" (domain "darkpool.digital", tags: malicious, unsafe)"#),
-        ev("stellar.expert/blocked-domains", "https://api.stellar.expert/explorer/directory/blocked-domains/darkpool.digital",
-            r#"domain "darkpool.digital" blocked=false"#),
+        ev(
+            "stellar.toml",
+            "https://darkpool.digital/.well-known/stellar.toml",
+            "not retrievable: dns-failure",
+        ),
+        ev(
+            "stellar.expert/directory",
+            &format!("https://api.stellar.expert/explorer/directory/{DG}"),
+            r#"listed as "Scam" (domain "darkpool.digital", tags: malicious, unsafe)"#,
+        ),
+        ev(
+            "stellar.expert/blocked-domains",
+            "https://api.stellar.expert/explorer/directory/blocked-domains/darkpool.digital",
+            r#"domain "darkpool.digital" blocked=false"#,
+        ),
         ev("horizon", &assets_url("DOGE", DG), F0),
     ];
     pin("escalated-true-critical", &p, EvidenceVersion::V2);
@@ -137,8 +240,14 @@ fn every_committed_vector_is_pinned_here() {
     for entry in std::fs::read_dir(common::testdata().join("vectors")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         if let Some(stem) = name.strip_suffix(".preimage") {
-            assert!(src.contains(&format!("\"{stem}\"")), "vector {stem} has no pinning test");
-            assert!(common::testdata().join("vectors").join(format!("{stem}.digest")).is_file());
+            assert!(
+                src.contains(&format!("\"{stem}\"")),
+                "vector {stem} has no pinning test"
+            );
+            assert!(common::testdata()
+                .join("vectors")
+                .join(format!("{stem}.digest"))
+                .is_file());
         }
     }
 }

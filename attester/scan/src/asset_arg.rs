@@ -35,19 +35,27 @@ pub fn parse_asset_arg(input: &str) -> Result<Asset, AssetArgError> {
         return Err(err("the code is empty"));
     }
     if code.chars().count() > 12 {
-        return Err(err(&format!("the code {code:?} is longer than 12 characters")));
+        return Err(err(&format!(
+            "the code {code:?} is longer than 12 characters"
+        )));
     }
     if !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(err(&format!("the code {code:?} has characters other than ASCII letters and digits")));
+        return Err(err(&format!(
+            "the code {code:?} has characters other than ASCII letters and digits"
+        )));
     }
     if issuer.is_empty() {
         return Err(err("the issuer is empty"));
     }
     if !issuer.starts_with('G') || issuer.len() != 56 {
-        return Err(err(&format!("the issuer {issuer:?} is not a 56-character G... account address")));
+        return Err(err(&format!(
+            "the issuer {issuer:?} is not a 56-character G... account address"
+        )));
     }
     if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_err() {
-        return Err(err(&format!("the issuer {issuer:?} is not a valid account address (bad encoding or checksum)")));
+        return Err(err(&format!(
+            "the issuer {issuer:?} is not a valid account address (bad encoding or checksum)"
+        )));
     }
     Asset::new(code, issuer).map_err(|e| err(&e.to_string()))
 }
@@ -61,7 +69,11 @@ mod tests {
 
     #[test]
     fn accepts_both_separators_and_the_type_digit() {
-        for input in [format!("USDC-{USDC}"), format!("USDC:{USDC}"), format!("USDC-{USDC}-1")] {
+        for input in [
+            format!("USDC-{USDC}"),
+            format!("USDC:{USDC}"),
+            format!("USDC-{USDC}-1"),
+        ] {
             let asset = parse_asset_arg(&input).unwrap();
             assert_eq!((asset.code.as_str(), asset.issuer.as_str()), ("USDC", USDC));
         }

@@ -38,7 +38,10 @@ fn unix_now() -> i64 {
 pub fn max_age(cache_control: Option<&str>) -> Option<Duration> {
     let value = cache_control?.to_ascii_lowercase();
     let directives: Vec<&str> = value.split(',').map(str::trim).collect();
-    if directives.iter().any(|d| *d == "no-store" || *d == "no-cache") {
+    if directives
+        .iter()
+        .any(|d| *d == "no-store" || *d == "no-cache")
+    {
         return None;
     }
     directives
@@ -64,7 +67,10 @@ impl AnswerCache {
     }
 
     fn path(&self, url: &str) -> PathBuf {
-        self.dir.join(format!("{}.json", hex::encode(Sha256::digest(url.as_bytes()))))
+        self.dir.join(format!(
+            "{}.json",
+            hex::encode(Sha256::digest(url.as_bytes()))
+        ))
     }
 
     /// A fresh entry for `url`, if any. Unreadable or stale entries are ignored.
@@ -103,7 +109,10 @@ mod tests {
     #[test]
     fn reads_max_age() {
         assert_eq!(max_age(Some("max-age=20")), Some(Duration::from_secs(20)));
-        assert_eq!(max_age(Some("public, Max-Age=60")), Some(Duration::from_secs(60)));
+        assert_eq!(
+            max_age(Some("public, Max-Age=60")),
+            Some(Duration::from_secs(60))
+        );
         assert_eq!(max_age(Some("max-age=0")), None);
         assert_eq!(max_age(Some("no-store, max-age=20")), None);
         assert_eq!(max_age(None), None);

@@ -93,7 +93,9 @@ impl History {
         let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
         {
             let mut insert = tx
-                .prepare("INSERT INTO observations (asset, scanned_at, report_json) VALUES (?1, ?2, ?3)")
+                .prepare(
+                    "INSERT INTO observations (asset, scanned_at, report_json) VALUES (?1, ?2, ?3)",
+                )
                 .map_err(|e| Self::err(&path, e))?;
             for (asset, scanned_at, report) in rows {
                 insert
@@ -120,7 +122,8 @@ impl History {
                 })
             })
             .map_err(|e| Self::err(&self.path, e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| Self::err(&self.path, e))
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| Self::err(&self.path, e))
     }
 
     /// Direct access for tests that prove the store refuses rewrites.
@@ -140,20 +143,41 @@ mod tests {
         let mut history = History::open(&path).unwrap();
         history
             .append(&[
-                ("A-G1".into(), "2026-01-01T00:00:00Z".into(), "{\"n\":1}".into()),
-                ("B-G2".into(), "2026-01-01T00:00:01Z".into(), "{\"n\":2}".into()),
-                ("A-G1".into(), "2026-01-02T00:00:00Z".into(), "{\"n\":3}".into()),
+                (
+                    "A-G1".into(),
+                    "2026-01-01T00:00:00Z".into(),
+                    "{\"n\":1}".into(),
+                ),
+                (
+                    "B-G2".into(),
+                    "2026-01-01T00:00:01Z".into(),
+                    "{\"n\":2}".into(),
+                ),
+                (
+                    "A-G1".into(),
+                    "2026-01-02T00:00:00Z".into(),
+                    "{\"n\":3}".into(),
+                ),
             ])
             .unwrap();
         let rows = history.list("A-G1").unwrap();
-        assert_eq!(rows.iter().map(|r| r.report_json.as_str()).collect::<Vec<_>>(), ["{\"n\":1}", "{\"n\":3}"]);
-        let update = history.connection().execute("UPDATE observations SET report_json = 'x'", []);
+        assert_eq!(
+            rows.iter()
+                .map(|r| r.report_json.as_str())
+                .collect::<Vec<_>>(),
+            ["{\"n\":1}", "{\"n\":3}"]
+        );
+        let update = history
+            .connection()
+            .execute("UPDATE observations SET report_json = 'x'", []);
         assert!(update.unwrap_err().to_string().contains("append-only"));
         let delete = history.connection().execute("DELETE FROM observations", []);
         assert!(delete.unwrap_err().to_string().contains("append-only"));
         drop(history);
         let reopened = History::open_existing(&path).unwrap().unwrap();
         assert_eq!(reopened.list("A-G1").unwrap().len(), 2);
-        assert!(History::open_existing(&dir.path().join("none.sqlite3")).unwrap().is_none());
+        assert!(History::open_existing(&dir.path().join("none.sqlite3"))
+            .unwrap()
+            .is_none());
     }
 }

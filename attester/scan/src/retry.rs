@@ -25,7 +25,10 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        at.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The wait before attempt `attempt + 1` (`attempt` counts from 0).
@@ -34,13 +37,19 @@ pub fn backoff(attempt: u32, server_asked: Option<Duration>) -> Duration {
         // Honour the server, bounded; a little jitter keeps parallel tasks from retrying in lockstep.
         return asked.min(RETRY_AFTER_CAP) + jitter(Duration::from_millis(50));
     }
-    let ceiling = BACKOFF_BASE.saturating_mul(1 << attempt.min(8)).min(BACKOFF_CAP);
+    let ceiling = BACKOFF_BASE
+        .saturating_mul(1 << attempt.min(8))
+        .min(BACKOFF_CAP);
     jitter(ceiling)
 }
 
 fn jitter(ceiling: Duration) -> Duration {
     let millis = ceiling.as_millis() as u64;
-    Duration::from_millis(if millis == 0 { 0 } else { fastrand::u64(0..=millis) })
+    Duration::from_millis(if millis == 0 {
+        0
+    } else {
+        fastrand::u64(0..=millis)
+    })
 }
 
 #[cfg(test)]
@@ -63,7 +72,10 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(7)));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&headers), Some(Duration::ZERO));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers), None);

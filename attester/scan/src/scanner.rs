@@ -7,9 +7,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::{
-    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistOutcome, Currency, DirectoryOutcome,
-    FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument, LinkedOutcome, Observed,
-    Subject, Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
+    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistOutcome, Currency,
+    DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
+    LinkedOutcome, Observed, Subject, Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
 
@@ -114,7 +114,10 @@ pub struct Scanner {
 
 /// The instant as the wire format spells it.
 pub fn timestamp(at: SystemTime) -> Timestamp {
-    let secs = at.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let secs = at
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
     Timestamp::from_unix(secs).unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch"))
 }
 
@@ -147,7 +150,8 @@ pub fn is_host_name(domain: &str) -> bool {
                 && l.len() <= 63
                 && !l.starts_with('-')
                 && !l.ends_with('-')
-                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                && l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
 }
 
@@ -222,7 +226,10 @@ impl Scanner {
             }
             results[index] = Some(result);
         }
-        results.into_iter().map(|r| r.expect("every asset scanned")).collect()
+        results
+            .into_iter()
+            .map(|r| r.expect("every asset scanned"))
+            .collect()
     }
 
     /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
@@ -230,10 +237,13 @@ impl Scanner {
     pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
         let horizon = self.config.horizon_url.as_str();
         let assets_url = urls::horizon_assets(horizon, asset);
-        let fetched = self.get(&assets_url, API).await.map_err(|err| ScanError::Horizon {
-            url: assets_url.clone(),
-            failure: to_failure(&err).describe(),
-        })?;
+        let fetched = self
+            .get(&assets_url, API)
+            .await
+            .map_err(|err| ScanError::Horizon {
+                url: assets_url.clone(),
+                failure: to_failure(&err).describe(),
+            })?;
         if fetched.status != 200 {
             return Err(ScanError::Horizon {
                 url: assets_url,
@@ -300,7 +310,9 @@ impl Scanner {
                 };
                 match fetched.status {
                     200 => {}
-                    404 => return AccountAnswer::Error(ScanError::UnknownIssuer { url: url.clone() }),
+                    404 => {
+                        return AccountAnswer::Error(ScanError::UnknownIssuer { url: url.clone() })
+                    }
                     status => {
                         return AccountAnswer::Error(ScanError::Horizon {
                             url: url.clone(),
@@ -350,11 +362,18 @@ impl Scanner {
                     Ok(f) if f.status != 200 => TomlAnswer::Failed(
                         requested_url.clone(),
                         timestamp(f.retrieved_at),
-                        FetchFailure::with_detail(FailureCategory::Status(f.status), format!("{}: status {}", f.url, f.status)),
+                        FetchFailure::with_detail(
+                            FailureCategory::Status(f.status),
+                            format!("{}: status {}", f.url, f.status),
+                        ),
                     ),
                     Ok(f) => match parse::parse_stellar_toml(&f.body) {
                         Ok(doc) => TomlAnswer::Read(f, doc),
-                        Err(err) => TomlAnswer::Failed(requested_url.clone(), timestamp(f.retrieved_at), err.to_failure()),
+                        Err(err) => TomlAnswer::Failed(
+                            requested_url.clone(),
+                            timestamp(f.retrieved_at),
+                            err.to_failure(),
+                        ),
                     },
                 }
             })
@@ -421,7 +440,10 @@ impl Scanner {
                     Ok(f) => match parse::parse_linked_currency_document(&f.body) {
                         Ok(currencies) => LinkedOutcome::Read {
                             retrieved_at: timestamp(f.retrieved_at),
-                            currencies: currencies.into_iter().map(|c| Currency { toml: None, ..c }).collect(),
+                            currencies: currencies
+                                .into_iter()
+                                .map(|c| Currency { toml: None, ..c })
+                                .collect(),
                         },
                         Err(err) => LinkedOutcome::Failed {
                             retrieved_at: timestamp(f.retrieved_at),
@@ -521,7 +543,16 @@ impl Scanner {
                     }
                 }
                 let answer = self.stellar_expert_fetch(url, not_found_is_answer).await;
-                if let (Some(cache), ExpertAnswer::Read { status: 200, body, retrieved_at, .. }) = (&self.config.cache, &answer.0) {
+                if let (
+                    Some(cache),
+                    ExpertAnswer::Read {
+                        status: 200,
+                        body,
+                        retrieved_at,
+                        ..
+                    },
+                ) = (&self.config.cache, &answer.0)
+                {
                     if let Some(ttl) = answer.1 {
                         // Cache only what parses: a malformed body is a failure, and failures are never cached.
                         let parses = if not_found_is_answer {
@@ -539,13 +570,21 @@ impl Scanner {
             .await
     }
 
-    async fn stellar_expert_fetch(&self, url: &str, not_found_is_answer: bool) -> (ExpertAnswer, Option<Duration>) {
+    async fn stellar_expert_fetch(
+        &self,
+        url: &str,
+        not_found_is_answer: bool,
+    ) -> (ExpertAnswer, Option<Duration>) {
         let mut attempt = 0;
         loop {
             let result = self.get(url, API).await;
             let (failure, server_asked, retryable) = match &result {
                 Ok(f) if f.status == 200 || (not_found_is_answer && f.status == 404) => {
-                    let ttl = max_age(f.headers.get(hyper::header::CACHE_CONTROL).and_then(|v| v.to_str().ok()));
+                    let ttl = max_age(
+                        f.headers
+                            .get(hyper::header::CACHE_CONTROL)
+                            .and_then(|v| v.to_str().ok()),
+                    );
                     return (
                         ExpertAnswer::Read {
                             url: url.to_string(),
@@ -557,7 +596,10 @@ impl Scanner {
                     );
                 }
                 Ok(f) => (
-                    FetchFailure::with_detail(FailureCategory::Status(f.status), format!("{url}: status {}", f.status)),
+                    FetchFailure::with_detail(
+                        FailureCategory::Status(f.status),
+                        format!("{url}: status {}", f.status),
+                    ),
                     retry::retry_after(&f.headers),
                     retry::retryable_status(f.status),
                 ),
@@ -583,7 +625,13 @@ impl Scanner {
     }
 
     async fn asset_lists(&self, asset: &Asset) -> Vec<AssetListOutcome> {
-        let lists = join_all(self.config.asset_lists.iter().map(|url| self.asset_list(url))).await;
+        let lists = join_all(
+            self.config
+                .asset_lists
+                .iter()
+                .map(|url| self.asset_list(url)),
+        )
+        .await;
         self.config
             .asset_lists
             .iter()

@@ -108,7 +108,9 @@ fn generate_ca(name: &str) -> (CertificateParams, KeyPair, String) {
 fn leaf(hosts: &[String], ca_params: CertificateParams, ca_key: &KeyPair) -> rustls::ServerConfig {
     let issuer = Issuer::new(ca_params, ca_key);
     let mut params = CertificateParams::new(hosts.to_vec()).expect("leaf params");
-    params.distinguished_name.push(DnType::CommonName, "assay replay");
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "assay replay");
     let key = KeyPair::generate().expect("leaf key");
     let cert = params.signed_by(&key, &issuer).expect("leaf certificate");
     let chain: Vec<CertificateDer<'static>> = vec![cert.der().clone()];
@@ -205,7 +207,9 @@ pub fn closed_port() -> u16 {
 }
 
 async fn listen(state: Arc<Mutex<State>>, tls: Option<TlsAcceptor>) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
         loop {
@@ -221,11 +225,15 @@ async fn listen(state: Arc<Mutex<State>>, tls: Option<TlsAcceptor>) -> SocketAdd
                 match tls {
                     Some(acceptor) => {
                         if let Ok(stream) = acceptor.accept(stream).await {
-                            let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+                            let _ = builder
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await;
                         }
                     }
                     None => {
-                        let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+                        let _ = builder
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await;
                     }
                 }
             });
@@ -266,7 +274,11 @@ async fn answer(
                 route.served += 1;
                 route.replies[i].clone()
             }
-            _ => Reply::status_with(404, &[("content-type", "text/plain")], "API endpoint was not found"),
+            _ => Reply::status_with(
+                404,
+                &[("content-type", "text/plain")],
+                "API endpoint was not found",
+            ),
         };
         (reply, latency)
     };
@@ -284,7 +296,8 @@ async fn answer(
             body,
         } => {
             let mut response = Response::new(Full::new(Bytes::from(body)));
-            *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+            *response.status_mut() = hyper::StatusCode::from_u16(status)
+                .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
             for (name, value) in headers {
                 if let (Ok(name), Ok(value)) = (
                     hyper::header::HeaderName::from_bytes(name.as_bytes()),

@@ -9,7 +9,10 @@ pub const TTL_TOP_UP_MARGIN_LEDGERS: u32 = 0;
 
 fn ttl_target(env: &Env) -> (u32, u32) {
     let extend_to = env.storage().max_ttl();
-    (extend_to.saturating_sub(TTL_TOP_UP_MARGIN_LEDGERS), extend_to)
+    (
+        extend_to.saturating_sub(TTL_TOP_UP_MARGIN_LEDGERS),
+        extend_to,
+    )
 }
 
 /// Extends the instance (admin keys) and the contract code.
@@ -43,7 +46,9 @@ pub fn pending_admin(env: &Env) -> Option<Address> {
 }
 
 pub fn set_pending_admin(env: &Env, pending: &Address) {
-    env.storage().instance().set(&DataKey::PendingAdmin, pending);
+    env.storage()
+        .instance()
+        .set(&DataKey::PendingAdmin, pending);
 }
 
 pub fn clear_pending_admin(env: &Env) {
@@ -68,15 +73,19 @@ pub fn remove_attester(env: &Env, attester: &Address) {
         .remove(&DataKey::Attester(attester.clone()));
 }
 
-/// Fails unless `attester` authorised this call and is in the set; keeps its entry alive.
+/// Fails unless `attester` authorised this call and is in the set.
 pub fn require_attester(env: &Env, attester: &Address) -> Result<(), Error> {
     attester.require_auth();
-    let key = DataKey::Attester(attester.clone());
-    if !env.storage().persistent().has(&key) {
+    if !is_attester(env, attester) {
         return Err(Error::NotAttester);
     }
-    extend_persistent(env, &key);
     Ok(())
+}
+
+/// After a successful write: keeps the writer's membership and the instance alive.
+pub fn extend_after_write(env: &Env, attester: &Address) {
+    extend_persistent(env, &DataKey::Attester(attester.clone()));
+    extend_instance(env);
 }
 
 pub fn safety(env: &Env, asset: &Address) -> Option<Safety> {

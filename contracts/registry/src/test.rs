@@ -7,10 +7,11 @@ use std::{format, vec::Vec as StdVec};
 use soroban_sdk::{
     testutils::{
         storage::{Instance as _, Persistent as _},
-        Address as _, AuthorizedFunction, AuthorizedInvocation, Events as _, Ledger as _,
-        MockAuth, MockAuthInvoke,
+        Address as _, AuthorizedFunction, AuthorizedInvocation, Events as _, Ledger as _, MockAuth,
+        MockAuthInvoke,
     },
-    vec, Address, BytesN, Env, Error as HostError, IntoVal, InvokeError, Symbol, Val, Vec,
+    vec, Address, BytesN, Env, Error as HostError, Event as _, IntoVal, InvokeError, Map, Symbol,
+    Val, Vec,
 };
 
 use crate::{
@@ -78,6 +79,16 @@ impl Setup {
     fn ttl(&self, key: &DataKey) -> u32 {
         self.env
             .as_contract(&self.id, || self.env.storage().persistent().get_ttl(key))
+    }
+
+    /// Everything the registry holds, persistent and instance.
+    fn stored(&self) -> (Map<Val, Val>, Map<Val, Val>) {
+        self.env.as_contract(&self.id, || {
+            (
+                self.env.storage().persistent().all(),
+                self.env.storage().instance().all(),
+            )
+        })
     }
 
     fn instance_ttl(&self) -> u32 {
@@ -169,7 +180,10 @@ fn constructor_sets_admin_and_nothing_is_attested() {
         assert_eq!(c.pending_admin(), None);
         assert_eq!(c.version(), INTERFACE_VERSION);
         assert!(c.is_attester(&s.attester));
-        assert!(!c.is_attester(&s.admin), "the admin is not an attester by default");
+        assert!(
+            !c.is_attester(&s.admin),
+            "the admin is not an attester by default"
+        );
         let asset = Address::generate(&s.env);
         assert_eq!(c.get_safety(&asset), None);
         assert!(!c.is_safe(&asset, &4, &0), "{build:?}");
@@ -198,10 +212,7 @@ fn attest_stores_ledger_time_authorises_attester_and_emits_event() {
             flags: 18,
             attested_at: 1_786_771_651,
         };
-        assert_eq!(
-            s.env.events().all(),
-            [expected_event.to_xdr(&s.env, &s.id)]
-        );
+        assert_eq!(s.env.events().all(), [expected_event.to_xdr(&s.env, &s.id)]);
         assert_eq!(
             c.get_safety(&asset),
             Some(Safety {
@@ -222,19 +233,63 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
         let asset = Address::generate(&s.env);
         let h = s.hash(1);
         let a = &s.attester;
-        assert_error(c.try_attest(a, &asset, &5, &0, &h), Error::InvalidSeverity, 3);
-        assert_error(c.try_attest(a, &asset, &5, &1024, &h), Error::InvalidSeverity, 3);
-        assert_error(c.try_attest(a, &asset, &4, &512, &h), Error::ReservedFlags, 8);
-        assert_error(c.try_attest(a, &asset, &4, &(1 << 31), &h), Error::ReservedFlags, 8);
+        assert_error(
+            c.try_attest(a, &asset, &5, &0, &h),
+            Error::InvalidSeverity,
+            3,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &5, &1024, &h),
+            Error::InvalidSeverity,
+            3,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &4, &512, &h),
+            Error::ReservedFlags,
+            8,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &4, &(1 << 31), &h),
+            Error::ReservedFlags,
+            8,
+        );
         // Clawback below high, revocable below medium, auth required below low.
-        assert_error(c.try_attest(a, &asset, &2, &6, &h), Error::InconsistentAttestation, 4);
-        assert_error(c.try_attest(a, &asset, &1, &2, &h), Error::InconsistentAttestation, 4);
-        assert_error(c.try_attest(a, &asset, &0, &1, &h), Error::InconsistentAttestation, 4);
+        assert_error(
+            c.try_attest(a, &asset, &2, &6, &h),
+            Error::InconsistentAttestation,
+            4,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &1, &2, &h),
+            Error::InconsistentAttestation,
+            4,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &0, &1, &h),
+            Error::InconsistentAttestation,
+            4,
+        );
         // sep41_violation only accompanies critical.
-        assert_error(c.try_attest(a, &asset, &3, &256, &h), Error::ViolationBelowCritical, 9);
-        assert_error(c.try_attest(a, &asset, &0, &256, &h), Error::ViolationBelowCritical, 9);
-        assert_eq!(c.get_safety(&asset), None, "{build:?}: a refusal writes nothing");
-        assert_eq!(s.env.events().all().events().len(), 0, "no event on refusal");
+        assert_error(
+            c.try_attest(a, &asset, &3, &256, &h),
+            Error::ViolationBelowCritical,
+            9,
+        );
+        assert_error(
+            c.try_attest(a, &asset, &0, &256, &h),
+            Error::ViolationBelowCritical,
+            9,
+        );
+        assert_eq!(
+            c.get_safety(&asset),
+            None,
+            "{build:?}: a refusal writes nothing"
+        );
+        assert_eq!(
+            s.env.events().all().events().len(),
+            0,
+            "no event on refusal"
+        );
         // The boundaries themselves are accepted.
         c.attest(a, &asset, &4, &(256 | 32 | 16), &h);
         c.attest(a, &asset, &3, &7, &h);
@@ -252,12 +307,20 @@ fn writes_need_an_admitted_attester_that_signed() {
         let h = s.hash(1);
         let stranger = Address::generate(&s.env);
         // Signed, but not in the set.
-        assert_error(c.try_attest(&stranger, &asset, &0, &0, &h), Error::NotAttester, 10);
+        assert_error(
+            c.try_attest(&stranger, &asset, &0, &0, &h),
+            Error::NotAttester,
+            10,
+        );
         let batch = vec![&s.env];
         assert_error(c.try_attest_many(&stranger, &batch), Error::NotAttester, 10);
         assert_error(c.try_revoke(&stranger, &asset), Error::NotAttester, 10);
         // The admin is not an attester unless it adds itself.
-        assert_error(c.try_attest(&s.admin, &asset, &0, &0, &h), Error::NotAttester, 10);
+        assert_error(
+            c.try_attest(&s.admin, &asset, &0, &0, &h),
+            Error::NotAttester,
+            10,
+        );
 
         // In the set, but someone else signed.
         s.env.mock_auths(&[MockAuth {
@@ -317,7 +380,11 @@ fn attester_set_is_managed_by_the_admin_only() {
         );
         assert!(!c.is_attester(&second));
         assert_error(c.try_remove_attester(&second), Error::NotAttester, 10);
-        assert_error(c.try_attest(&second, &asset, &0, &0, &s.hash(4)), Error::NotAttester, 10);
+        assert_error(
+            c.try_attest(&second, &asset, &0, &0, &s.hash(4)),
+            Error::NotAttester,
+            10,
+        );
 
         // Nobody but the admin manages the set.
         s.env.set_auths(&[]);
@@ -350,7 +417,11 @@ fn admin_transfer_takes_two_steps() {
             }
             .to_xdr(&s.env, &s.id)]
         );
-        assert_eq!(c.admin(), s.admin, "the old admin keeps power until acceptance");
+        assert_eq!(
+            c.admin(),
+            s.admin,
+            "the old admin keeps power until acceptance"
+        );
         assert_eq!(c.pending_admin(), Some(next.clone()));
 
         // Only the proposed admin can accept.
@@ -455,7 +526,11 @@ fn revoke_leaves_a_trace_and_re_attest_restores() {
 
         s.env.ledger().set_timestamp(before.attested_at + 60);
         c.revoke(&s.attester, &asset);
-        s.assert_auth(&s.attester, "revoke", (&s.attester, &asset).into_val(&s.env));
+        s.assert_auth(
+            &s.attester,
+            "revoke",
+            (&s.attester, &asset).into_val(&s.env),
+        );
         assert_eq!(
             s.env.events().all(),
             [Revoked {
@@ -494,7 +569,10 @@ fn batch(s: &Setup, n: u32, first_asset_byte: u8) -> (Vec<Attestation>, StdVec<A
             asset: asset.clone(),
             severity: i % 4,
             flags: [0u32, 1, 2, 4][(i % 4) as usize],
-            evidence_hash: BytesN::from_array(&s.env, &[first_asset_byte.wrapping_add(i as u8); 32]),
+            evidence_hash: BytesN::from_array(
+                &s.env,
+                &[first_asset_byte.wrapping_add(i as u8); 32],
+            ),
         });
         assets.push(asset);
     }
@@ -527,7 +605,11 @@ fn batch_of_exactly_the_cap_is_written_with_one_timestamp() {
                 .to_xdr(&s.env, &s.id)
             })
             .collect();
-        assert_eq!(s.env.events().all(), expected, "{build:?}: one event per element");
+        assert_eq!(
+            s.env.events().all(),
+            expected,
+            "{build:?}: one event per element"
+        );
         for (item, asset) in items.iter().zip(assets.iter()) {
             assert_eq!(
                 c.get_safety(asset),
@@ -548,8 +630,15 @@ fn batch_over_the_cap_or_with_one_invalid_element_writes_nothing() {
         let s = Setup::new(build);
         let c = s.client();
         let (items, assets) = batch(&s, MAX_BATCH_SIZE + 1, 0);
-        assert_error(c.try_attest_many(&s.attester, &items), Error::BatchTooLarge, 7);
-        assert!(assets.iter().all(|a| c.get_safety(a).is_none()), "{build:?}");
+        assert_error(
+            c.try_attest_many(&s.attester, &items),
+            Error::BatchTooLarge,
+            7,
+        );
+        assert!(
+            assets.iter().all(|a| c.get_safety(a).is_none()),
+            "{build:?}"
+        );
 
         let (mut items, assets) = batch(&s, 10, 0);
         let mut bad = items.get(7).unwrap();
@@ -575,6 +664,9 @@ fn empty_batch_writes_and_emits_nothing_but_still_needs_the_attester() {
         let s = Setup::new(build);
         let c = s.client();
         let empty = Vec::new(&s.env);
+        let seq = s.env.ledger().sequence();
+        s.env.ledger().set_sequence_number(seq + 10);
+        let stored = s.stored();
         c.attest_many(&s.attester, &empty);
         s.assert_auth(
             &s.attester,
@@ -582,7 +674,12 @@ fn empty_batch_writes_and_emits_nothing_but_still_needs_the_attester() {
             (&s.attester, &empty).into_val(&s.env),
         );
         assert_eq!(s.env.events().all().events().len(), 0, "{build:?}");
-        assert_eq!(s.env.cost_estimate().resources().write_entries, 0);
+        assert_eq!(s.stored(), stored, "no registry entry written");
+        assert_eq!(s.instance_ttl(), s.max_ttl() - 10, "no TTL bump");
+        assert_eq!(
+            s.ttl(&DataKey::Attester(s.attester.clone())),
+            s.max_ttl() - 10
+        );
     });
 }
 
@@ -599,8 +696,12 @@ fn repeated_asset_in_a_batch_applies_in_order() {
             evidence_hash: s.hash(severity as u8),
         };
         c.attest_many(&s.attester, &vec![&s.env, mk(3, 4), mk(1, 1)]);
-        assert_eq!(c.get_safety(&asset).unwrap().severity, 1, "{build:?}: last wins");
-        assert_eq!(s.env.events().all().events().len(), 2);
+        assert_eq!(s.env.events().all().events().len(), 2, "an event each");
+        assert_eq!(
+            c.get_safety(&asset).unwrap().severity,
+            1,
+            "{build:?}: last wins"
+        );
     });
 }
 

@@ -56,7 +56,9 @@ fn load(crate_name: &str) -> Vec<u8> {
     if let Err(e) = build_all() {
         panic!("{e}");
     }
-    let path = workspace_root().join("target/wasm").join(std::format!("{crate_name}.wasm"));
+    let path = workspace_root()
+        .join("target/wasm")
+        .join(std::format!("{crate_name}.wasm"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 

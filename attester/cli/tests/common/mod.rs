@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use assay_scan::testsupport::{Reply, ReplayServer};
+use assay_scan::testsupport::{ReplayServer, Reply};
 use serde_json::Value;
 
 pub const HORIZON: &str = "horizon.stellar.org";
@@ -38,7 +38,13 @@ impl Run {
 
     pub fn report(&self) -> Value {
         let mut reports = self.reports();
-        assert_eq!(reports.len(), 1, "stdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            reports.len(),
+            1,
+            "stdout: {}\nstderr: {}",
+            self.stdout,
+            self.stderr
+        );
         reports.remove(0)
     }
 }
@@ -186,7 +192,14 @@ pub fn blocked_body(domain: &str, blocked: bool) -> String {
 }
 
 pub fn expert_json(body: String) -> Reply {
-    Reply::status_with(200, &[("content-type", "application/json"), ("cache-control", "max-age=20")], body)
+    Reply::status_with(
+        200,
+        &[
+            ("content-type", "application/json"),
+            ("cache-control", "max-age=20"),
+        ],
+        body,
+    )
 }
 
 /// A complete, healthy subject: every source answers.
@@ -211,11 +224,40 @@ impl Healthy {
 
     /// Routes every source to a healthy answer; the toml claims the asset, the list carries it.
     pub fn route_all(&self, h: &Harness) {
-        h.route(HORIZON, &assets_path(self.code, self.issuer), vec![Reply::json(assets_body(self.code, self.issuer, self.flags))]);
-        h.route(HORIZON, &account_path(self.issuer), vec![Reply::json(account_body(self.issuer, Some(self.domain), self.flags))]);
-        h.route(self.domain, TOML_PATH, vec![Reply::text(toml_claiming(self.code, self.issuer))]);
-        h.route(EXPERT, &directory_path(self.issuer), vec![expert_json(directory_body(self.issuer, "Test Org", self.domain, &["issuer"]))]);
-        h.route(EXPERT, &blocked_path(self.domain), vec![expert_json(blocked_body(self.domain, false))]);
+        h.route(
+            HORIZON,
+            &assets_path(self.code, self.issuer),
+            vec![Reply::json(assets_body(self.code, self.issuer, self.flags))],
+        );
+        h.route(
+            HORIZON,
+            &account_path(self.issuer),
+            vec![Reply::json(account_body(
+                self.issuer,
+                Some(self.domain),
+                self.flags,
+            ))],
+        );
+        h.route(
+            self.domain,
+            TOML_PATH,
+            vec![Reply::text(toml_claiming(self.code, self.issuer))],
+        );
+        h.route(
+            EXPERT,
+            &directory_path(self.issuer),
+            vec![expert_json(directory_body(
+                self.issuer,
+                "Test Org",
+                self.domain,
+                &["issuer"],
+            ))],
+        );
+        h.route(
+            EXPERT,
+            &blocked_path(self.domain),
+            vec![expert_json(blocked_body(self.domain, false))],
+        );
         h.route(
             LISTS,
             "/list.json",
@@ -236,7 +278,12 @@ pub fn evidence_from<'a>(report: &'a Value, source: &str) -> Vec<&'a Value> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["source"] == source || e["source"].as_str().is_some_and(|s| s.starts_with(&format!("{source}/"))))
+        .filter(|e| {
+            e["source"] == source
+                || e["source"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with(&format!("{source}/")))
+        })
         .collect()
 }
 

@@ -32,7 +32,9 @@ fn describe_powers(f: &IssuerFlags) -> String {
         powers.push("freeze a holder's balance in place (auth_revocable)");
     }
     if f.auth_required {
-        powers.push("decide who may open a trustline, without touching existing holders (auth_required)");
+        powers.push(
+            "decide who may open a trustline, without touching existing holders (auth_required)",
+        );
     }
     if powers.is_empty() {
         "The issuer holds no power over holders' balances: none of auth_required, auth_revocable or \
@@ -43,12 +45,18 @@ fn describe_powers(f: &IssuerFlags) -> String {
     }
 }
 
-const PROSPECTIVE: &str = " This answers what happens to a trustline opened now; it says nothing about whether \
+const PROSPECTIVE: &str =
+    " This answers what happens to a trustline opened now; it says nothing about whether \
 the issuer will use the power, whether an existing holder is exposed, or who the issuer is.";
 
 fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
     match outcome {
-        FlagsOutcome::Failed(a) => Some(Evidence::failure(source, &a.url, &a.failure, a.retrieved_at)),
+        FlagsOutcome::Failed(a) => Some(Evidence::failure(
+            source,
+            &a.url,
+            &a.failure,
+            a.retrieved_at,
+        )),
         _ => None,
     }
 }
@@ -68,10 +76,13 @@ impl Check for Capability {
         let Some(assets) = r.assets else {
             f.severity = Rating::Unevaluated;
             f.undetermined = true;
-            f.undetermined_by_source.insert(SOURCE_HORIZON.to_string(), 1);
+            f.undetermined_by_source
+                .insert(SOURCE_HORIZON.to_string(), 1);
             f.undetermined_rate = Some("1/1".to_string());
-            f.evidence.extend(failure_line(SOURCE_HORIZON, &s.asset_flags));
-            f.evidence.extend(failure_line(SOURCE_HORIZON_ACCOUNT, &s.account_flags));
+            f.evidence
+                .extend(failure_line(SOURCE_HORIZON, &s.asset_flags));
+            f.evidence
+                .extend(failure_line(SOURCE_HORIZON_ACCOUNT, &s.account_flags));
             f.reasoning = match &s.asset_flags {
                 FlagsOutcome::Failed(a) => format!(
                     "The issuer flags were never read: the Horizon asset record could not be retrieved ({}). \
@@ -88,15 +99,25 @@ impl Check for Capability {
         for (held, bit) in [
             (powers.auth_required, Mechanics::AUTH_REQUIRED),
             (powers.auth_revocable, Mechanics::AUTH_REVOCABLE),
-            (powers.auth_clawback_enabled, Mechanics::AUTH_CLAWBACK_ENABLED),
+            (
+                powers.auth_clawback_enabled,
+                Mechanics::AUTH_CLAWBACK_ENABLED,
+            ),
         ] {
             if held {
                 f.mechanics.set(bit);
             }
         }
-        f.evidence.push(Evidence::answer(SOURCE_HORIZON, &assets.url, claims::issuer_flags(&assets.value), assets.retrieved_at));
+        f.evidence.push(Evidence::answer(
+            SOURCE_HORIZON,
+            &assets.url,
+            claims::issuer_flags(&assets.value),
+            assets.retrieved_at,
+        ));
         let mut reasoning = describe_powers(&powers);
-        reasoning.push_str(&format!(" Severity {level} is the strongest single power held."));
+        reasoning.push_str(&format!(
+            " Severity {level} is the strongest single power held."
+        ));
         match (&s.account_flags, r.account) {
             (_, Some(account)) if r.disagree() => {
                 f.evidence.push(Evidence::answer(
@@ -115,9 +136,15 @@ impl Check for Capability {
             }
             (_, Some(_)) => {}
             (FlagsOutcome::Failed(a), None) => {
-                f.evidence.push(Evidence::failure(SOURCE_HORIZON_ACCOUNT, &a.url, &a.failure, a.retrieved_at));
+                f.evidence.push(Evidence::failure(
+                    SOURCE_HORIZON_ACCOUNT,
+                    &a.url,
+                    &a.failure,
+                    a.retrieved_at,
+                ));
                 f.undetermined = true;
-                f.undetermined_by_source.insert(SOURCE_HORIZON_ACCOUNT.to_string(), 1);
+                f.undetermined_by_source
+                    .insert(SOURCE_HORIZON.to_string(), 1);
                 f.undetermined_rate = Some("1/2".to_string());
                 reasoning.push_str(&format!(
                     " The second copy of the flags, on the issuer account record, could not be read ({}), so \
@@ -127,7 +154,8 @@ impl Check for Capability {
             }
             (_, None) => {
                 f.undetermined = true;
-                f.undetermined_by_source.insert(SOURCE_HORIZON_ACCOUNT.to_string(), 1);
+                f.undetermined_by_source
+                    .insert(SOURCE_HORIZON.to_string(), 1);
                 f.undetermined_rate = Some("1/2".to_string());
                 reasoning.push_str(
                     " The second copy of the flags, on the issuer account record, was never read, so this level \

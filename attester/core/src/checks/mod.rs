@@ -15,7 +15,12 @@ use crate::subject::{FlagsOutcome, IssuerFlags, Observed, Subject};
 
 /// The default check set in run order.
 pub fn default_checks() -> Vec<Box<dyn Check + Send + Sync>> {
-    vec![Box::new(Capability), Box::new(Mutability), Box::new(Sep1Domain), Box::new(Reputation)]
+    vec![
+        Box::new(Capability),
+        Box::new(Mutability),
+        Box::new(Sep1Domain),
+        Box::new(Reputation),
+    ]
 }
 
 /// The two flag copies, reconciled: a power counts if either copy holds it; the lock only if both say so.

@@ -42,7 +42,9 @@ impl Check for Mutability {
                  neither can ever be added, so this is also the answer for a trustline opened later."
                     .to_string()
             }
-        } else if r.assets.is_some_and(|o| o.value.auth_immutable) || r.account.is_some_and(|o| o.value.auth_immutable) {
+        } else if r.assets.is_some_and(|o| o.value.auth_immutable)
+            || r.account.is_some_and(|o| o.value.auth_immutable)
+        {
             "Only one copy of the issuer flags says the flag set is locked; the other does not, so the cautious \
              reading stands: the issuer may still add freeze or clawback, which would apply to trustlines opened \
              after the change."

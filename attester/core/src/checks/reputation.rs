@@ -127,7 +127,12 @@ impl Check for Reputation {
                 }
             }
             BlocklistOutcome::Failed(a) => {
-                f.evidence.push(Evidence::failure(SOURCE_BLOCKLIST, &a.url, &a.failure, a.retrieved_at));
+                f.evidence.push(Evidence::failure(
+                    SOURCE_BLOCKLIST,
+                    &a.url,
+                    &a.failure,
+                    a.retrieved_at,
+                ));
                 missing.insert(SOURCE_BLOCKLIST.to_string(), 1);
                 notes.push(format!(
                     "StellarExpert's domain blocklist could not be read ({}), so it was never consulted.",
@@ -160,10 +165,20 @@ impl Check for Reputation {
                             claims::list_absent(list_name)
                         }
                     };
-                    f.evidence.push(Evidence::answer(&source, &list.url, claim, list.retrieved_at));
+                    f.evidence.push(Evidence::answer(
+                        &source,
+                        &list.url,
+                        claim,
+                        list.retrieved_at,
+                    ));
                 }
                 AssetListResult::Failed(failure) => {
-                    f.evidence.push(Evidence::failure(SOURCE_ASSET_LIST, &list.url, failure, list.retrieved_at));
+                    f.evidence.push(Evidence::failure(
+                        SOURCE_ASSET_LIST,
+                        &list.url,
+                        failure,
+                        list.retrieved_at,
+                    ));
                     notes.push(format!(
                         "The asset list at {} could not be read ({}); lists are evidence only, so this does not \
                          leave the verdict undetermined.",

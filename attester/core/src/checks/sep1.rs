@@ -5,7 +5,8 @@ use crate::evidence::{claims, Evidence, SOURCE_DIRECTORY, SOURCE_HORIZON, SOURCE
 use crate::finding::{Check, Finding};
 use crate::model::{Accountability, Mechanics};
 use crate::subject::{
-    DirectoryOutcome, FlagsOutcome, HomeDomain, LinkedOutcome, Subject, TomlOutcome, MAX_LINKED_DOCUMENTS,
+    DirectoryOutcome, FlagsOutcome, HomeDomain, LinkedOutcome, Subject, TomlOutcome,
+    MAX_LINKED_DOCUMENTS,
 };
 
 /// The sep1-domain check.
@@ -80,7 +81,12 @@ pub fn verify_domain(s: &Subject) -> DomainVerdict {
                     FlagsOutcome::Failed(a) => (a.url.clone(), a.retrieved_at),
                     FlagsOutcome::NotRead => (String::new(), s.scanned_at),
                 };
-                v.evidence.push(Evidence::answer(SOURCE_HORIZON, &account_url, claims::home_domain(domain), account_at));
+                v.evidence.push(Evidence::answer(
+                    SOURCE_HORIZON,
+                    &account_url,
+                    claims::home_domain(domain),
+                    account_at,
+                ));
                 v.evidence.push(Evidence::answer(
                     SOURCE_DIRECTORY,
                     &entry.url,
@@ -240,7 +246,8 @@ impl Check for Sep1Domain {
         }
         if v.undetermined {
             f.undetermined = true;
-            f.undetermined_by_source.insert(crate::evidence::SOURCE_HORIZON_ACCOUNT.to_string(), 1);
+            f.undetermined_by_source
+                .insert(crate::evidence::SOURCE_HORIZON.to_string(), 1);
             f.undetermined_rate = Some("1/1".to_string());
         }
         f.accountability = Some(v.accountability);

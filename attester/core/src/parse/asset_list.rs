@@ -34,7 +34,10 @@ impl AssetList {
     pub fn find(&self, asset: &Asset) -> Option<&ListEntry> {
         self.entries
             .iter()
-            .find(|e| e.code.eq_ignore_ascii_case(&asset.code) && e.issuer.eq_ignore_ascii_case(&asset.issuer))
+            .find(|e| {
+                e.code.eq_ignore_ascii_case(&asset.code)
+                    && e.issuer.eq_ignore_ascii_case(&asset.issuer)
+            })
             .map(|e| &e.entry)
     }
 }
@@ -50,7 +53,8 @@ fn s(v: &Value, keys: &[&str]) -> Option<String> {
 /// Parses a list body. Fails only when the body is not JSON or carries no asset array at all.
 pub fn parse_asset_list(body: &[u8]) -> Result<AssetList, ParseError> {
     const SRC: &str = "asset list";
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
     let items = v
         .get("assets")
         .or_else(|| v.get("results"))
@@ -83,7 +87,11 @@ mod tests {
 
     #[test]
     fn lenient_shapes() {
-        let a = Asset::new("AQUA", "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA").unwrap();
+        let a = Asset::new(
+            "AQUA",
+            "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA",
+        )
+        .unwrap();
         let l = parse_asset_list(br#"{"name":"Top","provider":"SE","network":"mainnet","assets":[
             {"contract":"CAUIKL3IYGMERDRUN6YSCLWVAKIFG5Q4YJHUKM4S4NJZQIA3BAS6OJPK"},
             {"code":"AQUA","issuer":"GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA","name":"Aquarius","org":"Aqua","extra":1}]}"#).unwrap();

@@ -38,9 +38,12 @@ fn flags(source: &'static str, record: &Value) -> Result<IssuerFlags, ParseError
         .ok_or_else(|| ParseError::new(source, "record has no `flags` object"))?;
     // Every flag must be present: a missing flag read as false would be absence rendered as "no power".
     let flag = |name: &str| {
-        obj.get(name)
-            .and_then(Value::as_bool)
-            .ok_or_else(|| ParseError::new(source, format!("`flags.{name}` is missing or not a boolean")))
+        obj.get(name).and_then(Value::as_bool).ok_or_else(|| {
+            ParseError::new(
+                source,
+                format!("`flags.{name}` is missing or not a boolean"),
+            )
+        })
     };
     Ok(IssuerFlags {
         auth_required: flag("auth_required")?,
@@ -51,7 +54,10 @@ fn flags(source: &'static str, record: &Value) -> Result<IssuerFlags, ParseError
 }
 
 fn opt_string(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
+    v.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 /// Parses an `/assets?asset_code=…&asset_issuer=…` page and returns the record for `asset`, or `None` when
@@ -69,8 +75,11 @@ pub fn parse_horizon_assets(body: &[u8], asset: &Asset) -> Result<Option<AssetRe
         if code == Some(asset.code.as_str()) && issuer == Some(asset.issuer.as_str()) {
             return Ok(Some(AssetRecord {
                 flags: flags(SRC, record)?,
-                toml_href: record.pointer("/_links/toml/href").and_then(Value::as_str)
-                    .filter(|s| !s.is_empty()).map(str::to_string),
+                toml_href: record
+                    .pointer("/_links/toml/href")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
                 contract_id: opt_string(record, "contract_id"),
             }));
         }
@@ -117,7 +126,10 @@ mod tests {
         );
         let r = parse_horizon_assets(body.as_bytes(), &a).unwrap().unwrap();
         assert!(r.flags.auth_revocable && !r.flags.auth_clawback_enabled);
-        assert_eq!(r.toml_href.as_deref(), Some("https://circle.com/.well-known/stellar.toml"));
+        assert_eq!(
+            r.toml_href.as_deref(),
+            Some("https://circle.com/.well-known/stellar.toml")
+        );
         let empty = br#"{"_embedded":{"records":[]}}"#;
         assert_eq!(parse_horizon_assets(empty, &a).unwrap(), None);
         assert!(parse_horizon_assets(b"{}", &a).is_err());
@@ -130,7 +142,13 @@ mod tests {
         let f = r#""flags":{"auth_required":false,"auth_revocable":false,"auth_immutable":true,"auth_clawback_enabled":false}"#;
         let with = format!(r#"{{"account_id":"{USDC}","home_domain":"circle.com",{f}}}"#);
         let without = format!(r#"{{"account_id":"{USDC}",{f}}}"#);
-        assert_eq!(parse_horizon_account(with.as_bytes()).unwrap().home_domain.as_deref(), Some("circle.com"));
+        assert_eq!(
+            parse_horizon_account(with.as_bytes())
+                .unwrap()
+                .home_domain
+                .as_deref(),
+            Some("circle.com")
+        );
         let r = parse_horizon_account(without.as_bytes()).unwrap();
         assert_eq!(r.home_domain, None);
         assert!(r.flags.auth_immutable);

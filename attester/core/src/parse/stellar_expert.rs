@@ -10,8 +10,11 @@ use crate::subject::{BlocklistAnswer, DirectoryEntry};
 /// `address` key is "not listed" (`Ok(None)`), never an entry with an empty name (#25).
 pub fn parse_directory(body: &[u8]) -> Result<Option<DirectoryEntry>, ParseError> {
     const SRC: &str = "stellar.expert directory";
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
-    let obj = v.as_object().ok_or_else(|| ParseError::new(SRC, "not a JSON object"))?;
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| ParseError::new(SRC, "not a JSON object"))?;
     if obj.get("address").is_none() {
         return Ok(None);
     }
@@ -44,7 +47,8 @@ pub fn parse_directory(body: &[u8]) -> Result<Option<DirectoryEntry>, ParseError
 /// without it is malformed, never "not blocked".
 pub fn parse_blocked_domain(body: &[u8]) -> Result<BlocklistAnswer, ParseError> {
     const SRC: &str = "stellar.expert blocked-domains";
-    let v: Value = serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| ParseError::new(SRC, format!("not JSON: {e}")))?;
     let blocked = v
         .get("blocked")
         .and_then(Value::as_bool)

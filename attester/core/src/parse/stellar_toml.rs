@@ -40,12 +40,20 @@ pub fn unresolved_links(currencies: &[Currency], asset: &crate::subject::Asset) 
 fn text(source: &'static str, body: &[u8]) -> Result<Table, ParseError> {
     let s = std::str::from_utf8(body).map_err(|_| ParseError::new(source, "not UTF-8"))?;
     let s = s.strip_prefix('\u{feff}').unwrap_or(s);
-    s.parse::<Table>().map_err(|e| ParseError::new(source, format!("not TOML: {}", e.message())))
+    s.parse::<Table>()
+        .map_err(|e| ParseError::new(source, format!("not TOML: {}", e.message())))
 }
 
 fn currency(table: &Table) -> Currency {
     // Leniency: a field of the wrong type is treated as absent, so it can never produce a match.
-    let field = |k: &str| table.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let field = |k: &str| {
+        table
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
     Currency {
         code: field("code"),
         issuer: field("issuer"),
@@ -64,7 +72,10 @@ fn currencies(source: &'static str, doc: &Table) -> Result<Vec<Currency>, ParseE
                     .ok_or_else(|| ParseError::new(source, "a CURRENCIES element is not a table"))
             })
             .collect(),
-        Some(_) => Err(ParseError::new(source, "CURRENCIES is not an array of tables")),
+        Some(_) => Err(ParseError::new(
+            source,
+            "CURRENCIES is not an array of tables",
+        )),
     }
 }
 
@@ -114,10 +125,17 @@ toml = "https://example.org/.well-known/A.toml"
 "#;
         let t = parse_stellar_toml(body).unwrap();
         assert_eq!(t.currencies.len(), 3);
-        let shx = Asset::new("shx", "GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH").unwrap();
+        let shx = Asset::new(
+            "shx",
+            "GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH",
+        )
+        .unwrap();
         assert!(t.currencies[0].declares(&shx));
         assert_eq!(t.currencies[2].code, None);
-        assert_eq!(t.unresolved_links(&shx), ["https://example.org/.well-known/A.toml"]);
+        assert_eq!(
+            t.unresolved_links(&shx),
+            ["https://example.org/.well-known/A.toml"]
+        );
         assert!(parse_stellar_toml(b"<html>not found</html>").is_err());
         assert!(parse_stellar_toml(b"CURRENCIES = 3").is_err());
         assert!(parse_stellar_toml(b"\xff\xfe").is_err());

@@ -9,7 +9,12 @@ fn trim(base: &str) -> &str {
 
 /// `{horizon}/assets?asset_code=CODE&asset_issuer=ISSUER`.
 pub fn horizon_assets(horizon: &str, asset: &Asset) -> String {
-    format!("{}/assets?asset_code={}&asset_issuer={}", trim(horizon), asset.code, asset.issuer)
+    format!(
+        "{}/assets?asset_code={}&asset_issuer={}",
+        trim(horizon),
+        asset.code,
+        asset.issuer
+    )
 }
 
 /// `{horizon}/accounts/ACCOUNT`.
@@ -24,7 +29,10 @@ pub fn directory(stellar_expert: &str, address: &str) -> String {
 
 /// `{stellar_expert}/explorer/directory/blocked-domains/DOMAIN`.
 pub fn blocked_domain(stellar_expert: &str, domain: &str) -> String {
-    format!("{}/explorer/directory/blocked-domains/{domain}", trim(stellar_expert))
+    format!(
+        "{}/explorer/directory/blocked-domains/{domain}",
+        trim(stellar_expert)
+    )
 }
 
 /// `https://DOMAIN/.well-known/stellar.toml` (HTTPS only; SEP-1).
@@ -38,13 +46,22 @@ mod tests {
 
     #[test]
     fn shapes() {
-        let a = Asset::new("USDC", "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN").unwrap();
+        let a = Asset::new(
+            "USDC",
+            "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+        )
+        .unwrap();
         assert_eq!(
             horizon_assets("https://horizon.stellar.org/", &a),
             "https://horizon.stellar.org/assets?asset_code=USDC&asset_issuer=GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN"
         );
-        assert_eq!(blocked_domain("https://api.stellar.expert", "circle.com"),
-            "https://api.stellar.expert/explorer/directory/blocked-domains/circle.com");
-        assert_eq!(stellar_toml("circle.com"), "https://circle.com/.well-known/stellar.toml");
+        assert_eq!(
+            blocked_domain("https://api.stellar.expert", "circle.com"),
+            "https://api.stellar.expert/explorer/directory/blocked-domains/circle.com"
+        );
+        assert_eq!(
+            stellar_toml("circle.com"),
+            "https://circle.com/.well-known/stellar.toml"
+        );
     }
 }

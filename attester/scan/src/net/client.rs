@@ -124,7 +124,9 @@ pub struct HttpClient {
     request_timeout: Duration,
 }
 
-fn tls_config(extra_roots: &[rustls::pki_types::CertificateDer<'static>]) -> Result<rustls::ClientConfig, String> {
+fn tls_config(
+    extra_roots: &[rustls::pki_types::CertificateDer<'static>],
+) -> Result<rustls::ClientConfig, String> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     for root in extra_roots {
@@ -173,18 +175,26 @@ impl HttpClient {
             Err(_) => Err(FetchError {
                 kind: FailureKind::Timeout,
                 url: url.to_string(),
-                detail: format!("no complete answer within {} s", self.request_timeout.as_secs_f64()),
+                detail: format!(
+                    "no complete answer within {} s",
+                    self.request_timeout.as_secs_f64()
+                ),
             }),
         }
     }
 
-    async fn get_unbounded(&self, requested: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+    async fn get_unbounded(
+        &self,
+        requested: &str,
+        opts: FetchOptions,
+    ) -> Result<Fetched, FetchError> {
         let refused = |url: &str, reason: String| FetchError {
             kind: FailureKind::Refused(reason.clone()),
             url: url.to_string(),
             detail: reason,
         };
-        let first = Url::parse(requested).map_err(|err| refused(requested, format!("invalid URL: {err}")))?;
+        let first = Url::parse(requested)
+            .map_err(|err| refused(requested, format!("invalid URL: {err}")))?;
         let requested_host = first.host_str().map(canonical_host).unwrap_or_default();
         let mut current = first;
         let mut visited: Vec<String> = Vec::new();
@@ -194,7 +204,10 @@ impl HttpClient {
                 return Err(refused(&here, format!("not HTTPS: {}", current.scheme())));
             }
             if !matches!(current.scheme(), "http" | "https") {
-                return Err(refused(&here, format!("unsupported scheme: {}", current.scheme())));
+                return Err(refused(
+                    &here,
+                    format!("unsupported scheme: {}", current.scheme()),
+                ));
             }
             visited.push(here.clone());
             let response = self.exchange(&current, opts).await?;
@@ -220,17 +233,22 @@ impl HttpClient {
                 return Err(FetchError {
                     kind: FailureKind::TooManyRedirects,
                     url: next.to_string(),
-                    detail: format!("more than {MAX_REDIRECTS} redirects (stopped before {next_host})"),
+                    detail: format!(
+                        "more than {MAX_REDIRECTS} redirects (stopped before {next_host})"
+                    ),
                 });
             }
             if !same_host_or_subdomain(&requested_host, &next_host) {
                 return Err(refused(
-                    &next.to_string(),
+                    next.as_ref(),
                     format!("redirect from {requested_host} to {next_host}, which is neither {requested_host} nor a subdomain of it"),
                 ));
             }
             if visited.contains(&next.to_string()) {
-                return Err(refused(&next.to_string(), format!("redirect loop at {next_host}")));
+                return Err(refused(
+                    next.as_ref(),
+                    format!("redirect loop at {next_host}"),
+                ));
             }
             current = next;
         }
@@ -250,13 +268,33 @@ impl HttpClient {
             None => host.to_string(),
         };
         let request = Request::get(url.as_str())
-            .header(HOST, HeaderValue::from_str(&authority).map_err(|e| fail(FailureKind::Refused(format!("invalid host: {e}")), e.to_string()))?)
+            .header(
+                HOST,
+                HeaderValue::from_str(&authority).map_err(|e| {
+                    fail(
+                        FailureKind::Refused(format!("invalid host: {e}")),
+                        e.to_string(),
+                    )
+                })?,
+            )
             .header(USER_AGENT, USER_AGENT_VALUE)
             .header(ACCEPT, opts.accept)
             .body(Empty::<Bytes>::new())
-            .map_err(|err| fail(FailureKind::Refused(format!("invalid URL: {err}")), err.to_string()))?;
-        let client = if opts.guarded { &self.guarded } else { &self.trusted };
-        let response = client.request(request).await.map_err(|err| classify(&err, &here))?;
+            .map_err(|err| {
+                fail(
+                    FailureKind::Refused(format!("invalid URL: {err}")),
+                    err.to_string(),
+                )
+            })?;
+        let client = if opts.guarded {
+            &self.guarded
+        } else {
+            &self.trusted
+        };
+        let response = client
+            .request(request)
+            .await
+            .map_err(|err| classify(&err, &here))?;
         let status = response.status();
         let headers = response.headers().clone();
         let declared = headers
@@ -264,7 +302,13 @@ impl HttpClient {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
         if declared.is_some_and(|len| len > BODY_CAP as u64) {
-            return Err(fail(FailureKind::TooLarge, format!("declared body of {} bytes exceeds the {BODY_CAP}-byte cap", declared.unwrap_or(0))));
+            return Err(fail(
+                FailureKind::TooLarge,
+                format!(
+                    "declared body of {} bytes exceeds the {BODY_CAP}-byte cap",
+                    declared.unwrap_or(0)
+                ),
+            ));
         }
         let mut body = response.into_body();
         let mut bytes = Vec::new();
@@ -272,7 +316,10 @@ impl HttpClient {
             let frame = frame.map_err(|err| classify(&err, &here))?;
             if let Some(data) = frame.data_ref() {
                 if bytes.len() + data.len() > BODY_CAP {
-                    return Err(fail(FailureKind::TooLarge, format!("body exceeds the {BODY_CAP}-byte cap")));
+                    return Err(fail(
+                        FailureKind::TooLarge,
+                        format!("body exceeds the {BODY_CAP}-byte cap"),
+                    ));
                 }
                 bytes.extend_from_slice(data);
             }
@@ -301,7 +348,9 @@ fn classify(err: &(dyn std::error::Error + 'static), url: &str) -> FetchError {
         if let Some(connect) = current.downcast_ref::<ConnectError>() {
             kind = match connect {
                 ConnectError::Dns { .. } => FailureKind::Dns,
-                ConnectError::Refused { host, reason } => FailureKind::Refused(format!("{host} is a {reason}")),
+                ConnectError::Refused { host, reason } => {
+                    FailureKind::Refused(format!("{host} is a {reason}"))
+                }
                 ConnectError::ConnectionRefused { .. } => FailureKind::ConnectionRefused,
                 ConnectError::Timeout { .. } => FailureKind::Timeout,
                 ConnectError::Tls { .. } => FailureKind::Tls,
@@ -314,7 +363,12 @@ fn classify(err: &(dyn std::error::Error + 'static), url: &str) -> FetchError {
             kind = match io.kind() {
                 std::io::ErrorKind::TimedOut => FailureKind::Timeout,
                 std::io::ErrorKind::ConnectionRefused => FailureKind::ConnectionRefused,
-                _ if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => FailureKind::Tls,
+                _ if io
+                    .get_ref()
+                    .is_some_and(|inner| inner.is::<rustls::Error>()) =>
+                {
+                    FailureKind::Tls
+                }
                 _ => kind,
             };
             detail = io.to_string();

@@ -74,7 +74,10 @@ pub async fn destinations(
     let host = canonical_host(host);
     match config.mappings.lookup(&host, port) {
         Some(Mapped::Addrs(addrs)) => {
-            return Ok(addrs.into_iter().map(|ip| SocketAddr::new(ip, port)).collect())
+            return Ok(addrs
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, port))
+                .collect())
         }
         Some(Mapped::ConnectTo(target, target_port)) => {
             if let Ok(ip) = target.parse::<IpAddr>() {
@@ -123,7 +126,11 @@ pub async fn destinations(
     }
 }
 
-async fn lookup(config: &ConnectorConfig, host: &str, port: u16) -> Result<Vec<SocketAddr>, ConnectError> {
+async fn lookup(
+    config: &ConnectorConfig,
+    host: &str,
+    port: u16,
+) -> Result<Vec<SocketAddr>, ConnectError> {
     if let Some(ips) = config.dns_answers.get(host) {
         return Ok(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect());
     }
@@ -238,7 +245,11 @@ impl AsyncRead for MaybeTls {
 }
 
 impl AsyncWrite for MaybeTls {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
@@ -280,7 +291,11 @@ impl hyper::rt::Read for Conn {
 }
 
 impl hyper::rt::Write for Conn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
     }
 

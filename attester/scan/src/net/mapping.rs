@@ -35,7 +35,8 @@ pub struct MappingError {
     pub form: &'static str,
 }
 
-const RESOLVE_FORM: &str = "HOST:PORT:ADDR[,ADDR...], e.g. horizon.stellar.org:443:127.0.0.1 (IPv6 in brackets)";
+const RESOLVE_FORM: &str =
+    "HOST:PORT:ADDR[,ADDR...], e.g. horizon.stellar.org:443:127.0.0.1 (IPv6 in brackets)";
 const CONNECT_TO_FORM: &str =
     "HOST:PORT:ADDR:PORT2, e.g. horizon.stellar.org:443:127.0.0.1:8443 (IPv6 in brackets)";
 
@@ -60,7 +61,10 @@ fn fields(input: &str) -> Vec<&str> {
 }
 
 fn parse_ip(text: &str) -> Option<IpAddr> {
-    text.trim_start_matches('[').trim_end_matches(']').parse().ok()
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .ok()
 }
 
 fn parse_host(text: &str) -> Option<String> {
@@ -144,7 +148,10 @@ impl Mappings {
             .iter()
             .find(|r| r.host == host && r.port == port)
         {
-            return Some(Mapped::ConnectTo(rule.target_host.clone(), rule.target_port));
+            return Some(Mapped::ConnectTo(
+                rule.target_host.clone(),
+                rule.target_port,
+            ));
         }
         self.resolve
             .iter()
@@ -162,7 +169,13 @@ mod tests {
         let rule: ResolveRule = "Horizon.Stellar.org:443:127.0.0.1,[::1]".parse().unwrap();
         assert_eq!(rule.host, "horizon.stellar.org");
         assert_eq!(rule.port, 443);
-        assert_eq!(rule.addrs, vec!["127.0.0.1".parse::<IpAddr>().unwrap(), "::1".parse().unwrap()]);
+        assert_eq!(
+            rule.addrs,
+            vec![
+                "127.0.0.1".parse::<IpAddr>().unwrap(),
+                "::1".parse().unwrap()
+            ]
+        );
     }
 
     #[test]
@@ -176,14 +189,25 @@ mod tests {
 
     #[test]
     fn rejects_malformed() {
-        for bad in ["", "host", "host:443", "host:0:127.0.0.1", "host:x:127.0.0.1", "host:443:notip", "host:443:1.2.3.4:1:2"] {
+        for bad in [
+            "",
+            "host",
+            "host:443",
+            "host:0:127.0.0.1",
+            "host:x:127.0.0.1",
+            "host:443:notip",
+            "host:443:1.2.3.4:1:2",
+        ] {
             assert!(bad.parse::<ResolveRule>().is_err(), "{bad}");
         }
         for bad in ["", "a:443:b", "a:443:b:0", "a:443:b:99999", "a b:443:c:1"] {
             assert!(bad.parse::<ConnectToRule>().is_err(), "{bad}");
         }
         let err = "x".parse::<ResolveRule>().unwrap_err().to_string();
-        assert!(err.contains("--resolve") && err.contains("HOST:PORT:ADDR"), "{err}");
+        assert!(
+            err.contains("--resolve") && err.contains("HOST:PORT:ADDR"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -192,7 +216,10 @@ mod tests {
             resolve: vec!["a.com:443:1.2.3.4".parse().unwrap()],
             connect_to: vec!["a.com:443:127.0.0.1:9000".parse().unwrap()],
         };
-        assert_eq!(maps.lookup("a.com", 443), Some(Mapped::ConnectTo("127.0.0.1".into(), 9000)));
+        assert_eq!(
+            maps.lookup("a.com", 443),
+            Some(Mapped::ConnectTo("127.0.0.1".into(), 9000))
+        );
         assert_eq!(maps.lookup("a.com", 80), None);
     }
 }

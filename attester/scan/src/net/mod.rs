@@ -4,4 +4,6 @@ pub mod connect;
 pub mod mapping;
 pub mod policy;
 
-pub use client::{FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig, RedirectPolicy};
+pub use client::{
+    FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig, RedirectPolicy,
+};

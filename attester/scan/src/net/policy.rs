@@ -133,21 +133,42 @@ mod tests {
 
     #[test]
     fn admits_public_addresses() {
-        for ip in ["1.1.1.1", "172.32.0.1", "100.128.0.1", "8.8.8.8", "2606:4700::1111"] {
+        for ip in [
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "8.8.8.8",
+            "2606:4700::1111",
+        ] {
             assert_eq!(refused_address(ip.parse().unwrap()), None, "{ip}");
         }
     }
 
     #[test]
     fn refuses_non_public_ipv6() {
-        for ip in ["::1", "::", "fd00::1", "fe80::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"] {
+        for ip in [
+            "::1",
+            "::",
+            "fd00::1",
+            "fe80::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+        ] {
             assert!(refused_address(ip.parse().unwrap()).is_some(), "{ip}");
         }
     }
 
     #[test]
     fn refuses_private_names() {
-        for host in ["localhost", "foo.localhost", "printer.local", "db.internal", "x.home.arpa", "intranet"] {
+        for host in [
+            "localhost",
+            "foo.localhost",
+            "printer.local",
+            "db.internal",
+            "x.home.arpa",
+            "intranet",
+        ] {
             assert!(refused_name(host).is_some(), "{host}");
         }
         assert_eq!(refused_name("circle.com"), None);

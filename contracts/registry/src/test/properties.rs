@@ -1,5 +1,7 @@
 //! Property tests: over random verdicts, ages and policies, a read never says "safe" where a
 //! stricter read says "unsafe", and never says "safe" without an attestation.
+extern crate std;
+
 use proptest::prelude::*;
 use soroban_sdk::{testutils::Address as _, testutils::Ledger as _, Address, BytesN};
 
@@ -44,7 +46,10 @@ fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32
         for &(sev_b, mask_b, age_b, safe_b, masked_b) in &answers {
             let age_stricter = window(age_a) <= window(age_b);
             if safe_a && sev_a <= sev_b && age_stricter {
-                assert!(safe_b, "is_safe({sev_a},{age_a}) but not is_safe({sev_b},{age_b})");
+                assert!(
+                    safe_b,
+                    "is_safe({sev_a},{age_a}) but not is_safe({sev_b},{age_b})"
+                );
             }
             if masked_a && mask_a & mask_b == mask_b && age_stricter {
                 assert!(

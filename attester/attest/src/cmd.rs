@@ -1,0 +1,207 @@
+//! Command-line front ends for `assay attest`, `assay verify` and `assay watch` (clap argument structs and
+//! `run` functions; the `assay` binary only dispatches to them).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
+use clap::{Args, ValueEnum};
+
+use crate::identity::{self, Signer, SECRET_ENV};
+use crate::network::{self, NetworkSpec};
+use crate::rpc::RpcClient;
+use crate::sac;
+use crate::scanning::ScanSettings;
+
+/// Usage errors exit 64 in every subcommand.
+pub const EXIT_USAGE: u8 = 64;
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One line per asset for people.
+    Text,
+    /// One JSON object per asset per line.
+    Json,
+}
+
+/// Where the registry lives (stellar-cli compatible).
+#[derive(Args, Debug, Clone)]
+pub struct NetworkArgs {
+    /// Network of the registry: testnet, mainnet, futurenet, local, or a NAME from
+    /// ~/.config/stellar/network/NAME.toml.
+    #[arg(long, env = "STELLAR_NETWORK", value_name = "NAME")]
+    pub network: Option<String>,
+    /// stellar-rpc endpoint (overrides the named network's).
+    #[arg(long, env = "STELLAR_RPC_URL", value_name = "URL")]
+    pub rpc_url: Option<String>,
+    /// Network passphrase (with --rpc-url when no --network is given).
+    #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE", value_name = "TEXT")]
+    pub network_passphrase: Option<String>,
+    /// The registry contract (C…).
+    #[arg(long, env = "ASSAY_REGISTRY", value_name = "C…")]
+    pub registry: String,
+}
+
+/// Where the assets' sources are read.
+#[derive(Args, Debug, Clone)]
+pub struct SourceArgs {
+    /// Network the assets live on, whose Horizon is read and whose passphrase the evidence binds
+    /// (default: the registry's network).
+    #[arg(long, value_name = "NAME")]
+    pub asset_network: Option<String>,
+    /// Horizon base URL (default: the asset network's public Horizon).
+    #[arg(long, env = "ASSAY_HORIZON_URL", value_name = "URL")]
+    pub horizon_url: Option<String>,
+    /// StellarExpert API base URL.
+    #[arg(long, env = "ASSAY_STELLAR_EXPERT_URL", value_name = "URL", default_value = assay_core::DEFAULT_STELLAR_EXPERT_URL)]
+    pub expert_url: String,
+    /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style).
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<ResolveRule>,
+    /// Connect to ADDR:PORT2 for HOST:PORT (repeatable, curl-style).
+    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    pub connect_to: Vec<ConnectToRule>,
+    /// PEM file of extra trusted roots for source fetches.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+    /// Seconds allowed for one source fetch.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
+    pub timeout: f64,
+}
+
+/// Who signs.
+#[derive(Args, Debug, Clone)]
+pub struct SignerArgs {
+    /// A stellar-cli identity NAME (~/.config/stellar/identity/NAME.toml). Never a secret: secrets on the
+    /// command line are refused. Without it, STELLAR_SECRET_KEY is used.
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// A file holding an S… secret key.
+    #[arg(long, value_name = "FILE")]
+    pub source_file: Option<PathBuf>,
+}
+
+impl NetworkArgs {
+    /// Resolves the network and registry id.
+    pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32]), String> {
+        let spec = network::resolve(
+            self.network.as_deref(),
+            self.rpc_url.as_deref(),
+            self.network_passphrase.as_deref(),
+            network::config_dir().as_deref(),
+        )
+        .map_err(|e| e.to_string())?;
+        let registry = sac::parse_contract(&self.registry).ok_or_else(|| {
+            format!(
+                "invalid --registry {:?}: expected a C… contract address (56 characters)",
+                self.registry
+            )
+        })?;
+        Ok((spec, registry))
+    }
+}
+
+impl SignerArgs {
+    /// Loads the signer (never echoes a secret).
+    pub fn load(&self) -> Result<Signer, String> {
+        identity::load(
+            self.source.as_deref(),
+            self.source_file.as_deref(),
+            std::env::var(SECRET_ENV).ok(),
+            network::config_dir().as_deref(),
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+impl SourceArgs {
+    /// Scan settings for assets on `registry_network` unless --asset-network says otherwise.
+    pub fn settings(&self, registry_network: &NetworkSpec) -> Result<ScanSettings, String> {
+        let passphrase = match &self.asset_network {
+            None => registry_network.passphrase.clone(),
+            Some(name) => {
+                network::resolve(
+                    Some(name),
+                    Some("http://unused.invalid"),
+                    None,
+                    network::config_dir().as_deref(),
+                )
+                .map_err(|e| format!("--asset-network: {e}"))?
+                .passphrase
+            }
+        };
+        let horizon_url = match &self.horizon_url {
+            Some(u) => u.clone(),
+            None => ScanSettings::default_horizon(&passphrase)
+                .ok_or("this network has no default Horizon: pass --horizon-url URL")?
+                .to_string(),
+        };
+        for (flag, value) in [
+            ("--horizon-url", &horizon_url),
+            ("--expert-url", &self.expert_url),
+        ] {
+            match url::Url::parse(value) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ => {
+                    return Err(format!(
+                        "invalid {flag} {value:?}: expected an http:// or https:// URL"
+                    ))
+                }
+            }
+        }
+        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 600.0) {
+            return Err(format!(
+                "invalid --timeout {}: expected seconds between 0 and 600",
+                self.timeout
+            ));
+        }
+        let mut extra_roots = Vec::new();
+        for path in &self.cacert {
+            use rustls::pki_types::pem::PemObject;
+            let bytes = std::fs::read(path)
+                .map_err(|e| format!("cannot read --cacert {}: {e}", path.display()))?;
+            let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(&bytes)
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("invalid --cacert {}: {e}", path.display()))?;
+            if certs.is_empty() {
+                return Err(format!(
+                    "invalid --cacert {}: no CERTIFICATE block",
+                    path.display()
+                ));
+            }
+            extra_roots.extend(certs);
+        }
+        Ok(ScanSettings {
+            asset_passphrase: passphrase,
+            horizon_url,
+            expert_url: self.expert_url.clone(),
+            mappings: Mappings {
+                resolve: self.resolve.clone(),
+                connect_to: self.connect_to.clone(),
+            },
+            extra_roots,
+            timeout: Duration::from_secs_f64(self.timeout),
+        })
+    }
+}
+
+/// Rejects any argv word that looks like key material, wherever it was typed.
+pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), String> {
+    for a in args {
+        let value = a.split_once('=').map(|(_, v)| v.to_string()).unwrap_or(a);
+        if identity::looks_like_secret(&value) && value.trim().starts_with('S') {
+            return Err(identity::IdentityError::SecretInArgv.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// An RPC client for the network.
+pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, String> {
+    RpcClient::new(&spec.rpc_url).map_err(|e| e.to_string())
+}
+
+pub mod attest;
+pub mod verify;
+pub mod watch;

@@ -1,0 +1,165 @@
+//! `assay attest ASSET... --registry C… --source NAME --network N`.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use assay_core::{Asset, Freshness};
+use assay_scan::asset_arg::parse_asset_arg;
+use clap::Args;
+
+use super::{
+    reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, SignerArgs, SourceArgs, EXIT_USAGE,
+};
+use crate::attest::{execute, exit_code, plan, render_text, AssetResult, ChainSubmitter, Target};
+use crate::registry::MAX_BATCH_SIZE;
+use crate::sac;
+use crate::scanning::scan_fresh;
+use crate::tx::{InvokeOptions, Invoker};
+
+const AFTER_HELP: &str = "\
+Every asset is scanned fresh (the answer cache is bypassed). A report that is unevaluated, stale,
+undetermined or inconsistent is never written: the line names the rule. Attestable reports are written
+in attest_many batches (at most 50, the registry's cap) from the --source account, which must be in the
+registry's attester set; each transaction is followed to a final status, and a lost response is
+re-polled by hash (the same envelope is re-sent, so nothing is written twice).
+
+Exit codes:
+  0   every asset was written (with --dry-run: simulated successfully)
+  1   error: an asset had no report, or its transaction failed or was refused; nothing was written for it
+  2   at least one asset was refused as not attestable (the rule is printed); all others were written
+  3   a transaction was sent but its outcome is unknown: check the printed hash before retrying
+  64  usage error (bad asset, network, registry, identity; a secret on the command line)
+Priority when several apply: 64, 3, 1, 2.
+
+Secrets: --source names a stellar-cli identity; otherwise STELLAR_SECRET_KEY or --source-file. A secret
+typed on the command line is refused. Secrets are never printed.
+
+Examples:
+  assay attest USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --source assay-attester --network testnet --asset-network mainnet
+  STELLAR_SECRET_KEY=… assay attest AQUA-GBNZ… --registry C… --network local --horizon-url http://localhost:8000 --dry-run";
+
+/// Arguments of `assay attest`.
+#[derive(Args, Debug)]
+#[command(about = "Scan assets fresh and write the attestable verdicts to the registry", after_help = AFTER_HELP)]
+pub struct AttestArgs {
+    /// Assets as CODE-ISSUER or CODE:ISSUER.
+    #[arg(value_name = "ASSET", required = true)]
+    pub assets: Vec<String>,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+    #[command(flatten)]
+    pub signer: SignerArgs,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Simulate the batches only; send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Attestations per transaction (1-50).
+    #[arg(long, value_name = "N", default_value_t = MAX_BATCH_SIZE)]
+    pub batch_size: usize,
+    /// Percent added to the simulated resource fee.
+    #[arg(long, value_name = "PCT", default_value_t = 15)]
+    pub fee_margin: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("assay attest: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Runs `assay attest`.
+pub fn run(args: AttestArgs) -> ExitCode {
+    if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
+        return usage(m);
+    }
+    if args.batch_size == 0 || args.batch_size > MAX_BATCH_SIZE {
+        return usage(format!(
+            "invalid --batch-size {}: expected 1 to {MAX_BATCH_SIZE} (the registry's cap)",
+            args.batch_size
+        ));
+    }
+    let (spec, registry) = match args.network.resolve() {
+        Ok(x) => x,
+        Err(m) => return usage(m),
+    };
+    let signer = match args.signer.load() {
+        Ok(s) => s,
+        Err(m) => return usage(m),
+    };
+    let settings = match args.sources.settings(&spec) {
+        Ok(s) => s,
+        Err(m) => return usage(m),
+    };
+    let mut assets: Vec<Asset> = Vec::new();
+    let mut targets = Vec::new();
+    for input in &args.assets {
+        let asset = match parse_asset_arg(input) {
+            Ok(a) => a,
+            Err(e) => return usage(e),
+        };
+        let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
+            Ok(c) => c,
+            Err(e) => return usage(e),
+        };
+        targets.push(Target {
+            asset: asset.clone(),
+            contract,
+        });
+        assets.push(asset);
+    }
+    let rpc = match rpc_client(&spec) {
+        Ok(r) => r,
+        Err(m) => return usage(m),
+    };
+    let reports = match scan_fresh(&settings, &assets) {
+        Ok(r) => r,
+        Err(m) => {
+            eprintln!("assay attest: {m}");
+            return ExitCode::from(crate::attest::exit::ERROR);
+        }
+    };
+    let as_of = assay_scan::scanner::timestamp(SystemTime::now());
+    let (planned, outcomes) = plan(&targets, reports, as_of, Freshness::default());
+    let options = InvokeOptions {
+        resource_fee_margin_pct: args.fee_margin,
+        ..InvokeOptions::default()
+    };
+    let mut submitter = ChainSubmitter {
+        invoker: Invoker {
+            rpc: &rpc,
+            network: &spec,
+            signer: &signer,
+            options,
+        },
+        registry,
+        confirm_read_back: true,
+    };
+    let outcomes = execute(
+        &planned,
+        outcomes,
+        &mut submitter,
+        args.batch_size,
+        args.dry_run,
+    );
+    let mut out = std::io::stdout().lock();
+    for (target, outcome) in targets.iter().zip(&outcomes) {
+        let line = AssetResult {
+            asset: target.asset.to_string(),
+            contract: sac::contract_strkey(target.contract),
+            outcome: outcome.clone(),
+        };
+        let text = match args.output {
+            OutputFormat::Json => {
+                format!("{}\n", serde_json::to_string(&line).expect("serialises"))
+            }
+            OutputFormat::Text => render_text(&line),
+        };
+        let _ = out.write_all(text.as_bytes());
+    }
+    let _ = out.flush();
+    ExitCode::from(exit_code(&outcomes))
+}

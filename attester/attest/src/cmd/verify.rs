@@ -1,0 +1,149 @@
+//! `assay verify ASSET --registry C…`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use assay_scan::asset_arg::parse_asset_arg;
+use clap::Args;
+use serde::Serialize;
+
+use super::{rpc_client, NetworkArgs, OutputFormat, SourceArgs, EXIT_USAGE};
+use crate::sac;
+use crate::scanning::scan_fresh;
+use crate::verify::{compare, exit, ledger_time, read_safety, Verdict};
+
+const AFTER_HELP: &str = "\
+Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
+recomputes the evidence hash in the preimage version (v3, v2, v1) that matches the on-chain value, and
+compares severity, then flags, then hash. The age is measured on the ledger clock.
+
+Exit codes:
+  0   agreement: severity, flags and hash match and the attestation is within --max-age
+  1   error: RPC, Horizon or a malformed on-chain value (the message says which)
+  2   could not verify: the fresh scan is undetermined or unevaluated (a source did not answer)
+  3   absent: the registry holds nothing for this asset
+  4   mismatch: the first differing field is named (severity, flags, hash)
+  5   stale: the values agree but the attestation is older than --max-age
+  64  usage error
+
+Example:
+  assay verify USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --network testnet --asset-network mainnet";
+
+/// Arguments of `assay verify`.
+#[derive(Args, Debug)]
+#[command(about = "Check what the registry holds for an asset against a fresh scan", after_help = AFTER_HELP)]
+pub struct VerifyArgs {
+    /// The asset, as CODE-ISSUER or CODE:ISSUER.
+    #[arg(value_name = "ASSET")]
+    pub asset: String,
+    #[command(flatten)]
+    pub network: NetworkArgs,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Oldest acceptable attestation in seconds (0 disables the age check).
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    pub max_age: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    asset: String,
+    contract: String,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+}
+
+fn render(v: &Verdict) -> String {
+    match v {
+        Verdict::Agreement {
+            severity,
+            flags,
+            evidence_hash,
+            evidence_version,
+            age_secs,
+        } => format!(
+            "agreement: severity {severity}, flags {flags}, hash {} (v{evidence_version}), age {}",
+            &evidence_hash[..8],
+            assay_core::time::format_duration(*age_secs as i64)
+        ),
+        Verdict::Absent => "absent: the registry holds no attestation for this asset".into(),
+        Verdict::Mismatch {
+            field,
+            on_chain,
+            scanned,
+        } => format!("mismatch: {field} on chain {on_chain}, fresh scan {scanned}"),
+        Verdict::Stale {
+            age_secs,
+            max_age_secs,
+        } => format!(
+            "stale: attestation age {} exceeds --max-age {}",
+            assay_core::time::format_duration(*age_secs as i64),
+            assay_core::time::format_duration(*max_age_secs as i64)
+        ),
+        Verdict::Unverifiable { reason } => format!("could not verify: {reason}"),
+    }
+}
+
+/// Runs `assay verify`.
+pub fn run(args: VerifyArgs) -> ExitCode {
+    let usage = |m: String| {
+        eprintln!("assay verify: {m}");
+        ExitCode::from(EXIT_USAGE)
+    };
+    let (spec, registry) = match args.network.resolve() {
+        Ok(x) => x,
+        Err(m) => return usage(m),
+    };
+    let settings = match args.sources.settings(&spec) {
+        Ok(s) => s,
+        Err(m) => return usage(m),
+    };
+    let asset = match parse_asset_arg(&args.asset) {
+        Ok(a) => a,
+        Err(e) => return usage(e.to_string()),
+    };
+    let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
+        Ok(c) => c,
+        Err(e) => return usage(e.to_string()),
+    };
+    let rpc = match rpc_client(&spec) {
+        Ok(r) => r,
+        Err(m) => return usage(m),
+    };
+    let fail = |m: String| {
+        eprintln!("assay verify: {asset}: {m}");
+        ExitCode::from(exit::ERROR)
+    };
+    let on_chain = match read_safety(&rpc, registry, contract) {
+        Ok(s) => s,
+        Err(m) => return fail(m),
+    };
+    let verdict = if on_chain.is_none() {
+        Verdict::Absent
+    } else {
+        let report =
+            match scan_fresh(&settings, std::slice::from_ref(&asset)).map(|mut v| v.remove(0)) {
+                Ok(Ok(r)) => r,
+                Ok(Err(m)) | Err(m) => return fail(m),
+            };
+        let now = match ledger_time(&rpc) {
+            Ok(t) => t,
+            Err(m) => return fail(m),
+        };
+        compare(on_chain.as_ref(), &report, now, args.max_age)
+    };
+    let text = match args.output {
+        OutputFormat::Json => serde_json::to_string(&Line {
+            asset: asset.to_string(),
+            contract: sac::contract_strkey(contract),
+            verdict: &verdict,
+        })
+        .expect("serialises"),
+        OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
+    };
+    let _ = writeln!(std::io::stdout(), "{text}");
+    ExitCode::from(verdict.exit_code())
+}

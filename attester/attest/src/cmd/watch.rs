@@ -1,0 +1,169 @@
+//! `assay watch --config FILE`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assay_scan::asset_arg::parse_asset_arg;
+use clap::Args;
+
+use super::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs, EXIT_USAGE};
+use crate::sac;
+use crate::tx::InvokeOptions;
+use crate::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+
+const AFTER_HELP: &str = "\
+Config (TOML):
+  registry = \"C…\"               # the registry
+  network = \"testnet\"           # or rpc_url + network_passphrase
+  source = \"assay-attester\"     # stellar-cli identity (or source_file, or STELLAR_SECRET_KEY)
+  asset_network = \"mainnet\"     # where the assets live (default: the registry's network)
+  interval_secs = 300            # per-asset check interval
+  max_age_secs = 86400           # the window gates use
+  refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
+  metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
+  [[asset]]
+  asset = \"USDC-GA5Z…\"
+  interval_secs = 600            # optional per-asset override
+
+Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
+only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
+verdict is logged with its rule and not written, so the old value ages out and gates fail closed.
+Failures back off (15 s doubling, capped). Logs are JSON lines on stderr. SIGINT/SIGTERM stop the loop
+after the check in progress; a sent transaction is always followed to its end.
+
+Exit codes:
+  0   stopped cleanly (or --once: every asset checked without failure)
+  1   --once: at least one check failed or a transaction's outcome is unknown
+  64  usage error (bad config, network, identity)";
+
+/// Arguments of `assay watch`.
+#[derive(Args, Debug)]
+#[command(about = "Keep registry attestations fresh and correct for a list of assets", after_help = AFTER_HELP)]
+pub struct WatchArgs {
+    /// The TOML configuration file.
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Check every asset once, then exit (for cron and tests).
+    #[arg(long)]
+    pub once: bool,
+}
+
+fn usage(m: impl std::fmt::Display) -> ExitCode {
+    eprintln!("assay watch: {m}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Runs `assay watch`.
+pub fn run(args: WatchArgs) -> ExitCode {
+    if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
+        return usage(m);
+    }
+    let text = match std::fs::read_to_string(&args.config) {
+        Ok(t) => t,
+        Err(e) => {
+            return usage(format!(
+                "cannot read --config {}: {e}",
+                args.config.display()
+            ))
+        }
+    };
+    let config = match WatchConfig::parse(&text) {
+        Ok(c) => c,
+        Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
+    };
+    let net_args = NetworkArgs {
+        network: config.network.clone(),
+        rpc_url: config.rpc_url.clone(),
+        network_passphrase: config.network_passphrase.clone(),
+        registry: config.registry.clone(),
+    };
+    let (spec, registry) = match net_args.resolve() {
+        Ok(x) => x,
+        Err(m) => return usage(m),
+    };
+    let signer = match (SignerArgs {
+        source: config.source.clone(),
+        source_file: config.source_file.clone(),
+    })
+    .load()
+    {
+        Ok(s) => s,
+        Err(m) => return usage(m),
+    };
+    let mut connect_to = Vec::new();
+    for rule in &config.connect_to {
+        match rule.parse() {
+            Ok(r) => connect_to.push(r),
+            Err(e) => return usage(format!("--config connect_to {rule:?}: {e}")),
+        }
+    }
+    let source_args = SourceArgs {
+        asset_network: config.asset_network.clone(),
+        horizon_url: config
+            .horizon_url
+            .clone()
+            .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
+        expert_url: config
+            .expert_url
+            .clone()
+            .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string()),
+        resolve: vec![],
+        connect_to,
+        cacert: config.cacert.clone(),
+        timeout: 15.0,
+    };
+    let settings = match source_args.settings(&spec) {
+        Ok(s) => s,
+        Err(m) => return usage(m),
+    };
+    let mut assets = Vec::new();
+    for a in &config.assets {
+        let asset = match parse_asset_arg(&a.asset) {
+            Ok(x) => x,
+            Err(e) => return usage(e),
+        };
+        let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
+            Ok(c) => c,
+            Err(e) => return usage(e),
+        };
+        let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
+        assets.push((asset, contract, interval));
+    }
+    let rpc = match rpc_client(&spec) {
+        Ok(r) => r,
+        Err(m) => return usage(m),
+    };
+    let history = config
+        .history
+        .clone()
+        .or_else(assay_scan::history::History::default_path);
+    let health = Arc::new(Mutex::new(Health::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Some(addr) = &config.metrics_addr {
+        match std::net::TcpListener::bind(addr) {
+            Ok(l) => serve_health(l, health.clone(), stop.clone()),
+            Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
+        }
+    }
+    stop_on_signals(stop.clone());
+    let watcher = Watcher {
+        rpc: &rpc,
+        network: &spec,
+        signer: &signer,
+        registry,
+        settings,
+        config,
+        assets,
+        history,
+        health,
+        options: InvokeOptions::default(),
+    };
+    let outcomes = watcher.run(&stop, args.once);
+    let failed = outcomes
+        .iter()
+        .any(|o| matches!(o, Checked::Failed(_) | Checked::Unknown(_)));
+    ExitCode::from(if args.once && failed { 1 } else { 0 })
+}

@@ -1,0 +1,437 @@
+//! `assay sep41`: the SEP-41 conformance suite, on a live network or offline on an embedded one.
+use std::{collections::BTreeSet, path::PathBuf, process::ExitCode};
+
+use assay_chain::{
+    parse_address, strkey_of, tx::ContractCode, Network, Secret, FUTURENET_PASSPHRASE,
+    PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
+};
+use assay_sep41::{
+    offline::{run_offline, OfflineError, OfflineOptions, Subject},
+    render, run_suite,
+    spec::ContractSpec,
+    Party, Report, RpcChain, SuiteConfig,
+};
+use clap::{Args, ValueEnum};
+
+use crate::EXIT_USAGE;
+
+/// Exit code: something unassessed, nothing ran, or the run could not start.
+const EXIT_INCOMPLETE: u8 = 2;
+/// Env var holding the holder's secret key (S…).
+const OWNER_SECRET_VAR: &str = "ASSAY_OWNER_SECRET";
+/// Env var holding the spender's secret key (S…).
+const SPENDER_SECRET_VAR: &str = "ASSAY_SPENDER_SECRET";
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Output {
+    Text,
+    /// A CHECKS.md report
+    Md,
+    Json,
+}
+
+#[derive(Args)]
+#[command(
+    about = "Run the 16-check SEP-41 conformance suite against a token (live, or offline on a WASM or SAC)",
+    long_about = "Run the sixteen SEP-41 checks in order: five reads, five negative checks, five value-moving \
+        writes, then the expired-allowance check. Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
+        when a premise is missing (a key, a funded holder, a readable value, a real non-issuer party); \
+        SKIPPED on harness or network faults; NOT_IMPLEMENTED when the contract spec lacks the member.\n\n\
+        Live: assay sep41 C… --network testnet. The holder and spender are --owner/--spender addresses; \
+        their secret keys come from ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET or stellar-cli identities \
+        (--owner-identity/--spender-identity), never from the command line. Writes move real units \
+        (about 4 of the holder's 5 needed) and spend XLM fees; on a network other than testnet, futurenet \
+        or a standalone network, writes need --allow-non-testnet-write.\n\n\
+        Offline: --wasm FILE deploys the token on an embedded local network (constructor arguments from \
+        --constructor-args, converted with the WASM's own spec; \"@admin\", \"@holder\", \"@spender\" stand \
+        for the generated parties), funds the holder through --mint-fn, and runs the same suite. --sac CODE \
+        does the same with a Stellar Asset Contract (issuer with authorization required, authorized \
+        trustlines).",
+    after_help = "Examples:\n  assay sep41 --wasm target/wasm/conformant_token.wasm\n  \
+        assay sep41 --wasm token.wasm --constructor-args '[\"@admin\", 7, \"Token\", \"TOK\"]' --output md > CHECKS.md\n  \
+        assay sep41 --sac USDC --output json\n  \
+        ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet\n\n\
+        Exit codes:\n  0   every check was exercised and held\n  \
+        1   a check FAILED, or a required SEP-41 member is not implemented\n  \
+        2   something was not assessed (UNVERIFIABLE or SKIPPED), nothing ran, or the run could not start \
+        (no contract at the id, network unreachable, consent refused)\n  64  usage error"
+)]
+pub struct Sep41Args {
+    /// The token contract (C…) on a live network
+    #[arg(value_name = "CONTRACT_ID", conflicts_with_all = ["wasm", "sac"])]
+    contract_id: Option<String>,
+    /// Network: testnet, futurenet, mainnet, local, or a stellar-cli network name
+    #[arg(long, env = "STELLAR_NETWORK")]
+    network: Option<String>,
+    /// stellar-rpc URL (overrides the network's)
+    #[arg(long, env = "STELLAR_RPC_URL")]
+    rpc_url: Option<String>,
+    /// Network passphrase (overrides the network's)
+    #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE")]
+    network_passphrase: Option<String>,
+    /// Holder address (G…); implied by the holder's secret when one is given
+    #[arg(long, value_name = "G…")]
+    owner: Option<String>,
+    /// Spender address (G…); implied by the spender's secret when one is given
+    #[arg(long, value_name = "G…")]
+    spender: Option<String>,
+    /// stellar-cli identity holding the holder's secret key (instead of ASSAY_OWNER_SECRET)
+    #[arg(long, value_name = "NAME")]
+    owner_identity: Option<String>,
+    /// stellar-cli identity holding the spender's secret key (instead of ASSAY_SPENDER_SECRET)
+    #[arg(long, value_name = "NAME")]
+    spender_identity: Option<String>,
+    /// Allow writes on a network that is not testnet, futurenet or standalone
+    #[arg(long)]
+    allow_non_testnet_write: bool,
+    /// Offline: the token WASM to deploy on an embedded network
+    #[arg(long, value_name = "FILE", conflicts_with = "sac")]
+    wasm: Option<PathBuf>,
+    /// Offline: constructor arguments as JSON (array in order, or object by parameter name)
+    #[arg(long, value_name = "JSON", requires = "wasm")]
+    constructor_args: Option<String>,
+    /// Offline: the admin-only function that mints (to: Address, amount: i128)
+    #[arg(long, value_name = "NAME", default_value = "mint", requires = "wasm")]
+    mint_fn: String,
+    /// Offline: run against a Stellar Asset Contract for a fresh asset with this code
+    #[arg(long, value_name = "CODE")]
+    sac: Option<String>,
+    /// Offline: ledger close interval of the embedded network, in milliseconds
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=10_000))]
+    ledger_close_ms: u64,
+    /// Output format on stdout
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
+}
+
+/// A failure before any check ran: the message and the exit code.
+struct Stop(String, u8);
+
+fn usage(message: impl Into<String>) -> Stop {
+    Stop(message.into(), EXIT_USAGE)
+}
+
+pub fn run(args: Sep41Args) -> ExitCode {
+    let outcome = if args.wasm.is_some() || args.sac.is_some() {
+        run_offline_mode(&args)
+    } else {
+        run_live_mode(&args)
+    };
+    match outcome {
+        Ok(report) => {
+            let text = match args.output {
+                Output::Text => render::text(&report),
+                Output::Md => render::markdown(&report),
+                Output::Json => {
+                    let mut s = serde_json::to_string_pretty(&render::json(&report))
+                        .expect("the report serializes");
+                    s.push('\n');
+                    s
+                }
+            };
+            print!("{text}");
+            ExitCode::from(report.exit_code())
+        }
+        Err(Stop(message, code)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
+    if args.owner.is_some() || args.spender.is_some() || args.owner_identity.is_some() {
+        return Err(usage(
+            "--owner/--spender/--owner-identity apply to live runs; offline runs generate their own parties",
+        ));
+    }
+    let subject = match (&args.wasm, &args.sac) {
+        (Some(path), _) => {
+            let wasm = std::fs::read(path).map_err(|e| {
+                usage(format!(
+                    "--wasm {}: {e}; pass a built token WASM",
+                    path.display()
+                ))
+            })?;
+            let constructor_args = match &args.constructor_args {
+                Some(text) => Some(serde_json::from_str(text).map_err(|e| {
+                    usage(format!("--constructor-args is not valid JSON ({e}); e.g. '[\"@admin\", 7, \"Name\", \"SYM\"]'"))
+                })?),
+                None => None,
+            };
+            Subject::Wasm {
+                wasm,
+                origin: path.display().to_string(),
+                constructor_args,
+                mint_fn: args.mint_fn.clone(),
+            }
+        }
+        (None, Some(code)) => Subject::Sac { code: code.clone() },
+        (None, None) => unreachable!("offline mode needs --wasm or --sac"),
+    };
+    let options = OfflineOptions {
+        ledger_close_ms: args.ledger_close_ms,
+        ..OfflineOptions::default()
+    };
+    match run_offline(&subject, &options) {
+        Ok(run) => Ok(run.report),
+        Err(e @ (OfflineError::Spec(_) | OfflineError::Usage(_))) => Err(usage(e.to_string())),
+        Err(e) => Err(Stop(e.to_string(), EXIT_INCOMPLETE)),
+    }
+}
+
+struct Resolved {
+    rpc_url: String,
+    passphrase: String,
+}
+
+fn resolve_network(args: &Sep41Args) -> Result<Resolved, Stop> {
+    let named = match args.network.as_deref() {
+        None if args.rpc_url.is_some() => None,
+        None | Some("testnet") => Some((
+            "https://soroban-testnet.stellar.org".to_string(),
+            TESTNET_PASSPHRASE.to_string(),
+        )),
+        Some("futurenet") => Some((
+            "https://rpc-futurenet.stellar.org".to_string(),
+            FUTURENET_PASSPHRASE.to_string(),
+        )),
+        Some("local") | Some("standalone") => Some((
+            "http://localhost:8000/rpc".to_string(),
+            STANDALONE_PASSPHRASE.to_string(),
+        )),
+        Some("mainnet") | Some("pubnet") => match &args.rpc_url {
+            Some(url) => Some((url.clone(), PUBNET_PASSPHRASE.to_string())),
+            None => return Err(usage(
+                "--network mainnet has no public default RPC; pass --rpc-url URL of your provider",
+            )),
+        },
+        Some(name) => Some(stellar_cli_network(name)?),
+    };
+    let rpc_url = args
+        .rpc_url
+        .clone()
+        .or_else(|| named.as_ref().map(|n| n.0.clone()));
+    let passphrase = args
+        .network_passphrase
+        .clone()
+        .or_else(|| named.map(|n| n.1));
+    match (rpc_url, passphrase) {
+        (Some(rpc_url), Some(passphrase)) if !passphrase.trim().is_empty() => {
+            if !(rpc_url.starts_with("https://") || rpc_url.starts_with("http://")) {
+                return Err(usage(format!(
+                    "--rpc-url {rpc_url}: expected an http(s):// URL"
+                )));
+            }
+            Ok(Resolved {
+                rpc_url,
+                passphrase,
+            })
+        }
+        _ => Err(usage(
+            "--rpc-url needs --network-passphrase (or --network NAME)",
+        )),
+    }
+}
+
+/// A stellar-cli network file: `$STELLAR_CONFIG_HOME/network/NAME.toml` or
+/// `~/.config/stellar/network/NAME.toml` with `rpc_url` and `network_passphrase`.
+fn stellar_cli_network(name: &str) -> Result<(String, String), Stop> {
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(usage(format!(
+            "--network {name:?}: a network name is letters, digits, - and _"
+        )));
+    }
+    let base = std::env::var("STELLAR_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".config/stellar")
+        });
+    let path = base.join("network").join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        usage(format!(
+            "--network {name}: not testnet, futurenet, mainnet or local, and no stellar-cli network at {}; \
+             add it with `stellar network add` or pass --rpc-url and --network-passphrase",
+            path.display()
+        ))
+    })?;
+    let field = |key: &str| {
+        text.lines().find_map(|l| {
+            let rest = l.trim().strip_prefix(key)?.trim_start().strip_prefix('=')?;
+            Some(rest.trim().trim_matches('"').to_string())
+        })
+    };
+    match (field("rpc_url"), field("network_passphrase")) {
+        (Some(u), Some(p)) => Ok((u, p)),
+        _ => Err(usage(format!(
+            "{}: needs rpc_url and network_passphrase",
+            path.display()
+        ))),
+    }
+}
+
+/// A party's key (env var or identity) and address (flag, key, or generated).
+fn resolve_party(
+    role: &str,
+    address_flag: &Option<String>,
+    identity: &Option<String>,
+    env_var: &str,
+    flag_name: &str,
+) -> Result<(Party, Option<Secret>), Stop> {
+    let secret = match identity {
+        Some(name) => Some(Secret::from_identity(name).map_err(|e| usage(e.to_string()))?),
+        None => Secret::from_env(env_var).map_err(|e| usage(e.to_string()))?,
+    };
+    let given = match address_flag {
+        Some(text) => {
+            let address = parse_address(text).map_err(|e| usage(format!("--{flag_name}: {e}")))?;
+            if !matches!(address, stellar_xdr::ScAddress::Account(_)) {
+                return Err(usage(format!(
+                    "--{flag_name}: the {role} must be an account (G…)"
+                )));
+            }
+            Some(address)
+        }
+        None => None,
+    };
+    if let (Some(secret), Some(address)) = (&secret, &given) {
+        if secret.sc_address() != *address {
+            return Err(usage(format!(
+                "the {role}'s secret key is for {}, but --{flag_name} is {}",
+                secret.address(),
+                strkey_of(address)
+            )));
+        }
+    }
+    let (address, generated) = match (&secret, given) {
+        (Some(s), _) => (s.sc_address(), false),
+        (None, Some(a)) => (a, false),
+        (None, None) => (Secret::generate().sc_address(), true),
+    };
+    let party = Party {
+        address,
+        generated,
+        can_sign: secret.is_some(),
+        key_hint: format!("set {env_var} or --{flag_name}-identity NAME"),
+        address_hint: format!("set --{flag_name} G… (or its secret key)"),
+    };
+    Ok((party, secret))
+}
+
+fn is_test_network(passphrase: &str) -> bool {
+    [
+        TESTNET_PASSPHRASE,
+        FUTURENET_PASSPHRASE,
+        STANDALONE_PASSPHRASE,
+    ]
+    .contains(&passphrase)
+}
+
+fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
+    let Some(contract_text) = &args.contract_id else {
+        return Err(usage(
+            "pass a CONTRACT_ID (C…), or --wasm FILE / --sac CODE for an offline run",
+        ));
+    };
+    let contract = match parse_address(contract_text) {
+        Ok(a @ stellar_xdr::ScAddress::Contract(_)) => a,
+        _ => {
+            return Err(usage(format!(
+                "invalid contract ID {contract_text:?}: expected C… (56 characters)"
+            )))
+        }
+    };
+    let network = resolve_network(args)?;
+    let (holder, holder_key) = resolve_party(
+        "holder",
+        &args.owner,
+        &args.owner_identity,
+        OWNER_SECRET_VAR,
+        "owner",
+    )?;
+    let (spender, spender_key) = resolve_party(
+        "spender",
+        &args.spender,
+        &args.spender_identity,
+        SPENDER_SECRET_VAR,
+        "spender",
+    )?;
+    let writes = holder_key.is_some() || spender_key.is_some();
+    if writes && !is_test_network(&network.passphrase) && !args.allow_non_testnet_write {
+        return Err(Stop(
+            format!(
+                "refusing to write on a network that is not testnet, futurenet or standalone \
+                 (passphrase {:?}): the checks move real units and spend fees. Pass \
+                 --allow-non-testnet-write to consent, or unset the secret keys for a read-only run",
+                network.passphrase
+            ),
+            EXIT_INCOMPLETE,
+        ));
+    }
+    let chain_network = Network::new(&network.rpc_url, &network.passphrase);
+    match chain_network.rpc.get_network() {
+        Ok(info) if info.passphrase != network.passphrase => {
+            return Err(usage(format!(
+                "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
+                network.rpc_url, info.passphrase, network.passphrase
+            )))
+        }
+        Ok(_) => {}
+        Err(e) => return Err(Stop(format!("cannot prepare run: {e}"), EXIT_INCOMPLETE)),
+    }
+    let declared: Option<BTreeSet<String>> = match chain_network.contract_code(&contract) {
+        Ok(ContractCode::Wasm(wasm)) => ContractSpec::from_wasm(&wasm, contract_text)
+            .ok()
+            .map(|s| s.declared()),
+        Ok(ContractCode::StellarAsset) => None,
+        Ok(ContractCode::Missing) => {
+            return Err(Stop(
+                format!(
+                    "no contract found at {contract_text} on {}",
+                    origin(&network.rpc_url)
+                ),
+                EXIT_INCOMPLETE,
+            ))
+        }
+        Ok(ContractCode::Archived) => {
+            return Err(Stop(
+                format!("the contract at {contract_text} is archived; restore it first"),
+                EXIT_INCOMPLETE,
+            ))
+        }
+        Err(e) => return Err(Stop(format!("cannot prepare run: {e}"), EXIT_INCOMPLETE)),
+    };
+    let read_source = match &holder.address {
+        stellar_xdr::ScAddress::Account(a) => a.clone(),
+        _ => unreachable!("parties are accounts"),
+    };
+    let config = SuiteConfig::live(holder, spender, declared);
+    let mut chain = RpcChain {
+        network: &chain_network,
+        contract,
+        read_source,
+        holder: holder_key,
+        spender: spender_key,
+    };
+    let results = run_suite(&mut chain, &config);
+    Ok(Report {
+        contract_id: contract_text.trim().to_string(),
+        network: origin(&network.rpc_url),
+        ran_at: assay_sep41::now_iso8601(),
+        results,
+    })
+}
+
+/// The URL's scheme and host only: paths and queries can carry API keys.
+fn origin(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            format!("{}://{}", u.scheme(), u.host_str().unwrap_or(""))
+                + &u.port().map(|p| format!(":{p}")).unwrap_or_default()
+        }
+        Err(_) => "(unparseable RPC URL)".into(),
+    }
+}

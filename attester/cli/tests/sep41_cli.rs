@@ -1,0 +1,181 @@
+//! `assay sep41` end to end through the binary: exit codes, output formats, the consent gate.
+use std::{
+    path::PathBuf,
+    process::{Command, Output},
+    sync::OnceLock,
+};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn wasm(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new(root().join("scripts/build-wasm.sh"))
+            .args(["conformant-token", "vulnerable-token"])
+            .status()
+            .expect("scripts/build-wasm.sh runs");
+        assert!(status.success(), "scripts/build-wasm.sh failed");
+    });
+    root().join("target/wasm").join(format!("{name}.wasm"))
+}
+
+fn assay(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
+    cmd.arg("sep41").args(args);
+    for var in [
+        "ASSAY_OWNER_SECRET",
+        "ASSAY_SPENDER_SECRET",
+        "STELLAR_NETWORK",
+        "STELLAR_RPC_URL",
+        "STELLAR_NETWORK_PASSPHRASE",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("assay runs")
+}
+
+fn secret(seed: u8) -> String {
+    stellar_strkey::ed25519::PrivateKey([seed; 32])
+        .to_string()
+        .as_str()
+        .to_string()
+}
+
+#[test]
+fn offline_conformant_token_prints_sixteen_passes_and_exits_zero() {
+    let path = wasm("conformant_token");
+    let out = assay(&["--wasm", path.to_str().unwrap()], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("  ✓ sep41-"))
+            .count(),
+        16,
+        "{stdout}"
+    );
+    assert!(stdout
+        .contains("16 pass, 0 fail, 0 skipped, 0 unverifiable, 0 not implemented (16 checks)"));
+}
+
+#[test]
+fn offline_vulnerable_token_json_report_exits_one() {
+    let path = wasm("vulnerable_token");
+    let args = [
+        "--wasm",
+        path.to_str().unwrap(),
+        "--constructor-args",
+        r#"["@admin", 7, "Vulnerable Test Token", "VULN"]"#,
+        "--output",
+        "json",
+    ];
+    let out = assay(&args, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(report["schema"], "assay/sep41-report@1");
+    assert_eq!(report["exitCode"], 1);
+    assert_eq!(report["summary"]["pass"], 9);
+    assert_eq!(report["summary"]["fail"], 2);
+    assert_eq!(report["summary"]["unverifiable"], 5);
+    assert_eq!(
+        report["results"][3]["actual"],
+        "returned \"Vulnerable Test Token\""
+    );
+}
+
+#[test]
+fn usage_errors_exit_64_and_name_the_input() {
+    let out = assay(&["CNOTACONTRACT"], &[]);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid contract ID"));
+
+    let path = wasm("conformant_token");
+    let out = assay(
+        &[
+            "--wasm",
+            path.to_str().unwrap(),
+            "--constructor-args",
+            "[1,",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--constructor-args"));
+
+    let out = assay(
+        &[
+            "--wasm",
+            path.to_str().unwrap(),
+            "--constructor-args",
+            "[1, 2]",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes 4 arguments"));
+
+    let out = assay(
+        &["--wasm", path.to_str().unwrap(), "--mint-fn", "faucet"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mint-fn"));
+}
+
+#[test]
+fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
+    let key = secret(5);
+    let args = [
+        "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--rpc-url",
+        "http://127.0.0.1:9/",
+        "--network-passphrase",
+        "Public Global Stellar Network ; September 2015",
+    ];
+    let out = assay(&args, &[("ASSAY_OWNER_SECRET", &key)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--allow-non-testnet-write"), "{stderr}");
+    assert!(!stderr.contains(&key) && !String::from_utf8_lossy(&out.stdout).contains(&key));
+
+    // An owner address that does not match the owner's secret is a usage error.
+    let other = stellar_strkey::ed25519::PublicKey([1; 32]).to_string();
+    let args = [
+        "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--owner",
+        other.as_str(),
+    ];
+    let out = assay(&args, &[("ASSAY_OWNER_SECRET", &key)]);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(&key));
+}
+
+#[test]
+fn live_mode_against_an_unreachable_rpc_exits_two() {
+    let args = [
+        "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--rpc-url",
+        "http://127.0.0.1:9/",
+        "--network-passphrase",
+        "Test SDF Network ; September 2015",
+    ];
+    let out = assay(&args, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot prepare run"));
+}

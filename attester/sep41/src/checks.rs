@@ -1,0 +1,947 @@
+//! The sixteen checks and the premise rules they share.
+//!
+//! Rules applied everywhere:
+//! - a missing premise (key, funded holder, readable value, distinct non-issuer real parties) is
+//!   UNVERIFIABLE, never FAIL;
+//! - a read that did not arrive (no answer, archived, a trustline the asset never granted) is
+//!   UNVERIFIABLE; a read that arrived carrying something impossible (negative, not an i128, an
+//!   unexplained trap) FAILs wherever it is read;
+//! - once an account reads negative, later checks that read it report the unsound accounting
+//!   as UNVERIFIABLE instead of testing their own rule;
+//! - a balance of exactly i64::MAX (the SAC issuer's sentinel) and a trap mentioning a missing
+//!   trustline withhold a verdict (UNVERIFIABLE), judged on the value alone.
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    time::{Duration, Instant},
+};
+
+use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
+use serde_json::json;
+use stellar_xdr::{Int128Parts, ScAddress, ScVal};
+
+use crate::{
+    chain::{Signer, TokenChain},
+    model::{CheckDef, CheckResult, Evidence, Status, CHECKS},
+};
+
+/// The SAC issuer's balance sentinel.
+pub const ISSUER_SENTINEL: i128 = i64::MAX as i128;
+/// The SAC host's wording for a balance read or move on an account without a trustline.
+pub const TRUSTLINE_TRAP: &str = "trustline entry is missing";
+
+/// One side of the run.
+#[derive(Debug, Clone)]
+pub struct Party {
+    pub address: ScAddress,
+    /// A throwaway address the suite made up because none was given.
+    pub generated: bool,
+    /// The run holds this party's signing key.
+    pub can_sign: bool,
+    /// How to provide this party's key, for UNVERIFIABLE messages (names the env var or flag).
+    pub key_hint: String,
+    /// How to provide this party's address.
+    pub address_hint: String,
+}
+
+/// What the suite runs against and how long it may wait.
+#[derive(Debug, Clone)]
+pub struct SuiteConfig {
+    pub holder: Party,
+    pub spender: Party,
+    /// Functions the contract spec declares; `None` when there is no spec (the SAC: called blind).
+    pub declared: Option<BTreeSet<String>>,
+    /// Ledgers ahead for the approve check's grant.
+    pub approve_ledgers: u32,
+    /// Ledgers ahead for the expiry check's short grant.
+    pub expiry_ledgers: u32,
+    /// Longest wait for the ledger to pass the short grant.
+    pub expiry_wait: Duration,
+    /// How often to look at the ledger while waiting.
+    pub expiry_poll: Duration,
+}
+
+impl SuiteConfig {
+    /// Defaults for a live network (5 s ledgers): grant 17,280 ledgers for approve, a grant
+    /// lapsing 2 ledgers ahead for the expiry check, waited for at most 45 s.
+    pub fn live(holder: Party, spender: Party, declared: Option<BTreeSet<String>>) -> Self {
+        SuiteConfig {
+            holder,
+            spender,
+            declared,
+            approve_ledgers: 17_280,
+            expiry_ledgers: 2,
+            expiry_wait: Duration::from_secs(45),
+            expiry_poll: Duration::from_secs(1),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    Holder,
+    Spender,
+}
+
+/// An early verdict: `?` on a [`Step`] ends the check with it.
+struct Outcome {
+    status: Status,
+    actual: String,
+}
+
+type Step<T> = Result<T, Outcome>;
+
+fn pass(actual: impl Into<String>) -> Outcome {
+    Outcome {
+        status: Status::Pass,
+        actual: actual.into(),
+    }
+}
+fn fail(actual: impl Into<String>) -> Outcome {
+    Outcome {
+        status: Status::Fail,
+        actual: actual.into(),
+    }
+}
+fn unverifiable(actual: impl Into<String>) -> Outcome {
+    Outcome {
+        status: Status::Unverifiable,
+        actual: actual.into(),
+    }
+}
+fn skipped(actual: impl Into<String>) -> Outcome {
+    Outcome {
+        status: Status::Skipped,
+        actual: actual.into(),
+    }
+}
+
+/// A quantity as read, before any rule is applied.
+enum Observed {
+    Value(i128),
+    Unreadable(String),
+    Defective(String),
+}
+
+/// A write's answer about the contract.
+enum Attempt {
+    Refused(String),
+    Landed { ledger: u32 },
+}
+
+/// Runs the sixteen checks in order.
+pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckResult> {
+    let mut run = Run {
+        chain,
+        config,
+        unsound: BTreeMap::new(),
+        evidence: Evidence::default(),
+    };
+    CHECKS.iter().map(|def| run.run_check(def)).collect()
+}
+
+struct Run<'a> {
+    chain: &'a mut dyn TokenChain,
+    config: &'a SuiteConfig,
+    /// Accounts that read negative, with the value: accounting is unsound from then on.
+    unsound: BTreeMap<String, i128>,
+    evidence: Evidence,
+}
+
+impl Run<'_> {
+    fn run_check(&mut self, def: &CheckDef) -> CheckResult {
+        let started = Instant::now();
+        self.evidence = Evidence::default();
+        let outcome = match &self.config.declared {
+            Some(declared) if !declared.contains(def.member) => Outcome {
+                status: Status::NotImplemented,
+                actual: format!("the contract spec declares no `{}`", def.member),
+            },
+            _ => {
+                let step = match def.id {
+                    "sep41-decimals" => self.decimals(),
+                    "sep41-balance" => self.balance(),
+                    "sep41-allowance" => self.allowance(),
+                    "sep41-name" => self.string_getter("name"),
+                    "sep41-symbol" => self.string_getter("symbol"),
+                    "sep41-transfer_from-unauthorized" => self.transfer_from_unauthorized(),
+                    "sep41-transfer-zero-amount" => self.transfer_zero(),
+                    "sep41-transfer-self" => self.transfer_self(),
+                    "sep41-transfer-negative-amount" => self.transfer_negative(),
+                    "sep41-transfer-over-balance" => self.transfer_over_balance(),
+                    "sep41-transfer" => self.transfer(),
+                    "sep41-approve" => self.approve(),
+                    "sep41-transfer_from" => self.transfer_from(),
+                    "sep41-burn" => self.burn(),
+                    "sep41-burn_from" => self.burn_from(),
+                    "sep41-transfer_from-expired" => self.transfer_from_expired(),
+                    other => Err(skipped(format!("no implementation for {other}"))),
+                };
+                step.unwrap_or_else(|o| o)
+            }
+        };
+        CheckResult {
+            id: def.id,
+            clause: def.clause,
+            layer: def.layer,
+            requirement: "required",
+            status: outcome.status,
+            expected: def.expected,
+            actual: outcome.actual,
+            evidence: std::mem::take(&mut self.evidence),
+            duration_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    // ---- parties and premises -------------------------------------------------------------
+
+    fn party(&self, who: Who) -> &Party {
+        match who {
+            Who::Holder => &self.config.holder,
+            Who::Spender => &self.config.spender,
+        }
+    }
+
+    fn label(who: Who) -> &'static str {
+        match who {
+            Who::Holder => "holder",
+            Who::Spender => "spender",
+        }
+    }
+
+    fn addr(&self, who: Who) -> ScVal {
+        ScVal::Address(self.party(who).address.clone())
+    }
+
+    fn need_key(&self, who: Who) -> Step<()> {
+        let party = self.party(who);
+        if party.can_sign {
+            Ok(())
+        } else {
+            Err(unverifiable(format!(
+                "needs the {}'s signing key: {}",
+                Self::label(who),
+                party.key_hint
+            )))
+        }
+    }
+
+    fn need_distinct(&self) -> Step<()> {
+        if self.config.holder.address == self.config.spender.address {
+            Err(unverifiable(format!(
+                "holder and spender are the same address; {}",
+                self.config.spender.address_hint
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn need_real(&self, who: Who) -> Step<()> {
+        let party = self.party(who);
+        if party.generated {
+            Err(unverifiable(format!(
+                "the {} is a generated probe address, and a contract that wrongly accepts this \
+                 would move units somewhere unrecoverable; {}",
+                Self::label(who),
+                party.address_hint
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    // ---- reads ------------------------------------------------------------------------------
+
+    fn observe_balance(&mut self, who: Who) -> Observed {
+        let address = self.addr(who);
+        let label = Self::label(who);
+        let observed = match self.chain.read("balance", vec![address]) {
+            Ok(ReadOutcome::Value(ScVal::I128(parts))) => Observed::Value(i128_of(&parts)),
+            Ok(ReadOutcome::Value(other)) => Observed::Defective(format!(
+                "balance({label}) returned {}, not an i128",
+                kind(&other)
+            )),
+            Ok(ReadOutcome::Trapped(text)) if text.contains(TRUSTLINE_TRAP) => {
+                Observed::Unreadable(format!(
+                    "balance({label}) trapped with the SAC's missing-trustline error: the {label} \
+                     holds no trustline to this asset"
+                ))
+            }
+            Ok(ReadOutcome::Trapped(text)) => {
+                Observed::Defective(format!("balance({label}) trapped: {}", first_line(&text)))
+            }
+            Ok(ReadOutcome::Archived) => {
+                Observed::Unreadable(format!("balance({label}) needs archived state restored"))
+            }
+            Err(fault) => Observed::Unreadable(format!("balance({label}) got no answer: {fault}")),
+        };
+        if let Observed::Value(v) = observed {
+            if v < 0 {
+                self.unsound.entry(self.strkey(who)).or_insert(v);
+            }
+        }
+        observed
+    }
+
+    fn strkey(&self, who: Who) -> String {
+        strkey_of(&self.party(who).address)
+    }
+
+    /// A balance some rule depends on: unsound → UNVERIFIABLE, negative → FAIL, sentinel →
+    /// UNVERIFIABLE, unreadable → UNVERIFIABLE, defective → FAIL.
+    fn require_balance(&mut self, who: Who) -> Step<i128> {
+        let label = Self::label(who);
+        if let Some(v) = self.unsound.get(&self.strkey(who)) {
+            return Err(unverifiable(format!(
+                "accounting unsound: the {label}'s balance read {v} earlier in this run"
+            )));
+        }
+        match self.observe_balance(who) {
+            Observed::Value(v) if v < 0 => Err(fail(format!(
+                "{label} balance read {v}: a balance counts units that exist and cannot be negative"
+            ))),
+            Observed::Value(ISSUER_SENTINEL) => Err(unverifiable(format!(
+                "{label} balance is i64::MAX, the SAC issuer's sentinel: an issuer's balance \
+                 cannot show a change; {}",
+                self.party(who).address_hint
+            ))),
+            Observed::Value(v) => Ok(v),
+            Observed::Unreadable(why) => Err(unverifiable(why)),
+            Observed::Defective(why) => Err(fail(why)),
+        }
+    }
+
+    /// The holder's balance when a check needs at least one unit to attempt anything.
+    fn require_funded_holder(&mut self) -> Step<i128> {
+        let balance = self.require_balance(Who::Holder)?;
+        if balance < 1 {
+            return Err(unverifiable(format!(
+                "the holder holds {balance}: a refusal would mean an empty account; fund the \
+                 holder with at least 5 units"
+            )));
+        }
+        Ok(balance)
+    }
+
+    fn require_allowance(&mut self) -> Step<i128> {
+        let args = vec![self.addr(Who::Holder), self.addr(Who::Spender)];
+        match self.chain.read("allowance", args) {
+            Ok(ReadOutcome::Value(ScVal::I128(parts))) => {
+                let v = i128_of(&parts);
+                if v < 0 {
+                    Err(fail(format!(
+                        "allowance read {v}: an allowance cannot be negative"
+                    )))
+                } else {
+                    Ok(v)
+                }
+            }
+            Ok(ReadOutcome::Value(other)) => Err(fail(format!(
+                "allowance returned {}, not an i128",
+                kind(&other)
+            ))),
+            Ok(ReadOutcome::Trapped(text)) if text.contains(TRUSTLINE_TRAP) => Err(unverifiable(
+                "allowance trapped with the SAC's missing-trustline error",
+            )),
+            Ok(ReadOutcome::Trapped(text)) => {
+                Err(fail(format!("allowance trapped: {}", first_line(&text))))
+            }
+            Ok(ReadOutcome::Archived) => Err(unverifiable(
+                "the allowance entry needs archived state restored",
+            )),
+            Err(fault) => Err(unverifiable(format!("allowance got no answer: {fault}"))),
+        }
+    }
+
+    fn latest_ledger(&mut self) -> Step<u32> {
+        self.chain
+            .latest_ledger()
+            .map_err(|fault| skipped(format!("cannot read the latest ledger: {fault}")))
+    }
+
+    // ---- writes -----------------------------------------------------------------------------
+
+    fn attempt(&mut self, signer: Signer, function: &str, args: Vec<ScVal>) -> Step<Attempt> {
+        match self.chain.write(signer, function, args) {
+            Ok(InvokeOutcome::Refused(error)) => {
+                self.evidence.error = Some(first_line(&error).to_string());
+                Ok(Attempt::Refused(error))
+            }
+            Ok(InvokeOutcome::Landed { hash, ledger }) => {
+                self.evidence.tx_hash = Some(hash);
+                self.evidence.ledger = Some(ledger);
+                Ok(Attempt::Landed { ledger })
+            }
+            Ok(InvokeOutcome::Archived(detail)) => {
+                self.evidence.error = Some(detail.clone());
+                Err(unverifiable(format!(
+                    "{function} met archived state: {detail}"
+                )))
+            }
+            Ok(InvokeOutcome::FailedOnChain { hash, code, ledger }) => {
+                self.evidence.tx_hash = Some(hash.clone());
+                self.evidence.ledger = ledger;
+                self.evidence.error = Some(code.clone());
+                Err(skipped(format!(
+                    "{function} transaction {hash} was included but failed: {code}"
+                )))
+            }
+            Err(fault) => {
+                self.evidence.error = Some(fault.clone());
+                Err(skipped(format!(
+                    "{function} never produced an answer: {fault}"
+                )))
+            }
+        }
+    }
+
+    /// A refusal the asset explains (no trustline) withholds a verdict.
+    fn trustline_refusal(error: &str) -> Step<()> {
+        if error.contains(TRUSTLINE_TRAP) {
+            Err(unverifiable(
+                "refused with the SAC's missing-trustline error: a party holds no trustline",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn approve_args(&self, amount: i128, live_until: u32) -> Vec<ScVal> {
+        vec![
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(amount),
+            ScVal::U32(live_until),
+        ]
+    }
+
+    /// Makes sure the spender may take one unit: consumes a standing allowance, never
+    /// overwrites it; grants one (recorded as evidence) when it is short.
+    fn ensure_allowance(&mut self) -> Step<i128> {
+        let standing = self.require_allowance()?;
+        if standing >= 1 {
+            return Ok(standing);
+        }
+        let live_until = self
+            .latest_ledger()?
+            .saturating_add(self.config.approve_ledgers);
+        match self.attempt(Signer::Holder, "approve", self.approve_args(1, live_until))? {
+            Attempt::Refused(error) => {
+                return Err(unverifiable(format!(
+                    "could not grant the allowance this check spends: approve refused: {}",
+                    first_line(&error)
+                )))
+            }
+            Attempt::Landed { .. } => {
+                self.evidence.granted = Some(format!(
+                    "approved 1 until ledger {live_until} in tx {}",
+                    self.evidence.tx_hash.take().unwrap_or_default()
+                ));
+                self.evidence.ledger = None;
+            }
+        }
+        let granted = self.require_allowance()?;
+        if granted < 1 {
+            return Err(unverifiable(format!(
+                "approve(1) landed but the allowance reads {granted}; see sep41-approve"
+            )));
+        }
+        Ok(granted)
+    }
+
+    // ---- the checks -------------------------------------------------------------------------
+
+    fn decimals(&mut self) -> Step<Outcome> {
+        match self.chain.read("decimals", vec![]) {
+            Ok(ReadOutcome::Value(ScVal::U32(n))) if n > 38 => Ok(pass(format!(
+                "returned {n} (unusual: an i128 holds at most 38 decimal digits)"
+            ))),
+            Ok(ReadOutcome::Value(ScVal::U32(n))) => Ok(pass(format!("returned {n}"))),
+            Ok(ReadOutcome::Value(other)) => {
+                Ok(fail(format!("returned {}, not a u32", kind(&other))))
+            }
+            Ok(ReadOutcome::Trapped(text)) => Ok(fail(format!("trapped: {}", first_line(&text)))),
+            Ok(ReadOutcome::Archived) => Ok(unverifiable("needs archived state restored")),
+            Err(fault) => Ok(skipped(format!("no answer: {fault}"))),
+        }
+    }
+
+    fn balance(&mut self) -> Step<Outcome> {
+        let value = self.require_balance(Who::Holder)?;
+        self.evidence.after = Some(json!({ "holder": value.to_string() }));
+        if value == 0 && self.config.holder.generated {
+            return Ok(unverifiable(format!(
+                "returned 0 for a generated probe address, which distinguishes nothing; {}",
+                self.config.holder.address_hint
+            )));
+        }
+        Ok(pass(format!("returned {value}")))
+    }
+
+    fn allowance(&mut self) -> Step<Outcome> {
+        let value = self.require_allowance()?;
+        self.evidence.after = Some(json!({ "allowance": value.to_string() }));
+        if value == 0 && (self.config.holder.generated || self.config.spender.generated) {
+            return Ok(unverifiable(format!(
+                "returned 0 for a generated probe pair, which distinguishes nothing; {}",
+                self.config.spender.address_hint
+            )));
+        }
+        Ok(pass(format!("returned {value}")))
+    }
+
+    fn string_getter(&mut self, function: &str) -> Step<Outcome> {
+        match self.chain.read(function, vec![]) {
+            Ok(ReadOutcome::Value(ScVal::String(s))) => {
+                let text = String::from_utf8_lossy(s.as_slice()).into_owned();
+                if text.is_empty() {
+                    Ok(pass("returned \"\" (empty: spec-legal, but unusual)"))
+                } else {
+                    Ok(pass(format!("returned {text:?}")))
+                }
+            }
+            Ok(ReadOutcome::Value(other)) => {
+                Ok(fail(format!("returned {}, not a string", kind(&other))))
+            }
+            Ok(ReadOutcome::Trapped(text)) => Ok(fail(format!("trapped: {}", first_line(&text)))),
+            Ok(ReadOutcome::Archived) => Ok(unverifiable("needs archived state restored")),
+            Err(fault) => Ok(skipped(format!("no answer: {fault}"))),
+        }
+    }
+
+    fn transfer_from_unauthorized(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Spender)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let standing = self.require_allowance()?;
+        if standing != 0 {
+            return Err(unverifiable(format!(
+                "the spender already holds an allowance of {standing}, so a refusal cannot be \
+                 tested; revoke it (approve 0) or choose another spender"
+            )));
+        }
+        let h0 = self.require_funded_holder()?;
+        let s0 = self.require_balance(Who::Spender)?;
+        self.evidence.before =
+            Some(json!({"holder": h0.to_string(), "spender": s0.to_string(), "allowance": "0"}));
+        let args = vec![
+            self.addr(Who::Spender),
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(1),
+        ];
+        match self.attempt(Signer::Spender, "transfer_from", args)? {
+            Attempt::Refused(error) => {
+                Self::trustline_refusal(&error)?;
+                Ok(pass("refused a 1-unit spend with no allowance"))
+            }
+            Attempt::Landed { .. } => {
+                let after = self.after_pair();
+                Ok(fail(format!(
+                    "accepted a 1-unit spend with no allowance{after}"
+                )))
+            }
+        }
+    }
+
+    fn transfer_zero(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_distinct()?;
+        let h0 = self.require_balance(Who::Holder)?;
+        let r0 = self.require_balance(Who::Spender)?;
+        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
+        let args = vec![self.addr(Who::Holder), self.addr(Who::Spender), i128_val(0)];
+        let verb = match self.attempt(Signer::Holder, "transfer", args)? {
+            Attempt::Refused(_) => "refused",
+            Attempt::Landed { .. } => "accepted",
+        };
+        let h1 = self.require_balance(Who::Holder)?;
+        let r1 = self.require_balance(Who::Spender)?;
+        self.evidence.after = Some(json!({"holder": h1.to_string(), "recipient": r1.to_string()}));
+        if (h1, r1) == (h0, r0) {
+            Ok(pass(format!("{verb}; balances held at {h0} and {r0}")))
+        } else {
+            Ok(fail(format!(
+                "{verb} a zero transfer that moved balances: holder {}, recipient {}",
+                delta(h1 - h0),
+                delta(r1 - r0)
+            )))
+        }
+    }
+
+    fn transfer_self(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        let h0 = self.require_funded_holder()?;
+        self.evidence.before = Some(json!({"holder": h0.to_string()}));
+        let args = vec![self.addr(Who::Holder), self.addr(Who::Holder), i128_val(1)];
+        let verb = match self.attempt(Signer::Holder, "transfer", args)? {
+            Attempt::Refused(_) => "refused",
+            Attempt::Landed { .. } => "accepted",
+        };
+        let h1 = self.require_balance(Who::Holder)?;
+        self.evidence.after = Some(json!({"holder": h1.to_string()}));
+        if h1 == h0 {
+            Ok(pass(format!("{verb}; balance held at {h0}")))
+        } else {
+            Ok(fail(format!(
+                "{verb} a 1-unit self-transfer that moved the balance {h0} → {h1} ({})",
+                delta(h1 - h0)
+            )))
+        }
+    }
+
+    /// Premises shared by the negative-amount and over-balance checks.
+    fn refusal_premises(&mut self) -> Step<(i128, i128)> {
+        self.need_key(Who::Holder)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let h0 = self.require_funded_holder()?;
+        let r0 = self.require_balance(Who::Spender)?;
+        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
+        Ok((h0, r0))
+    }
+
+    /// After an attempt that should have been refused: the balances as observed, negative
+    /// values included (this check already FAILs; later ones will find the account unsound).
+    fn observe_after(&mut self) -> (Option<i128>, Option<i128>) {
+        let h = match self.observe_balance(Who::Holder) {
+            Observed::Value(v) => Some(v),
+            _ => None,
+        };
+        let r = match self.observe_balance(Who::Spender) {
+            Observed::Value(v) => Some(v),
+            _ => None,
+        };
+        let show = |v: Option<i128>| v.map_or("unreadable".to_string(), |v| v.to_string());
+        self.evidence.after = Some(json!({"holder": show(h), "recipient": show(r)}));
+        (h, r)
+    }
+
+    fn after_pair(&mut self) -> String {
+        let (h, r) = self.observe_after();
+        match (h, r) {
+            (Some(h), Some(r)) => format!(" (balances now holder {h}, recipient {r})"),
+            _ => String::new(),
+        }
+    }
+
+    fn transfer_negative(&mut self) -> Step<Outcome> {
+        let (h0, r0) = self.refusal_premises()?;
+        let args = vec![
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(-1),
+        ];
+        match self.attempt(Signer::Holder, "transfer", args)? {
+            Attempt::Refused(error) => {
+                Self::trustline_refusal(&error)?;
+                Ok(pass("refused a transfer of -1"))
+            }
+            Attempt::Landed { .. } => {
+                let (h1, r1) = self.observe_after();
+                let why = match (h1, r1) {
+                    (Some(h1), Some(r1)) if h1 > h0 => format!(
+                        ": holder {}, recipient {} — the sign was honoured and the transfer ran backwards",
+                        delta(h1 - h0),
+                        delta(r1 - r0)
+                    ),
+                    (Some(h1), _) if h1 < h0 => format!(
+                        ": holder {} — the sign was discarded",
+                        delta(h1 - h0)
+                    ),
+                    (Some(_), Some(r1)) if r1 < r0 => format!(
+                        ": holder unchanged, recipient {} — a third party was debited",
+                        delta(r1 - r0)
+                    ),
+                    (Some(_), Some(_)) => "; balances unchanged".into(),
+                    _ => "; balances after it unreadable".into(),
+                };
+                Ok(fail(format!("accepted a transfer of -1{why}")))
+            }
+        }
+    }
+
+    fn transfer_over_balance(&mut self) -> Step<Outcome> {
+        let (h0, _) = self.refusal_premises()?;
+        let amount = h0.saturating_add(1);
+        let args = vec![
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(amount),
+        ];
+        match self.attempt(Signer::Holder, "transfer", args)? {
+            Attempt::Refused(error) => {
+                Self::trustline_refusal(&error)?;
+                Ok(pass(format!("refused {amount} against balance {h0}")))
+            }
+            Attempt::Landed { .. } => {
+                let after = self.after_pair();
+                Ok(fail(format!(
+                    "accepted {amount} against balance {h0}{after}"
+                )))
+            }
+        }
+    }
+
+    fn transfer(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let h0 = self.require_funded_holder()?;
+        let r0 = self.require_balance(Who::Spender)?;
+        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
+        let args = vec![self.addr(Who::Holder), self.addr(Who::Spender), i128_val(1)];
+        if let Attempt::Refused(error) = self.attempt(Signer::Holder, "transfer", args)? {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail(format!(
+                "refused a 1-unit transfer from a balance of {h0}"
+            )));
+        }
+        let h1 = self.require_balance(Who::Holder)?;
+        let r1 = self.require_balance(Who::Spender)?;
+        self.evidence.after = Some(json!({"holder": h1.to_string(), "recipient": r1.to_string()}));
+        let observed = format!("holder {}, recipient {}", delta(h1 - h0), delta(r1 - r0));
+        if (h1 - h0, r1 - r0) == (-1, 1) {
+            Ok(pass(observed))
+        } else {
+            Ok(fail(observed))
+        }
+    }
+
+    fn approve(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_distinct()?;
+        let a0 = self.require_allowance()?;
+        self.evidence.before = Some(json!({"allowance": a0.to_string()}));
+        let live_until = self
+            .latest_ledger()?
+            .saturating_add(self.config.approve_ledgers);
+        if let Attempt::Refused(error) =
+            self.attempt(Signer::Holder, "approve", self.approve_args(1, live_until))?
+        {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail("refused approve(1)"));
+        }
+        let a1 = self.require_allowance()?;
+        self.evidence.after = Some(json!({"allowance": a1.to_string()}));
+        if a1 != 1 {
+            return Ok(fail(format!("allowance {a1} after approving 1 over {a0}")));
+        }
+        if a0 != 0 {
+            return Ok(pass(format!("allowance 1 after approving 1 over {a0}")));
+        }
+        // From zero, overwrite and accumulate agree on the first approval; the second tells them apart.
+        if let Attempt::Refused(error) =
+            self.attempt(Signer::Holder, "approve", self.approve_args(2, live_until))?
+        {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail("refused approve(2) over an allowance of 1"));
+        }
+        let a2 = self.require_allowance()?;
+        self.evidence.after = Some(json!({"allowance": a2.to_string()}));
+        if a2 == 2 {
+            Ok(pass("allowance 2 after approving 2 over 1"))
+        } else {
+            Ok(fail(format!(
+                "allowance {a2} after approving 2 over 1 (approve must overwrite)"
+            )))
+        }
+    }
+
+    fn transfer_from(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_key(Who::Spender)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let h0 = self.require_funded_holder()?;
+        let s0 = self.require_balance(Who::Spender)?;
+        let a0 = self.ensure_allowance()?;
+        self.evidence.before = Some(
+            json!({"holder": h0.to_string(), "recipient": s0.to_string(), "allowance": a0.to_string()}),
+        );
+        let args = vec![
+            self.addr(Who::Spender),
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(1),
+        ];
+        if let Attempt::Refused(error) = self.attempt(Signer::Spender, "transfer_from", args)? {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail(format!(
+                "refused a 1-unit spend within an allowance of {a0}"
+            )));
+        }
+        let h1 = self.require_balance(Who::Holder)?;
+        let s1 = self.require_balance(Who::Spender)?;
+        let a1 = self.require_allowance()?;
+        self.evidence.after = Some(
+            json!({"holder": h1.to_string(), "recipient": s1.to_string(), "allowance": a1.to_string()}),
+        );
+        let observed = format!(
+            "holder {}, recipient {}, allowance {}",
+            delta(h1 - h0),
+            delta(s1 - s0),
+            delta(a1 - a0)
+        );
+        if (h1 - h0, s1 - s0, a1 - a0) == (-1, 1, -1) {
+            Ok(pass(observed))
+        } else {
+            Ok(fail(observed))
+        }
+    }
+
+    fn burn(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        let h0 = self.require_funded_holder()?;
+        self.evidence.before = Some(json!({"holder": h0.to_string()}));
+        let args = vec![self.addr(Who::Holder), i128_val(1)];
+        if let Attempt::Refused(error) = self.attempt(Signer::Holder, "burn", args)? {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail(format!("refused to burn 1 of a balance of {h0}")));
+        }
+        let h1 = self.require_balance(Who::Holder)?;
+        self.evidence.after = Some(json!({"holder": h1.to_string()}));
+        let observed = format!("holder {}", delta(h1 - h0));
+        if h1 - h0 == -1 {
+            Ok(pass(observed))
+        } else {
+            Ok(fail(observed))
+        }
+    }
+
+    fn burn_from(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_key(Who::Spender)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let h0 = self.require_funded_holder()?;
+        let s0 = self.require_balance(Who::Spender)?;
+        let a0 = self.ensure_allowance()?;
+        self.evidence.before = Some(
+            json!({"holder": h0.to_string(), "spender": s0.to_string(), "allowance": a0.to_string()}),
+        );
+        let args = vec![self.addr(Who::Spender), self.addr(Who::Holder), i128_val(1)];
+        if let Attempt::Refused(error) = self.attempt(Signer::Spender, "burn_from", args)? {
+            Self::trustline_refusal(&error)?;
+            return Ok(fail(format!(
+                "refused to burn 1 within an allowance of {a0}"
+            )));
+        }
+        let h1 = self.require_balance(Who::Holder)?;
+        let s1 = self.require_balance(Who::Spender)?;
+        let a1 = self.require_allowance()?;
+        self.evidence.after = Some(
+            json!({"holder": h1.to_string(), "spender": s1.to_string(), "allowance": a1.to_string()}),
+        );
+        let observed = format!(
+            "holder {}, spender {}, allowance {}",
+            delta(h1 - h0),
+            delta(s1 - s0),
+            delta(a1 - a0)
+        );
+        if (h1 - h0, s1 - s0, a1 - a0) == (-1, 0, -1) {
+            Ok(pass(observed))
+        } else {
+            Ok(fail(observed))
+        }
+    }
+
+    fn transfer_from_expired(&mut self) -> Step<Outcome> {
+        self.need_key(Who::Holder)?;
+        self.need_key(Who::Spender)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)?;
+        let h0 = self.require_funded_holder()?;
+        let s0 = self.require_balance(Who::Spender)?;
+        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": s0.to_string()}));
+        // The short grant is deliberately not treated as a standing allowance: it is built to lapse.
+        let expires_at = self
+            .latest_ledger()?
+            .saturating_add(self.config.expiry_ledgers);
+        match self.attempt(Signer::Holder, "approve", self.approve_args(1, expires_at))? {
+            Attempt::Refused(error) => {
+                Self::trustline_refusal(&error)?;
+                return Err(unverifiable(format!(
+                    "could not set up the short-lived grant: approve refused: {}",
+                    first_line(&error)
+                )));
+            }
+            Attempt::Landed { .. } => {
+                self.evidence.granted = Some(format!(
+                    "approved 1 until ledger {expires_at} in tx {}",
+                    self.evidence.tx_hash.take().unwrap_or_default()
+                ));
+                self.evidence.ledger = None;
+            }
+        }
+        let mut waited = Duration::ZERO;
+        let now = loop {
+            let now = self.latest_ledger()?;
+            if now > expires_at {
+                break now;
+            }
+            if waited >= self.config.expiry_wait {
+                return Err(unverifiable(format!(
+                    "the network did not pass ledger {expires_at} within {} s (latest {now}), so \
+                     the grant never expired",
+                    self.config.expiry_wait.as_secs()
+                )));
+            }
+            self.chain.pause(self.config.expiry_poll);
+            waited += self.config.expiry_poll;
+        };
+        let args = vec![
+            self.addr(Who::Spender),
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(1),
+        ];
+        match self.attempt(Signer::Spender, "transfer_from", args)? {
+            Attempt::Refused(error) => {
+                Self::trustline_refusal(&error)?;
+                Ok(pass(format!(
+                    "expired at ledger {expires_at}, refused at ledger {now}"
+                )))
+            }
+            Attempt::Landed { ledger } => {
+                let after = self.after_pair();
+                Ok(fail(format!(
+                    "accepted a spend at ledger {ledger} on a grant that expired at ledger {expires_at}{after}"
+                )))
+            }
+        }
+    }
+}
+
+fn i128_of(parts: &Int128Parts) -> i128 {
+    (i128::from(parts.hi) << 64) | i128::from(parts.lo)
+}
+
+/// An i128 as a contract value.
+pub fn i128_val(v: i128) -> ScVal {
+    ScVal::I128(Int128Parts {
+        hi: (v >> 64) as i64,
+        lo: v as u64,
+    })
+}
+
+fn kind(v: &ScVal) -> String {
+    format!("a {:?}", v.discriminant()).to_lowercase()
+}
+
+fn delta(d: i128) -> String {
+    if d == 0 {
+        "0".into()
+    } else {
+        format!("{d:+}")
+    }
+}
+
+/// The first meaningful line of a host error (the `HostError: Error(…)` line when present).
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("HostError"))
+        .or_else(|| text.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or(text)
+}

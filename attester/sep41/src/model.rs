@@ -1,0 +1,312 @@
+//! The checks, their verdicts and the run's report.
+use serde::Serialize;
+
+/// Where a check sits: the interface (getters' shapes) or the behaviour (what writes do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Interface,
+    Behavior,
+}
+
+impl Layer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Interface => "interface",
+            Layer::Behavior => "behavior",
+        }
+    }
+}
+
+/// A check's verdict. Only PASS and FAIL are verdicts about the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// A premise is missing: a fact about the run, not the contract.
+    Unverifiable,
+    /// The harness or the network failed: the attempt never produced an answer.
+    Skipped,
+    /// The WASM's contract spec does not declare the member under test.
+    NotImplemented,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Unverifiable => "UNVERIFIABLE",
+            Status::Skipped => "SKIPPED",
+            Status::NotImplemented => "NOT_IMPLEMENTED",
+        }
+    }
+
+    /// The text-row mark.
+    pub fn mark(self) -> char {
+        match self {
+            Status::Pass => '✓',
+            Status::Fail => '✗',
+            Status::Unverifiable => '?',
+            Status::Skipped => '○',
+            Status::NotImplemented => '–',
+        }
+    }
+}
+
+/// One of the sixteen checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckDef {
+    pub id: &'static str,
+    pub layer: Layer,
+    /// The SEP-41 member and the case of it under test.
+    pub clause: &'static str,
+    /// The member whose absence from the spec makes this NOT_IMPLEMENTED.
+    pub member: &'static str,
+    /// What PASS requires, shown for every non-PASS row.
+    pub expected: &'static str,
+}
+
+const fn check(
+    id: &'static str,
+    layer: Layer,
+    clause: &'static str,
+    member: &'static str,
+    expected: &'static str,
+) -> CheckDef {
+    CheckDef {
+        id,
+        layer,
+        clause,
+        member,
+        expected,
+    }
+}
+
+/// The sixteen checks in run order: five reads; five of the six negative checks,
+/// least-destructive first; the five writes that move value; the expiry check last.
+pub const CHECKS: [CheckDef; 16] = [
+    check(
+        "sep41-decimals",
+        Layer::Interface,
+        "decimals",
+        "decimals",
+        "a u32",
+    ),
+    check(
+        "sep41-balance",
+        Layer::Behavior,
+        "balance",
+        "balance",
+        "a non-negative i128 for the holder",
+    ),
+    check(
+        "sep41-allowance",
+        Layer::Behavior,
+        "allowance",
+        "allowance",
+        "a non-negative i128 for the holder/spender pair",
+    ),
+    check("sep41-name", Layer::Interface, "name", "name", "a string"),
+    check(
+        "sep41-symbol",
+        Layer::Interface,
+        "symbol",
+        "symbol",
+        "a string",
+    ),
+    check(
+        "sep41-transfer_from-unauthorized",
+        Layer::Behavior,
+        "transfer_from: no allowance",
+        "transfer_from",
+        "a spend with no allowance is refused",
+    ),
+    check(
+        "sep41-transfer-zero-amount",
+        Layer::Behavior,
+        "transfer: zero amount",
+        "transfer",
+        "accepted or refused, with no balance moved",
+    ),
+    check(
+        "sep41-transfer-self",
+        Layer::Behavior,
+        "transfer: to self",
+        "transfer",
+        "accepted or refused, with the holder's balance unchanged",
+    ),
+    check(
+        "sep41-transfer-negative-amount",
+        Layer::Behavior,
+        "transfer: negative amount",
+        "transfer",
+        "a transfer of -1 is refused",
+    ),
+    check(
+        "sep41-transfer-over-balance",
+        Layer::Behavior,
+        "transfer: over balance",
+        "transfer",
+        "a transfer of balance + 1 is refused",
+    ),
+    check(
+        "sep41-transfer",
+        Layer::Behavior,
+        "transfer",
+        "transfer",
+        "holder -1, recipient +1",
+    ),
+    check(
+        "sep41-approve",
+        Layer::Behavior,
+        "approve",
+        "approve",
+        "the allowance equals the amount approved (overwrite, not add)",
+    ),
+    check(
+        "sep41-transfer_from",
+        Layer::Behavior,
+        "transfer_from",
+        "transfer_from",
+        "holder -1, recipient +1, allowance -1",
+    ),
+    check("sep41-burn", Layer::Behavior, "burn", "burn", "holder -1"),
+    check(
+        "sep41-burn_from",
+        Layer::Behavior,
+        "burn_from",
+        "burn_from",
+        "holder -1, spender 0, allowance -1",
+    ),
+    check(
+        "sep41-transfer_from-expired",
+        Layer::Behavior,
+        "transfer_from: expired allowance",
+        "transfer_from",
+        "a spend on an expired allowance is refused",
+    ),
+];
+
+/// The SEP-41 members; all are required.
+pub const MEMBERS: [&str; 10] = [
+    "allowance",
+    "approve",
+    "balance",
+    "burn",
+    "burn_from",
+    "decimals",
+    "name",
+    "symbol",
+    "transfer",
+    "transfer_from",
+];
+
+/// What a check saw, for the report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<serde_json::Value>,
+    #[serde(rename = "txHash", skip_serializing_if = "Option::is_none")]
+    pub tx_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<u32>,
+    /// A refusal's or fault's error text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// An allowance the check granted itself to set up its premise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub granted: Option<String>,
+}
+
+impl Evidence {
+    pub fn is_empty(&self) -> bool {
+        *self == Evidence::default()
+    }
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckResult {
+    pub id: &'static str,
+    pub clause: &'static str,
+    pub layer: Layer,
+    pub requirement: &'static str,
+    pub status: Status,
+    pub expected: &'static str,
+    /// What was observed, terse, with the numbers seen.
+    pub actual: String,
+    pub evidence: Evidence,
+    #[serde(rename = "durationMs")]
+    pub duration_ms: u64,
+}
+
+/// Counts by status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub total: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub unverifiable: usize,
+    pub skipped: usize,
+    #[serde(rename = "notImplemented")]
+    pub not_implemented: usize,
+}
+
+/// Exit code: all exercised and held.
+pub const EXIT_CONFORMANT: u8 = 0;
+/// Exit code: a FAIL, or a required member not implemented.
+pub const EXIT_VIOLATION: u8 = 1;
+/// Exit code: something unassessed (UNVERIFIABLE or SKIPPED), or nothing ran.
+pub const EXIT_INCOMPLETE: u8 = 2;
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub contract_id: String,
+    /// Where the run happened, with no credentials (origin only, or "embedded local network").
+    pub network: String,
+    pub ran_at: String,
+    pub results: Vec<CheckResult>,
+}
+
+impl Report {
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            total: self.results.len(),
+            ..Summary::default()
+        };
+        for r in &self.results {
+            match r.status {
+                Status::Pass => s.pass += 1,
+                Status::Fail => s.fail += 1,
+                Status::Unverifiable => s.unverifiable += 1,
+                Status::Skipped => s.skipped += 1,
+                Status::NotImplemented => s.not_implemented += 1,
+            }
+        }
+        s
+    }
+
+    /// 0 all held; 1 any FAIL or required member missing; 2 anything unassessed or nothing ran.
+    pub fn exit_code(&self) -> u8 {
+        let s = self.summary();
+        if s.total == 0 {
+            EXIT_INCOMPLETE
+        } else if s.fail > 0 || s.not_implemented > 0 {
+            EXIT_VIOLATION
+        } else if s.unverifiable > 0 || s.skipped > 0 {
+            EXIT_INCOMPLETE
+        } else {
+            EXIT_CONFORMANT
+        }
+    }
+
+    /// The status of check `id`, if it ran.
+    pub fn status_of(&self, id: &str) -> Option<Status> {
+        self.results.iter().find(|r| r.id == id).map(|r| r.status)
+    }
+}

@@ -1,0 +1,279 @@
+//! Offline mode: deploy a token on an embedded local network, fund the parties, run the suite.
+//!
+//! The suite itself is unchanged: it speaks stellar-rpc to the embedded network exactly as it
+//! would to testnet.
+use std::time::{Duration, Instant};
+
+use assay_chain::{strkey_of, ChainError, Network, Secret};
+use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
+use serde_json::Value;
+use stellar_xdr::{
+    AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ChangeTrustAsset, ChangeTrustOp,
+    CreateAccountOp, OperationBody, ScAddress, ScVal, SetOptionsOp, SetTrustLineFlagsOp,
+};
+
+use crate::{
+    chain::RpcChain,
+    checks::{i128_val, run_suite, Party, SuiteConfig},
+    model::Report,
+    spec::{ContractSpec, Placeholders, SpecError},
+};
+
+/// What to deploy.
+#[derive(Debug, Clone)]
+pub enum Subject {
+    /// A token WASM: constructor arguments (JSON) and the admin-only mint function's name.
+    Wasm {
+        wasm: Vec<u8>,
+        origin: String,
+        constructor_args: Option<Value>,
+        mint_fn: String,
+    },
+    /// A Stellar Asset Contract for a fresh asset with this code.
+    Sac { code: String },
+}
+
+/// How the embedded network runs.
+#[derive(Debug, Clone)]
+pub struct OfflineOptions {
+    pub ledger_close_ms: u64,
+    /// Units minted to the holder (the suite needs 5).
+    pub holder_units: i128,
+}
+
+impl Default for OfflineOptions {
+    fn default() -> Self {
+        OfflineOptions {
+            ledger_close_ms: 100,
+            holder_units: 1000,
+        }
+    }
+}
+
+/// A finished offline run with its costs.
+#[derive(Debug)]
+pub struct OfflineRun {
+    pub report: Report,
+    /// RPC round trips for deployment and funding.
+    pub setup_round_trips: u64,
+    /// RPC round trips the suite made.
+    pub suite_round_trips: u64,
+    pub setup_time: Duration,
+    pub suite_time: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OfflineError {
+    #[error("cannot start the embedded network: {0}")]
+    LocalNet(String),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot set up the token on the embedded network: {0}")]
+    Setup(#[from] ChainError),
+}
+
+const XLM: i64 = 10_000_000;
+
+/// Deploys `subject` on a fresh embedded network and runs the sixteen checks.
+pub fn run_offline(
+    subject: &Subject,
+    options: &OfflineOptions,
+) -> Result<OfflineRun, OfflineError> {
+    let localnet = LocalNet::start(LocalNetConfig {
+        port: 0,
+        ledger_close_ms: options.ledger_close_ms,
+        passphrase: assay_localnet::STANDALONE_PASSPHRASE.to_string(),
+    })
+    .map_err(|e| OfflineError::LocalNet(e.to_string()))?;
+    let mut network = Network::new(&localnet.rpc_url(), localnet.passphrase());
+    network.poll_interval = Duration::from_millis((options.ledger_close_ms / 2).max(10));
+    network.poll_timeout = Duration::from_secs(30);
+    let root = Secret::from_bytes(localnet.root_secret());
+    let (admin, holder, spender) = (Secret::generate(), Secret::generate(), Secret::generate());
+
+    let setup_started = Instant::now();
+    let create = |who: &Secret| {
+        OperationBody::CreateAccount(CreateAccountOp {
+            destination: who.account_id(),
+            starting_balance: 1_000 * XLM,
+        })
+    };
+    network.submit_classic(
+        &root,
+        vec![create(&admin), create(&holder), create(&spender)],
+    )?;
+
+    let (contract, declared) = match subject {
+        Subject::Wasm {
+            wasm,
+            origin,
+            constructor_args,
+            mint_fn,
+        } => {
+            let spec = ContractSpec::from_wasm(wasm, origin)?;
+            let placeholders = Placeholders {
+                admin: admin.address(),
+                holder: holder.address(),
+                spender: spender.address(),
+            };
+            let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
+            if !spec.declares(mint_fn) {
+                return Err(OfflineError::Usage(format!(
+                    "{origin} declares no `{mint_fn}` function to fund the holder; pass \
+                     --mint-fn NAME (a function taking (to: Address, amount: i128))"
+                )));
+            }
+            let hash = network.upload_wasm(&admin, wasm)?;
+            let salt = Secret::generate().public_key();
+            let contract = network.create_contract(&admin, hash, salt, args)?;
+            mint(
+                &network,
+                &admin,
+                &contract,
+                mint_fn,
+                &holder,
+                options.holder_units,
+            )?;
+            (contract, Some(spec.declared()))
+        }
+        Subject::Sac { code } => {
+            let contract = deploy_sac(&network, &admin, &holder, &spender, code)?;
+            mint(
+                &network,
+                &admin,
+                &contract,
+                "mint",
+                &holder,
+                options.holder_units,
+            )?;
+            (contract, None)
+        }
+    };
+    let setup_round_trips = network.rpc.round_trips();
+    let setup_time = setup_started.elapsed();
+
+    let party = |who: &Secret| Party {
+        address: who.sc_address(),
+        generated: false,
+        can_sign: true,
+        key_hint: "the embedded network generated this key".into(),
+        address_hint: "the embedded network chose this address".into(),
+    };
+    let mut config = SuiteConfig::live(party(&holder), party(&spender), declared);
+    config.approve_ledgers = config.approve_ledgers.min(MAX_ENTRY_TTL / 2);
+    // Ledgers close every few hundred ms here: leave the short grant ~1 s to land before it lapses.
+    config.expiry_ledgers = (1_000 / options.ledger_close_ms.max(1)).max(2) as u32;
+    config.expiry_poll = Duration::from_millis(options.ledger_close_ms.max(10));
+    let mut chain = RpcChain {
+        network: &network,
+        contract: contract.clone(),
+        read_source: holder.account_id(),
+        holder: Some(holder.clone()),
+        spender: Some(spender.clone()),
+    };
+    let suite_started = Instant::now();
+    let results = run_suite(&mut chain, &config);
+    let suite_time = suite_started.elapsed();
+    Ok(OfflineRun {
+        report: Report {
+            contract_id: strkey_of(&contract),
+            network: format!("embedded local network ({})", localnet.passphrase()),
+            ran_at: crate::now_iso8601(),
+            results,
+        },
+        setup_round_trips,
+        suite_round_trips: network.rpc.round_trips() - setup_round_trips,
+        setup_time,
+        suite_time,
+    })
+}
+
+fn mint(
+    network: &Network,
+    admin: &Secret,
+    contract: &ScAddress,
+    mint_fn: &str,
+    to: &Secret,
+    units: i128,
+) -> Result<(), ChainError> {
+    let args = vec![ScVal::Address(to.sc_address()), i128_val(units)];
+    match network.invoke(admin, contract, mint_fn, args)? {
+        assay_chain::InvokeOutcome::Landed { .. } => Ok(()),
+        other => Err(ChainError::Simulation(format!(
+            "{mint_fn}(holder, {units}): {other:?}"
+        ))),
+    }
+}
+
+/// AUTH_REQUIRED | AUTH_REVOCABLE on the issuer; AUTHORIZED on a trustline.
+const AUTH_REQUIRED_AND_REVOCABLE: u32 = 0x1 | 0x2;
+const TRUSTLINE_AUTHORIZED: u32 = 0x1;
+
+/// An issuer (`admin`) with authorization required, trustlines from both parties authorized by
+/// the issuer, and the asset's SAC deployed.
+fn deploy_sac(
+    network: &Network,
+    issuer: &Secret,
+    holder: &Secret,
+    spender: &Secret,
+    code: &str,
+) -> Result<ScAddress, OfflineError> {
+    let asset = asset(code, issuer)?;
+    network.submit_classic(
+        issuer,
+        vec![OperationBody::SetOptions(SetOptionsOp {
+            set_flags: Some(AUTH_REQUIRED_AND_REVOCABLE),
+            ..SetOptionsOp::default()
+        })],
+    )?;
+    let line = match &asset {
+        Asset::CreditAlphanum4(a) => ChangeTrustAsset::CreditAlphanum4(a.clone()),
+        Asset::CreditAlphanum12(a) => ChangeTrustAsset::CreditAlphanum12(a.clone()),
+        Asset::Native => unreachable!("asset() never builds native"),
+    };
+    for party in [holder, spender] {
+        network.submit_classic(
+            party,
+            vec![OperationBody::ChangeTrust(ChangeTrustOp {
+                line: line.clone(),
+                limit: i64::MAX,
+            })],
+        )?;
+    }
+    let authorize = |who: &Secret| {
+        OperationBody::SetTrustLineFlags(SetTrustLineFlagsOp {
+            trustor: who.account_id(),
+            asset: asset.clone(),
+            clear_flags: 0,
+            set_flags: TRUSTLINE_AUTHORIZED,
+        })
+    };
+    network.submit_classic(issuer, vec![authorize(holder), authorize(spender)])?;
+    Ok(network.deploy_sac(issuer, &asset)?)
+}
+
+fn asset(code: &str, issuer: &Secret) -> Result<Asset, OfflineError> {
+    let bytes = code.as_bytes();
+    if bytes.is_empty() || bytes.len() > 12 || !bytes.iter().all(u8::is_ascii_alphanumeric) {
+        return Err(OfflineError::Usage(format!(
+            "--sac {code:?}: an asset code is 1 to 12 ASCII letters or digits"
+        )));
+    }
+    if bytes.len() <= 4 {
+        let mut c = [0u8; 4];
+        c[..bytes.len()].copy_from_slice(bytes);
+        Ok(Asset::CreditAlphanum4(AlphaNum4 {
+            asset_code: AssetCode4(c),
+            issuer: issuer.account_id(),
+        }))
+    } else {
+        let mut c = [0u8; 12];
+        c[..bytes.len()].copy_from_slice(bytes);
+        Ok(Asset::CreditAlphanum12(AlphaNum12 {
+            asset_code: AssetCode12(c),
+            issuer: issuer.account_id(),
+        }))
+    }
+}

@@ -1,0 +1,235 @@
+//! A scripted chain for unit tests: an in-memory token with switchable flaws, plus per-call
+//! overrides that script any answer (a trap, an archived entry, a fault).
+#![cfg(test)]
+
+use std::{collections::HashMap, time::Duration};
+
+use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
+use stellar_xdr::{ScAddress, ScVal};
+
+use crate::{
+    chain::{Signer, TokenChain},
+    checks::{i128_val, Party},
+};
+
+#[derive(Default, Clone, Copy)]
+pub struct Flaws {
+    /// transfer: no floor, no sign check, both balances read before either is written.
+    pub vulnerable_transfer: bool,
+    /// approve ignores live_until_ledger.
+    pub ignore_expiry: bool,
+    /// transfer_from never consults the allowance.
+    pub ignore_allowance: bool,
+    /// approve adds instead of overwriting.
+    pub accumulate: bool,
+}
+
+pub struct ScriptedChain {
+    pub ledger: u32,
+    /// Whether pausing lets ledgers close.
+    pub advances: bool,
+    pub balances: HashMap<String, i128>,
+    /// (amount, live_until) from holder to spender.
+    pub allowance: (i128, u32),
+    pub flaws: Flaws,
+    /// Scripted answers to reads: (function, first-arg strkey or "") → answer.
+    pub read_script: HashMap<(String, String), Result<ReadOutcome, String>>,
+    /// Scripted answers to writes by function name.
+    pub write_script: HashMap<String, Result<InvokeOutcome, String>>,
+    pub holder: String,
+    pub spender: String,
+    pub writes: Vec<String>,
+    next_hash: u32,
+}
+
+pub fn account(seed: u8) -> ScAddress {
+    assay_chain::parse_address(
+        stellar_strkey::ed25519::PublicKey([seed; 32])
+            .to_string()
+            .as_str(),
+    )
+    .unwrap()
+}
+
+pub fn party(seed: u8) -> Party {
+    Party {
+        address: account(seed),
+        generated: false,
+        can_sign: true,
+        key_hint: "set ASSAY_OWNER_SECRET".into(),
+        address_hint: "set --owner".into(),
+    }
+}
+
+impl ScriptedChain {
+    pub fn new(holder: &Party, spender: &Party, holder_balance: i128) -> Self {
+        let h = strkey_of(&holder.address);
+        let s = strkey_of(&spender.address);
+        let mut balances = HashMap::new();
+        balances.insert(h.clone(), holder_balance);
+        ScriptedChain {
+            ledger: 100,
+            advances: true,
+            balances,
+            allowance: (0, 0),
+            flaws: Flaws::default(),
+            read_script: HashMap::new(),
+            write_script: HashMap::new(),
+            holder: h,
+            spender: s,
+            writes: vec![],
+            next_hash: 0,
+        }
+    }
+
+    fn bal(&self, who: &str) -> i128 {
+        *self.balances.get(who).unwrap_or(&0)
+    }
+
+    fn live_allowance(&self) -> i128 {
+        if self.flaws.ignore_expiry || self.allowance.1 >= self.ledger {
+            self.allowance.0
+        } else {
+            0
+        }
+    }
+
+    fn land(&mut self) -> InvokeOutcome {
+        self.next_hash += 1;
+        self.ledger += 1;
+        InvokeOutcome::Landed {
+            hash: format!("{:064x}", self.next_hash),
+            ledger: self.ledger,
+        }
+    }
+
+    pub fn refuse_for_test(text: &str) -> InvokeOutcome {
+        Self::refuse(text)
+    }
+
+    fn refuse(text: &str) -> InvokeOutcome {
+        InvokeOutcome::Refused(format!(
+            "host invocation failed\n\nCaused by:\n    HostError: Error(Contract, #1)\n    {text}"
+        ))
+    }
+}
+
+fn addr_of(v: &ScVal) -> String {
+    match v {
+        ScVal::Address(a) => strkey_of(a),
+        _ => String::new(),
+    }
+}
+
+fn amount_of(v: &ScVal) -> i128 {
+    match v {
+        ScVal::I128(p) => (i128::from(p.hi) << 64) | i128::from(p.lo),
+        _ => panic!("not an amount: {v:?}"),
+    }
+}
+
+impl TokenChain for ScriptedChain {
+    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String> {
+        let first = args.first().map(addr_of).unwrap_or_default();
+        if let Some(answer) = self.read_script.get(&(function.to_string(), first.clone())) {
+            return answer.clone();
+        }
+        Ok(ReadOutcome::Value(match function {
+            "decimals" => ScVal::U32(7),
+            "name" => ScVal::String(stellar_xdr::ScString("Scripted".try_into().unwrap())),
+            "symbol" => ScVal::String(stellar_xdr::ScString("SCR".try_into().unwrap())),
+            "balance" => i128_val(self.bal(&first)),
+            "allowance" => i128_val(self.live_allowance()),
+            other => panic!("unexpected read {other}"),
+        }))
+    }
+
+    fn write(
+        &mut self,
+        signer: Signer,
+        function: &str,
+        args: Vec<ScVal>,
+    ) -> Result<InvokeOutcome, String> {
+        self.writes.push(function.to_string());
+        if let Some(answer) = self.write_script.get(function) {
+            return answer.clone();
+        }
+        let (h, s) = (self.holder.clone(), self.spender.clone());
+        match function {
+            "transfer" => {
+                assert_eq!(signer, Signer::Holder);
+                let (from, to, amount) =
+                    (addr_of(&args[0]), addr_of(&args[1]), amount_of(&args[2]));
+                if self.flaws.vulnerable_transfer {
+                    let (fb, tb) = (self.bal(&from), self.bal(&to));
+                    self.balances.insert(from, fb - amount);
+                    self.balances.insert(to, tb + amount);
+                    return Ok(self.land());
+                }
+                if amount < 0 {
+                    return Ok(Self::refuse("negative amount"));
+                }
+                if self.bal(&from) < amount {
+                    return Ok(Self::refuse("insufficient balance"));
+                }
+                *self.balances.entry(from).or_default() -= amount;
+                *self.balances.entry(to).or_default() += amount;
+                Ok(self.land())
+            }
+            "approve" => {
+                assert_eq!(signer, Signer::Holder);
+                let (amount, until) = (
+                    amount_of(&args[2]),
+                    match args[3] {
+                        ScVal::U32(u) => u,
+                        _ => 0,
+                    },
+                );
+                let base = if self.flaws.accumulate {
+                    self.live_allowance()
+                } else {
+                    0
+                };
+                self.allowance = (base + amount, until);
+                Ok(self.land())
+            }
+            "transfer_from" | "burn_from" => {
+                assert_eq!(signer, Signer::Spender);
+                let amount = amount_of(args.last().unwrap());
+                if !self.flaws.ignore_allowance {
+                    if self.live_allowance() < amount {
+                        return Ok(Self::refuse("insufficient allowance"));
+                    }
+                    self.allowance.0 -= amount;
+                }
+                if self.bal(&h) < amount {
+                    return Ok(Self::refuse("insufficient balance"));
+                }
+                *self.balances.entry(h).or_default() -= amount;
+                if function == "transfer_from" {
+                    *self.balances.entry(s).or_default() += amount;
+                }
+                Ok(self.land())
+            }
+            "burn" => {
+                let amount = amount_of(&args[1]);
+                if self.bal(&h) < amount {
+                    return Ok(Self::refuse("insufficient balance"));
+                }
+                *self.balances.entry(h).or_default() -= amount;
+                Ok(self.land())
+            }
+            other => panic!("unexpected write {other}"),
+        }
+    }
+
+    fn latest_ledger(&mut self) -> Result<u32, String> {
+        Ok(self.ledger)
+    }
+
+    fn pause(&mut self, _duration: Duration) {
+        if self.advances {
+            self.ledger += 1;
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! A token's own contract spec: which SEP-41 members it declares, and its constructor's
+//! parameters, so JSON constructor arguments become contract values of the right types.
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use stellar_xdr::{
+    Int128Parts, ScSpecEntry, ScSpecTypeDef, ScString, ScSymbol, ScVal, UInt128Parts,
+};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SpecError {
+    #[error("{0} has no readable contract spec (a `contractspecv0` section): {1}")]
+    Unreadable(String, String),
+    #[error("constructor argument `{param}`: {reason}")]
+    Argument { param: String, reason: String },
+    #[error("--constructor-args: {0}")]
+    Shape(String),
+}
+
+/// Addresses the `"@admin"`, `"@holder"` and `"@spender"` placeholders stand for.
+#[derive(Debug, Clone)]
+pub struct Placeholders {
+    pub admin: String,
+    pub holder: String,
+    pub spender: String,
+}
+
+/// The functions a WASM declares, with their parameters.
+#[derive(Debug, Clone)]
+pub struct ContractSpec {
+    functions: BTreeMap<String, Vec<(String, ScSpecTypeDef)>>,
+}
+
+impl ContractSpec {
+    /// Reads the spec from `wasm`; `origin` names the file for errors.
+    pub fn from_wasm(wasm: &[u8], origin: &str) -> Result<Self, SpecError> {
+        let entries = soroban_spec::read::from_wasm(wasm)
+            .map_err(|e| SpecError::Unreadable(origin.to_string(), e.to_string()))?;
+        let mut functions = BTreeMap::new();
+        for entry in entries {
+            if let ScSpecEntry::FunctionV0(f) = entry {
+                let inputs = f
+                    .inputs
+                    .iter()
+                    .map(|i| (i.name.to_utf8_string_lossy(), i.type_.clone()))
+                    .collect();
+                functions.insert(f.name.0.to_utf8_string_lossy(), inputs);
+            }
+        }
+        Ok(ContractSpec { functions })
+    }
+
+    /// Names of every declared function.
+    pub fn declared(&self) -> BTreeSet<String> {
+        self.functions.keys().cloned().collect()
+    }
+
+    pub fn declares(&self, name: &str) -> bool {
+        self.functions.contains_key(name)
+    }
+
+    /// Parameters of `function`, if declared.
+    pub fn params(&self, function: &str) -> Option<&[(String, ScSpecTypeDef)]> {
+        self.functions.get(function).map(Vec::as_slice)
+    }
+
+    /// Constructor arguments from JSON (an array in order, or an object by parameter name);
+    /// with no JSON, defaults for the common `(admin, decimals, name, symbol)` shape.
+    pub fn constructor_args(
+        &self,
+        json: Option<&Value>,
+        placeholders: &Placeholders,
+    ) -> Result<Vec<ScVal>, SpecError> {
+        let Some(params) = self.params("__constructor") else {
+            return match json {
+                None => Ok(vec![]),
+                Some(Value::Array(a)) if a.is_empty() => Ok(vec![]),
+                Some(_) => Err(SpecError::Shape(
+                    "the contract has no constructor, so it takes no arguments".into(),
+                )),
+            };
+        };
+        let values: Vec<Value> = match json {
+            Some(Value::Array(items)) => {
+                if items.len() != params.len() {
+                    return Err(SpecError::Shape(format!(
+                        "the constructor takes {} arguments ({}), but {} were given",
+                        params.len(),
+                        names(params),
+                        items.len()
+                    )));
+                }
+                items.clone()
+            }
+            Some(Value::Object(map)) => params
+                .iter()
+                .map(|(name, _)| {
+                    map.get(name).cloned().ok_or_else(|| SpecError::Argument {
+                        param: name.clone(),
+                        reason: "missing from the JSON object".into(),
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(SpecError::Shape(format!(
+                    "expected a JSON array or object for ({})",
+                    names(params)
+                )))
+            }
+            None => params
+                .iter()
+                .map(|(name, ty)| default_arg(name, ty))
+                .collect::<Result<_, _>>()?,
+        };
+        params
+            .iter()
+            .zip(values)
+            .map(|((name, ty), value)| {
+                to_scval(&value, ty, placeholders).map_err(|reason| SpecError::Argument {
+                    param: name.clone(),
+                    reason,
+                })
+            })
+            .collect()
+    }
+}
+
+fn names(params: &[(String, ScSpecTypeDef)]) -> String {
+    params
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn default_arg(name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
+    let value = match (name, ty) {
+        (_, ScSpecTypeDef::Address) => Value::from("@admin"),
+        ("decimals", ScSpecTypeDef::U32) => Value::from(7),
+        ("name", ScSpecTypeDef::String) => Value::from("Assay Probe Token"),
+        ("symbol", ScSpecTypeDef::String) => Value::from("PROBE"),
+        _ => {
+            return Err(SpecError::Argument {
+                param: name.into(),
+                reason: "no default for it; pass --constructor-args '[…]'".into(),
+            })
+        }
+    };
+    Ok(value)
+}
+
+/// One JSON value as a contract value of type `ty`.
+pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<ScVal, String> {
+    let int = |v: &Value| -> Result<i128, String> {
+        match v {
+            Value::Number(n) => n
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| n.as_u64().map(i128::from))
+                .ok_or_else(|| format!("{n} is not an integer")),
+            Value::String(s) => s.parse().map_err(|_| format!("\"{s}\" is not an integer")),
+            other => Err(format!("expected an integer, got {other}")),
+        }
+    };
+    let ranged = |v: &Value, lo: i128, hi: i128, name: &str| -> Result<i128, String> {
+        let n = int(v)?;
+        if n < lo || n > hi {
+            Err(format!("{n} does not fit a {name}"))
+        } else {
+            Ok(n)
+        }
+    };
+    let text = |v: &Value| -> Result<String, String> {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("expected a string, got {v}"))
+    };
+    Ok(match ty {
+        ScSpecTypeDef::Bool => ScVal::Bool(value.as_bool().ok_or("expected true or false")?),
+        ScSpecTypeDef::Void => ScVal::Void,
+        ScSpecTypeDef::U32 => ScVal::U32(ranged(value, 0, u32::MAX.into(), "u32")? as u32),
+        ScSpecTypeDef::I32 => {
+            ScVal::I32(ranged(value, i32::MIN.into(), i32::MAX.into(), "i32")? as i32)
+        }
+        ScSpecTypeDef::U64 => ScVal::U64(ranged(value, 0, u64::MAX.into(), "u64")? as u64),
+        ScSpecTypeDef::I64 => {
+            ScVal::I64(ranged(value, i64::MIN.into(), i64::MAX.into(), "i64")? as i64)
+        }
+        ScSpecTypeDef::I128 => {
+            let n = int(value)?;
+            ScVal::I128(Int128Parts {
+                hi: (n >> 64) as i64,
+                lo: n as u64,
+            })
+        }
+        ScSpecTypeDef::U128 => {
+            let n = ranged(value, 0, i128::MAX, "u128")?;
+            ScVal::U128(UInt128Parts {
+                hi: (n >> 64) as u64,
+                lo: n as u64,
+            })
+        }
+        ScSpecTypeDef::String => ScVal::String(ScString(
+            text(value)?
+                .try_into()
+                .map_err(|_| "string too long".to_string())?,
+        )),
+        ScSpecTypeDef::Symbol => ScVal::Symbol(ScSymbol(
+            text(value)?
+                .as_str()
+                .try_into()
+                .map_err(|_| "not a valid symbol".to_string())?,
+        )),
+        ScSpecTypeDef::Bytes | ScSpecTypeDef::BytesN(_) => {
+            let bytes = hex::decode(text(value)?).map_err(|_| "expected hex bytes".to_string())?;
+            ScVal::Bytes(bytes.try_into().map_err(|_| "bytes too long".to_string())?)
+        }
+        ScSpecTypeDef::Address | ScSpecTypeDef::MuxedAddress => {
+            let raw = text(value)?;
+            let strkey = match raw.as_str() {
+                "@admin" => ph.admin.clone(),
+                "@holder" => ph.holder.clone(),
+                "@spender" => ph.spender.clone(),
+                other => other.to_string(),
+            };
+            ScVal::Address(assay_chain::parse_address(&strkey).map_err(|e| e.to_string())?)
+        }
+        ScSpecTypeDef::Option(inner) => match value {
+            Value::Null => ScVal::Void,
+            v => to_scval(v, &inner.value_type, ph)?,
+        },
+        ScSpecTypeDef::Vec(inner) => {
+            let items = value.as_array().ok_or("expected a JSON array")?;
+            let vals = items
+                .iter()
+                .map(|v| to_scval(v, &inner.element_type, ph))
+                .collect::<Result<Vec<_>, _>>()?;
+            ScVal::Vec(Some(
+                vals.try_into().map_err(|_| "too many items".to_string())?,
+            ))
+        }
+        other => {
+            return Err(format!(
+                "type {:?} is not supported here",
+                other.discriminant()
+            ))
+        }
+    })
+}

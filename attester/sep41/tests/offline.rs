@@ -1,0 +1,136 @@
+//! Offline runs on the embedded network, from the built fixture WASMs.
+use std::{path::PathBuf, process::Command, sync::OnceLock};
+
+use assay_sep41::{
+    offline::{run_offline, OfflineOptions, Subject},
+    Report, Status,
+};
+use Status::*;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Builds the fixture WASMs once per test binary with scripts/build-wasm.sh.
+fn wasm(name: &str) -> Vec<u8> {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new(root().join("scripts/build-wasm.sh"))
+            .args(["conformant-token", "vulnerable-token", "defect-token"])
+            .status()
+            .expect("scripts/build-wasm.sh runs");
+        assert!(status.success(), "scripts/build-wasm.sh failed");
+    });
+    let path = root().join("target/wasm").join(format!("{name}.wasm"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn run_wasm(name: &str) -> Report {
+    let subject = Subject::Wasm {
+        wasm: wasm(name),
+        origin: format!("{name}.wasm"),
+        constructor_args: None,
+        mint_fn: "mint".into(),
+    };
+    let run = run_offline(&subject, &OfflineOptions::default()).expect("offline run");
+    eprintln!("{}", assay_sep41::render::text(&run.report));
+    run.report
+}
+
+fn assert_status(report: &Report, id: &str, status: Status) {
+    let row = report.results.iter().find(|r| r.id == id).expect(id);
+    assert_eq!(row.status, status, "{id}: {}", row.actual);
+}
+
+#[test]
+fn conformant_token_passes_all_sixteen() {
+    let report = run_wasm("conformant_token");
+    for def in assay_sep41::CHECKS {
+        assert_status(&report, def.id, Pass);
+    }
+    assert_eq!(report.exit_code(), 0);
+}
+
+#[test]
+fn vulnerable_token_fails_self_and_negative_like_the_reference_run() {
+    let report = run_wasm("vulnerable_token");
+    assert_status(&report, "sep41-decimals", Pass);
+    assert_status(&report, "sep41-balance", Pass);
+    assert_status(&report, "sep41-allowance", Pass);
+    assert_status(&report, "sep41-name", Pass);
+    assert_status(&report, "sep41-symbol", Pass);
+    assert_status(&report, "sep41-transfer_from-unauthorized", Pass);
+    assert_status(&report, "sep41-transfer-zero-amount", Pass);
+    assert_status(&report, "sep41-transfer-self", Fail);
+    assert_status(&report, "sep41-transfer-negative-amount", Fail);
+    assert_status(&report, "sep41-transfer-over-balance", Unverifiable);
+    assert_status(&report, "sep41-transfer", Unverifiable);
+    assert_status(&report, "sep41-approve", Pass);
+    assert_status(&report, "sep41-transfer_from", Unverifiable);
+    assert_status(&report, "sep41-burn", Pass);
+    assert_status(&report, "sep41-burn_from", Unverifiable);
+    assert_status(&report, "sep41-transfer_from-expired", Unverifiable);
+    assert_eq!(report.exit_code(), 1);
+}
+
+#[test]
+fn stellar_asset_contract_passes_all_sixteen() {
+    let subject = Subject::Sac {
+        code: "ASSAY".into(),
+    };
+    let run = run_offline(&subject, &OfflineOptions::default()).expect("offline SAC run");
+    eprintln!("{}", assay_sep41::render::text(&run.report));
+    for def in assay_sep41::CHECKS {
+        assert_status(&run.report, def.id, Pass);
+    }
+    assert_eq!(run.report.exit_code(), 0);
+}
+
+/// Each planted defect FAILs its own check, and every other check still passes.
+fn assert_only_failure(wasm_name: &str, failing: &str) {
+    let report = run_wasm(wasm_name);
+    for def in assay_sep41::CHECKS {
+        let expected = if def.id == failing { Fail } else { Pass };
+        assert_status(&report, def.id, expected);
+    }
+    assert_eq!(report.exit_code(), 1);
+}
+
+#[test]
+fn fee_on_transfer_fails_transfer() {
+    assert_only_failure("defect_token_fee_on_transfer", "sep41-transfer");
+}
+
+#[test]
+fn allowance_not_decremented_fails_transfer_from() {
+    assert_only_failure(
+        "defect_token_allowance_not_decremented",
+        "sep41-transfer_from",
+    );
+}
+
+#[test]
+fn accumulating_approve_fails_approve() {
+    assert_only_failure("defect_token_approve_accumulates", "sep41-approve");
+}
+
+#[test]
+fn burn_from_debiting_the_spender_fails_burn_from() {
+    assert_only_failure("defect_token_burn_from_debits_spender", "sep41-burn_from");
+}
+
+#[test]
+fn zero_transfer_that_mints_fails_zero_amount() {
+    assert_only_failure(
+        "defect_token_zero_transfer_mints",
+        "sep41-transfer-zero-amount",
+    );
+}
+
+#[test]
+fn transfer_from_ignoring_the_allowance_fails_unauthorized() {
+    assert_only_failure(
+        "defect_token_transfer_from_ignores_allowance",
+        "sep41-transfer_from-unauthorized",
+    );
+}

@@ -1,0 +1,224 @@
+//! Cost benchmark of the registry and the gate, from their built `.wasm`, in one Env run.
+//!
+//!     cargo run -p assay-gate-example --example bench
+//!
+//! Prints CPU instructions and memory bytes per call as the Soroban host meters them
+//! (`env.cost_estimate()`), the Stellar Asset Contract's `balance` and `transfer` as baselines
+//! measured in the same run, the `.wasm` sizes, and a full `attest_many` batch against the
+//! per-transaction limits. Figures come from the host's cost model, not wall-clock time.
+use assay_gate_example::GateClient;
+use assay_registry::{
+    testutils::{gate_wasm, new_env, register_registry, registry_wasm, Build},
+    Attestation, SafetyRegistryClient, MAX_BATCH_SIZE,
+};
+use soroban_sdk::{
+    testutils::{Address as _, Ledger as _},
+    token::{StellarAssetClient, TokenClient},
+    xdr::ContractCostType,
+    Address, BytesN, Env, Vec,
+};
+
+// Per-transaction limits (live network settings, protocol 23+; docs/contract-interface.md).
+const TX_INSTRUCTIONS: i64 = 400_000_000;
+const TX_MEMORY_BYTES: i64 = 41_943_040;
+const TX_EVENTS_BYTES: u32 = 16_384;
+const TX_WRITE_ENTRIES: u32 = 200;
+const TX_WRITE_BYTES: u32 = 132_096;
+const TX_FOOTPRINT_ENTRIES: u32 = 400;
+
+struct Row {
+    name: String,
+    instructions: i64,
+    mem_bytes: i64,
+}
+
+fn measure(env: &Env, rows: &mut std::vec::Vec<Row>, name: &str, call: impl FnOnce()) {
+    call();
+    let r = env.cost_estimate().resources();
+    rows.push(Row {
+        name: name.to_string(),
+        instructions: r.instructions,
+        mem_bytes: r.mem_bytes,
+    });
+}
+
+/// The five cost types that used the most CPU in the last invocation.
+fn top_costs(env: &Env) -> std::vec::Vec<(String, u64)> {
+    let budget = env.cost_estimate().budget();
+    let mut costs: std::vec::Vec<_> = ContractCostType::VARIANTS
+        .iter()
+        .map(|t| (format!("{t:?}"), budget.tracker(*t).cpu))
+        .filter(|(_, cpu)| *cpu > 0)
+        .collect();
+    costs.sort_by_key(|c| std::cmp::Reverse(c.1));
+    costs.truncate(5);
+    costs
+}
+
+fn batch(env: &Env, n: u32) -> Vec<Attestation> {
+    let mut v = Vec::new(env);
+    for i in 0..n {
+        v.push_back(Attestation {
+            asset: Address::generate(env),
+            severity: 4,
+            flags: 0x1ff, // every defined bit: the largest flags value an element can carry
+            evidence_hash: BytesN::from_array(env, &[i as u8; 32]),
+        });
+    }
+    v
+}
+
+fn main() {
+    // Build first so the build's output does not interleave with the figures.
+    let sizes = [
+        ("assay_registry.wasm", registry_wasm().len()),
+        ("assay_gate_example.wasm", gate_wasm().len()),
+    ];
+
+    let env = new_env();
+    env.ledger().set_timestamp(1_786_771_651);
+    let admin = Address::generate(&env);
+    let registry_id = register_registry(&env, Build::Wasm, &admin);
+    let registry = SafetyRegistryClient::new(&env, &registry_id);
+    let attester = Address::generate(&env);
+    registry.add_attester(&attester);
+    let gate_id = env.register(
+        gate_wasm(),
+        (registry_id.clone(), None::<assay_gate_example::Policy>),
+    );
+    let gate = GateClient::new(&env, &gate_id);
+    let sac = env
+        .register_stellar_asset_contract_v2(Address::generate(&env))
+        .address();
+    let token = TokenClient::new(&env, &sac);
+    let holder = Address::generate(&env);
+    let other = Address::generate(&env);
+    StellarAssetClient::new(&env, &sac).mint(&holder, &1_000_000);
+    StellarAssetClient::new(&env, &sac).mint(&other, &1);
+    let hash = BytesN::from_array(&env, &[7; 32]);
+
+    let mut rows = std::vec::Vec::new();
+    measure(&env, &mut rows, "SAC balance (baseline)", || {
+        token.balance(&holder);
+    });
+    measure(&env, &mut rows, "SAC transfer (baseline)", || {
+        token.transfer(&holder, &other, &10);
+    });
+    measure(&env, &mut rows, "registry attest", || {
+        registry.attest(&attester, &sac, &0, &16, &hash);
+    });
+    measure(&env, &mut rows, "registry get_safety", || {
+        registry.get_safety(&sac);
+    });
+    let get_safety_budget = top_costs(&env);
+    token.balance(&holder);
+    let balance_budget = top_costs(&env);
+    measure(&env, &mut rows, "registry is_safe", || {
+        registry.is_safe(&sac, &2, &86_400);
+    });
+    measure(&env, &mut rows, "registry is_safe_masked", || {
+        registry.is_safe_masked(&sac, &6, &86_400);
+    });
+    for n in [1, 10, MAX_BATCH_SIZE] {
+        let items = batch(&env, n);
+        measure(
+            &env,
+            &mut rows,
+            &format!("registry attest_many ({n})"),
+            || {
+                registry.attest_many(&attester, &items);
+            },
+        );
+    }
+    let full = env.cost_estimate().resources();
+    measure(&env, &mut rows, "gate deposit (admitted)", || {
+        gate.deposit(&sac, &holder, &100);
+    });
+    measure(&env, &mut rows, "gate withdraw", || {
+        gate.withdraw(&sac, &holder, &100);
+    });
+
+    println!("Assay contract costs (WASM builds, one Env, soroban-sdk 29.0.1 cost model)\n");
+    println!("{:<28} {:>14} {:>14}", "call", "CPU instr", "memory bytes");
+    for r in &rows {
+        println!("{:<28} {:>14} {:>14}", r.name, r.instructions, r.mem_bytes);
+    }
+    let find = |name: &str| rows.iter().find(|r| r.name == name).unwrap();
+    let balance = find("SAC balance (baseline)");
+    let get = find("registry get_safety");
+    println!(
+        "\nget_safety / SAC balance: CPU {:.2}x, memory {:.2}x (target: <= 1.00x CPU)",
+        get.instructions as f64 / balance.instructions as f64,
+        get.mem_bytes as f64 / balance.mem_bytes as f64
+    );
+
+    println!("where the CPU goes (top cost types):");
+    for (label, costs) in [
+        ("get_safety", &get_safety_budget),
+        ("SAC balance", &balance_budget),
+    ] {
+        let parts: std::vec::Vec<_> = costs.iter().map(|(t, c)| format!("{t} {c}")).collect();
+        println!("  {label:<12} {}", parts.join(", "));
+    }
+
+    println!("\n.wasm sizes (target/wasm/, built by scripts/build-wasm.sh):");
+    for (name, len) in sizes {
+        println!(
+            "  {name:<26} {len:>7} bytes ({:.1} KiB)",
+            len as f64 / 1024.0
+        );
+    }
+
+    let pct = |used: f64, limit: f64| 100.0 * used / limit;
+    println!("\nfull batch (attest_many of {MAX_BATCH_SIZE}) against per-transaction limits:");
+    println!(
+        "  events           {:>10} / {:>11} bytes ({:.0}%), {} bytes per attest event",
+        full.contract_events_size_bytes,
+        TX_EVENTS_BYTES,
+        pct(
+            full.contract_events_size_bytes as f64,
+            TX_EVENTS_BYTES as f64
+        ),
+        full.contract_events_size_bytes / MAX_BATCH_SIZE
+    );
+    println!(
+        "  entries written  {:>10} / {:>11} ({:.0}%)",
+        full.write_entries,
+        TX_WRITE_ENTRIES,
+        pct(full.write_entries as f64, TX_WRITE_ENTRIES as f64)
+    );
+    println!(
+        "  bytes written    {:>10} / {:>11} ({:.0}%)",
+        full.write_bytes,
+        TX_WRITE_BYTES,
+        pct(full.write_bytes as f64, TX_WRITE_BYTES as f64)
+    );
+    let footprint = full.memory_read_entries + full.disk_read_entries;
+    println!(
+        "  footprint        {:>10} / {:>11} entries ({:.0}%)",
+        footprint,
+        TX_FOOTPRINT_ENTRIES,
+        pct(footprint as f64, TX_FOOTPRINT_ENTRIES as f64)
+    );
+    println!(
+        "  CPU instructions {:>10} / {:>11} ({:.1}%)",
+        full.instructions,
+        TX_INSTRUCTIONS,
+        pct(full.instructions as f64, TX_INSTRUCTIONS as f64)
+    );
+    println!(
+        "  memory bytes     {:>10} / {:>11} ({:.1}%)",
+        full.mem_bytes,
+        TX_MEMORY_BYTES,
+        pct(full.mem_bytes as f64, TX_MEMORY_BYTES as f64)
+    );
+    let per_event = full.contract_events_size_bytes / MAX_BATCH_SIZE;
+    println!(
+        "  events cap the batch at {} elements; MAX_BATCH_SIZE is {MAX_BATCH_SIZE}",
+        TX_EVENTS_BYTES / per_event.max(1)
+    );
+    println!(
+        "\nnote: auth is mocked (recording mode), so each write also pays a nonce entry that a \
+         transaction whose source account is the attester does not; signature checks are not metered."
+    );
+}
