@@ -193,9 +193,9 @@ pub fn execute<S: Submitter>(
                     tx_hash: c.hash.clone(),
                     ledger: c.ledger,
                 },
-                Err(ChainError::Unknown { hash, .. }) => Outcome::Unknown {
+                Err(e @ ChainError::Unknown { hash, .. }) => Outcome::Unknown {
                     tx_hash: hash.clone(),
-                    reason: explain(result.as_ref().err().expect("error arm")),
+                    reason: explain(e),
                 },
                 Err(e) => Outcome::Failed { reason: explain(e) },
             });

@@ -503,7 +503,7 @@ fn confirmed(hash: &str, r: &Value, fee: u32) -> Confirmed {
     let return_value = unb64::<TransactionMeta>("resultMetaXdr", r["resultMetaXdr"].as_str())
         .ok()
         .and_then(|m| match m {
-            TransactionMeta::V3(v3) => v3.soroban_meta.and_then(|s| Some(s.return_value)),
+            TransactionMeta::V3(v3) => v3.soroban_meta.map(|s| s.return_value),
             TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
             _ => None,
         });

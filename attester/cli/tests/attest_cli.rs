@@ -22,12 +22,18 @@ impl Env<'_> {
     fn common(&self) -> Vec<String> {
         let reg = format!("{}", stellar_strkey::Contract(self.w.registry));
         let mut v = vec![
-            "--registry".into(), reg,
-            "--rpc-url".into(), self.w.net.rpc_url(),
-            "--network-passphrase".into(), self.w.net.passphrase().to_string(),
-            "--horizon-url".into(), self.w.net.horizon_url(),
-            "--expert-url".into(), format!("https://{EXPERT}"),
-            "--cacert".into(), self.ca.display().to_string(),
+            "--registry".into(),
+            reg,
+            "--rpc-url".into(),
+            self.w.net.rpc_url(),
+            "--network-passphrase".into(),
+            self.w.net.passphrase().to_string(),
+            "--horizon-url".into(),
+            self.w.net.horizon_url(),
+            "--expert-url".into(),
+            format!("https://{EXPERT}"),
+            "--cacert".into(),
+            self.ca.display().to_string(),
         ];
         for h in [EXPERT, "aqua.network", "outage.example"] {
             v.push("--connect-to".into());
@@ -46,8 +52,14 @@ impl Env<'_> {
             .env_remove("STELLAR_NETWORK")
             .output()
             .unwrap();
-        let (o, e) = (String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string());
-        assert!(!o.contains(&self.secret) && !e.contains(&self.secret), "secret leaked:\n{o}\n{e}");
+        let (o, e) = (
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        );
+        assert!(
+            !o.contains(&self.secret) && !e.contains(&self.secret),
+            "secret leaked:\n{o}\n{e}"
+        );
         (out.status.code().unwrap_or(-1), o, e)
     }
 }
@@ -58,12 +70,28 @@ fn attest_verify_and_watch_binaries() {
     w.issue("AQUA", AQUA, 0, Some("aqua.network"));
     w.issue("OUTG", OUTG, 0, Some("outage.example"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
-    w.route(EXPERT, &format!("/explorer/directory/{OUTG}"), Reply::status(500));
-    w.route(EXPERT, "/explorer/directory/blocked-domains/outage.example", Reply::json(r#"{"domain":"outage.example","blocked":false}"#));
-    w.route("outage.example", "/.well-known/stellar.toml", Reply::status(404));
+    w.route(
+        EXPERT,
+        &format!("/explorer/directory/{OUTG}"),
+        Reply::status(500),
+    );
+    w.route(
+        EXPERT,
+        "/explorer/directory/blocked-domains/outage.example",
+        Reply::json(r#"{"domain":"outage.example","blocked":false}"#),
+    );
+    w.route(
+        "outage.example",
+        "/.well-known/stellar.toml",
+        Reply::status(404),
+    );
     let ca = w.server.write_ca(w.dir.path());
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
-    let env = Env { w: &w, secret: secret.clone(), ca };
+    let env = Env {
+        w: &w,
+        secret: secret.clone(),
+        ca,
+    };
     let aqua = format!("AQUA-{AQUA}");
     let outg = format!("OUTG-{OUTG}");
 
@@ -78,7 +106,10 @@ fn attest_verify_and_watch_binaries() {
     // One written, one refused with its rule: exit 2.
     let (code, out, err) = env.run(&["attest", &aqua, &outg, "--output", "json"]);
     assert_eq!(code, 2, "{out}{err}");
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["status"], "written", "{}", lines[0]);
     assert_eq!(lines[0]["severity"], 0);
     assert_eq!(lines[0]["tx_hash"].as_str().unwrap().len(), 64);
@@ -89,19 +120,30 @@ fn attest_verify_and_watch_binaries() {
     // Text output names what was written.
     let (code, out, _) = env.run(&["attest", &aqua]);
     assert_eq!(code, 0);
-    assert!(out.contains("written: severity clear, flags 0, hash ") && out.contains(", tx ") && out.contains(", ledger "), "{out}");
+    assert!(
+        out.contains("written: severity clear, flags 0, hash ")
+            && out.contains(", tx ")
+            && out.contains(", ledger "),
+        "{out}"
+    );
 
     // verify: agreement 0, absent 3.
     let (code, out, _) = env.run(&["verify", &aqua]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("agreement: severity 0, flags 0, hash "), "{out}");
+    assert!(
+        out.contains("agreement: severity 0, flags 0, hash "),
+        "{out}"
+    );
     let (code, out, _) = env.run(&["verify", &outg]);
     assert_eq!(code, 3, "{out}");
 
     // A secret in argv is refused before anything happens (and not echoed: checked in run()).
     let (code, _, err) = env.run(&["attest", &aqua, "--source", &secret]);
     assert_eq!(code, 64);
-    assert!(err.contains("refusing a secret key on the command line"), "{err}");
+    assert!(
+        err.contains("refusing a secret key on the command line"),
+        "{err}"
+    );
 
     // watch --once: AQUA is already fresh (unchanged), OUTG is refused and logged, never written.
     let cfg = w.dir.path().join("watch.toml");
@@ -130,14 +172,29 @@ fn attest_verify_and_watch_binaries() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains(&secret) && !String::from_utf8_lossy(&out.stdout).contains(&secret));
-    assert!(stderr.contains("\"event\":\"started\"") && stderr.contains("\"event\":\"stopped\""), "{stderr}");
-    let events: Vec<serde_json::Value> = stderr.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-    let of = |asset: &str| events.iter().find(|e| e["asset"] == asset && e["event"] != "scan_failed").cloned().unwrap_or_default();
+    assert!(
+        stderr.contains("\"event\":\"started\"") && stderr.contains("\"event\":\"stopped\""),
+        "{stderr}"
+    );
+    let events: Vec<serde_json::Value> = stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let of = |asset: &str| {
+        events
+            .iter()
+            .find(|e| e["asset"] == asset && e["event"] != "scan_failed")
+            .cloned()
+            .unwrap_or_default()
+    };
     assert_eq!(of(&aqua)["event"], "unchanged", "{stderr}");
     assert_eq!(of(&outg)["event"], "refused", "{stderr}");
     assert_eq!(of(&outg)["rule"], "undetermined", "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(w.dir.path().join("h.sqlite3").exists(), "observations recorded");
+    assert!(
+        w.dir.path().join("h.sqlite3").exists(),
+        "observations recorded"
+    );
 
     // The flags change: watch re-attests because the verdict changed, and verify then agrees.
     w.net.admin_set_account_flags(&g_account(AQUA), 1).unwrap();
@@ -151,7 +208,10 @@ fn attest_verify_and_watch_binaries() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("\"event\":\"written\"") && stderr.contains("verdict changed"), "{stderr}");
+    assert!(
+        stderr.contains("\"event\":\"written\"") && stderr.contains("verdict changed"),
+        "{stderr}"
+    );
     let (code, out, _) = env.run(&["verify", &aqua]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("severity 1, flags 1"), "{out}");

@@ -396,3 +396,45 @@ fn history_records_every_report_and_lists_transitions() {
     let listing: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(listing["observations"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn an_undetermined_report_never_renders_like_a_clean_one() {
+    let h = Harness::new(&[USDC.domain]);
+    USDC.route_all(&h);
+    h.route(
+        EXPERT,
+        &directory_path(USDC.issuer),
+        vec![Reply::status(503)],
+    );
+    let run = h.assay(&["scan", "--no-cache", "--no-history", &USDC.id()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("state: unknown: the scan could not be completed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("every source answered"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("check reputation"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("stellar.expert/directory: not retrievable: status 503"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    let h = Harness::new(&[]);
+    for command in ["scan", "history"] {
+        let run = h.assay(&[command, "--help"]);
+        assert_eq!(run.code, 0);
+        assert!(run.stdout.contains("Exit codes:"), "{}", run.stdout);
+        assert!(run.stdout.contains("64  usage error"), "{}", run.stdout);
+    }
+}
