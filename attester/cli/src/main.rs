@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod attestation;
 mod attester;
+mod demo;
 mod history;
 mod localnet;
 mod scan;
@@ -40,6 +41,7 @@ enum Command {
     Watch(attester::watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
+    Demo(demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,5 +66,6 @@ fn main() -> ExitCode {
         Command::Watch(args) => attester::watch::run(args),
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }

@@ -1,0 +1,460 @@
+//! `assay demo`: the whole pipeline offline, each step checked against what it claims to prove.
+//!
+//! A local network runs the registry and the gate from the built WASM; the eval subjects become classic
+//! assets with their recorded issuer flags; their recorded off-chain answers are replayed over local
+//! HTTPS. The real `assay` binary then scans, attests and verifies them, runs the SEP-41 suite on two
+//! tokens, and the gate takes deposits. Any outcome that differs from the stated one fails the demo.
+
+mod world;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use clap::Args;
+use world::{Subject, World, EXPERT};
+
+/// Exit code when at least one step's outcome differed from what the demo states.
+const EXIT_DIFFERED: u8 = 1;
+/// Exit code when the demo could not set up (missing WASM or eval data, network failed to start).
+const EXIT_SETUP: u8 = 2;
+
+#[derive(Args)]
+#[command(
+    about = "Run the whole pipeline offline on a local network and check every step's outcome",
+    long_about = "Start a local Stellar network, deploy the registry and the gate example from the built WASM, \
+        create the eval subjects as classic assets with their recorded issuer flags, replay their recorded \
+        StellarExpert and stellar.toml answers over local HTTPS, then scan, attest and verify them with this \
+        binary, run the SEP-41 suite on the conformant and the vulnerable token, and make deposits through the \
+        gate. Each step prints what it proves and is checked against an expected outcome. Nothing leaves \
+        127.0.0.1.",
+    after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n\n\
+        Exit codes:\n  0   every step's outcome was the stated one\n  \
+        1   at least one step's outcome differed (the step says how)\n  \
+        2   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        64  usage error"
+)]
+pub struct DemoArgs {
+    /// Directory holding assay_registry.wasm, assay_gate_example.wasm and the token WASMs
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "target/wasm",
+        env = "ASSAY_WASM_DIR"
+    )]
+    wasm_dir: PathBuf,
+    /// Directory of the recorded eval subjects
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "testdata/eval",
+        env = "ASSAY_EVAL_DIR"
+    )]
+    eval_dir: PathBuf,
+}
+
+/// A second issuer for the recorded reputation outage, so it does not collide with the recorded scam.
+const OUTAGE_ISSUER: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
+const OUTAGE_DOMAIN: &str = "outage.example";
+
+/// Subjects in display order with the gate's expected answer: `None` admits, `Some(code)` refuses.
+const SUBJECTS: [(&str, Option<u32>); 5] = [
+    ("aqua-clear-verified", None),
+    ("usdc-revocable-regulated", Some(3)),
+    ("doge-noflags-malicious", Some(4)),
+    ("berkshire-clawback-malicious", Some(4)),
+    ("doge-reputation-outage", Some(1)),
+];
+
+fn gate_error(code: u32) -> &'static str {
+    match code {
+        1 => "NotAttested",
+        2 => "AttestationStale",
+        3 => "IssuerCanTakeIt",
+        4 => "SeverityTooHigh",
+        5 => "InvalidPolicy",
+        6 => "InvalidAmount",
+        7 => "InsufficientBalance",
+        _ => "unknown",
+    }
+}
+
+struct Demo {
+    exe: PathBuf,
+    step: usize,
+    differed: Vec<String>,
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Demo {
+    fn step(&mut self, title: &str, proves: &str) {
+        self.step += 1;
+        println!("\n== Step {}: {title}", self.step);
+        println!("   proves: {proves}");
+    }
+
+    /// Records `ok` for the current step with the stated outcome.
+    fn check(&mut self, ok: bool, stated: &str) {
+        if ok {
+            println!("   ok: {stated}");
+        } else {
+            println!("   DIFFERS: expected {stated}");
+            self.differed.push(format!("step {}: {stated}", self.step));
+        }
+    }
+
+    /// Runs this binary with `args` and prints the command in its short form.
+    fn assay(&self, shown: &str, args: &[String], env: &[(&str, &str)], home: &Path) -> Run {
+        println!("   $ assay {shown}");
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(args)
+            .env("HOME", home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env_remove("STELLAR_NETWORK")
+            .env_remove("ASSAY_HORIZON_URL")
+            .env_remove("ASSAY_REGISTRY");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        match cmd.output() {
+            Ok(out) => Run {
+                code: out.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            },
+            Err(e) => Run {
+                code: -1,
+                stdout: String::new(),
+                stderr: format!("cannot run {}: {e}", self.exe.display()),
+            },
+        }
+    }
+}
+
+fn indent(text: &str) {
+    for line in text.lines() {
+        println!("   | {line}");
+    }
+}
+
+pub fn run(args: DemoArgs) -> ExitCode {
+    let started = Instant::now();
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot locate the assay binary: {e}");
+            return ExitCode::from(EXIT_SETUP);
+        }
+    };
+    let mut demo = Demo {
+        exe,
+        step: 0,
+        differed: Vec::new(),
+    };
+    match run_steps(&mut demo, &args) {
+        Err(e) => {
+            eprintln!("error: the demo could not set up: {e}");
+            ExitCode::from(EXIT_SETUP)
+        }
+        Ok(()) => {
+            let secs = started.elapsed().as_secs_f64();
+            if demo.differed.is_empty() {
+                println!(
+                    "\nDemo passed: all {} steps had their stated outcome ({secs:.1} s).",
+                    demo.step
+                );
+                ExitCode::SUCCESS
+            } else {
+                println!(
+                    "\nDemo FAILED: {} step outcome(s) differed ({secs:.1} s):",
+                    demo.differed.len()
+                );
+                for d in &demo.differed {
+                    println!("  - {d}");
+                }
+                ExitCode::from(EXIT_DIFFERED)
+            }
+        }
+    }
+}
+
+fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
+    // Load the recorded subjects first: a missing checkout fails before anything starts.
+    let mut subjects = Vec::new();
+    for (name, gate) in SUBJECTS {
+        let mut s = if name == "doge-reputation-outage" {
+            let mut s = Subject::load(&args.eval_dir, name, Some(OUTAGE_ISSUER))?;
+            s.domain = Some(OUTAGE_DOMAIN.into());
+            s
+        } else {
+            Subject::load(&args.eval_dir, name, None)?
+        };
+        s.name = name.into();
+        subjects.push((s, gate));
+    }
+    for wasm in [
+        "assay_registry",
+        "assay_gate_example",
+        "conformant_token",
+        "vulnerable_token",
+    ] {
+        let p = args.wasm_dir.join(format!("{wasm}.wasm"));
+        if !p.is_file() {
+            return Err(format!(
+                "{} is missing; build the contracts with scripts/build-wasm.sh (or pass --wasm-dir)",
+                p.display()
+            ));
+        }
+    }
+    let domains: Vec<String> = subjects
+        .iter()
+        .filter_map(|(s, _)| s.domain.clone())
+        .collect();
+    let domain_refs: Vec<&str> = domains.iter().map(String::as_str).collect();
+
+    // 1. Network and contracts.
+    demo.step(
+        "start a local network and deploy the registry and the gate from WASM",
+        "the contracts that ship are the ones that run: built .wasm uploaded and executed by the Soroban host",
+    );
+    let mut w = World::start(&domain_refs)?;
+    let deployed = w.deploy_registry_and_gate(&args.wasm_dir);
+    if let Err(e) = &deployed {
+        println!("   {e}");
+    }
+    demo.check(
+        deployed.is_ok(),
+        "registry and gate deployed, attester added",
+    );
+    deployed?;
+    let registry = assay_attest::sac::contract_strkey(w.registry);
+    println!("   rpc:      {}", w.net.rpc_url());
+    println!("   registry: {registry}");
+    println!(
+        "   gate:     {}",
+        assay_attest::sac::contract_strkey(w.gate)
+    );
+
+    // 2. Subjects.
+    demo.step(
+        "create the eval subjects as classic assets and replay their off-chain sources over HTTPS",
+        "issuer flags and home domains come from recorded mainnet answers; sources are served with real TLS",
+    );
+    let mut sacs = Vec::new();
+    for (s, _) in &subjects {
+        let sac = w.issue(s, 10_000_000)?;
+        w.serve(s);
+        println!(
+            "   {:<12} flags {:>2}  home domain {:<18} ({})",
+            s.code,
+            s.flags,
+            s.domain.as_deref().unwrap_or("-"),
+            s.name
+        );
+        sacs.push(sac);
+    }
+    demo.check(sacs.len() == subjects.len(), "every subject issued");
+    let ca = w.ca();
+    let mut sources = vec![
+        "--horizon-url".to_string(),
+        w.net.horizon_url(),
+        "--expert-url".into(),
+        format!("https://{EXPERT}"),
+        "--cacert".into(),
+        ca.display().to_string(),
+    ];
+    for rule in &w.connect_to {
+        sources.push("--connect-to".into());
+        sources.push(rule.clone());
+    }
+    let ids: Vec<String> = subjects.iter().map(|(s, _)| s.id()).collect();
+    let short: Vec<String> = subjects
+        .iter()
+        .map(|(s, _)| format!("{}-…", s.code))
+        .collect();
+    let home = w.dir.path().to_path_buf();
+
+    // 3. Scan.
+    demo.step(
+        "scan every subject (human output)",
+        "severity (what the ledger lets the issuer do) and accountability (who claims it) are separate; \
+         a source that did not answer makes the report undetermined, never clean",
+    );
+    let mut scan_args = vec![
+        "scan".to_string(),
+        "--no-history".into(),
+        "--no-cache".into(),
+    ];
+    scan_args.extend(sources.iter().cloned());
+    scan_args.extend(ids.iter().cloned());
+    let r = demo.assay(
+        &format!("scan {} (sources replayed locally)", short.join(" ")),
+        &scan_args,
+        &[],
+        &home,
+    );
+    indent(&r.stdout);
+    indent(&r.stderr);
+    demo.check(
+        r.code == 2,
+        "exit 2: one report is undetermined (the reputation outage)",
+    );
+    let mut json_args = scan_args.clone();
+    json_args.insert(1, "--output".into());
+    json_args.insert(2, "json".into());
+    let r = demo.assay(
+        "scan --output json … (the same, checked against expected.json)",
+        &json_args,
+        &[],
+        &home,
+    );
+    let reports: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    for ((s, _), report) in subjects.iter().zip(
+        reports
+            .iter()
+            .chain(std::iter::repeat(&serde_json::Value::Null)),
+    ) {
+        let expected = s.expected()?;
+        let got = (report["severity"].clone(), report["state"].clone());
+        let want = (expected["severity"].clone(), expected["state"].clone());
+        println!("   {:<12} severity {} state {}", s.code, got.0, got.1);
+        demo.check(
+            got == want,
+            &format!(
+                "{} severity {} state {} (expected.json)",
+                s.code, want.0, want.1
+            ),
+        );
+    }
+
+    // 4. Attest.
+    demo.step(
+        "attest the attestable subjects to the registry",
+        "only a complete report is published; an undetermined one is refused with its rule, never written",
+    );
+    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    let mut chain = vec![
+        "--registry".to_string(),
+        registry.clone(),
+        "--rpc-url".into(),
+        w.net.rpc_url(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+    ];
+    chain.extend(sources.iter().cloned());
+    let mut attest_args = vec!["attest".to_string()];
+    attest_args.extend(ids.iter().cloned());
+    attest_args.extend(chain.iter().cloned());
+    let r = demo.assay(
+        &format!(
+            "attest {} --registry C… (STELLAR_SECRET_KEY in the environment)",
+            short.join(" ")
+        ),
+        &attest_args,
+        &[("STELLAR_SECRET_KEY", &secret)],
+        &home,
+    );
+    indent(&r.stdout);
+    indent(&r.stderr);
+    let leaked = r.stdout.contains(&secret) || r.stderr.contains(&secret);
+    demo.check(!leaked, "the secret key appears in no output");
+    demo.check(r.code == 2, "exit 2: written for four, refused for one");
+    let written = r.stdout.matches("written: ").count();
+    demo.check(written == 4, "four attestations written");
+    demo.check(
+        r.stdout.contains("undetermined"),
+        "the outage subject refused under the undetermined rule",
+    );
+
+    // 5. Verify.
+    demo.step(
+        "verify on-chain attestations against a fresh scan",
+        "what the registry says can be re-derived by anyone from public sources",
+    );
+    let mut v = vec!["verify".to_string(), subjects[0].0.id()];
+    v.extend(chain.iter().cloned());
+    let r = demo.assay(
+        &format!("verify {} --registry C…", short[0]),
+        &v,
+        &[],
+        &home,
+    );
+    indent(&r.stdout);
+    demo.check(r.code == 0, "exit 0: agreement for AQUA");
+    let mut v = vec!["verify".to_string(), subjects[4].0.id()];
+    v.extend(chain.iter().cloned());
+    let r = demo.assay(
+        &format!("verify {} --registry C…", short[4]),
+        &v,
+        &[],
+        &home,
+    );
+    indent(&r.stdout);
+    demo.check(
+        r.code == 3,
+        "exit 3: nothing attested for the refused subject",
+    );
+
+    // 6. SEP-41.
+    demo.step(
+        "run the SEP-41 suite on the conformant and the vulnerable token",
+        "a token contract's behaviour is exercised, not assumed: a defect is reported as FAIL with its check",
+    );
+    for (token, want, stated) in [
+        ("conformant_token", 0, "exit 0: every check held"),
+        ("vulnerable_token", 1, "exit 1: a check FAILED"),
+    ] {
+        let wasm = args.wasm_dir.join(format!("{token}.wasm"));
+        let a = vec![
+            "sep41".to_string(),
+            "--wasm".into(),
+            wasm.display().to_string(),
+        ];
+        let r = demo.assay(&format!("sep41 --wasm {}", wasm.display()), &a, &[], &home);
+        indent(&r.stdout);
+        indent(&r.stderr);
+        demo.check(r.code == want, &format!("{token}: {stated}"));
+    }
+
+    // 7. Gate.
+    demo.step(
+        "deposit each asset through the gate contract",
+        "a contract reading the registry fails closed: it admits only a fresh, low-severity attestation \
+         whose issuer cannot freeze or claw back, and refuses the unattested",
+    );
+    for (i, (s, gate)) in subjects.iter().enumerate() {
+        let got = w.deposit(sacs[i], 100);
+        let shown = match &got {
+            Ok(()) => "admitted".to_string(),
+            Err(Ok(c)) => format!("refused: Error(Contract, #{c}) {}", gate_error(*c)),
+            Err(Err(e)) => format!("error: {e}"),
+        };
+        println!("   deposit 100 {:<10} -> {shown}", s.code);
+        let ok = match gate {
+            None => got.is_ok(),
+            Some(c) => got == Err(Ok(*c)),
+        };
+        let stated = match gate {
+            None => format!("{} admitted", s.code),
+            Some(c) => format!("{} refused with #{c} {}", s.code, gate_error(*c)),
+        };
+        demo.check(ok, &stated);
+    }
+    let bal = w.gate_balance(sacs[0]);
+    println!("   gate balance of AQUA for the holder: {bal:?}");
+    demo.check(
+        bal == Ok(100),
+        "the admitted deposit moved 100 into the gate",
+    );
+    Ok(())
+}

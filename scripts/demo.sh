@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole pipeline offline, from a fresh clone: install what is missing, build the contracts to WASM and the
+# `assay` binary, then run `assay demo` (local network, recorded sources replayed over local HTTPS).
+# Exits with the demo's code: 0 only when every step had its stated outcome.
+#
+# Usage: scripts/demo.sh [extra `assay demo` options]
+# Set CARGO_TARGET_DIR to build elsewhere (default: target/).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf 'demo.sh: %s\n' "$*" >&2; }
+
+say "installing what is missing (scripts/setup.sh)"
+scripts/setup.sh
+
+wasm=(assay_registry assay_gate_example conformant_token vulnerable_token)
+missing=0
+for w in "${wasm[@]}"; do [ -f "target/wasm/$w.wasm" ] || missing=1; done
+if [ "$missing" = 1 ]; then
+    say "building the contracts to WASM (scripts/build-wasm.sh)"
+    scripts/build-wasm.sh
+fi
+
+say "building assay (cargo build --release -p assay-cli; the first build takes several minutes)"
+cargo build --release --locked -q -p assay-cli
+
+target="${CARGO_TARGET_DIR:-$root/target}"
+say "running: assay demo"
+exec "$target/release/assay" demo --wasm-dir target/wasm --eval-dir testdata/eval "$@"
