@@ -22,9 +22,10 @@ if [ "$missing" = 1 ]; then
     scripts/build-wasm.sh
 fi
 
-say "building assay (cargo build --release -p assay-cli; the first build takes several minutes)"
-cargo build --release --locked -q -p assay-cli
+# The dev profile shares its build with scripts/test.sh (the release profile is tuned for contract size).
+say "building assay (cargo build -p assay-cli; the first build takes several minutes)"
+cargo build --locked -q -p assay-cli
 
 target="${CARGO_TARGET_DIR:-$root/target}"
 say "running: assay demo"
-exec "$target/release/assay" demo --wasm-dir target/wasm --eval-dir testdata/eval "$@"
+exec "$target/debug/assay" demo --wasm-dir target/wasm --eval-dir testdata/eval "$@"

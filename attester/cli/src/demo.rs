@@ -9,10 +9,34 @@ mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use world::{Subject, World, EXPERT};
+
+/// Set for `--output json`: the transcript goes to stderr and stdout carries only the JSON summary.
+static TRANSCRIPT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// One transcript line.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if TRANSCRIPT_TO_STDERR.load(Ordering::Relaxed) {
+            eprintln!($($arg)*)
+        } else {
+            println!($($arg)*)
+        }
+    };
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// The transcript on stdout
+    Text,
+    /// One JSON summary on stdout (every step, what it proves, each check and whether it held); the
+    /// transcript on stderr
+    Json,
+}
 
 /// Exit code when at least one step's outcome differed from what the demo states.
 const EXIT_DIFFERED: u8 = 1;
@@ -25,10 +49,11 @@ const EXIT_SETUP: u8 = 2;
     long_about = "Start a local Stellar network, deploy the registry and the gate example from the built WASM, \
         create the eval subjects as classic assets with their recorded issuer flags, replay their recorded \
         StellarExpert and stellar.toml answers over local HTTPS, then scan, attest and verify them with this \
-        binary, run the SEP-41 suite on the conformant and the vulnerable token, and make deposits through the \
-        gate. Each step prints what it proves and is checked against an expected outcome. Nothing leaves \
+        binary, run the SEP-41 suite on the conformant and the vulnerable token, read is_safe from the \
+        registry, and make deposits through the gate. Each step prints what it proves and is checked against an expected outcome. Nothing leaves \
         127.0.0.1.",
-    after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n\n\
+    after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n  \
+        assay demo --output json > demo.json\n\n\
         Exit codes:\n  0   every step's outcome was the stated one\n  \
         1   at least one step's outcome differed (the step says how)\n  \
         2   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
@@ -51,6 +76,9 @@ pub struct DemoArgs {
         env = "ASSAY_EVAL_DIR"
     )]
     eval_dir: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    output: Output,
 }
 
 /// A second issuer for the recorded reputation outage, so it does not collide with the recorded scam.
@@ -83,6 +111,8 @@ struct Demo {
     exe: PathBuf,
     step: usize,
     differed: Vec<String>,
+    /// Every step with its checks, for `--output json`.
+    record: Vec<serde_json::Value>,
 }
 
 struct Run {
@@ -94,23 +124,33 @@ struct Run {
 impl Demo {
     fn step(&mut self, title: &str, proves: &str) {
         self.step += 1;
-        println!("\n== Step {}: {title}", self.step);
-        println!("   proves: {proves}");
+        say!("\n== Step {}: {title}", self.step);
+        say!("   proves: {proves}");
+        self.record.push(serde_json::json!({
+            "step": self.step, "title": title, "proves": proves, "checks": []
+        }));
     }
 
     /// Records `ok` for the current step with the stated outcome.
     fn check(&mut self, ok: bool, stated: &str) {
+        if let Some(checks) = self
+            .record
+            .last_mut()
+            .and_then(|r| r["checks"].as_array_mut())
+        {
+            checks.push(serde_json::json!({"stated": stated, "held": ok}));
+        }
         if ok {
-            println!("   ok: {stated}");
+            say!("   ok: {stated}");
         } else {
-            println!("   DIFFERS: expected {stated}");
+            say!("   DIFFERS: expected {stated}");
             self.differed.push(format!("step {}: {stated}", self.step));
         }
     }
 
     /// Runs this binary with `args` and prints the command in its short form.
     fn assay(&self, shown: &str, args: &[String], env: &[(&str, &str)], home: &Path) -> Run {
-        println!("   $ assay {shown}");
+        say!("   $ assay {shown}");
         let mut cmd = Command::new(&self.exe);
         cmd.args(args)
             .env("HOME", home)
@@ -139,7 +179,7 @@ impl Demo {
 
 fn indent(text: &str) {
     for line in text.lines() {
-        println!("   | {line}");
+        say!("   | {line}");
     }
 }
 
@@ -156,7 +196,9 @@ pub fn run(args: DemoArgs) -> ExitCode {
         exe,
         step: 0,
         differed: Vec::new(),
+        record: Vec::new(),
     };
+    TRANSCRIPT_TO_STDERR.store(args.output == Output::Json, Ordering::Relaxed);
     match run_steps(&mut demo, &args) {
         Err(e) => {
             eprintln!("error: the demo could not set up: {e}");
@@ -164,19 +206,30 @@ pub fn run(args: DemoArgs) -> ExitCode {
         }
         Ok(()) => {
             let secs = started.elapsed().as_secs_f64();
-            if demo.differed.is_empty() {
+            if args.output == Output::Json {
                 println!(
+                    "{}",
+                    serde_json::json!({
+                        "passed": demo.differed.is_empty(),
+                        "seconds": (secs * 10.0).round() / 10.0,
+                        "steps": demo.record,
+                        "differed": demo.differed,
+                    })
+                );
+            }
+            if demo.differed.is_empty() {
+                say!(
                     "\nDemo passed: all {} steps had their stated outcome ({secs:.1} s).",
                     demo.step
                 );
                 ExitCode::SUCCESS
             } else {
-                println!(
+                say!(
                     "\nDemo FAILED: {} step outcome(s) differed ({secs:.1} s):",
                     demo.differed.len()
                 );
                 for d in &demo.differed {
-                    println!("  - {d}");
+                    say!("  - {d}");
                 }
                 ExitCode::from(EXIT_DIFFERED)
             }
@@ -226,7 +279,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     let mut w = World::start(&domain_refs)?;
     let deployed = w.deploy_registry_and_gate(&args.wasm_dir);
     if let Err(e) = &deployed {
-        println!("   {e}");
+        say!("   {e}");
     }
     demo.check(
         deployed.is_ok(),
@@ -234,9 +287,9 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     deployed?;
     let registry = assay_attest::sac::contract_strkey(w.registry);
-    println!("   rpc:      {}", w.net.rpc_url());
-    println!("   registry: {registry}");
-    println!(
+    say!("   rpc:      {}", w.net.rpc_url());
+    say!("   registry: {registry}");
+    say!(
         "   gate:     {}",
         assay_attest::sac::contract_strkey(w.gate)
     );
@@ -250,15 +303,20 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     for (s, _) in &subjects {
         let sac = w.issue(s, 10_000_000)?;
         w.serve(s);
-        println!(
-            "   {:<12} flags {:>2}  home domain {:<18} ({})",
-            s.code,
+        say!(
+            "   {:<16} flags {:>2}  home domain {:<18} ({})",
+            s.short(),
             s.flags,
             s.domain.as_deref().unwrap_or("-"),
             s.name
         );
         sacs.push(sac);
     }
+    say!(
+        "   (flags: auth_required 1, auth_revocable 2, auth_immutable 4, auth_clawback_enabled 8; the recorded \
+         reputation outage is replayed for a second issuer and domain so it does not collide with the \
+         recorded scam)"
+    );
     demo.check(sacs.len() == subjects.len(), "every subject issued");
     let ca = w.ca();
     let mut sources = vec![
@@ -274,10 +332,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         sources.push(rule.clone());
     }
     let ids: Vec<String> = subjects.iter().map(|(s, _)| s.id()).collect();
-    let short: Vec<String> = subjects
-        .iter()
-        .map(|(s, _)| format!("{}-…", s.code))
-        .collect();
+    let short: Vec<String> = subjects.iter().map(|(s, _)| s.short()).collect();
     let home = w.dir.path().to_path_buf();
 
     // 3. Scan.
@@ -327,12 +382,14 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         let expected = s.expected()?;
         let got = (report["severity"].clone(), report["state"].clone());
         let want = (expected["severity"].clone(), expected["state"].clone());
-        println!("   {:<12} severity {} state {}", s.code, got.0, got.1);
+        say!("   {:<16} severity {} state {}", s.short(), got.0, got.1);
         demo.check(
             got == want,
             &format!(
                 "{} severity {} state {} (expected.json)",
-                s.code, want.0, want.1
+                s.short(),
+                want.0,
+                want.1
             ),
         );
     }
@@ -371,6 +428,17 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     demo.check(r.code == 2, "exit 2: written for four, refused for one");
     let written = r.stdout.matches("written: ").count();
     demo.check(written == 4, "four attestations written");
+    for (s, _) in subjects.iter().take(4) {
+        let want = s.expected()?["severity"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        let line = r.stdout.lines().find(|l| l.starts_with(&s.id()));
+        demo.check(
+            line.is_some_and(|l| l.contains(&format!("written: severity {want},"))),
+            &format!("{} written with the scanned severity {want}", s.short()),
+        );
+    }
     demo.check(
         r.stdout.contains("undetermined"),
         "the outage subject refused under the undetermined rule",
@@ -424,9 +492,43 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         indent(&r.stdout);
         indent(&r.stderr);
         demo.check(r.code == want, &format!("{token}: {stated}"));
+        if token == "conformant_token" {
+            demo.check(
+                r.stdout.contains("16 pass, 0 fail"),
+                "conformant_token: 16 pass, 0 fail",
+            );
+        } else {
+            for check in ["sep41-transfer-self", "sep41-transfer-negative-amount"] {
+                demo.check(
+                    r.stdout
+                        .lines()
+                        .any(|l| l.trim_start().starts_with(&format!("✗ {check} "))),
+                    &format!("vulnerable_token: {check} FAILS"),
+                );
+            }
+        }
     }
 
-    // 7. Gate.
+    // 7. Registry reads.
+    demo.step(
+        "read the registry the way an integrating contract does",
+        "is_safe answers from the attestation alone and fails closed: an unattested asset is never safe",
+    );
+    for (i, want) in [(0, true), (1, false), (2, false), (4, false)] {
+        let s = &subjects[i].0;
+        let got = w.is_safe(sacs[i], 1, 86_400);
+        say!(
+            "   is_safe({}, max_severity 1, max_age_secs 86400) -> {}",
+            s.short(),
+            match &got {
+                Ok(b) => b.to_string(),
+                Err(e) => format!("error: {e}"),
+            }
+        );
+        demo.check(got == Ok(want), &format!("{} is_safe {want}", s.short()));
+    }
+
+    // 8. Gate.
     demo.step(
         "deposit each asset through the gate contract",
         "a contract reading the registry fails closed: it admits only a fresh, low-severity attestation \
@@ -439,19 +541,22 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
             Err(Ok(c)) => format!("refused: Error(Contract, #{c}) {}", gate_error(*c)),
             Err(Err(e)) => format!("error: {e}"),
         };
-        println!("   deposit 100 {:<10} -> {shown}", s.code);
+        say!("   deposit 100 {:<16} -> {shown}", s.short());
         let ok = match gate {
             None => got.is_ok(),
             Some(c) => got == Err(Ok(*c)),
         };
         let stated = match gate {
-            None => format!("{} admitted", s.code),
-            Some(c) => format!("{} refused with #{c} {}", s.code, gate_error(*c)),
+            None => format!("{} admitted", s.short()),
+            Some(c) => format!("{} refused with #{c} {}", s.short(), gate_error(*c)),
         };
         demo.check(ok, &stated);
     }
     let bal = w.gate_balance(sacs[0]);
-    println!("   gate balance of AQUA for the holder: {bal:?}");
+    match &bal {
+        Ok(b) => say!("   gate balance of AQUA for the holder: {b}"),
+        Err(e) => say!("   gate balance of AQUA for the holder: error: {e}"),
+    }
     demo.check(
         bal == Ok(100),
         "the admitted deposit moved 100 into the gate",

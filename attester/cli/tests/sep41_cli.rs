@@ -179,3 +179,105 @@ fn live_mode_against_an_unreachable_rpc_exits_two() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot prepare run"));
 }
+
+/// Live mode is the same suite over stellar-rpc: deploy on a local network, then run
+/// `assay sep41 C… --rpc-url … --network-passphrase …` with the parties' keys in env vars.
+#[test]
+fn live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token() {
+    use assay_chain::{Network, Secret};
+    use stellar_xdr::{CreateAccountOp, OperationBody, ScVal};
+
+    let code = std::fs::read(wasm("conformant_token")).unwrap();
+    // Real-network-like pacing (1 s ledgers), so the expiry check's 2-ledger grant lands in time.
+    let net = assay_localnet::LocalNet::start(assay_localnet::LocalNetConfig {
+        port: 0,
+        ledger_close_ms: 1000,
+        passphrase: assay_localnet::STANDALONE_PASSPHRASE.into(),
+    })
+    .unwrap();
+    let mut network = Network::new(&net.rpc_url(), net.passphrase());
+    network.poll_interval = std::time::Duration::from_millis(200);
+    let root_key = Secret::from_bytes(net.root_secret());
+    let (admin, holder, spender) = (
+        Secret::from_bytes([21; 32]),
+        Secret::from_bytes([22; 32]),
+        Secret::from_bytes([23; 32]),
+    );
+    let create = |who: &Secret| {
+        OperationBody::CreateAccount(CreateAccountOp {
+            destination: who.account_id(),
+            starting_balance: 100_000_000_000,
+        })
+    };
+    network
+        .submit_classic(
+            &root_key,
+            vec![create(&admin), create(&holder), create(&spender)],
+        )
+        .unwrap();
+    let hash = network.upload_wasm(&admin, &code).unwrap();
+    let args = vec![
+        ScVal::Address(admin.sc_address()),
+        ScVal::U32(7),
+        ScVal::String(stellar_xdr::ScString("Live".try_into().unwrap())),
+        ScVal::String(stellar_xdr::ScString("LIVE".try_into().unwrap())),
+    ];
+    let contract = network
+        .create_contract(&admin, hash, [9; 32], args)
+        .unwrap();
+    let mint = vec![
+        ScVal::Address(holder.sc_address()),
+        assay_sep41::checks::i128_val(5),
+    ];
+    assert!(matches!(
+        network.invoke(&admin, &contract, "mint", mint).unwrap(),
+        assay_chain::InvokeOutcome::Landed { .. }
+    ));
+
+    let contract_id = assay_chain::strkey_of(&contract);
+    let rpc_url = net.rpc_url();
+    let args = [
+        contract_id.as_str(),
+        "--rpc-url",
+        rpc_url.as_str(),
+        "--network-passphrase",
+        net.passphrase(),
+        "--output",
+        "md",
+    ];
+    let (owner_key, spender_key) = (secret(22), secret(23));
+    let out = assay(
+        &args,
+        &[
+            ("ASSAY_OWNER_SECRET", &owner_key),
+            ("ASSAY_SPENDER_SECRET", &spender_key),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("# SEP-41 Conformance Report"));
+    assert!(
+        stdout.contains("**Conformant: every check was exercised and held.**"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| `sep41-transfer_from-expired` | transfer_from: expired allowance | required | PASS |"), "{stdout}");
+    assert!(!stdout.contains(&owner_key) && !stdout.contains(&spender_key));
+    // The holder started with 5 and four were spent.
+    let left = network
+        .read(
+            &holder.account_id(),
+            &contract,
+            "balance",
+            vec![ScVal::Address(holder.sc_address())],
+        )
+        .unwrap();
+    assert_eq!(
+        left,
+        assay_chain::ReadOutcome::Value(assay_sep41::checks::i128_val(1))
+    );
+}

@@ -46,7 +46,12 @@ impl Subject {
         let dir = eval.join(name);
         let read = |f: &str| -> Result<serde_json::Value, String> {
             let p = dir.join(f);
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                format!(
+                    "{}: {e}; run from the repository root or pass --eval-dir",
+                    p.display()
+                )
+            })?;
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
         };
         let subject = read("subject.json")?;
@@ -70,6 +75,12 @@ impl Subject {
         })
     }
 
+    /// `CODE-GABC…`: enough of the issuer to tell two assets with one code apart.
+    pub fn short(&self) -> String {
+        let head = self.issuer.get(..4).unwrap_or(&self.issuer);
+        format!("{}-{head}…", self.code)
+    }
+
     pub fn id(&self) -> String {
         format!("{}-{}", self.code, self.issuer)
     }
@@ -86,7 +97,8 @@ impl Subject {
 }
 
 pub struct World {
-    pub rt: tokio::runtime::Runtime,
+    /// Runs the replay servers; dropping it stops them.
+    _rt: tokio::runtime::Runtime,
     pub net: LocalNet,
     pub spec: NetworkSpec,
     pub rpc: RpcClient,
@@ -148,7 +160,7 @@ impl World {
         let server = rt.block_on(ReplayServer::start(&hosts));
         let connect_to = hosts.iter().map(|h| server.connect_https(h)).collect();
         Ok(World {
-            rt,
+            _rt: rt,
             net,
             spec,
             rpc,
@@ -340,6 +352,29 @@ impl World {
         match self.invoker(&self.admin).read(&f) {
             Ok(Some(ScVal::I128(p))) => Ok(((p.hi as i128) << 64) | p.lo as i128),
             Ok(other) => Err(format!("balance returned {other:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The registry's `is_safe(asset, max_severity, max_age_secs)`, by simulation (nothing is signed).
+    pub fn is_safe(
+        &self,
+        asset: [u8; 32],
+        max_severity: u32,
+        max_age_secs: u64,
+    ) -> Result<bool, String> {
+        let f = registry::call(
+            self.registry,
+            "is_safe",
+            vec![
+                contract_val(asset),
+                ScVal::U32(max_severity),
+                ScVal::U64(max_age_secs),
+            ],
+        );
+        match self.invoker(&self.admin).read(&f) {
+            Ok(Some(ScVal::Bool(b))) => Ok(b),
+            Ok(other) => Err(format!("is_safe returned {other:?}")),
             Err(e) => Err(e.to_string()),
         }
     }
