@@ -21,7 +21,7 @@ step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "one stellar-xdr"
-xdr_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | grep -E '^stellar-xdr v' | sort -u)"
+xdr_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | awk '$1 == "stellar-xdr" { print $2 }' | sort -u)"
 if [ "$(printf '%s\n' "$xdr_versions" | grep -c .)" -gt 1 ]; then
     printf 'more than one stellar-xdr in the graph:\n%s\n' "$xdr_versions" >&2
     exit 1
