@@ -4,13 +4,20 @@
 #     target/wasm/<crate_name>.wasm      (e.g. target/wasm/assay_registry.wasm)
 #
 # Usage: scripts/build-wasm.sh [PACKAGE...]     (default: every contract in the workspace)
+#        `defect-token` as a PACKAGE builds conformant-token's planted defects (see the end).
 #
 # Toolchain, first that works:
-#   1. `stellar contract build`, when the stellar CLI is installed;
+#   1. `stellar contract build`, when the stellar CLI and the rustup wasm32v1-none target are installed;
 #   2. rustup with the wasm32v1-none target installed;
 #   3. Debian's rustc-web toolchain (installed with apt-get when missing and running as root),
 #      which builds core/alloc from source with -Zbuild-std.
 # Set ASSAY_WASM_TOOLCHAIN=stellar|rustup|debian to force one.
+#
+# Every .wasm then goes through binaryen's `wasm-opt -Oz` (Debian package binaryen, installed with
+# the Debian toolchain) when it is available: about a quarter smaller and cheaper to instantiate on
+# chain. It keeps to the features wasm32v1-none emits (MVP + mutable-globals), so it introduces no
+# instruction the Soroban VM refuses, and it keeps the contract spec and meta sections. Without
+# wasm-opt the build still succeeds with a warning; ASSAY_WASM_OPT=0 skips the step.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,10 +25,18 @@ cd "$root"
 
 DEFAULT_PACKAGES=(assay-registry assay-gate-example)
 # Fixture contracts join the default list when they exist in the workspace.
-for fixture in vulnerable-token conformant-token defect-token; do
+for fixture in vulnerable-token conformant-token read-floor; do
     if [ -f "fixtures/$fixture/Cargo.toml" ]; then DEFAULT_PACKAGES+=("$fixture"); fi
 done
+if [ -f fixtures/conformant-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(defect-token); fi
 if [ "$#" -gt 0 ]; then packages=("$@"); else packages=("${DEFAULT_PACKAGES[@]}"); fi
+# `defect-token` names no package: it asks for the planted-defect builds of conformant-token
+# (one per cargo feature, at the end of this script).
+cargo_packages=()
+defect_builds=false
+for p in "${packages[@]}"; do
+    if [ "$p" = defect-token ]; then defect_builds=true; else cargo_packages+=("$p"); fi
+done
 
 TARGET=wasm32v1-none
 build_dir="${ASSAY_WASM_TARGET_DIR:-$root/target/wasm-build}"
@@ -50,11 +65,24 @@ install_debian_toolchain() {
     apt-get install -y -qq "${debian_packages[@]}" >&2
 }
 
+# The wasm-opt to use, or nothing: on PATH, else from Debian's binaryen when apt is usable as root.
+find_wasm_opt() {
+    [ "${ASSAY_WASM_OPT:-1}" = 0 ] && return 0
+    if ! command -v wasm-opt >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        log "installing binaryen (wasm-opt) from Debian"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >&2 ||
+            { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binaryen >&2; } || true
+    fi
+    command -v wasm-opt || true
+}
+
 pick_toolchain() {
     if [ -n "${ASSAY_WASM_TOOLCHAIN:-}" ]; then echo "$ASSAY_WASM_TOOLCHAIN"; return; fi
-    if command -v stellar >/dev/null 2>&1; then echo stellar; return; fi
+    # `stellar contract build` compiles with rustup's wasm32v1-none target, so it is only usable when
+    # that target is installed; a stellar CLI on PATH alone is not enough.
     if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
-        echo rustup; return
+        if command -v stellar >/dev/null 2>&1; then echo stellar; else echo rustup; fi
+        return
     fi
     echo debian
 }
@@ -95,33 +123,49 @@ debian)
 esac
 }
 
-build_with "${packages[@]}"
+# Held from the first build to the last copy: the defect builds share conformant-token's output
+# file in the build directory, so a concurrent run must never copy it between two builds.
+exec 9>"$out_dir/.build.lock"
+flock 9
 
-for p in "${packages[@]}"; do
+if [ "${#cargo_packages[@]}" -gt 0 ]; then build_with "${cargo_packages[@]}"; fi
+
+wasm_opt="$(find_wasm_opt)"
+if [ -z "$wasm_opt" ] && [ "${ASSAY_WASM_OPT:-1}" != 0 ]; then
+    log "wasm-opt not found: contracts are left unoptimised (install binaryen to get the documented sizes)"
+fi
+
+# install SRC NAME: optimise SRC into target/wasm/NAME.wasm through a private temporary file, so a
+# concurrent reader never sees a partial .wasm.
+install_wasm() {
+    local src="$1" name="$2" tmp
+    tmp="$(mktemp "$out_dir/.$name.XXXXXX")"
+    if [ -n "$wasm_opt" ]; then
+        "$wasm_opt" -Oz --converge --mvp-features --enable-mutable-globals "$src" -o "$tmp"
+    else
+        cp "$src" "$tmp"
+    fi
+    chmod 0644 "$tmp"
+    mv "$tmp" "$out_dir/$name.wasm"
+    printf '%s\t%s bytes\n' "target/wasm/$name.wasm" "$(stat -c %s "$out_dir/$name.wasm")"
+}
+
+for p in ${cargo_packages[@]+"${cargo_packages[@]}"}; do
     name="${p//-/_}"
     src="$build_dir/$TARGET/release/$name.wasm"
     if [ ! -f "$src" ]; then
         log "expected $src after the build, but it is missing"
         exit 1
     fi
-    cp "$src" "$out_dir/$name.wasm.tmp"
-    mv "$out_dir/$name.wasm.tmp" "$out_dir/$name.wasm"
-    printf '%s\t%s bytes\n' "target/wasm/$name.wasm" "$(stat -c %s "$out_dir/$name.wasm")"
+    install_wasm "$src" "$name"
 done
 
-# defect-token plants one defect per cargo feature: one build and one wasm per feature,
-# target/wasm/defect_token_<feature>.wasm (the featureless defect_token.wasm is the control).
-for p in "${packages[@]}"; do
-    [ "$p" = defect-token ] || continue
-    # Held across build and copy: the features share one output file in the build directory.
-    exec 9>"$out_dir/.defect-token.lock"
-    flock 9
+# The planted-defect builds: conformant-token with one defect feature each, installed as
+# target/wasm/defect_token_<feature>.wasm (the featureless conformant_token.wasm is their control).
+if $defect_builds; then
     for feature in fee-on-transfer allowance-not-decremented approve-accumulates \
         burn-from-debits-spender zero-transfer-mints transfer-from-ignores-allowance; do
-        build_with defect-token -- --features "$feature"
-        out="defect_token_${feature//-/_}"
-        cp "$build_dir/$TARGET/release/defect_token.wasm" "$out_dir/$out.wasm.tmp"
-        mv "$out_dir/$out.wasm.tmp" "$out_dir/$out.wasm"
-        printf '%s\t%s bytes\n' "target/wasm/$out.wasm" "$(stat -c %s "$out_dir/$out.wasm")"
+        build_with conformant-token -- --features "$feature"
+        install_wasm "$build_dir/$TARGET/release/conformant_token.wasm" "defect_token_${feature//-/_}"
     done
-done
+fi

@@ -12,7 +12,8 @@ cd "$root"
 say() { printf 'demo.sh: %s\n' "$*" >&2; }
 
 say "installing what is missing (scripts/setup.sh)"
-scripts/setup.sh
+# The demo does not use stellar-cli, so it skips that slow install.
+ASSAY_SETUP_NO_STELLAR_CLI=1 scripts/setup.sh
 
 wasm=(assay_registry assay_gate_example conformant_token vulnerable_token)
 missing=0

@@ -25,3 +25,9 @@ interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/fixtures/localnet/inte
 if [ -f "$interop/package-lock.json" ] && [ ! -d "$interop/node_modules/@stellar/stellar-sdk" ]; then
     (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error) >&2
 fi
+
+# stellar-cli for the tests that run the docs' `stellar` lines, into target/tools (not PATH). Slow the first
+# time (a cargo install); the demo does not need it and skips it with ASSAY_SETUP_NO_STELLAR_CLI=1.
+if [ "${ASSAY_SETUP_NO_STELLAR_CLI:-0}" != 1 ]; then
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/install-stellar-cli.sh"
+fi

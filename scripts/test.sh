@@ -29,3 +29,6 @@ fi
 
 step "tests"
 cargo test --workspace --locked
+
+step "demo (the README's first command, as written)"
+scripts/demo.sh >/dev/null

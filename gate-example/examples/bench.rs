@@ -6,11 +6,16 @@
 //! (`env.cost_estimate()`), the Stellar Asset Contract's `balance` and `transfer` as baselines
 //! measured in the same run, the `.wasm` sizes, and a full `attest_many` batch against the
 //! per-transaction limits. Figures come from the host's cost model, not wall-clock time.
+//!
+//! A second baseline, `fixtures/read-floor`, is the least a WASM contract can do to answer a read
+//! (one persistent entry): the part of `get_safety` that any WASM contract pays is measured, not
+//! assumed.
 use assay_gate_example::GateClient;
 use assay_registry::{
     testutils::{gate_wasm, new_env, register_registry, registry_wasm, Build},
     Attestation, SafetyRegistryClient, MAX_BATCH_SIZE,
 };
+use read_floor::ReadFloorClient;
 use soroban_sdk::{
     testutils::{Address as _, Ledger as _},
     token::{StellarAssetClient, TokenClient},
@@ -55,6 +60,23 @@ fn top_costs(env: &Env) -> std::vec::Vec<(String, u64)> {
     costs
 }
 
+/// `target/wasm/read_floor.wasm`, built through scripts/build-wasm.sh like the contracts.
+fn read_floor_wasm() -> std::vec::Vec<u8> {
+    let root = assay_registry::testutils::workspace_root();
+    let status = std::process::Command::new(root.join("scripts/build-wasm.sh"))
+        .arg("read-floor")
+        .current_dir(&root)
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("running scripts/build-wasm.sh");
+    assert!(
+        status.success(),
+        "scripts/build-wasm.sh read-floor failed: {status}"
+    );
+    std::fs::read(root.join("target/wasm/read_floor.wasm")).expect("reading read_floor.wasm")
+}
+
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {
     let mut v = Vec::new(env);
     for i in 0..n {
@@ -70,9 +92,11 @@ fn batch(env: &Env, n: u32) -> Vec<Attestation> {
 
 fn main() {
     // Build first so the build's output does not interleave with the figures.
+    let floor_wasm = read_floor_wasm();
     let sizes = [
         ("assay_registry.wasm", registry_wasm().len()),
         ("assay_gate_example.wasm", gate_wasm().len()),
+        ("read_floor.wasm (baseline)", floor_wasm.len()),
     ];
 
     let env = new_env();
@@ -96,11 +120,17 @@ fn main() {
     StellarAssetClient::new(&env, &sac).mint(&holder, &1_000_000);
     StellarAssetClient::new(&env, &sac).mint(&other, &1);
     let hash = BytesN::from_array(&env, &[7; 32]);
+    let floor = ReadFloorClient::new(&env, &env.register(floor_wasm.as_slice(), ()));
+    floor.set(&sac, &1_786_771_651);
 
     let mut rows = std::vec::Vec::new();
     measure(&env, &mut rows, "SAC balance (baseline)", || {
         token.balance(&holder);
     });
+    measure(&env, &mut rows, "WASM read floor (baseline)", || {
+        floor.get(&sac);
+    });
+    let floor_budget = top_costs(&env);
     measure(&env, &mut rows, "SAC transfer (baseline)", || {
         token.transfer(&holder, &other, &10);
     });
@@ -146,15 +176,26 @@ fn main() {
     let find = |name: &str| rows.iter().find(|r| r.name == name).unwrap();
     let balance = find("SAC balance (baseline)");
     let get = find("registry get_safety");
+    let floor_row = find("WASM read floor (baseline)");
     println!(
         "\nget_safety / SAC balance: CPU {:.2}x, memory {:.2}x (target: <= 1.00x CPU)",
         get.instructions as f64 / balance.instructions as f64,
         get.mem_bytes as f64 / balance.mem_bytes as f64
     );
+    println!(
+        "WASM read floor / SAC balance: CPU {:.2}x (the least any WASM contract pays for a read)",
+        floor_row.instructions as f64 / balance.instructions as f64
+    );
+    println!(
+        "get_safety / WASM read floor: CPU {:.2}x, memory {:.2}x",
+        get.instructions as f64 / floor_row.instructions as f64,
+        get.mem_bytes as f64 / floor_row.mem_bytes as f64
+    );
 
     println!("where the CPU goes (top cost types):");
     for (label, costs) in [
         ("get_safety", &get_safety_budget),
+        ("read floor", &floor_budget),
         ("SAC balance", &balance_budget),
     ] {
         let parts: std::vec::Vec<_> = costs.iter().map(|(t, c)| format!("{t} {c}")).collect();

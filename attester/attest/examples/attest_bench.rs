@@ -147,6 +147,7 @@ fn main() {
         history: None,
         health: Arc::new(Mutex::new(Health::default())),
         options: fast(),
+        sep41: None,
     };
     let stop2 = stop.clone();
     let stopper = std::thread::spawn(move || {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::decide::{decide, Decision};
 use crate::registry::{self, Attestation, MAX_BATCH_SIZE};
-use crate::tx::{ChainError, Confirmed, Invoker};
+use assay_chain::submit::{ChainError, Confirmed, Invoker};
 
 /// Writes batches. The real one signs and sends; tests record.
 pub trait Submitter {
@@ -214,7 +214,7 @@ pub fn execute<S: Submitter>(
 /// An error with registry codes named.
 pub fn explain(e: &ChainError) -> String {
     match e {
-        ChainError::Simulation(text) => match crate::tx::contract_error_code(text) {
+        ChainError::Simulation(text) => match assay_chain::submit::contract_error_code(text) {
             Some(code) => format!(
                 "{e} — registry error {code}: {}",
                 registry::registry_error(code)

@@ -7,11 +7,11 @@ use std::time::Duration;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
 use clap::{Args, ValueEnum};
 
-use crate::identity::{self, Signer, SECRET_ENV};
-use crate::network::{self, NetworkSpec};
-use crate::rpc::RpcClient;
 use crate::sac;
 use crate::scanning::ScanSettings;
+use assay_chain::identity::{self, Signer, SECRET_ENV};
+use assay_chain::network::{self, NetworkSpec};
+use assay_chain::rpc::RpcClient;
 
 /// Usage errors exit 64 in every subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -57,13 +57,25 @@ pub struct SourceArgs {
     #[arg(long, env = "ASSAY_STELLAR_EXPERT_URL", value_name = "URL", default_value = assay_core::DEFAULT_STELLAR_EXPERT_URL)]
     pub expert_url: String,
     /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style).
-    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    /// In the environment: comma-separated rules.
+    #[arg(
+        long,
+        value_name = "HOST:PORT:ADDR",
+        env = "ASSAY_RESOLVE",
+        value_delimiter = ','
+    )]
     pub resolve: Vec<ResolveRule>,
     /// Connect to ADDR:PORT2 for HOST:PORT (repeatable, curl-style).
-    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    /// In the environment: comma-separated rules.
+    #[arg(
+        long = "connect-to",
+        value_name = "HOST:PORT:ADDR:PORT2",
+        env = "ASSAY_CONNECT_TO",
+        value_delimiter = ','
+    )]
     pub connect_to: Vec<ConnectToRule>,
     /// PEM file of extra trusted roots for source fetches.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "ASSAY_CACERT")]
     pub cacert: Vec<PathBuf>,
     /// Seconds allowed for one source fetch.
     #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]

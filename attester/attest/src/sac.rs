@@ -2,13 +2,9 @@
 //! `HashIdPreimage::ContractId { network_id, FromAsset(asset) }`, as a `C…` StrKey. The registry keys
 //! attestations by this address, so it must match what `stellar contract id asset` prints.
 
-use sha2::{Digest, Sha256};
 use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractIdPreimage, Hash,
-    HashIdPreimage, HashIdPreimageContractId, Limits, PublicKey, Uint256, WriteXdr,
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, PublicKey, Uint256,
 };
-
-use crate::network::network_id;
 
 /// Why an asset has no SAC address.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,16 +37,9 @@ pub fn xdr_asset(code: &str, issuer: &str) -> Result<Asset, SacError> {
     })
 }
 
-/// The 32-byte contract id of `asset`'s SAC on the network with `passphrase`.
+/// The 32-byte contract id of `asset`'s SAC on the network with `passphrase` (assay-chain's derivation).
 pub fn contract_id(asset: &Asset, passphrase: &str) -> [u8; 32] {
-    let preimage = HashIdPreimage::ContractId(HashIdPreimageContractId {
-        network_id: Hash(network_id(passphrase)),
-        contract_id_preimage: ContractIdPreimage::Asset(asset.clone()),
-    });
-    let bytes = preimage
-        .to_xdr(Limits::none())
-        .expect("a contract id preimage always encodes");
-    Sha256::digest(bytes).into()
+    assay_chain::contract_id_from_asset(asset, passphrase)
 }
 
 /// The SAC id of a classic `core` asset.
@@ -79,7 +68,7 @@ pub fn parse_contract(text: &str) -> Option<[u8; 32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
+    use assay_chain::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
 
     fn sac(code: &str, issuer: &str, pass: &str) -> String {
         contract_strkey(contract_id(&xdr_asset(code, issuer).unwrap(), pass))

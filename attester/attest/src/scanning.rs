@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use assay_core::{Asset, Report};
+use assay_core::{Asset, Report, Subject};
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{Network, ScanConfig, Scanner};
 
-use crate::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
+use assay_chain::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
 
 /// Where the asset's sources are read.
 #[derive(Debug, Clone)]
@@ -34,7 +34,7 @@ impl ScanSettings {
         match passphrase {
             MAINNET_PASSPHRASE => Some(assay_core::DEFAULT_HORIZON_URL),
             TESTNET_PASSPHRASE => Some("https://horizon-testnet.stellar.org"),
-            crate::network::LOCAL_PASSPHRASE => Some("http://localhost:8000"),
+            assay_chain::network::LOCAL_PASSPHRASE => Some("http://localhost:8000"),
             _ => None,
         }
     }
@@ -57,6 +57,18 @@ pub type ScanResult = Result<Report, String>;
 
 /// Scans `assets` with the cache bypassed and evaluates them. Results are in input order.
 pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanResult>, String> {
+    Ok(scan_subjects(settings, assets)?
+        .into_iter()
+        .map(|r| assay_core::engine::evaluate(&r?).map_err(|e| format!("internal: {e}")))
+        .collect())
+}
+
+/// Scans `assets` with the cache bypassed, bound to the asset network, without evaluating them (so a
+/// caller can add checks, e.g. `sep41`). Results are in input order.
+pub fn scan_subjects(
+    settings: &ScanSettings,
+    assets: &[Asset],
+) -> Result<Vec<Result<Subject, String>>, String> {
     let net = NetConfig {
         mappings: settings.mappings.clone(),
         extra_roots: settings.extra_roots.clone(),
@@ -92,7 +104,7 @@ pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanR
         .map(|r| {
             let mut subject = r.map_err(|e| e.to_string())?;
             subject.network = Some(settings.asset_passphrase.clone());
-            assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
+            Ok(subject)
         })
         .collect())
 }

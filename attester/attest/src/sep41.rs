@@ -123,6 +123,205 @@ pub fn evaluate_with_sep41(subject: &Subject, check: Sep41Check) -> Result<Repor
     Engine::with_checks(checks).run(subject)
 }
 
+/// Evaluates a scanned subject, with the `sep41` check when the suite ran for it.
+pub fn evaluate_subject(
+    subject: &Subject,
+    sep41: Option<&Sep41Outcome>,
+    at: Timestamp,
+) -> Result<Report, String> {
+    match sep41 {
+        Some(run) => evaluate_with_sep41(subject, run.check(at)),
+        None => assay_core::engine::evaluate(subject),
+    }
+    .map_err(|e| format!("internal: {e}"))
+}
+
+/// Converts the suite's results into report rows. The bound line carries the check id, the verdict and the
+/// requirement asserted — not the observed numbers or transaction hashes, which change on every run — so a
+/// re-run that reaches the same verdicts reproduces the same evidence hash (watch leaves it alone, verify can
+/// agree). NOT_IMPLEMENTED (a required SEP-41 member missing from the contract spec) is a violation: FAIL.
+pub fn rows_from_suite(results: &[assay_sep41::CheckResult]) -> Vec<Sep41Row> {
+    use assay_sep41::Status;
+    results
+        .iter()
+        .map(|r| {
+            let (status, detail) = match r.status {
+                Status::Pass => (Sep41Status::Pass, format!("requires {}", r.expected)),
+                Status::Fail => (Sep41Status::Fail, format!("requires {}", r.expected)),
+                Status::Unverifiable => (
+                    Sep41Status::Unverifiable,
+                    format!("requires {}", r.expected),
+                ),
+                Status::Skipped => (Sep41Status::Skipped, format!("requires {}", r.expected)),
+                Status::NotImplemented => (
+                    Sep41Status::Fail,
+                    format!(
+                        "not implemented: the contract spec lacks `{}`",
+                        assay_sep41::CHECKS
+                            .iter()
+                            .find(|c| c.id == r.id)
+                            .map_or(r.clause, |c| c.member)
+                    ),
+                ),
+            };
+            Sep41Row {
+                id: r.id.to_string(),
+                status,
+                detail,
+            }
+        })
+        .collect()
+}
+
+/// Where and as whom the suite runs for `assay attest --sep41` and `assay watch`.
+#[derive(Debug, Clone)]
+pub struct Sep41Runner {
+    /// stellar-rpc of the network the token lives on (the registry's).
+    pub rpc_url: String,
+    /// Its passphrase.
+    pub passphrase: String,
+    /// The holder and spender (keys never printed).
+    pub parties: assay_sep41::live::Parties,
+}
+
+/// One suite run against an asset's token contract, for output and for the report.
+#[derive(Debug, Clone)]
+pub struct Sep41Outcome {
+    /// The token contract (`C…`).
+    pub contract: String,
+    /// The suite's report, when it ran.
+    pub report: Option<assay_sep41::Report>,
+    /// Why it did not run.
+    pub error: Option<String>,
+    /// The rows that enter the report.
+    pub rows: Vec<Sep41Row>,
+}
+
+/// Check id of the row standing in for a suite that could not start.
+pub const SUITE_DID_NOT_RUN: &str = "sep41-suite";
+
+impl Sep41Runner {
+    /// Runs the suite against `contract`. A suite that could not start (no contract at the address, network
+    /// unreachable) yields one SKIPPED row, so the report is undetermined and never attested.
+    pub fn run(&self, contract: [u8; 32]) -> Sep41Outcome {
+        let address =
+            stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(contract)));
+        let contract_text = crate::sac::contract_strkey(contract);
+        match assay_sep41::live::run_live(&self.rpc_url, &self.passphrase, &address, &self.parties)
+        {
+            Ok(report) => Sep41Outcome {
+                contract: contract_text,
+                rows: rows_from_suite(&report.results),
+                report: Some(report),
+                error: None,
+            },
+            Err(e) => Sep41Outcome {
+                contract: contract_text,
+                rows: vec![Sep41Row {
+                    id: SUITE_DID_NOT_RUN.into(),
+                    status: Sep41Status::Skipped,
+                    detail: "the conformance suite could not start".into(),
+                }],
+                report: None,
+                error: Some(e.to_string()),
+            },
+        }
+    }
+}
+
+impl Sep41Outcome {
+    /// The `sep41` check over this run, timestamped `at`.
+    pub fn check(&self, at: Timestamp) -> Sep41Check {
+        Sep41Check {
+            contract: self.contract.clone(),
+            rows: self.rows.clone(),
+            at,
+        }
+    }
+
+    /// `16 checks: 16 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented`, or why it did not run.
+    pub fn summary(&self) -> String {
+        match (&self.report, &self.error) {
+            (Some(r), _) => {
+                let s = r.summary();
+                format!(
+                    "{} checks: {} pass, {} fail, {} unverifiable, {} skipped, {} not implemented",
+                    s.total, s.pass, s.fail, s.unverifiable, s.skipped, s.not_implemented
+                )
+            }
+            (None, Some(e)) => format!("did not run: {e}"),
+            (None, None) => "did not run".into(),
+        }
+    }
+
+    /// The suite's verdict in one word: `conformant`, `violation` or `incomplete`.
+    pub fn verdict(&self) -> &'static str {
+        match &self.report {
+            Some(r) => match r.exit_code() {
+                assay_sep41::model::EXIT_CONFORMANT => "conformant",
+                assay_sep41::model::EXIT_VIOLATION => "violation",
+                _ => "incomplete",
+            },
+            None => "incomplete",
+        }
+    }
+
+    /// The JSON object `--output json` carries under `sep41`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let rows: Vec<serde_json::Value> = match &self.report {
+            Some(r) => r
+                .results
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "id": c.id,
+                        "status": c.status.as_str(),
+                        "expected": c.expected,
+                        "actual": c.actual,
+                        "tx_hash": c.evidence.tx_hash,
+                        "ledger": c.evidence.ledger,
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        serde_json::json!({
+            "contract": self.contract,
+            "verdict": self.verdict(),
+            "summary": self.summary(),
+            "error": self.error,
+            "rows": rows,
+            "evidence_lines": self.rows.iter().map(|r| format!("{} {}: {}", r.id, r.status.name(), r.detail)).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Text lines for people: the summary, then every row that did not pass.
+    pub fn render_text(&self, asset: &str) -> String {
+        let mut s = format!(
+            "{asset}  sep41 {} on {}: {}\n",
+            self.verdict(),
+            self.contract,
+            self.summary()
+        );
+        if let Some(r) = &self.report {
+            for c in r
+                .results
+                .iter()
+                .filter(|c| c.status != assay_sep41::Status::Pass)
+            {
+                s.push_str(&format!(
+                    "    {} {} {}: {}\n",
+                    c.status.mark(),
+                    c.id,
+                    c.status.as_str(),
+                    c.actual
+                ));
+            }
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +406,61 @@ mod tests {
         );
         assert!(r.mechanics.has(Mechanics::SEP41_VIOLATION));
         assert!(crate::decide(&r, r.scanned_at, Default::default()).is_attest());
+    }
+
+    fn suite_row(
+        id: &'static str,
+        status: assay_sep41::Status,
+        actual: &str,
+    ) -> assay_sep41::CheckResult {
+        let def = assay_sep41::CHECKS.iter().find(|c| c.id == id).unwrap();
+        assay_sep41::CheckResult {
+            id,
+            clause: def.clause,
+            layer: def.layer,
+            requirement: def.expected,
+            status,
+            expected: def.expected,
+            actual: actual.into(),
+            evidence: Default::default(),
+            duration_ms: 7,
+        }
+    }
+
+    #[test]
+    fn suite_rows_bind_verdicts_not_run_details() {
+        use assay_sep41::Status;
+        let a = rows_from_suite(&[
+            suite_row("sep41-transfer", Status::Pass, "holder 5 → 4"),
+            suite_row("sep41-burn", Status::NotImplemented, "no burn in the spec"),
+            suite_row("sep41-approve", Status::Unverifiable, "no key"),
+        ]);
+        let b = rows_from_suite(&[
+            suite_row("sep41-transfer", Status::Pass, "holder 4 → 3"),
+            suite_row("sep41-burn", Status::NotImplemented, "other text"),
+            suite_row("sep41-approve", Status::Unverifiable, "still no key"),
+        ]);
+        assert_eq!(a, b, "observed numbers stay out of the bound lines");
+        assert_eq!(
+            a[0],
+            Sep41Row {
+                id: "sep41-transfer".into(),
+                status: Sep41Status::Pass,
+                detail: "requires holder -1, recipient +1".into(),
+            }
+        );
+        assert_eq!(
+            a[1].status,
+            Sep41Status::Fail,
+            "a missing member is a violation"
+        );
+        assert_eq!(
+            a[1].detail,
+            "not implemented: the contract spec lacks `burn`"
+        );
+        assert_eq!(a[2].status, Sep41Status::Unverifiable);
+        let c = rows_from_suite(&[suite_row("sep41-transfer", Status::Fail, "holder 5 → 5")]);
+        assert_ne!(a[0], c[0], "a different verdict is a different line");
     }
 
     #[test]

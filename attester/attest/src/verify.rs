@@ -4,14 +4,14 @@
 use assay_core::{attestation_params, EvidenceVersion, Freshness, Report};
 use serde::Serialize;
 use stellar_xdr::{
-    HostFunction, InvokeHostFunctionOp, Limits, Memo, MuxedAccount, Operation, OperationBody,
+    HostFunction, InvokeHostFunctionOp, Memo, MuxedAccount, Operation, OperationBody,
     Preconditions, SequenceNumber, Transaction, TransactionEnvelope, TransactionExt,
-    TransactionV1Envelope, Uint256, WriteXdr,
+    TransactionV1Envelope, Uint256,
 };
 
 use crate::registry::{self, Safety};
-use crate::rpc::RpcClient;
-use crate::tx::parse_simulation;
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{contract_error_code, Simulated};
 
 /// Exit codes (the earlier implementation's scheme).
 pub mod exit {
@@ -184,16 +184,8 @@ pub fn read_safety(
         tx,
         signatures: Default::default(),
     });
-    let xdr = env
-        .to_xdr_base64(Limits::none())
-        .map_err(|e| e.to_string())?;
-    let r = rpc
-        .call(
-            "simulateTransaction",
-            serde_json::json!({"transaction": xdr}),
-        )
-        .map_err(|e| e.to_string())?;
-    let sim = parse_simulation(&r).map_err(|e| match crate::tx::contract_error_code(&e) {
+    let response = rpc.simulate_transaction(&env).map_err(|e| e.to_string())?;
+    let sim = Simulated::from_response(&response).map_err(|e| match contract_error_code(&e) {
         Some(code) => format!(
             "get_safety failed: {e} ({})",
             registry::registry_error(code)

@@ -17,10 +17,11 @@ use serde_json::json;
 use crate::attest::{explain, ChainSubmitter, Submitter};
 use crate::decide::{decide, Decision};
 use crate::registry::{Attestation, Safety};
-use crate::rpc::RpcClient;
-use crate::scanning::{scan_fresh, ScanSettings};
-use crate::tx::{ChainError, InvokeOptions, Invoker};
+use crate::scanning::{scan_subjects, ScanSettings};
+use crate::sep41::evaluate_subject;
 use crate::verify::{ledger_time, read_safety};
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 
 /// The TOML file `assay watch --config` reads.
 #[derive(Debug, Clone, Deserialize)]
@@ -64,6 +65,14 @@ pub struct WatchConfig {
     pub history: Option<PathBuf>,
     /// `127.0.0.1:PORT` for `/health` and `/metrics` (loopback only).
     pub metrics_addr: Option<String>,
+    /// stellar-cli identity of the SEP-41 suite's holder (else ASSAY_OWNER_SECRET), for `sep41 = true`
+    /// assets. Never a secret in this file.
+    pub sep41_owner_identity: Option<String>,
+    /// stellar-cli identity of the SEP-41 suite's spender (else ASSAY_SPENDER_SECRET).
+    pub sep41_spender_identity: Option<String>,
+    /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
+    #[serde(default)]
+    pub sep41_allow_non_testnet_write: bool,
     /// The assets.
     #[serde(rename = "asset", default)]
     pub assets: Vec<AssetConfig>,
@@ -77,6 +86,10 @@ pub struct AssetConfig {
     pub asset: String,
     /// Overrides `interval_secs`.
     pub interval_secs: Option<u64>,
+    /// Also run the SEP-41 conformance suite against the asset's Stellar Asset Contract on every check
+    /// and bind its verdicts into the report (as `assay attest --sep41`).
+    #[serde(default)]
+    pub sep41: bool,
 }
 
 fn default_interval() -> u64 {
@@ -273,9 +286,9 @@ pub struct Watcher<'a> {
     /// RPC.
     pub rpc: &'a RpcClient,
     /// Registry network.
-    pub network: &'a crate::network::NetworkSpec,
+    pub network: &'a assay_chain::network::NetworkSpec,
     /// Attester.
-    pub signer: &'a crate::identity::Signer,
+    pub signer: &'a assay_chain::identity::Signer,
     /// Registry id.
     pub registry: [u8; 32],
     /// Sources.
@@ -290,6 +303,8 @@ pub struct Watcher<'a> {
     pub health: Arc<Mutex<Health>>,
     /// Transaction options.
     pub options: InvokeOptions,
+    /// The SEP-41 suite's runner, when any asset has `sep41 = true`.
+    pub sep41: Option<crate::sep41::Sep41Runner>,
 }
 
 /// The result of checking one asset.
@@ -312,11 +327,32 @@ impl Watcher<'_> {
     pub fn check(&self, index: usize) -> Checked {
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
-        let report = match scan_fresh(&self.settings, std::slice::from_ref(asset))
+        let subject = match scan_subjects(&self.settings, std::slice::from_ref(asset))
             .map(|mut v| v.remove(0))
         {
-            Ok(Ok(r)) => r,
+            Ok(Ok(s)) => s,
             Ok(Err(m)) | Err(m) => {
+                log("scan_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
+        let wants_sep41 = self.config.assets.get(index).is_some_and(|a| a.sep41);
+        let suite = match (&self.sep41, wants_sep41) {
+            (Some(runner), true) => {
+                let run = runner.run(*contract);
+                log(
+                    "sep41",
+                    json!({"asset": name, "contract": run.contract, "verdict": run.verdict(),
+                    "summary": run.summary()}),
+                );
+                Some(run)
+            }
+            _ => None,
+        };
+        let at = assay_scan::scanner::timestamp(std::time::SystemTime::now());
+        let report = match evaluate_subject(&subject, suite.as_ref(), at) {
+            Ok(r) => r,
+            Err(m) => {
                 log("scan_failed", json!({"asset": name, "error": m}));
                 return Checked::Failed(m);
             }
@@ -390,6 +426,11 @@ impl Watcher<'_> {
             registry: self.registry,
             confirm_read_back: true,
         };
+        log(
+            "submitting",
+            json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
+            "evidence_hash": params.evidence_hash}),
+        );
         match submitter.submit(&batch) {
             Ok(c) => {
                 log(
@@ -493,37 +534,57 @@ impl Watcher<'_> {
     }
 }
 
-/// Sets `stop` on SIGINT or SIGTERM.
+/// Sets `stop` on SIGINT or SIGTERM. The handlers are installed before this returns, so a signal that
+/// arrives at any later moment stops the loop cleanly instead of killing the process mid-write.
 pub fn stop_on_signals(stop: Arc<AtomicBool>) {
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        rt.block_on(async {
-            #[cfg(unix)]
-            {
-                use tokio::signal::unix::{signal, SignalKind};
-                let Ok(mut term) = signal(SignalKind::terminate()) else {
-                    return;
-                };
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        log(
+            "signals_unavailable",
+            json!({"note": "could not install SIGINT/SIGTERM handlers"}),
+        );
+        return;
+    };
+    #[cfg(unix)]
+    let streams = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let _guard = rt.enter();
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(term), Ok(int)) => (term, int),
+            _ => {
+                log(
+                    "signals_unavailable",
+                    json!({"note": "could not install SIGINT/SIGTERM handlers"}),
+                );
+                return;
             }
-            #[cfg(not(unix))]
-            {
-                let _ = tokio::signal::ctrl_c().await;
+        }
+    };
+    std::thread::spawn(move || {
+        #[cfg(unix)]
+        let signal_name = rt.block_on(async move {
+            let (mut term, mut int) = streams;
+            tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
             }
         });
+        #[cfg(not(unix))]
+        let signal_name = {
+            let _ = rt.block_on(tokio::signal::ctrl_c());
+            "ctrl-c"
+        };
         log(
             "stopping",
-            json!({"note": "finishing the check in progress (a sent transaction is followed to its end)"}),
+            json!({"signal": signal_name,
+            "note": "finishing the check in progress (a sent transaction is followed to its end)"}),
         );
-        stop.store(true, Ordering::Relaxed);
+        stop.store(true, Ordering::SeqCst);
     });
 }
 
@@ -615,5 +676,19 @@ mod tests {
             "unknown keys refused"
         );
         assert!(WatchConfig::parse(&format!("refresh_margin_secs = 90000\n{ok}")).is_err());
+        let sep41 = WatchConfig::parse(&format!(
+            "sep41_owner_identity = \"holder\"\nsep41_spender_identity = \"spender\"\n{ok}sep41 = true\n"
+        ))
+        .unwrap();
+        assert!(sep41.assets[0].sep41 && !sep41.sep41_allow_non_testnet_write);
+        assert_eq!(sep41.sep41_owner_identity.as_deref(), Some("holder"));
+        assert!(
+            !WatchConfig::parse(ok).unwrap().assets[0].sep41,
+            "off by default"
+        );
+        assert!(
+            WatchConfig::parse(&format!("{ok}sep41 = \"yes\"\n")).is_err(),
+            "sep41 is a boolean"
+        );
     }
 }

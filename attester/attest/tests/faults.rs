@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use assay_attest::attest::{execute, ChainSubmitter, Outcome, Planned, Submitter};
 use assay_attest::registry::Attestation;
-use assay_attest::rpc::RpcClient;
-use assay_attest::tx::{ChainError, Invoker};
 use assay_attest::verify::read_safety;
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{ChainError, Invoker};
 use common::proxy::{Fault, Proxy};
 use common::*;
 use serde_json::json;
@@ -32,7 +32,7 @@ fn submit_via(
     w: &World,
     proxy: &Proxy,
     batch: &[Attestation],
-) -> Result<assay_attest::tx::Confirmed, ChainError> {
+) -> Result<assay_chain::submit::Confirmed, ChainError> {
     let rpc = RpcClient::new(&proxy.url).unwrap();
     let mut s = ChainSubmitter {
         invoker: Invoker {

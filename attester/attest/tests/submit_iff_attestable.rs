@@ -4,7 +4,7 @@
 
 use assay_attest::attest::{execute, plan, Outcome, Submitter, Target};
 use assay_attest::registry::Attestation;
-use assay_attest::tx::{ChainError, Confirmed};
+use assay_chain::submit::{ChainError, Confirmed};
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity, State, Timestamp};
 use proptest::prelude::*;
 

@@ -1,27 +1,35 @@
-//! A small, synchronous stellar-rpc client for the attester.
+//! Assay's one chain client: a synchronous facade over the official crates (stellar-rpc-client,
+//! stellar-xdr, stellar-strkey, ed25519-dalek).
 //!
-//! - [`rpc`]: JSON-RPC 2.0 calls by name, with a round-trip counter;
-//! - [`tx`]: building, simulating, signing, submitting and polling transactions;
-//! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer);
-//! - [`secret`]: signing keys that never print, from env vars or stellar-cli identity files.
+//! - [`rpc`]: stellar-rpc calls on a private current-thread runtime, each under a timeout, with errors that
+//!   say whether the request may have reached the server;
+//! - [`submit`]: simulate → assemble (footprint, resources, auth, fee margin) → sign → send → poll, with the
+//!   restore preamble, `TRY_AGAIN_LATER` / `DUPLICATE` / expiry / sequence handling, and a lost answer
+//!   re-polled by hash so a retry never writes twice;
+//! - [`tx`]: the same path as the SEP-41 suite and the fixtures use it (reads from any account, deploys,
+//!   classic operations, what a contract id runs);
+//! - [`network`] and [`identity`]: stellar-cli compatible network names and signing identities (secrets
+//!   from the environment, files or identity files, never argv, never printed);
+//! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer).
 pub mod address;
+pub mod identity;
+pub mod network;
 pub mod rpc;
-pub mod secret;
+pub mod submit;
 pub mod tx;
 
 pub use address::{
     account_id, contract_id_from_asset, contract_id_from_deployer, network_id, parse_address,
     strkey_of, AddressError,
 };
+pub use identity::{IdentityError, Signer};
+pub use network::{
+    NetworkSpec, FUTURENET_PASSPHRASE, LOCAL_PASSPHRASE as STANDALONE_PASSPHRASE,
+    MAINNET_PASSPHRASE as PUBNET_PASSPHRASE, TESTNET_PASSPHRASE,
+};
 pub use rpc::{RpcClient, RpcError};
-pub use secret::{Secret, SecretError};
-pub use tx::{ChainError, InvokeOutcome, Network, ReadOutcome};
+pub use submit::{ChainError, Confirmed, InvokeOptions, Invoker, Simulated};
+pub use tx::{ContractCode, InvokeOutcome, Network, ReadOutcome};
 
-/// The testnet passphrase, the default network for writes.
-pub const TESTNET_PASSPHRASE: &str = "Test SDF Network ; September 2015";
-/// The futurenet passphrase.
-pub const FUTURENET_PASSPHRASE: &str = "Test SDF Future Network ; October 2022";
-/// The pubnet passphrase.
-pub const PUBNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
-/// The passphrase of a stellar-cli / quickstart standalone network.
-pub const STANDALONE_PASSPHRASE: &str = "Standalone Network ; February 2017";
+/// The name the SEP-41 suite gives a signing key (its own `Signer` names a party, holder or spender).
+pub type Secret = Signer;

@@ -1,272 +1,431 @@
-//! JSON-RPC 2.0 over HTTP(S) to a stellar-rpc server, params by name.
+//! A synchronous facade over stellar-rpc-client: every call runs on a private current-thread tokio runtime
+//! under a timeout, and every failure says whether the request may have reached the server.
+//!
+//! Typed calls go through stellar-rpc-client's own methods; `sendTransaction` and `getTransaction` go
+//! through its raw JSON-RPC client because the submit path needs every status as sent (`TRY_AGAIN_LATER`,
+//! `DUPLICATE`, `ERROR` with `errorResultXdr`, `NOT_FOUND` with `latestLedgerCloseTime`).
 use std::{
-    sync::atomic::{AtomicU64, Ordering},
+    future::Future,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
     time::Duration,
 };
 
-use serde::{de::DeserializeOwned, Deserialize};
-use serde_json::{json, Value};
-use stellar_xdr::{Limits, WriteXdr};
+use jsonrpsee_core::{client::ClientT, params::ObjectParams, ClientError};
+use serde_json::Value;
+use stellar_rpc_client::{
+    Client, Error as ClientFailure, GetEventsResponse, GetFeeStatsResponse,
+    GetLatestLedgerResponse, GetLedgerEntriesResponse, GetNetworkResponse,
+    SimulateTransactionResponse,
+};
+use stellar_xdr::{LedgerKey, Limits, TransactionEnvelope, WriteXdr};
 
-#[derive(Debug, thiserror::Error)]
+/// The default per-call timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why an RPC call produced no result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RpcError {
-    #[error("cannot reach the RPC server at {url}: {reason}")]
-    Transport { url: String, reason: String },
-    #[error("the RPC server answered {method} with error {code}: {message}")]
-    Rpc {
+    /// Could not connect (`detail` starts with `connect`: nothing was sent), or the exchange broke after the
+    /// request was written (the server may or may not have acted).
+    #[error("stellar-rpc at {url} unreachable: {detail}")]
+    Transport {
+        /// Endpoint (without credentials).
+        url: String,
+        /// What failed.
+        detail: String,
+    },
+    /// The server answered, but not with a stellar-rpc answer (non-2xx, not JSON-RPC, fields missing).
+    #[error("stellar-rpc at {url} answered {method} badly: {detail}")]
+    Protocol {
+        /// Endpoint (without credentials).
+        url: String,
+        /// Method.
         method: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// A JSON-RPC error object: the server refused the call.
+    #[error("stellar-rpc {method} failed: {message} (code {code})")]
+    Server {
+        /// Method.
+        method: String,
+        /// JSON-RPC code.
         code: i64,
+        /// Message.
         message: String,
     },
-    #[error("the RPC server's answer to {method} is not what stellar-rpc sends: {reason}")]
-    Decode { method: String, reason: String },
 }
 
-/// A stellar-rpc endpoint. Counts every HTTP round trip it makes.
+impl RpcError {
+    /// True when the request may have reached the server and been acted on. Only a failure to connect and
+    /// an explicit JSON-RPC refusal prove it was not.
+    pub fn maybe_delivered(&self) -> bool {
+        match self {
+            RpcError::Transport { detail, .. } => !detail.starts_with("connect"),
+            RpcError::Protocol { .. } => true,
+            RpcError::Server { .. } => false,
+        }
+    }
+}
+
+/// A stellar-rpc endpoint. Cheap to clone (clones share the connection pool, runtime and counter).
+#[derive(Clone)]
 pub struct RpcClient {
-    url: String,
-    agent: ureq::Agent,
-    round_trips: AtomicU64,
-    next_id: AtomicU64,
+    /// `Err` for a client made from an unusable URL: every call answers with that error.
+    client: Result<Client, RpcError>,
+    runtime: Arc<tokio::runtime::Runtime>,
+    shown: String,
+    timeout: Duration,
+    round_trips: Arc<AtomicU64>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NetworkInfo {
-    pub passphrase: String,
-    #[serde(default)]
-    pub friendbot_url: Option<String>,
-    #[serde(default)]
-    pub protocol_version: Option<u32>,
+impl std::fmt::Debug for RpcClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RpcClient({})", self.shown)
+    }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LatestLedger {
-    pub sequence: u32,
-    #[serde(default)]
-    pub protocol_version: Option<u32>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SimulateResult {
-    #[serde(default)]
-    pub auth: Vec<String>,
-    #[serde(default)]
-    pub xdr: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RestorePreamble {
-    pub transaction_data: String,
-    pub min_resource_fee: String,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SimulateResponse {
-    #[serde(default)]
-    pub error: Option<String>,
-    #[serde(default)]
-    pub transaction_data: Option<String>,
-    #[serde(default)]
-    pub min_resource_fee: Option<String>,
-    #[serde(default)]
-    pub results: Vec<SimulateResult>,
-    #[serde(default)]
-    pub events: Vec<String>,
-    #[serde(default)]
-    pub restore_preamble: Option<RestorePreamble>,
-    #[serde(default)]
-    pub latest_ledger: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// `sendTransaction`'s answer, every status kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SendResponse {
+    /// `PENDING`, `DUPLICATE`, `TRY_AGAIN_LATER` or `ERROR` (anything else is kept as sent).
     pub status: String,
+    /// The hash the server computed (may be absent on some errors).
     pub hash: String,
-    #[serde(default)]
+    /// With `ERROR`: the `TransactionResult` XDR.
     pub error_result_xdr: Option<String>,
-    #[serde(default)]
-    pub latest_ledger: u32,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GetTransactionResponse {
+/// `getTransaction`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransactionStatus {
+    /// `SUCCESS`, `FAILED` or `NOT_FOUND`.
     pub status: String,
-    #[serde(default)]
+    /// Ledger it applied in.
     pub ledger: Option<u32>,
-    #[serde(default)]
+    /// Close time of that ledger (unix seconds).
+    pub created_at: Option<u64>,
+    /// The server's latest ledger close time (unix seconds): proves a time bound has passed.
+    pub latest_ledger_close_time: Option<u64>,
+    /// `TransactionResult` XDR.
     pub result_xdr: Option<String>,
-    #[serde(default)]
+    /// `TransactionMeta` XDR.
     pub result_meta_xdr: Option<String>,
-    #[serde(default)]
-    pub latest_ledger: u32,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LedgerEntryResult {
-    pub key: String,
-    pub xdr: String,
-    #[serde(default)]
-    pub last_modified_ledger_seq: Option<u32>,
-    #[serde(default)]
-    pub live_until_ledger_seq: Option<u32>,
+fn number(v: &Value) -> Option<u64> {
+    v.as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LedgerEntriesResponse {
-    #[serde(default)]
-    pub entries: Option<Vec<LedgerEntryResult>>,
-    pub latest_ledger: u32,
+fn text(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_string)
 }
 
 impl RpcClient {
-    /// A client for `url` (trailing `/` removed). No request is made here.
-    pub fn new(url: &str) -> Self {
-        let agent = ureq::AgentBuilder::new()
-            .timeout_connect(Duration::from_secs(10))
-            .timeout(Duration::from_secs(30))
-            .build();
+    /// A client for `url` (http or https). No request is made here.
+    ///
+    /// # Errors
+    /// [`RpcError::Protocol`] when `url` is not an http(s) URL with a host.
+    pub fn new(url: &str) -> Result<RpcClient, RpcError> {
+        let bad = |detail: String| RpcError::Protocol {
+            url: url.into(),
+            method: "(none)".into(),
+            detail,
+        };
+        let parsed = url::Url::parse(url).map_err(|e| bad(format!("not a URL: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(bad("expected an http(s) URL".into()));
+        }
+        // Never show credentials that may be embedded in a provider URL.
+        let mut shown = parsed.clone();
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("");
+        shown.set_query(None);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| bad(format!("cannot start the I/O runtime: {e}")))?;
+        let client = {
+            let _guard = runtime.enter();
+            Client::new(url).map_err(|e| bad(e.to_string()))?
+        };
+        Ok(RpcClient {
+            client: Ok(client),
+            runtime: Arc::new(runtime),
+            shown: shown.to_string(),
+            timeout: DEFAULT_TIMEOUT,
+            round_trips: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// A client whose every call fails with `error` (what [`RpcClient::new`] said about `url`).
+    pub fn unusable(url: &str, error: RpcError) -> RpcClient {
         RpcClient {
-            url: url.trim_end_matches('/').to_string(),
-            agent,
-            round_trips: AtomicU64::new(0),
-            next_id: AtomicU64::new(1),
+            client: Err(error),
+            runtime: Arc::new(
+                tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .expect("a runtime without I/O drivers always builds"),
+            ),
+            shown: url.into(),
+            timeout: DEFAULT_TIMEOUT,
+            round_trips: Arc::new(AtomicU64::new(0)),
         }
     }
 
-    pub fn url(&self) -> &str {
-        &self.url
+    fn inner(&self) -> Result<&Client, RpcError> {
+        self.client.as_ref().map_err(Clone::clone)
     }
 
-    /// HTTP round trips made so far.
+    /// Sets the per-call timeout (connect, send and answer together).
+    pub fn with_timeout(mut self, timeout: Duration) -> RpcClient {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The endpoint, without credentials.
+    pub fn url(&self) -> &str {
+        &self.shown
+    }
+
+    /// Calls made so far (by this client and its clones).
     pub fn round_trips(&self) -> u64 {
         self.round_trips.load(Ordering::Relaxed)
     }
 
-    /// One JSON-RPC call; `params` are by name.
-    pub fn call<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, RpcError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
-        if !params.is_null() {
-            body["params"] = params;
-        }
+    /// Runs one call to completion under the timeout. Works from plain threads; from inside another tokio
+    /// runtime it runs on a scoped thread, since a runtime cannot block inside another.
+    fn run<T, F>(&self, method: &str, call: F) -> Result<T, RpcError>
+    where
+        F: Future<Output = Result<T, ClientFailure>> + Send,
+        T: Send,
+    {
         self.round_trips.fetch_add(1, Ordering::Relaxed);
-        let response = match self.agent.post(&self.url).send_json(body) {
-            Ok(r) => r,
-            // stellar-rpc answers JSON-RPC errors with 200; a non-2xx may still carry one.
-            Err(ureq::Error::Status(code, r)) => {
-                let text = r.into_string().unwrap_or_default();
-                return match serde_json::from_str::<Value>(&text) {
-                    Ok(v) if v.get("error").is_some() => Err(rpc_error(method, &v["error"])),
-                    _ => Err(RpcError::Transport {
-                        url: self.url.clone(),
-                        reason: format!("HTTP {code}"),
-                    }),
-                };
-            }
-            Err(e) => {
-                return Err(RpcError::Transport {
-                    url: self.url.clone(),
-                    reason: e.to_string(),
-                })
-            }
+        let timeout = self.timeout;
+        let timed = async move { tokio::time::timeout(timeout, call).await };
+        let outcome = if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| {
+                s.spawn(|| self.runtime.block_on(timed))
+                    .join()
+                    .unwrap_or_else(|_| panic!("the RPC thread panicked"))
+            })
+        } else {
+            self.runtime.block_on(timed)
         };
-        let value: Value = response.into_json().map_err(|e| RpcError::Decode {
-            method: method.into(),
-            reason: e.to_string(),
-        })?;
-        if let Some(err) = value.get("error") {
-            return Err(rpc_error(method, err));
+        match outcome {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.classify(method, e)),
+            Err(_) => Err(RpcError::Transport {
+                url: self.shown.clone(),
+                detail: format!(
+                    "exchange: no answer to {method} within {} s",
+                    timeout.as_secs_f32()
+                ),
+            }),
         }
-        let result = value
-            .get("result")
-            .cloned()
-            .ok_or_else(|| RpcError::Decode {
-                method: method.into(),
-                reason: "no `result` and no `error`".into(),
-            })?;
-        serde_json::from_value(result).map_err(|e| RpcError::Decode {
+    }
+
+    fn classify(&self, method: &str, e: ClientFailure) -> RpcError {
+        let url = self.shown.clone();
+        let protocol = |detail: String| RpcError::Protocol {
+            url: url.clone(),
             method: method.into(),
-            reason: e.to_string(),
+            detail,
+        };
+        match e {
+            ClientFailure::JsonRpc(ClientError::Call(obj)) => RpcError::Server {
+                method: method.into(),
+                code: i64::from(obj.code()),
+                message: obj.message().to_string(),
+            },
+            ClientFailure::JsonRpc(ClientError::Transport(inner)) => {
+                let chain = error_chain(inner.as_ref());
+                if let Some(status) = chain
+                    .split("Request rejected `")
+                    .nth(1)
+                    .and_then(|r| r.split('`').next())
+                {
+                    protocol(format!("HTTP {status}"))
+                } else if is_connect_failure(inner.as_ref()) {
+                    RpcError::Transport {
+                        url,
+                        detail: format!("connect: {chain}"),
+                    }
+                } else {
+                    RpcError::Transport {
+                        url,
+                        detail: format!("exchange: {chain}"),
+                    }
+                }
+            }
+            ClientFailure::JsonRpc(ClientError::RequestTimeout) => RpcError::Transport {
+                url,
+                detail: format!("exchange: no answer to {method} in time"),
+            },
+            ClientFailure::JsonRpc(ClientError::ParseError(e)) => {
+                protocol(format!("not stellar-rpc's answer shape: {e}"))
+            }
+            ClientFailure::JsonRpc(other) => protocol(other.to_string()),
+            other => protocol(other.to_string()),
+        }
+    }
+
+    /// Calls `method` with named `params` (a JSON object, or null for none) and returns `result` as sent.
+    ///
+    /// # Errors
+    /// See [`RpcError`].
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let mut object = ObjectParams::new();
+        if let Value::Object(map) = params {
+            for (k, v) in map {
+                object.insert(&k, v).map_err(|e| RpcError::Protocol {
+                    url: self.shown.clone(),
+                    method: method.into(),
+                    detail: format!("cannot encode parameter {k}: {e}"),
+                })?;
+            }
+        }
+        let client = self.inner()?.client();
+        self.run(method, async move {
+            Ok(client.request::<Value, _>(method, object).await?)
         })
     }
 
-    pub fn get_network(&self) -> Result<NetworkInfo, RpcError> {
-        self.call("getNetwork", Value::Null)
+    /// `getNetwork`.
+    pub fn get_network(&self) -> Result<GetNetworkResponse, RpcError> {
+        self.run("getNetwork", self.inner()?.get_network())
     }
 
-    pub fn get_latest_ledger(&self) -> Result<LatestLedger, RpcError> {
-        self.call("getLatestLedger", Value::Null)
+    /// `getHealth`.
+    pub fn get_health(&self) -> Result<stellar_rpc_client::GetHealthResponse, RpcError> {
+        self.run("getHealth", self.inner()?.get_health())
     }
 
+    /// `getLatestLedger`.
+    pub fn get_latest_ledger(&self) -> Result<GetLatestLedgerResponse, RpcError> {
+        self.run("getLatestLedger", self.inner()?.get_latest_ledger())
+    }
+
+    /// `getFeeStats`.
+    pub fn get_fee_stats(&self) -> Result<GetFeeStatsResponse, RpcError> {
+        self.run("getFeeStats", self.inner()?.get_fee_stats())
+    }
+
+    /// `getLedgerEntries` for `keys`.
+    pub fn get_ledger_entries(
+        &self,
+        keys: &[LedgerKey],
+    ) -> Result<GetLedgerEntriesResponse, RpcError> {
+        self.run("getLedgerEntries", self.inner()?.get_ledger_entries(keys))
+    }
+
+    /// `simulateTransaction` (stellar-rpc's default auth mode).
     pub fn simulate_transaction(
         &self,
-        envelope: &stellar_xdr::TransactionEnvelope,
-    ) -> Result<SimulateResponse, RpcError> {
-        self.call(
+        envelope: &TransactionEnvelope,
+    ) -> Result<SimulateTransactionResponse, RpcError> {
+        self.run(
             "simulateTransaction",
-            json!({"transaction": to_b64(envelope)}),
+            self.inner()?.simulate_transaction_envelope(envelope, None),
         )
     }
 
-    pub fn send_transaction(
-        &self,
-        envelope: &stellar_xdr::TransactionEnvelope,
-    ) -> Result<SendResponse, RpcError> {
-        self.call("sendTransaction", json!({"transaction": to_b64(envelope)}))
-    }
-
-    pub fn get_transaction(&self, hash: &str) -> Result<GetTransactionResponse, RpcError> {
-        self.call("getTransaction", json!({"hash": hash}))
-    }
-
-    pub fn get_ledger_entries(
-        &self,
-        keys: &[stellar_xdr::LedgerKey],
-    ) -> Result<LedgerEntriesResponse, RpcError> {
-        let keys: Vec<String> = keys.iter().map(to_b64).collect();
-        self.call("getLedgerEntries", json!({"keys": keys}))
-    }
-
-    /// Contract events from `start_ledger` for the given contract ids (raw JSON result).
+    /// Contract events from `start_ledger` for the given `C…` contract ids (at most 100).
     pub fn get_events(
         &self,
         start_ledger: u32,
         contract_ids: &[String],
-    ) -> Result<Value, RpcError> {
-        self.call(
+    ) -> Result<GetEventsResponse, RpcError> {
+        self.run(
             "getEvents",
-            json!({
-                "startLedger": start_ledger,
-                "filters": [{"type": "contract", "contractIds": contract_ids}],
-                "pagination": {"limit": 100},
-            }),
+            self.inner()?.get_events(
+                stellar_rpc_client::EventStart::Ledger(start_ledger),
+                Some(stellar_rpc_client::EventType::Contract),
+                contract_ids,
+                &[] as &[stellar_rpc_client::TopicFilter],
+                Some(100),
+            ),
         )
     }
-}
 
-fn rpc_error(method: &str, err: &Value) -> RpcError {
-    RpcError::Rpc {
-        method: method.into(),
-        code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("(no message)")
-            .to_string(),
+    /// `sendTransaction`, every status returned as sent (no polling, no interpretation).
+    pub fn send_transaction(
+        &self,
+        envelope: &TransactionEnvelope,
+    ) -> Result<SendResponse, RpcError> {
+        let xdr = envelope
+            .to_xdr_base64(Limits::none())
+            .expect("in-memory XDR values encode");
+        let r = self.call("sendTransaction", serde_json::json!({"transaction": xdr}))?;
+        let status = text(&r["status"]).ok_or_else(|| RpcError::Protocol {
+            url: self.shown.clone(),
+            method: "sendTransaction".into(),
+            detail: "no status".into(),
+        })?;
+        Ok(SendResponse {
+            status,
+            hash: text(&r["hash"]).unwrap_or_default(),
+            error_result_xdr: text(&r["errorResultXdr"]),
+        })
+    }
+
+    /// `getTransaction` for a hex hash, `NOT_FOUND` included.
+    pub fn get_transaction(&self, hash: &str) -> Result<TransactionStatus, RpcError> {
+        let r = self.call("getTransaction", serde_json::json!({"hash": hash}))?;
+        let status = text(&r["status"]).ok_or_else(|| RpcError::Protocol {
+            url: self.shown.clone(),
+            method: "getTransaction".into(),
+            detail: "no status".into(),
+        })?;
+        Ok(TransactionStatus {
+            status,
+            ledger: number(&r["ledger"]).and_then(|l| u32::try_from(l).ok()),
+            created_at: number(&r["createdAt"]),
+            latest_ledger_close_time: number(&r["latestLedgerCloseTime"]),
+            result_xdr: text(&r["resultXdr"]),
+            result_meta_xdr: text(&r["resultMetaXdr"]),
+        })
     }
 }
 
-pub(crate) fn to_b64<T: WriteXdr>(value: &T) -> String {
-    value
-        .to_xdr_base64(Limits::none())
-        .expect("in-memory XDR values always encode")
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}
+
+/// True when the chain shows the connection was never made (refused, unresolvable, unreachable): the
+/// request was certainly not sent.
+fn is_connect_failure(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::AddrNotAvailable
+                    | std::io::ErrorKind::HostUnreachable
+                    | std::io::ErrorKind::NetworkUnreachable
+            ) {
+                return true;
+            }
+        }
+        // hyper-util's connector error displays as "client error (Connect)".
+        if err.to_string().contains("(Connect)") {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }

@@ -97,16 +97,28 @@ pub struct ScanArgs {
 
     /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style). URLs, Host headers and TLS
     /// names stay HOST; a mapped host is your explicit choice and exempt from the internal-address policy.
-    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    /// In the environment: comma-separated rules.
+    #[arg(
+        long,
+        value_name = "HOST:PORT:ADDR",
+        env = "ASSAY_RESOLVE",
+        value_delimiter = ','
+    )]
     pub resolve: Vec<ResolveRule>,
 
     /// Connect to ADDR:PORT2 for requests to HOST:PORT (repeatable, curl-style); URLs, Host headers and TLS
     /// names stay HOST.
-    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    /// In the environment: comma-separated rules.
+    #[arg(
+        long = "connect-to",
+        value_name = "HOST:PORT:ADDR:PORT2",
+        env = "ASSAY_CONNECT_TO",
+        value_delimiter = ','
+    )]
     pub connect_to: Vec<ConnectToRule>,
 
     /// A PEM file of extra trusted root certificates (added to the built-in web roots).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "ASSAY_CACERT")]
     pub cacert: Vec<PathBuf>,
 
     /// Do not read or write the StellarExpert answer cache.

@@ -1,15 +1,14 @@
 //! `assay sep41`: the SEP-41 conformance suite, on a live network or offline on an embedded one.
-use std::{collections::BTreeSet, path::PathBuf, process::ExitCode};
+use std::{path::PathBuf, process::ExitCode};
 
 use assay_chain::{
-    parse_address, strkey_of, tx::ContractCode, Network, Secret, FUTURENET_PASSPHRASE,
-    PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
+    parse_address, FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE,
+    TESTNET_PASSPHRASE,
 };
 use assay_sep41::{
+    live::{self, LiveError, PartiesInput, PartyInput},
     offline::{run_offline, OfflineError, OfflineOptions, Subject},
-    render, run_suite,
-    spec::ContractSpec,
-    Party, Report, RpcChain, SuiteConfig,
+    render, Report,
 };
 use clap::{Args, ValueEnum};
 
@@ -17,10 +16,6 @@ use crate::EXIT_USAGE;
 
 /// Exit code: something unassessed, nothing ran, or the run could not start.
 const EXIT_INCOMPLETE: u8 = 2;
-/// Env var holding the holder's secret key (S…).
-const OWNER_SECRET_VAR: &str = "ASSAY_OWNER_SECRET";
-/// Env var holding the spender's secret key (S…).
-const SPENDER_SECRET_VAR: &str = "ASSAY_SPENDER_SECRET";
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Output {
@@ -273,63 +268,6 @@ fn stellar_cli_network(name: &str) -> Result<(String, String), Stop> {
     }
 }
 
-/// A party's key (env var or identity) and address (flag, key, or generated).
-fn resolve_party(
-    role: &str,
-    address_flag: &Option<String>,
-    identity: &Option<String>,
-    env_var: &str,
-    flag_name: &str,
-) -> Result<(Party, Option<Secret>), Stop> {
-    let secret = match identity {
-        Some(name) => Some(Secret::from_identity(name).map_err(|e| usage(e.to_string()))?),
-        None => Secret::from_env(env_var).map_err(|e| usage(e.to_string()))?,
-    };
-    let given = match address_flag {
-        Some(text) => {
-            let address = parse_address(text).map_err(|e| usage(format!("--{flag_name}: {e}")))?;
-            if !matches!(address, stellar_xdr::ScAddress::Account(_)) {
-                return Err(usage(format!(
-                    "--{flag_name}: the {role} must be an account (G…)"
-                )));
-            }
-            Some(address)
-        }
-        None => None,
-    };
-    if let (Some(secret), Some(address)) = (&secret, &given) {
-        if secret.sc_address() != *address {
-            return Err(usage(format!(
-                "the {role}'s secret key is for {}, but --{flag_name} is {}",
-                secret.address(),
-                strkey_of(address)
-            )));
-        }
-    }
-    let (address, generated) = match (&secret, given) {
-        (Some(s), _) => (s.sc_address(), false),
-        (None, Some(a)) => (a, false),
-        (None, None) => (Secret::generate().sc_address(), true),
-    };
-    let party = Party {
-        address,
-        generated,
-        can_sign: secret.is_some(),
-        key_hint: format!("set {env_var} or --{flag_name}-identity NAME"),
-        address_hint: format!("set --{flag_name} G… (or its secret key)"),
-    };
-    Ok((party, secret))
-}
-
-fn is_test_network(passphrase: &str) -> bool {
-    [
-        TESTNET_PASSPHRASE,
-        FUTURENET_PASSPHRASE,
-        STANDALONE_PASSPHRASE,
-    ]
-    .contains(&passphrase)
-}
-
 fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
     let Some(contract_text) = &args.contract_id else {
         return Err(usage(
@@ -345,93 +283,24 @@ fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
         }
     };
     let network = resolve_network(args)?;
-    let (holder, holder_key) = resolve_party(
-        "holder",
-        &args.owner,
-        &args.owner_identity,
-        OWNER_SECRET_VAR,
-        "owner",
-    )?;
-    let (spender, spender_key) = resolve_party(
-        "spender",
-        &args.spender,
-        &args.spender_identity,
-        SPENDER_SECRET_VAR,
-        "spender",
-    )?;
-    let writes = holder_key.is_some() || spender_key.is_some();
-    if writes && !is_test_network(&network.passphrase) && !args.allow_non_testnet_write {
-        return Err(Stop(
-            format!(
-                "refusing to write on a network that is not testnet, futurenet or standalone \
-                 (passphrase {:?}): the checks move real units and spend fees. Pass \
-                 --allow-non-testnet-write to consent, or unset the secret keys for a read-only run",
-                network.passphrase
-            ),
-            EXIT_INCOMPLETE,
-        ));
-    }
-    let chain_network = Network::new(&network.rpc_url, &network.passphrase);
-    match chain_network.rpc.get_network() {
-        Ok(info) if info.passphrase != network.passphrase => {
-            return Err(usage(format!(
-                "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
-                network.rpc_url, info.passphrase, network.passphrase
-            )))
-        }
-        Ok(_) => {}
-        Err(e) => return Err(Stop(format!("cannot prepare run: {e}"), EXIT_INCOMPLETE)),
-    }
-    let declared: Option<BTreeSet<String>> = match chain_network.contract_code(&contract) {
-        Ok(ContractCode::Wasm(wasm)) => ContractSpec::from_wasm(&wasm, contract_text)
-            .ok()
-            .map(|s| s.declared()),
-        Ok(ContractCode::StellarAsset) => None,
-        Ok(ContractCode::Missing) => {
-            return Err(Stop(
-                format!(
-                    "no contract found at {contract_text} on {}",
-                    origin(&network.rpc_url)
-                ),
-                EXIT_INCOMPLETE,
-            ))
-        }
-        Ok(ContractCode::Archived) => {
-            return Err(Stop(
-                format!("the contract at {contract_text} is archived; restore it first"),
-                EXIT_INCOMPLETE,
-            ))
-        }
-        Err(e) => return Err(Stop(format!("cannot prepare run: {e}"), EXIT_INCOMPLETE)),
-    };
-    let read_source = match &holder.address {
-        stellar_xdr::ScAddress::Account(a) => a.clone(),
-        _ => unreachable!("parties are accounts"),
-    };
-    let config = SuiteConfig::live(holder, spender, declared);
-    let mut chain = RpcChain {
-        network: &chain_network,
-        contract,
-        read_source,
-        holder: holder_key,
-        spender: spender_key,
-    };
-    let results = run_suite(&mut chain, &config);
-    Ok(Report {
-        contract_id: contract_text.trim().to_string(),
-        network: origin(&network.rpc_url),
-        ran_at: assay_sep41::now_iso8601(),
-        results,
+    let parties = live::resolve_parties(&PartiesInput {
+        owner: PartyInput {
+            address: args.owner.clone(),
+            identity: args.owner_identity.clone(),
+        },
+        spender: PartyInput {
+            address: args.spender.clone(),
+            identity: args.spender_identity.clone(),
+        },
     })
+    .map_err(stop)?;
+    live::consent(&network.passphrase, &parties, args.allow_non_testnet_write).map_err(stop)?;
+    live::run_live(&network.rpc_url, &network.passphrase, &contract, &parties).map_err(stop)
 }
 
-/// The URL's scheme and host only: paths and queries can carry API keys.
-fn origin(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => {
-            format!("{}://{}", u.scheme(), u.host_str().unwrap_or(""))
-                + &u.port().map(|p| format!(":{p}")).unwrap_or_default()
-        }
-        Err(_) => "(unparseable RPC URL)".into(),
+fn stop(e: LiveError) -> Stop {
+    match e {
+        LiveError::Usage(m) => usage(m),
+        LiveError::Incomplete(m) => Stop(m, EXIT_INCOMPLETE),
     }
 }

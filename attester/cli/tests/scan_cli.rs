@@ -41,6 +41,26 @@ fn healthy_subject_is_a_complete_report_with_attributed_evidence() {
 }
 
 #[test]
+fn a_report_binds_the_scanner_version_into_its_evidence_hash() {
+    let h = Harness::new(&[USDC.domain]);
+    USDC.route_all(&h);
+    let run = h.assay(&["scan", "--output", "json", &USDC.id()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.report();
+    let version = concat!("v", env!("CARGO_PKG_VERSION"));
+    assert_eq!(json["scanner_bound"], version);
+    assert_eq!(assay_scan::SCANNER_VERSION, version);
+    // The v3 preimage carries it as its `scanner` line, so a hash names the scanner that made it.
+    let report: assay_core::Report = serde_json::from_value(json).unwrap();
+    let input = assay_core::PreimageInput::from_report(&report).unwrap();
+    let preimage = assay_core::preimage(&input, assay_core::EvidenceVersion::V3);
+    assert!(
+        preimage.contains(&format!("\nscanner\t{version}\n")),
+        "{preimage}"
+    );
+}
+
+#[test]
 fn text_output_puts_severity_beside_accountability() {
     let h = Harness::new(&[USDC.domain]);
     USDC.route_all(&h);

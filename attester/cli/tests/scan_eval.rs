@@ -2,10 +2,9 @@
 //! over HTTPS, scanned by the real binary, and the JSON report compared with expected.json.
 //!
 //! `*.status` files stand for a source that did not answer: an HTTP status, `timeout` (the server
-//! never answers; the scan runs with `--timeout 1`), or `dns-failure` (the host is not mapped, so the
-//! name goes to the system resolver; the recorded domains do not resolve in public DNS either).
-//! Hand-made subjects use placeholder issuers that are not valid StrKeys; the CLI rejects those by
-//! design, so they are replaced everywhere by a valid key derived from the placeholder.
+//! never answers; the scan runs with `--timeout 1`), or `dns-failure` (the host is sent with
+//! `--connect-to` to the same name under RFC 6761's `.invalid`, which the scanner answers as a failed
+//! lookup without any query, so the run never depends on what public DNS says about the real name).
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -18,34 +17,17 @@ fn eval_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/eval")
 }
 
-fn valid_issuer(issuer: &str) -> String {
-    if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_ok() {
-        return issuer.to_string();
-    }
-    use sha2::Digest;
-    let key: [u8; 32] = sha2::Sha256::digest(issuer.as_bytes()).into();
-    stellar_strkey::ed25519::PublicKey(key)
-        .to_string()
-        .as_str()
-        .to_string()
-}
-
 fn read(dir: &Path, name: &str) -> Option<String> {
     std::fs::read_to_string(dir.join(name)).ok()
 }
 
-/// The scripted reply for `name` (or `name.status`), with placeholder issuers replaced.
-fn reply_for(
-    dir: &Path,
-    name: &str,
-    fix: &dyn Fn(String) -> String,
-    content_type: &str,
-) -> Option<Reply> {
+/// The scripted reply for `name` (or `name.status`).
+fn reply_for(dir: &Path, name: &str, content_type: &str) -> Option<Reply> {
     if let Some(body) = read(dir, name) {
         return Some(Reply::status_with(
             200,
             &[("content-type", content_type)],
-            fix(body),
+            body,
         ));
     }
     let status = read(dir, &format!("{name}.status"))?;
@@ -88,11 +70,13 @@ fn path_of(url: &str) -> String {
 fn run_subject(dir: &Path) -> (Value, Run) {
     let subject: Value = serde_json::from_str(&read(dir, "subject.json").unwrap()).unwrap();
     let expected: Value = serde_json::from_str(&read(dir, "expected.json").unwrap()).unwrap();
-    let (code, placeholder) = subject["asset"].as_str().unwrap().split_once('-').unwrap();
-    let issuer = valid_issuer(placeholder);
-    let fix = |body: String| body.replace(placeholder, &issuer);
-    let account: Value =
-        serde_json::from_str(&fix(read(dir, "horizon-account.json").unwrap())).unwrap();
+    let (code, issuer) = subject["asset"].as_str().unwrap().split_once('-').unwrap();
+    assert!(
+        stellar_strkey::ed25519::PublicKey::from_string(issuer).is_ok(),
+        "{}: issuer {issuer} is not a valid StrKey (see testdata/eval/README.md)",
+        dir.display()
+    );
+    let account: Value = serde_json::from_str(&read(dir, "horizon-account.json").unwrap()).unwrap();
     let home_domain = account["home_domain"].as_str().map(str::to_string);
     let toml_text = read(dir, "stellar.toml").unwrap_or_default();
     let toml_dns_fails =
@@ -110,42 +94,51 @@ fn run_subject(dir: &Path) -> (Value, Run) {
     let json = "application/json";
     h.route(
         HORIZON,
-        &assets_path(code, &issuer),
-        vec![reply_for(dir, "horizon-assets.json", &fix, json).unwrap()],
+        &assets_path(code, issuer),
+        vec![reply_for(dir, "horizon-assets.json", json).unwrap()],
     );
     h.route(
         HORIZON,
-        &account_path(&issuer),
-        vec![reply_for(dir, "horizon-account.json", &fix, json).unwrap()],
+        &account_path(issuer),
+        vec![reply_for(dir, "horizon-account.json", json).unwrap()],
     );
-    if let Some(reply) = reply_for(dir, "directory.json", &fix, json) {
-        h.route(EXPERT, &directory_path(&issuer), vec![reply]);
+    if let Some(reply) = reply_for(dir, "directory.json", json) {
+        h.route(EXPERT, &directory_path(issuer), vec![reply]);
     }
     if let Some(domain) = &home_domain {
-        if let Some(reply) = reply_for(dir, "blocked.json", &fix, json) {
+        if let Some(reply) = reply_for(dir, "blocked.json", json) {
             h.route(EXPERT, &blocked_path(domain), vec![reply]);
         }
-        if let Some(reply) = reply_for(dir, "stellar.toml", &fix, "text/plain") {
+        if let Some(reply) = reply_for(dir, "stellar.toml", "text/plain") {
             h.route(domain, TOML_PATH, vec![reply]);
         }
     }
     for link in &linked {
         let file = link.rsplit('/').next().unwrap();
-        if let Some(reply) = reply_for(&dir.join("linked"), file, &fix, "text/plain") {
+        if let Some(reply) = reply_for(&dir.join("linked"), file, "text/plain") {
             h.route(&host_of(link), &path_of(link), vec![reply]);
         }
     }
+    // A recorded DNS failure: the lookup fails for certain, and without leaving the machine.
+    let dns_failures: Vec<String> = home_domain
+        .iter()
+        .filter(|_| toml_dns_fails)
+        .map(|domain| format!("{domain}:443:{domain}.invalid:443"))
+        .collect();
     let asset = format!("{code}-{issuer}");
-    let run = h.assay(&[
-        "scan",
-        "--output",
-        "json",
-        "--timeout",
-        "1",
-        "--no-cache",
-        "--no-history",
-        &asset,
-    ]);
+    let run = h.assay_with(
+        &[
+            "scan",
+            "--output",
+            "json",
+            "--timeout",
+            "1",
+            "--no-cache",
+            "--no-history",
+            &asset,
+        ],
+        &dns_failures,
+    );
     (expected, run)
 }
 
@@ -194,6 +187,18 @@ fn eval_subjects_match_their_expected_verdicts_end_to_end() {
                     report[key], expected[key]
                 ));
             }
+        }
+        let dns_failure = read(dir, "stellar.toml.status")
+            .is_some_and(|s| matches!(s.trim(), "dns-failure" | "000"));
+        let toml = evidence_from(&report, "stellar.toml");
+        if dns_failure
+            && !toml
+                .iter()
+                .any(|e| e["claim"] == "not retrievable: dns-failure")
+        {
+            failures.push(format!(
+                "{name}: stellar.toml evidence {toml:?} (want not retrievable: dns-failure)"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

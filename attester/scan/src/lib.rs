@@ -10,3 +10,7 @@ mod shared;
 pub mod testsupport;
 
 pub use scanner::{Network, ScanConfig, ScanError, Scanner};
+
+/// The scanner version every report binds (its `scanner_bound`, the v3 evidence hash's `scanner` line):
+/// this crate's version, `v`-prefixed.
+pub const SCANNER_VERSION: &str = concat!("v", env!("CARGO_PKG_VERSION"));

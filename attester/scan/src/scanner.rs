@@ -290,7 +290,7 @@ impl Scanner {
             blocklist,
             asset_lists,
             network: Some(self.config.network.passphrase().to_string()),
-            scanner_version: None,
+            scanner_version: Some(crate::SCANNER_VERSION.to_string()),
             scanned_at: now(),
         })
     }

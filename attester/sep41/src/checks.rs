@@ -128,6 +128,88 @@ enum Attempt {
     Landed { ledger: u32 },
 }
 
+/// A quantity a write check reads before and after its write.
+#[derive(Debug, Clone, Copy)]
+enum Quantity {
+    /// The holder's balance; before the write it must hold at least one unit.
+    FundedHolder,
+    /// A party's balance.
+    Balance(Who),
+    /// The spender's allowance over the holder's balance.
+    Allowance,
+    /// The allowance a delegated write spends; before the write it must allow one unit (a standing
+    /// allowance is consumed, a short one topped up by a grant recorded as evidence).
+    SpendableAllowance,
+}
+
+/// The quantities a write check watches, each under its name in evidence and messages.
+type Watched = [(&'static str, Quantity)];
+
+const HOLDER: &Watched = &[("holder", Quantity::FundedHolder)];
+const HOLDER_AND_RECIPIENT: &Watched = &[
+    ("holder", Quantity::FundedHolder),
+    ("recipient", Quantity::Balance(Who::Spender)),
+];
+const ALLOWANCE: &Watched = &[("allowance", Quantity::Allowance)];
+
+/// What the watched quantities read before a write and, once [`Run::after`] has run, after it.
+struct Watch {
+    watched: &'static Watched,
+    before: Vec<i128>,
+    after: Vec<i128>,
+}
+
+impl Watch {
+    fn index(&self, name: &str) -> usize {
+        let at = self.watched.iter().position(|(n, _)| *n == name);
+        at.expect("a watched quantity")
+    }
+
+    fn before(&self, name: &str) -> i128 {
+        self.before[self.index(name)]
+    }
+
+    fn after(&self, name: &str) -> i128 {
+        self.after[self.index(name)]
+    }
+
+    fn changes(&self) -> impl Iterator<Item = i128> + '_ {
+        self.after.iter().zip(&self.before).map(|(a, b)| a - b)
+    }
+
+    /// True when each quantity changed by exactly the expected amount, in watch order.
+    fn moved_by(&self, expected: &[i128]) -> bool {
+        self.changes().eq(expected.iter().copied())
+    }
+
+    /// The changes as the checks report them: `holder -1, recipient +1`.
+    fn describe(&self) -> String {
+        let parts: Vec<String> = (self.watched.iter().zip(self.changes()))
+            .map(|((name, _), d)| format!("{name} {}", delta(d)))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// Evidence for a set of readings: `{"holder": "5", …}`.
+fn readings(watched: &Watched, values: &[i128]) -> serde_json::Value {
+    serde_json::Value::Object(
+        watched
+            .iter()
+            .zip(values)
+            .map(|((name, _), v)| (name.to_string(), json!(v.to_string())))
+            .collect(),
+    )
+}
+
+fn pass_if(held: bool, actual: String) -> Outcome {
+    if held {
+        pass(actual)
+    } else {
+        fail(actual)
+    }
+}
+
 /// Runs the sixteen checks in order.
 pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckResult> {
     let mut run = Run {
@@ -406,6 +488,33 @@ impl Run<'_> {
         }
     }
 
+    /// Premises of the delegated writes: both keys, and a real spender distinct from the holder.
+    fn need_delegation(&self) -> Step<()> {
+        self.need_key(Who::Holder)?;
+        self.need_key(Who::Spender)?;
+        self.need_distinct()?;
+        self.need_real(Who::Spender)
+    }
+
+    /// `transfer(holder, spender, amount)`.
+    fn transfer_args(&self, amount: i128) -> Vec<ScVal> {
+        vec![
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(amount),
+        ]
+    }
+
+    /// `transfer_from(spender, holder, spender, amount)`: the spender takes units for itself.
+    fn spend_to_spender_args(&self, amount: i128) -> Vec<ScVal> {
+        vec![
+            self.addr(Who::Spender),
+            self.addr(Who::Holder),
+            self.addr(Who::Spender),
+            i128_val(amount),
+        ]
+    }
+
     fn approve_args(&self, amount: i128, live_until: u32) -> Vec<ScVal> {
         vec![
             self.addr(Who::Holder),
@@ -447,6 +556,40 @@ impl Run<'_> {
             )));
         }
         Ok(granted)
+    }
+
+    /// Reads the watched quantities before a write, under each one's premise, and records them.
+    fn before(&mut self, watched: &'static Watched) -> Step<Watch> {
+        let mut before = Vec::with_capacity(watched.len());
+        for (_, quantity) in watched {
+            before.push(match *quantity {
+                Quantity::FundedHolder => self.require_funded_holder()?,
+                Quantity::Balance(who) => self.require_balance(who)?,
+                Quantity::Allowance => self.require_allowance()?,
+                Quantity::SpendableAllowance => self.ensure_allowance()?,
+            });
+        }
+        self.evidence.before = Some(readings(watched, &before));
+        Ok(Watch {
+            watched,
+            before,
+            after: Vec::new(),
+        })
+    }
+
+    /// Reads the same quantities after the write and records them.
+    fn after(&mut self, watch: &mut Watch) -> Step<()> {
+        let mut after = Vec::with_capacity(watch.watched.len());
+        for (_, quantity) in watch.watched {
+            after.push(match *quantity {
+                Quantity::FundedHolder => self.require_balance(Who::Holder)?,
+                Quantity::Balance(who) => self.require_balance(who)?,
+                Quantity::Allowance | Quantity::SpendableAllowance => self.require_allowance()?,
+            });
+        }
+        self.evidence.after = Some(readings(watch.watched, &after));
+        watch.after = after;
+        Ok(())
     }
 
     // ---- the checks -------------------------------------------------------------------------
@@ -520,16 +663,15 @@ impl Run<'_> {
                  tested; revoke it (approve 0) or choose another spender"
             )));
         }
-        let h0 = self.require_funded_holder()?;
-        let s0 = self.require_balance(Who::Spender)?;
-        self.evidence.before =
-            Some(json!({"holder": h0.to_string(), "spender": s0.to_string(), "allowance": "0"}));
-        let args = vec![
-            self.addr(Who::Spender),
-            self.addr(Who::Holder),
-            self.addr(Who::Spender),
-            i128_val(1),
-        ];
+        self.before(&[
+            ("holder", Quantity::FundedHolder),
+            ("spender", Quantity::Balance(Who::Spender)),
+        ])?;
+        // The premise above read the allowance as 0: recorded beside the balances, not read again.
+        if let Some(serde_json::Value::Object(before)) = &mut self.evidence.before {
+            before.insert("allowance".into(), json!("0"));
+        }
+        let args = self.spend_to_spender_args(1);
         match self.attempt(Signer::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
@@ -547,40 +689,39 @@ impl Run<'_> {
     fn transfer_zero(&mut self) -> Step<Outcome> {
         self.need_key(Who::Holder)?;
         self.need_distinct()?;
-        let h0 = self.require_balance(Who::Holder)?;
-        let r0 = self.require_balance(Who::Spender)?;
-        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
-        let args = vec![self.addr(Who::Holder), self.addr(Who::Spender), i128_val(0)];
+        // Any holder balance will do: a zero transfer needs no funds.
+        let mut watch = self.before(&[
+            ("holder", Quantity::Balance(Who::Holder)),
+            ("recipient", Quantity::Balance(Who::Spender)),
+        ])?;
+        let args = self.transfer_args(0);
         let verb = match self.attempt(Signer::Holder, "transfer", args)? {
             Attempt::Refused(_) => "refused",
             Attempt::Landed { .. } => "accepted",
         };
-        let h1 = self.require_balance(Who::Holder)?;
-        let r1 = self.require_balance(Who::Spender)?;
-        self.evidence.after = Some(json!({"holder": h1.to_string(), "recipient": r1.to_string()}));
-        if (h1, r1) == (h0, r0) {
+        self.after(&mut watch)?;
+        if watch.moved_by(&[0, 0]) {
+            let (h0, r0) = (watch.before("holder"), watch.before("recipient"));
             Ok(pass(format!("{verb}; balances held at {h0} and {r0}")))
         } else {
             Ok(fail(format!(
-                "{verb} a zero transfer that moved balances: holder {}, recipient {}",
-                delta(h1 - h0),
-                delta(r1 - r0)
+                "{verb} a zero transfer that moved balances: {}",
+                watch.describe()
             )))
         }
     }
 
     fn transfer_self(&mut self) -> Step<Outcome> {
         self.need_key(Who::Holder)?;
-        let h0 = self.require_funded_holder()?;
-        self.evidence.before = Some(json!({"holder": h0.to_string()}));
+        let mut watch = self.before(HOLDER)?;
         let args = vec![self.addr(Who::Holder), self.addr(Who::Holder), i128_val(1)];
         let verb = match self.attempt(Signer::Holder, "transfer", args)? {
             Attempt::Refused(_) => "refused",
             Attempt::Landed { .. } => "accepted",
         };
-        let h1 = self.require_balance(Who::Holder)?;
-        self.evidence.after = Some(json!({"holder": h1.to_string()}));
-        if h1 == h0 {
+        self.after(&mut watch)?;
+        let (h0, h1) = (watch.before("holder"), watch.after("holder"));
+        if watch.moved_by(&[0]) {
             Ok(pass(format!("{verb}; balance held at {h0}")))
         } else {
             Ok(fail(format!(
@@ -595,10 +736,8 @@ impl Run<'_> {
         self.need_key(Who::Holder)?;
         self.need_distinct()?;
         self.need_real(Who::Spender)?;
-        let h0 = self.require_funded_holder()?;
-        let r0 = self.require_balance(Who::Spender)?;
-        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
-        Ok((h0, r0))
+        let watch = self.before(HOLDER_AND_RECIPIENT)?;
+        Ok((watch.before("holder"), watch.before("recipient")))
     }
 
     /// After an attempt that should have been refused: the balances as observed, negative
@@ -627,11 +766,7 @@ impl Run<'_> {
 
     fn transfer_negative(&mut self) -> Step<Outcome> {
         let (h0, r0) = self.refusal_premises()?;
-        let args = vec![
-            self.addr(Who::Holder),
-            self.addr(Who::Spender),
-            i128_val(-1),
-        ];
+        let args = self.transfer_args(-1);
         match self.attempt(Signer::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
@@ -664,11 +799,7 @@ impl Run<'_> {
     fn transfer_over_balance(&mut self) -> Step<Outcome> {
         let (h0, _) = self.refusal_premises()?;
         let amount = h0.saturating_add(1);
-        let args = vec![
-            self.addr(Who::Holder),
-            self.addr(Who::Spender),
-            i128_val(amount),
-        ];
+        let args = self.transfer_args(amount);
         match self.attempt(Signer::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
@@ -687,32 +818,24 @@ impl Run<'_> {
         self.need_key(Who::Holder)?;
         self.need_distinct()?;
         self.need_real(Who::Spender)?;
-        let h0 = self.require_funded_holder()?;
-        let r0 = self.require_balance(Who::Spender)?;
-        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": r0.to_string()}));
-        let args = vec![self.addr(Who::Holder), self.addr(Who::Spender), i128_val(1)];
+        let mut watch = self.before(HOLDER_AND_RECIPIENT)?;
+        let args = self.transfer_args(1);
         if let Attempt::Refused(error) = self.attempt(Signer::Holder, "transfer", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
-                "refused a 1-unit transfer from a balance of {h0}"
+                "refused a 1-unit transfer from a balance of {}",
+                watch.before("holder")
             )));
         }
-        let h1 = self.require_balance(Who::Holder)?;
-        let r1 = self.require_balance(Who::Spender)?;
-        self.evidence.after = Some(json!({"holder": h1.to_string(), "recipient": r1.to_string()}));
-        let observed = format!("holder {}, recipient {}", delta(h1 - h0), delta(r1 - r0));
-        if (h1 - h0, r1 - r0) == (-1, 1) {
-            Ok(pass(observed))
-        } else {
-            Ok(fail(observed))
-        }
+        self.after(&mut watch)?;
+        Ok(pass_if(watch.moved_by(&[-1, 1]), watch.describe()))
     }
 
     fn approve(&mut self) -> Step<Outcome> {
         self.need_key(Who::Holder)?;
         self.need_distinct()?;
-        let a0 = self.require_allowance()?;
-        self.evidence.before = Some(json!({"allowance": a0.to_string()}));
+        let mut watch = self.before(ALLOWANCE)?;
+        let a0 = watch.before("allowance");
         let live_until = self
             .latest_ledger()?
             .saturating_add(self.config.approve_ledgers);
@@ -722,8 +845,8 @@ impl Run<'_> {
             Self::trustline_refusal(&error)?;
             return Ok(fail("refused approve(1)"));
         }
-        let a1 = self.require_allowance()?;
-        self.evidence.after = Some(json!({"allowance": a1.to_string()}));
+        self.after(&mut watch)?;
+        let a1 = watch.after("allowance");
         if a1 != 1 {
             return Ok(fail(format!("allowance {a1} after approving 1 over {a0}")));
         }
@@ -737,8 +860,8 @@ impl Run<'_> {
             Self::trustline_refusal(&error)?;
             return Ok(fail("refused approve(2) over an allowance of 1"));
         }
-        let a2 = self.require_allowance()?;
-        self.evidence.after = Some(json!({"allowance": a2.to_string()}));
+        self.after(&mut watch)?;
+        let a2 = watch.after("allowance");
         if a2 == 2 {
             Ok(pass("allowance 2 after approving 2 over 1"))
         } else {
@@ -749,111 +872,61 @@ impl Run<'_> {
     }
 
     fn transfer_from(&mut self) -> Step<Outcome> {
-        self.need_key(Who::Holder)?;
-        self.need_key(Who::Spender)?;
-        self.need_distinct()?;
-        self.need_real(Who::Spender)?;
-        let h0 = self.require_funded_holder()?;
-        let s0 = self.require_balance(Who::Spender)?;
-        let a0 = self.ensure_allowance()?;
-        self.evidence.before = Some(
-            json!({"holder": h0.to_string(), "recipient": s0.to_string(), "allowance": a0.to_string()}),
-        );
-        let args = vec![
-            self.addr(Who::Spender),
-            self.addr(Who::Holder),
-            self.addr(Who::Spender),
-            i128_val(1),
-        ];
+        self.need_delegation()?;
+        let mut watch = self.before(&[
+            ("holder", Quantity::FundedHolder),
+            ("recipient", Quantity::Balance(Who::Spender)),
+            ("allowance", Quantity::SpendableAllowance),
+        ])?;
+        let args = self.spend_to_spender_args(1);
         if let Attempt::Refused(error) = self.attempt(Signer::Spender, "transfer_from", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
-                "refused a 1-unit spend within an allowance of {a0}"
+                "refused a 1-unit spend within an allowance of {}",
+                watch.before("allowance")
             )));
         }
-        let h1 = self.require_balance(Who::Holder)?;
-        let s1 = self.require_balance(Who::Spender)?;
-        let a1 = self.require_allowance()?;
-        self.evidence.after = Some(
-            json!({"holder": h1.to_string(), "recipient": s1.to_string(), "allowance": a1.to_string()}),
-        );
-        let observed = format!(
-            "holder {}, recipient {}, allowance {}",
-            delta(h1 - h0),
-            delta(s1 - s0),
-            delta(a1 - a0)
-        );
-        if (h1 - h0, s1 - s0, a1 - a0) == (-1, 1, -1) {
-            Ok(pass(observed))
-        } else {
-            Ok(fail(observed))
-        }
+        self.after(&mut watch)?;
+        Ok(pass_if(watch.moved_by(&[-1, 1, -1]), watch.describe()))
     }
 
     fn burn(&mut self) -> Step<Outcome> {
         self.need_key(Who::Holder)?;
-        let h0 = self.require_funded_holder()?;
-        self.evidence.before = Some(json!({"holder": h0.to_string()}));
+        let mut watch = self.before(HOLDER)?;
         let args = vec![self.addr(Who::Holder), i128_val(1)];
         if let Attempt::Refused(error) = self.attempt(Signer::Holder, "burn", args)? {
             Self::trustline_refusal(&error)?;
-            return Ok(fail(format!("refused to burn 1 of a balance of {h0}")));
+            return Ok(fail(format!(
+                "refused to burn 1 of a balance of {}",
+                watch.before("holder")
+            )));
         }
-        let h1 = self.require_balance(Who::Holder)?;
-        self.evidence.after = Some(json!({"holder": h1.to_string()}));
-        let observed = format!("holder {}", delta(h1 - h0));
-        if h1 - h0 == -1 {
-            Ok(pass(observed))
-        } else {
-            Ok(fail(observed))
-        }
+        self.after(&mut watch)?;
+        Ok(pass_if(watch.moved_by(&[-1]), watch.describe()))
     }
 
     fn burn_from(&mut self) -> Step<Outcome> {
-        self.need_key(Who::Holder)?;
-        self.need_key(Who::Spender)?;
-        self.need_distinct()?;
-        self.need_real(Who::Spender)?;
-        let h0 = self.require_funded_holder()?;
-        let s0 = self.require_balance(Who::Spender)?;
-        let a0 = self.ensure_allowance()?;
-        self.evidence.before = Some(
-            json!({"holder": h0.to_string(), "spender": s0.to_string(), "allowance": a0.to_string()}),
-        );
+        self.need_delegation()?;
+        let mut watch = self.before(&[
+            ("holder", Quantity::FundedHolder),
+            ("spender", Quantity::Balance(Who::Spender)),
+            ("allowance", Quantity::SpendableAllowance),
+        ])?;
         let args = vec![self.addr(Who::Spender), self.addr(Who::Holder), i128_val(1)];
         if let Attempt::Refused(error) = self.attempt(Signer::Spender, "burn_from", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
-                "refused to burn 1 within an allowance of {a0}"
+                "refused to burn 1 within an allowance of {}",
+                watch.before("allowance")
             )));
         }
-        let h1 = self.require_balance(Who::Holder)?;
-        let s1 = self.require_balance(Who::Spender)?;
-        let a1 = self.require_allowance()?;
-        self.evidence.after = Some(
-            json!({"holder": h1.to_string(), "spender": s1.to_string(), "allowance": a1.to_string()}),
-        );
-        let observed = format!(
-            "holder {}, spender {}, allowance {}",
-            delta(h1 - h0),
-            delta(s1 - s0),
-            delta(a1 - a0)
-        );
-        if (h1 - h0, s1 - s0, a1 - a0) == (-1, 0, -1) {
-            Ok(pass(observed))
-        } else {
-            Ok(fail(observed))
-        }
+        self.after(&mut watch)?;
+        Ok(pass_if(watch.moved_by(&[-1, 0, -1]), watch.describe()))
     }
 
     fn transfer_from_expired(&mut self) -> Step<Outcome> {
-        self.need_key(Who::Holder)?;
-        self.need_key(Who::Spender)?;
-        self.need_distinct()?;
-        self.need_real(Who::Spender)?;
-        let h0 = self.require_funded_holder()?;
-        let s0 = self.require_balance(Who::Spender)?;
-        self.evidence.before = Some(json!({"holder": h0.to_string(), "recipient": s0.to_string()}));
+        self.need_delegation()?;
+        self.before(HOLDER_AND_RECIPIENT)?;
         // The short grant is deliberately not treated as a standing allowance: it is built to lapse.
         let expires_at = self
             .latest_ledger()?
@@ -890,12 +963,7 @@ impl Run<'_> {
             self.chain.pause(self.config.expiry_poll);
             waited += self.config.expiry_poll;
         };
-        let args = vec![
-            self.addr(Who::Spender),
-            self.addr(Who::Holder),
-            self.addr(Who::Spender),
-            i128_val(1),
-        ];
+        let args = self.spend_to_spender_args(1);
         match self.attempt(Signer::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;

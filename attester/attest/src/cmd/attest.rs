@@ -14,8 +14,10 @@ use super::{
 use crate::attest::{execute, exit_code, plan, render_text, AssetResult, ChainSubmitter, Target};
 use crate::registry::MAX_BATCH_SIZE;
 use crate::sac;
-use crate::scanning::scan_fresh;
-use crate::tx::{InvokeOptions, Invoker};
+use crate::scanning::scan_subjects;
+use crate::sep41::{evaluate_subject, Sep41Outcome, Sep41Runner};
+use assay_chain::network::NetworkSpec;
+use assay_chain::submit::{InvokeOptions, Invoker};
 
 const AFTER_HELP: &str = "\
 Every asset is scanned fresh (the answer cache is bypassed). A report that is unevaluated, stale,
@@ -24,12 +26,23 @@ in attest_many batches (at most 50, the registry's cap) from the --source accoun
 registry's attester set; each transaction is followed to a final status, and a lost response is
 re-polled by hash (the same envelope is re-sent, so nothing is written twice).
 
+SEP-41 (--sep41): before deciding, each asset's Stellar Asset Contract on the registry's network is run
+through the 16-check conformance suite as the holder (ASSAY_OWNER_SECRET or --owner-identity) and spender
+(ASSAY_SPENDER_SECRET or --spender-identity); the holder needs 5 units of the asset, both need XLM for fees
+and the spender a trustline. Each check becomes one `sep41` evidence line (bound by the evidence hash).
+Any FAIL escalates the report to critical with flag sep41_violation (bit 8; capability bits untouched);
+any UNVERIFIABLE or SKIPPED check, or a suite that could not start, leaves it undetermined: not attested
+(exit 2, rule `undetermined`). The suite's summary is printed per asset; --output json adds a `sep41`
+object with every row. Writes on a network other than testnet/futurenet/standalone need
+--allow-non-testnet-write. Only classic assets are attested; a C… token is refused (use `assay sep41`).
+
 Exit codes:
   0   every asset was written (with --dry-run: simulated successfully)
   1   error: an asset had no report, or its transaction failed or was refused; nothing was written for it
   2   at least one asset was refused as not attestable (the rule is printed); all others were written
   3   a transaction was sent but its outcome is unknown: check the printed hash before retrying
-  64  usage error (bad asset, network, registry, identity; a secret on the command line)
+  64  usage error (bad asset, network, registry, identity; a secret on the command line; --sep41 without
+      consent off test networks)
 Priority when several apply: 64, 3, 1, 2.
 
 Secrets: --source names a stellar-cli identity; otherwise STELLAR_SECRET_KEY or --source-file. A secret
@@ -37,7 +50,8 @@ typed on the command line is refused. Secrets are never printed.
 
 Examples:
   assay attest USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --source assay-attester --network testnet --asset-network mainnet
-  STELLAR_SECRET_KEY=… assay attest AQUA-GBNZ… --registry C… --network local --horizon-url http://localhost:8000 --dry-run";
+  STELLAR_SECRET_KEY=… assay attest AQUA-GBNZ… --registry C… --network local --horizon-url http://localhost:8000 --dry-run
+  assay attest USDC-GBBD… --registry C… --source assay-attester --network testnet --sep41 --owner-identity holder --spender-identity spender";
 
 /// Arguments of `assay attest`.
 #[derive(Args, Debug)]
@@ -64,6 +78,23 @@ pub struct AttestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    /// Also run the 16-check SEP-41 conformance suite against each asset's Stellar Asset Contract (on
+    /// the registry's network) and bind its verdicts into the report: a FAIL escalates to critical with
+    /// sep41_violation (bit 8); an UNVERIFIABLE or SKIPPED check leaves the report undetermined (not
+    /// attested). The suite's transactions are sent even with --dry-run: they are the measurement.
+    #[arg(long)]
+    pub sep41: bool,
+    /// stellar-cli identity of the suite's holder (instead of ASSAY_OWNER_SECRET). Needs 5 units of the
+    /// asset and XLM for fees.
+    #[arg(long, value_name = "NAME", requires = "sep41")]
+    pub owner_identity: Option<String>,
+    /// stellar-cli identity of the suite's spender (instead of ASSAY_SPENDER_SECRET). Needs a trustline
+    /// to the asset and XLM for fees.
+    #[arg(long, value_name = "NAME", requires = "sep41")]
+    pub spender_identity: Option<String>,
+    /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
+    #[arg(long, requires = "sep41")]
+    pub allow_non_testnet_write: bool,
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
@@ -94,9 +125,23 @@ pub fn run(args: AttestArgs) -> ExitCode {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
+    let runner = if args.sep41 {
+        match sep41_runner(&args, &spec, &settings.asset_passphrase) {
+            Ok(r) => Some(r),
+            Err(m) => return usage(m),
+        }
+    } else {
+        None
+    };
     let mut assets: Vec<Asset> = Vec::new();
     let mut targets = Vec::new();
     for input in &args.assets {
+        if input.trim().starts_with('C') && sac::parse_contract(input.trim()).is_some() {
+            return usage(format!(
+                "{input} is a contract address: assay attest takes classic assets (CODE-ISSUER) and keys each \
+                 by its Stellar Asset Contract; for a Soroban token's conformance run `assay sep41 {input}`"
+            ));
+        }
         let asset = match parse_asset_arg(input) {
             Ok(a) => a,
             Err(e) => return usage(e),
@@ -115,13 +160,29 @@ pub fn run(args: AttestArgs) -> ExitCode {
         Ok(r) => r,
         Err(m) => return usage(m),
     };
-    let reports = match scan_fresh(&settings, &assets) {
+    let subjects = match scan_subjects(&settings, &assets) {
         Ok(r) => r,
         Err(m) => {
             eprintln!("assay attest: {m}");
             return ExitCode::from(crate::attest::exit::ERROR);
         }
     };
+    let mut suites: Vec<Option<Sep41Outcome>> = vec![None; targets.len()];
+    let mut reports = Vec::with_capacity(targets.len());
+    for (i, (target, subject)) in targets.iter().zip(subjects).enumerate() {
+        let subject = match subject {
+            Ok(s) => s,
+            Err(m) => {
+                reports.push(Err(m));
+                continue;
+            }
+        };
+        if let Some(runner) = &runner {
+            suites[i] = Some(runner.run(target.contract));
+        }
+        let at = assay_scan::scanner::timestamp(SystemTime::now());
+        reports.push(evaluate_subject(&subject, suites[i].as_ref(), at));
+    }
     let as_of = assay_scan::scanner::timestamp(SystemTime::now());
     let (planned, outcomes) = plan(&targets, reports, as_of, Freshness::default());
     let options = InvokeOptions {
@@ -146,7 +207,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
         args.dry_run,
     );
     let mut out = std::io::stdout().lock();
-    for (target, outcome) in targets.iter().zip(&outcomes) {
+    for ((target, outcome), suite) in targets.iter().zip(&outcomes).zip(&suites) {
         let line = AssetResult {
             asset: target.asset.to_string(),
             contract: sac::contract_strkey(target.contract),
@@ -154,12 +215,59 @@ pub fn run(args: AttestArgs) -> ExitCode {
         };
         let text = match args.output {
             OutputFormat::Json => {
-                format!("{}\n", serde_json::to_string(&line).expect("serialises"))
+                let mut value = serde_json::to_value(&line).expect("serialises");
+                if let (Some(obj), Some(suite)) = (value.as_object_mut(), suite) {
+                    obj.insert("sep41".into(), suite.to_json());
+                }
+                format!("{value}\n")
             }
-            OutputFormat::Text => render_text(&line),
+            OutputFormat::Text => {
+                let mut text = suite
+                    .as_ref()
+                    .map(|s| s.render_text(&line.asset))
+                    .unwrap_or_default();
+                text.push_str(&render_text(&line));
+                text
+            }
         };
         let _ = out.write_all(text.as_bytes());
     }
     let _ = out.flush();
     ExitCode::from(exit_code(&outcomes))
+}
+
+/// The suite's runner for `--sep41`: the registry's network (the SAC it keys an asset by lives there), the
+/// holder and spender from identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET, and the consent gate.
+fn sep41_runner(
+    args: &AttestArgs,
+    spec: &NetworkSpec,
+    asset_passphrase: &str,
+) -> Result<Sep41Runner, String> {
+    use assay_sep41::live::{self, PartiesInput, PartyInput};
+    if asset_passphrase != spec.passphrase {
+        return Err(
+            "--sep41 runs the conformance suite against the Stellar Asset Contract on the registry's \
+             network, so the assets must live there: drop --asset-network (or point --network at the \
+             assets' network)"
+                .into(),
+        );
+    }
+    let parties = live::resolve_parties(&PartiesInput {
+        owner: PartyInput {
+            address: None,
+            identity: args.owner_identity.clone(),
+        },
+        spender: PartyInput {
+            address: None,
+            identity: args.spender_identity.clone(),
+        },
+    })
+    .map_err(|e| format!("--sep41: {e}"))?;
+    live::consent(&spec.passphrase, &parties, args.allow_non_testnet_write)
+        .map_err(|e| format!("--sep41: {e}"))?;
+    Ok(Sep41Runner {
+        rpc_url: spec.rpc_url.clone(),
+        passphrase: spec.passphrase.clone(),
+        parties,
+    })
 }

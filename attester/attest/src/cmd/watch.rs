@@ -11,8 +11,9 @@ use clap::Args;
 
 use super::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs, EXIT_USAGE};
 use crate::sac;
-use crate::tx::InvokeOptions;
+use crate::sep41::Sep41Runner;
 use crate::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
 Config (TOML):
@@ -24,15 +25,25 @@ Config (TOML):
   max_age_secs = 86400           # the window gates use
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
+  sep41_owner_identity = \"holder\"   # SEP-41 suite holder (else ASSAY_OWNER_SECRET)
+  sep41_spender_identity = \"spender\" # SEP-41 suite spender (else ASSAY_SPENDER_SECRET)
+  sep41_allow_non_testnet_write = false # consent to suite writes off testnet/futurenet/standalone
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
+  sep41 = true                   # optional: run the SEP-41 suite on the asset's SAC each check
+
+With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`) and logs a
+\"sep41\" event with its summary; a FAIL is attested as critical with sep41_violation (bit 8); an
+UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
 verdict is logged with its rule and not written, so the old value ages out and gates fail closed.
-Failures back off (15 s doubling, capped). Logs are JSON lines on stderr. SIGINT/SIGTERM stop the loop
-after the check in progress; a sent transaction is always followed to its end.
+Failures back off (15 s doubling, capped). Logs are JSON lines on stderr; a write logs \"submitting\" then
+\"written\" (or \"write_failed\" / \"outcome_unknown\"). SIGINT/SIGTERM log \"stopping\" and stop the loop
+after the check in progress: a transaction being submitted is followed to its final status (and its
+observation recorded) before \"stopped\" and exit 0.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
@@ -132,6 +143,14 @@ pub fn run(args: WatchArgs) -> ExitCode {
         let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
         assets.push((asset, contract, interval));
     }
+    let sep41 = if config.assets.iter().any(|a| a.sep41) {
+        match sep41_runner(&config, &spec, &settings.asset_passphrase) {
+            Ok(r) => Some(r),
+            Err(m) => return usage(m),
+        }
+    } else {
+        None
+    };
     let rpc = match rpc_client(&spec) {
         Ok(r) => r,
         Err(m) => return usage(m),
@@ -160,10 +179,50 @@ pub fn run(args: WatchArgs) -> ExitCode {
         history,
         health,
         options: InvokeOptions::default(),
+        sep41,
     };
     let outcomes = watcher.run(&stop, args.once);
     let failed = outcomes
         .iter()
         .any(|o| matches!(o, Checked::Failed(_) | Checked::Unknown(_)));
     ExitCode::from(if args.once && failed { 1 } else { 0 })
+}
+
+/// The SEP-41 runner for `sep41 = true` assets: the registry's network, the config's party identities or
+/// ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET, and the consent gate.
+fn sep41_runner(
+    config: &WatchConfig,
+    spec: &assay_chain::network::NetworkSpec,
+    asset_passphrase: &str,
+) -> Result<Sep41Runner, String> {
+    use assay_sep41::live::{self, PartiesInput, PartyInput};
+    if asset_passphrase != spec.passphrase {
+        return Err(
+            "sep41 = true runs the conformance suite against the Stellar Asset Contract on the registry's \
+             network, so the assets must live there: remove asset_network"
+                .into(),
+        );
+    }
+    let parties = live::resolve_parties(&PartiesInput {
+        owner: PartyInput {
+            address: None,
+            identity: config.sep41_owner_identity.clone(),
+        },
+        spender: PartyInput {
+            address: None,
+            identity: config.sep41_spender_identity.clone(),
+        },
+    })
+    .map_err(|e| format!("sep41: {e}"))?;
+    live::consent(
+        &spec.passphrase,
+        &parties,
+        config.sep41_allow_non_testnet_write,
+    )
+    .map_err(|e| format!("sep41: {e}"))?;
+    Ok(Sep41Runner {
+        rpc_url: spec.rpc_url.clone(),
+        passphrase: spec.passphrase.clone(),
+        parties,
+    })
 }

@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use assay_attest::identity::Signer;
-use assay_attest::network::NetworkSpec;
 use assay_attest::registry;
-use assay_attest::rpc::RpcClient;
 use assay_attest::scanning::ScanSettings;
-use assay_attest::tx::{InvokeOptions, Invoker};
+use assay_chain::identity::Signer;
+use assay_chain::network::NetworkSpec;
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{InvokeOptions, Invoker};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::net::mapping::Mappings;
 use assay_scan::testsupport::{ReplayServer, Reply};
@@ -298,8 +298,8 @@ impl World {
         );
         match self.invoker(&self.admin).simulate(&f) {
             Ok(_) => Ok(()),
-            Err(assay_attest::tx::ChainError::Simulation(text)) => {
-                Err(assay_attest::tx::contract_error_code(&text)
+            Err(assay_chain::submit::ChainError::Simulation(text)) => {
+                Err(assay_chain::submit::contract_error_code(&text)
                     .unwrap_or_else(|| panic!("no contract error in {text}")))
             }
             Err(e) => panic!("gate check: {e}"),

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assay_attest::identity::Signer;
-use assay_attest::network::NetworkSpec;
 use assay_attest::registry;
-use assay_attest::rpc::RpcClient;
-use assay_attest::tx::{ChainError, InvokeOptions, Invoker};
+use assay_chain::identity::Signer;
+use assay_chain::network::NetworkSpec;
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
 use stellar_xdr::{
@@ -333,8 +333,10 @@ impl World {
         );
         match self.invoker(&self.holder).invoke(&f) {
             Ok(_) => Ok(()),
-            Err(ChainError::Simulation(text)) => Err(assay_attest::tx::contract_error_code(&text)
-                .ok_or(format!("no contract error in: {text}"))),
+            Err(ChainError::Simulation(text)) => {
+                Err(assay_chain::submit::contract_error_code(&text)
+                    .ok_or(format!("no contract error in: {text}")))
+            }
             Err(e) => Err(Err(e.to_string())),
         }
     }

@@ -115,6 +115,9 @@ impl Harness {
         cmd.args(&args[1..]);
         cmd.env_remove("ASSAY_HORIZON_URL")
             .env_remove("ASSAY_STELLAR_EXPERT_URL")
+            .env_remove("ASSAY_RESOLVE")
+            .env_remove("ASSAY_CONNECT_TO")
+            .env_remove("ASSAY_CACERT")
             .env_remove("STELLAR_NETWORK")
             .env("HOME", self.dir.path())
             .env("XDG_CACHE_HOME", self.dir.path().join("xdg-cache"))

@@ -21,7 +21,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
 use crate::net::mapping::{Mapped, Mappings};
-use crate::net::policy::{canonical_host, refused_address, refused_name};
+use crate::net::policy::{canonical_host, never_resolves, refused_address, refused_name};
 
 /// Why a connection was not made. Kept structured so the fetch layer can map it to a category.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +133,13 @@ async fn lookup(
 ) -> Result<Vec<SocketAddr>, ConnectError> {
     if let Some(ips) = config.dns_answers.get(host) {
         return Ok(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect());
+    }
+    if never_resolves(host) {
+        return Err(ConnectError::Dns {
+            host: host.to_string(),
+            detail: "a name under the special-use .invalid domain (RFC 6761) never resolves"
+                .to_string(),
+        });
     }
     match tokio::net::lookup_host((host, port)).await {
         Ok(addrs) => {

@@ -93,6 +93,13 @@ pub fn canonical_host(host: &str) -> String {
     host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase()
 }
 
+/// True for names under RFC 6761's special-use `invalid` domain, which never resolve: the standard asks
+/// resolver libraries to answer them negatively at once, so no query ever leaves the machine.
+pub fn never_resolves(host: &str) -> bool {
+    let host = canonical_host(host);
+    host == "invalid" || host.ends_with(".invalid")
+}
+
 /// True when `candidate` is `requested` itself or a subdomain of it (never a parent, never a sibling).
 pub fn same_host_or_subdomain(requested: &str, candidate: &str) -> bool {
     let requested = canonical_host(requested);
@@ -172,6 +179,21 @@ mod tests {
             assert!(refused_name(host).is_some(), "{host}");
         }
         assert_eq!(refused_name("circle.com"), None);
+    }
+
+    #[test]
+    fn only_the_invalid_domain_never_resolves() {
+        for host in ["invalid", "nasdaq.finance.invalid", "X.Invalid."] {
+            assert!(never_resolves(host), "{host}");
+        }
+        for host in [
+            "invalid.com",
+            "nasdaq.finance",
+            "notinvalid",
+            "invalid.example",
+        ] {
+            assert!(!never_resolves(host), "{host}");
+        }
     }
 
     #[test]

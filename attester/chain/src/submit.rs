@@ -1,4 +1,5 @@
-//! Simulate → assemble → sign → send → poll for one `InvokeHostFunction` operation.
+//! Simulate → assemble → sign → send → poll for one operation, signed by one key that is both the
+//! transaction source and the address the contract asks to authorize.
 //!
 //! The rule that matters: once a signed envelope may have reached the network, the only ways out are a
 //! final `getTransaction` answer (SUCCESS or FAILED), proof that it can no longer be included (its time
@@ -7,21 +8,22 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use stellar_rpc_client::SimulateTransactionResponse;
 use stellar_xdr::{
     AccountId, DecoratedSignature, ExtensionPoint, Hash, HostFunction, InvokeHostFunctionOp,
-    LedgerEntryData, LedgerKey, LedgerKeyAccount, Limits, Memo, MuxedAccount, Operation,
-    OperationBody, Preconditions, PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber,
-    Signature, SignatureHint, SorobanAuthorizationEntry, SorobanTransactionData, TimeBounds,
-    TimePoint, Transaction, TransactionEnvelope, TransactionExt, TransactionMeta,
-    TransactionResult, TransactionResultResult, TransactionSignaturePayload,
+    InvokeHostFunctionResult, LedgerEntryData, LedgerKey, LedgerKeyAccount, Limits, Memo,
+    MuxedAccount, Operation, OperationBody, OperationResult, OperationResultTr, Preconditions,
+    PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber, Signature, SignatureHint,
+    SorobanAuthorizationEntry, SorobanCredentials, SorobanTransactionData, TimeBounds, TimePoint,
+    Transaction, TransactionEnvelope, TransactionExt, TransactionMeta, TransactionResult,
+    TransactionResultResult, TransactionSignaturePayload,
     TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr,
 };
 
 use crate::identity::Signer;
 use crate::network::NetworkSpec;
-use crate::rpc::{RpcClient, RpcError};
+use crate::rpc::{RpcClient, RpcError, TransactionStatus};
 
 /// How transactions are priced and tracked.
 #[derive(Debug, Clone)]
@@ -62,13 +64,18 @@ impl Default for InvokeOptions {
 pub enum ChainError {
     /// The RPC could not be used before anything was sent. Nothing was submitted.
     #[error("{0}; nothing was submitted")]
-    Rpc(RpcError),
+    Rpc(#[from] RpcError),
     /// The source account does not exist on this network.
     #[error("source account {0} does not exist on this network; fund it first (e.g. `stellar keys fund NAME`)")]
     NoAccount(String),
     /// Simulation refused the call. Nothing was submitted.
     #[error("simulation failed: {0}; nothing was submitted")]
     Simulation(String),
+    /// The call needs a signature from another address, which this run does not hold. Nothing was submitted.
+    #[error(
+        "the call needs a signature from {0}, which this run does not hold; nothing was submitted"
+    )]
+    ForeignAuth(String),
     /// `sendTransaction` answered ERROR: the network refused the envelope; it will never apply.
     #[error("the network rejected transaction {hash}: {code}; nothing was written")]
     Rejected {
@@ -109,13 +116,13 @@ pub enum ChainError {
 }
 
 impl ChainError {
-    /// True when the attestation might have been written despite the error.
+    /// True when the write might have happened despite the error.
     pub fn may_have_written(&self) -> bool {
         matches!(self, ChainError::Unknown { .. })
     }
 }
 
-/// A confirmed, successful invocation.
+/// A confirmed, successful transaction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Confirmed {
     /// Transaction hash (hex).
@@ -145,11 +152,52 @@ pub struct Simulated {
     pub restore: Option<(SorobanTransactionData, i64)>,
 }
 
-fn b64<T: WriteXdr>(v: &T) -> String {
-    v.to_xdr_base64(Limits::none()).expect("XDR values encode")
+impl Simulated {
+    /// Reads a `simulateTransaction` answer; `Err` carries the summary of a refused simulation or of an
+    /// answer that cannot be decoded.
+    pub fn from_response(r: &SimulateTransactionResponse) -> Result<Simulated, String> {
+        if let Some(err) = &r.error {
+            return Err(simulation_summary(err));
+        }
+        let data: SorobanTransactionData = unb64("transactionData", Some(&r.transaction_data))?;
+        let first = r.results.first();
+        let auth = first
+            .map(|f| {
+                f.auth
+                    .iter()
+                    .map(|e| unb64("auth", Some(e)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let result = first
+            .map(|f| unb64::<ScVal>("result xdr", Some(&f.xdr)))
+            .transpose()?;
+        let restore = r
+            .restore_preamble
+            .as_ref()
+            .map(|p| {
+                Ok::<_, String>((
+                    unb64("restorePreamble.transactionData", Some(&p.transaction_data))?,
+                    fee_i64(p.min_resource_fee)?,
+                ))
+            })
+            .transpose()?;
+        Ok(Simulated {
+            data,
+            auth,
+            min_resource_fee: fee_i64(r.min_resource_fee)?,
+            result,
+            restore,
+        })
+    }
 }
 
-fn unb64<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
+fn fee_i64(fee: u64) -> Result<i64, String> {
+    i64::try_from(fee).map_err(|_| format!("minResourceFee {fee} is out of range"))
+}
+
+pub(crate) fn unb64<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
     let s = s.ok_or_else(|| format!("missing {field}"))?;
     T::from_xdr_base64(s, Limits::none()).map_err(|e| format!("bad {field}: {e}"))
 }
@@ -185,6 +233,17 @@ pub fn contract_error_code(error: &str) -> Option<u32> {
     error[at..].split(')').next()?.parse().ok()
 }
 
+/// The address a non-source-account authorization entry asks for, if any.
+pub fn foreign_auth(auth: &[SorobanAuthorizationEntry]) -> Option<String> {
+    auth.iter().find_map(|entry| match &entry.credentials {
+        SorobanCredentials::SourceAccount => None,
+        SorobanCredentials::Address(c) | SorobanCredentials::AddressV2(c) => {
+            Some(crate::address::strkey_of(&c.address))
+        }
+        other => Some(format!("{other:?}")),
+    })
+}
+
 /// Talks to one network as one signer.
 pub struct Invoker<'a> {
     /// Endpoint.
@@ -197,7 +256,7 @@ pub struct Invoker<'a> {
     pub options: InvokeOptions,
 }
 
-impl<'a> Invoker<'a> {
+impl Invoker<'_> {
     fn account_id(&self) -> AccountId {
         AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(
             self.signer.public_key(),
@@ -211,31 +270,51 @@ impl<'a> Invoker<'a> {
         });
         let r = self
             .rpc
-            .call("getLedgerEntries", json!({"keys": [b64(&key)]}))
+            .get_ledger_entries(&[key])
             .map_err(ChainError::Rpc)?;
-        let Some(entry) = r["entries"].as_array().and_then(|e| e.first()) else {
+        let Some(entry) = r.entries.unwrap_or_default().into_iter().next() else {
             return Err(ChainError::NoAccount(self.signer.address()));
         };
-        match unb64::<LedgerEntryData>("entry xdr", entry["xdr"].as_str()) {
+        match unb64::<LedgerEntryData>("entry xdr", Some(&entry.xdr)) {
             Ok(LedgerEntryData::Account(a)) => Ok(a.seq_num.0 + 1),
             Ok(_) => Err(ChainError::Simulation(
                 "getLedgerEntries returned a non-account entry".into(),
             )),
-            Err(e) => Err(ChainError::Rpc(RpcError::Protocol {
+            Err(detail) => Err(ChainError::Rpc(RpcError::Protocol {
                 url: self.rpc.url().into(),
-                detail: e,
+                method: "getLedgerEntries".into(),
+                detail,
             })),
         }
     }
 
-    fn transaction(
+    /// A one-operation transaction from the signer with a time bound `validity_secs` ahead.
+    pub fn transaction(
         &self,
         seq: i64,
         fee: u32,
         op: Operation,
         data: Option<SorobanTransactionData>,
     ) -> Transaction {
-        Transaction {
+        self.transaction_of(seq, fee, vec![op], data)
+            .expect("one operation fits")
+    }
+
+    /// A transaction of `ops` (at most 100) from the signer with a time bound `validity_secs` ahead.
+    pub fn transaction_of(
+        &self,
+        seq: i64,
+        fee: u32,
+        ops: Vec<Operation>,
+        data: Option<SorobanTransactionData>,
+    ) -> Result<Transaction, ChainError> {
+        let count = ops.len();
+        let operations = ops.try_into().map_err(|_| {
+            ChainError::Simulation(format!(
+                "{count} operations do not fit one transaction (at most 100)"
+            ))
+        })?;
+        Ok(Transaction {
             source_account: MuxedAccount::Ed25519(Uint256(self.signer.public_key())),
             fee,
             seq_num: SequenceNumber(seq),
@@ -244,12 +323,12 @@ impl<'a> Invoker<'a> {
                 max_time: TimePoint(now_unix() + self.options.validity_secs),
             }),
             memo: Memo::None,
-            operations: vec![op].try_into().expect("one operation"),
+            operations,
             ext: match data {
                 Some(d) => TransactionExt::V1(d),
                 None => TransactionExt::V0,
             },
-        }
+        })
     }
 
     /// Signs `tx`, returning the envelope and its hash.
@@ -288,9 +367,12 @@ impl<'a> Invoker<'a> {
         }
     }
 
-    /// Simulates `host_function` from the source account. Never sends anything.
-    pub fn simulate(&self, host_function: &HostFunction) -> Result<Simulated, ChainError> {
-        let seq = self.next_sequence()?;
+    /// `simulateTransaction` for `host_function` at sequence `seq`, the answer as sent.
+    pub fn simulate_raw(
+        &self,
+        seq: i64,
+        host_function: &HostFunction,
+    ) -> Result<SimulateTransactionResponse, ChainError> {
         let tx = self.transaction(
             seq,
             self.options.inclusion_fee,
@@ -298,11 +380,14 @@ impl<'a> Invoker<'a> {
             None,
         );
         let (env, _) = self.sign(tx);
-        let r = self
-            .rpc
-            .call("simulateTransaction", json!({"transaction": b64(&env)}))
-            .map_err(ChainError::Rpc)?;
-        parse_simulation(&r).map_err(ChainError::Simulation)
+        self.rpc.simulate_transaction(&env).map_err(ChainError::Rpc)
+    }
+
+    /// Simulates `host_function` from the source account. Never sends anything.
+    pub fn simulate(&self, host_function: &HostFunction) -> Result<Simulated, ChainError> {
+        let seq = self.next_sequence()?;
+        Simulated::from_response(&self.simulate_raw(seq, host_function)?)
+            .map_err(ChainError::Simulation)
     }
 
     /// Reads a contract function's return value by simulation only.
@@ -315,35 +400,20 @@ impl<'a> Invoker<'a> {
         let mut restored = false;
         let mut bad_seq_retries = 0;
         loop {
-            let sim = self.simulate(host_function)?;
+            let seq = self.next_sequence()?;
+            let sim = Simulated::from_response(&self.simulate_raw(seq, host_function)?)
+                .map_err(ChainError::Simulation)?;
             if let Some((data, fee)) = sim.restore.clone() {
                 if restored {
                     return Err(ChainError::Simulation(
                         "still asks for a restore after restoring".into(),
                     ));
                 }
-                self.restore(data, fee)?;
+                self.restore(seq, data, fee)?;
                 restored = true;
                 continue;
             }
-            let seq = self.next_sequence()?;
-            let mut data = sim.data.clone();
-            let resource_fee = sim.min_resource_fee
-                + sim.min_resource_fee * self.options.resource_fee_margin_pct as i64 / 100;
-            data.resource_fee = resource_fee;
-            let fee =
-                u32::try_from(resource_fee + self.options.inclusion_fee as i64).map_err(|_| {
-                    ChainError::Simulation(format!(
-                        "resource fee {resource_fee} does not fit a transaction fee"
-                    ))
-                })?;
-            let tx = self.transaction(
-                seq,
-                fee,
-                Self::invoke_op(host_function.clone(), sim.auth.clone()),
-                Some(data),
-            );
-            match self.submit(tx) {
+            match self.submit(self.assemble(seq, host_function, &sim)?) {
                 Err(ChainError::Rejected { code, .. })
                     if code == "txBAD_SEQ" && bad_seq_retries < 2 =>
                 {
@@ -355,19 +425,56 @@ impl<'a> Invoker<'a> {
         }
     }
 
-    fn restore(&self, data: SorobanTransactionData, min_fee: i64) -> Result<Confirmed, ChainError> {
-        let seq = self.next_sequence()?;
-        let mut data = data;
-        let resource_fee = min_fee + min_fee * self.options.resource_fee_margin_pct as i64 / 100;
+    /// The transaction simulation describes: footprint, resources, auth, and the resource fee plus margin.
+    pub fn assemble(
+        &self,
+        seq: i64,
+        host_function: &HostFunction,
+        sim: &Simulated,
+    ) -> Result<Transaction, ChainError> {
+        if let Some(who) = foreign_auth(&sim.auth) {
+            return Err(ChainError::ForeignAuth(who));
+        }
+        let (data, fee) = self.priced(sim.data.clone(), sim.min_resource_fee)?;
+        Ok(self.transaction(
+            seq,
+            fee,
+            Self::invoke_op(host_function.clone(), sim.auth.clone()),
+            Some(data),
+        ))
+    }
+
+    /// Sets the resource fee (simulated minimum plus the margin) and returns the total fee bid.
+    fn priced(
+        &self,
+        mut data: SorobanTransactionData,
+        min_fee: i64,
+    ) -> Result<(SorobanTransactionData, u32), ChainError> {
+        let resource_fee =
+            min_fee + min_fee * i64::from(self.options.resource_fee_margin_pct) / 100;
         data.resource_fee = resource_fee;
+        let fee =
+            u32::try_from(resource_fee + i64::from(self.options.inclusion_fee)).map_err(|_| {
+                ChainError::Simulation(format!(
+                    "resource fee {resource_fee} does not fit a transaction fee"
+                ))
+            })?;
+        Ok((data, fee))
+    }
+
+    fn restore(
+        &self,
+        seq: i64,
+        data: SorobanTransactionData,
+        min_fee: i64,
+    ) -> Result<Confirmed, ChainError> {
+        let (data, fee) = self.priced(data, min_fee)?;
         let op = Operation {
             source_account: None,
             body: OperationBody::RestoreFootprint(RestoreFootprintOp {
                 ext: ExtensionPoint::V0,
             }),
         };
-        let fee =
-            u32::try_from(resource_fee + self.options.inclusion_fee as i64).unwrap_or(u32::MAX);
         self.submit(self.transaction(seq, fee, op, Some(data)))
     }
 
@@ -380,15 +487,11 @@ impl<'a> Invoker<'a> {
         };
         let (env, hash) = self.sign(tx);
         let hash_hex = hex::encode(hash);
-        let xdr = b64(&env);
         let mut backoff = self.options.try_again_backoff;
         let mut try_again = 0;
         loop {
-            match self
-                .rpc
-                .call("sendTransaction", json!({"transaction": xdr}))
-            {
-                Ok(r) => match r["status"].as_str().unwrap_or("") {
+            match self.rpc.send_transaction(&env) {
+                Ok(r) => match r.status.as_str() {
                     "PENDING" | "DUPLICATE" => break,
                     "TRY_AGAIN_LATER" => {
                         try_again += 1;
@@ -401,7 +504,7 @@ impl<'a> Invoker<'a> {
                     "ERROR" => {
                         let code = match unb64::<TransactionResult>(
                             "errorResultXdr",
-                            r["errorResultXdr"].as_str(),
+                            r.error_result_xdr.as_deref(),
                         ) {
                             Ok(res) => result_code(&res.result),
                             Err(e) => e,
@@ -415,7 +518,7 @@ impl<'a> Invoker<'a> {
                         // An answer we do not understand: the envelope may be in the queue. Follow the hash.
                         return self.follow(
                             &hash_hex,
-                            &xdr,
+                            &env,
                             max_time,
                             fee,
                             Some(format!("sendTransaction status {other:?}")),
@@ -423,10 +526,10 @@ impl<'a> Invoker<'a> {
                     }
                 },
                 Err(e) if !e.maybe_delivered() && try_again == 0 => return Err(ChainError::Rpc(e)),
-                Err(e) => return self.follow(&hash_hex, &xdr, max_time, fee, Some(e.to_string())),
+                Err(e) => return self.follow(&hash_hex, &env, max_time, fee, Some(e.to_string())),
             }
         }
-        self.follow(&hash_hex, &xdr, max_time, fee, None)
+        self.follow(&hash_hex, &env, max_time, fee, None)
     }
 
     /// Polls `hash` until it is final or provably dead. When the send's answer was lost, re-sends the same
@@ -434,7 +537,7 @@ impl<'a> Invoker<'a> {
     fn follow(
         &self,
         hash: &str,
-        xdr: &str,
+        env: &TransactionEnvelope,
         max_time: u64,
         fee: u32,
         lost: Option<String>,
@@ -446,38 +549,31 @@ impl<'a> Invoker<'a> {
             + Duration::from_secs(max_time.saturating_sub(now_unix()).min(3600))
             + self.options.follow_grace;
         loop {
-            match self.rpc.call("getTransaction", json!({"hash": hash})) {
-                Ok(r) => match r["status"].as_str().unwrap_or("") {
+            match self.rpc.get_transaction(hash) {
+                Ok(r) => match r.status.as_str() {
                     "SUCCESS" => return Ok(confirmed(hash, &r, fee)),
                     "FAILED" => {
                         let code = match unb64::<TransactionResult>(
                             "resultXdr",
-                            r["resultXdr"].as_str(),
+                            r.result_xdr.as_deref(),
                         ) {
                             Ok(res) => result_code(&res.result),
                             Err(e) => e,
                         };
                         return Err(ChainError::Failed {
                             hash: hash.into(),
-                            ledger: r["ledger"].as_u64().unwrap_or(0) as u32,
+                            ledger: r.ledger.unwrap_or(0),
                             code,
                         });
                     }
                     _ => {
-                        let close: u64 = r["latestLedgerCloseTime"]
-                            .as_str()
-                            .and_then(|s| s.parse().ok())
-                            .or_else(|| r["latestLedgerCloseTime"].as_u64())
-                            .unwrap_or(0);
-                        if close > max_time {
+                        if r.latest_ledger_close_time.unwrap_or(0) > max_time {
                             return Err(ChainError::Expired { hash: hash.into() });
                         }
                         if resend {
                             // Same envelope again: DUPLICATE or PENDING are both fine; ERROR txBAD_SEQ means
                             // it (or something else) already used the sequence number, so keep polling.
-                            let _ = self
-                                .rpc
-                                .call("sendTransaction", json!({"transaction": xdr}));
+                            let _ = self.rpc.send_transaction(env);
                         }
                     }
                 },
@@ -499,8 +595,8 @@ impl<'a> Invoker<'a> {
     }
 }
 
-fn confirmed(hash: &str, r: &Value, fee: u32) -> Confirmed {
-    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r["resultMetaXdr"].as_str())
+fn confirmed(hash: &str, r: &TransactionStatus, fee: u32) -> Confirmed {
+    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r.result_meta_xdr.as_deref())
         .ok()
         .and_then(|m| match m {
             TransactionMeta::V3(v3) => v3.soroban_meta.map(|s| s.return_value),
@@ -509,82 +605,49 @@ fn confirmed(hash: &str, r: &Value, fee: u32) -> Confirmed {
         });
     Confirmed {
         hash: hash.into(),
-        ledger: r["ledger"].as_u64().unwrap_or(0) as u32,
-        created_at: r["createdAt"]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .or_else(|| r["createdAt"].as_u64()),
+        ledger: r.ledger.unwrap_or(0),
+        created_at: r.created_at,
         return_value,
         fee,
     }
 }
 
-/// stellar-core's name for a result code (`txBAD_SEQ`, `txTOO_LATE`), with operation detail on failure.
+/// stellar-core's name for a result code (`txBAD_SEQ`, `txTOO_LATE`), with the operation codes on
+/// failure (`txFAILED [INVOKE_HOST_FUNCTION_TRAPPED]`).
 pub fn result_code(result: &TransactionResultResult) -> String {
-    let camel = result.name().trim_start_matches("Tx");
-    let mut snake = String::new();
-    for (i, c) in camel.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            snake.push('_');
-        }
-        snake.push(c.to_ascii_uppercase());
-    }
     match result {
         TransactionResultResult::TxFailed(ops) => {
-            let detail: Vec<String> = ops.iter().map(|o| format!("{o:?}")).collect();
-            format!("txFAILED: {}", detail.join("; "))
+            let codes: Vec<String> = ops.iter().map(op_code).collect();
+            format!("txFAILED [{}]", codes.join(", "))
         }
-        _ => format!("tx{snake}"),
+        _ => format!("tx{}", screaming(result.name().trim_start_matches("Tx"))),
     }
 }
 
-/// Parses a `simulateTransaction` result.
-pub fn parse_simulation(r: &Value) -> Result<Simulated, String> {
-    if let Some(err) = r.get("error").and_then(Value::as_str) {
-        return Err(simulation_summary(err));
-    }
-    let data: SorobanTransactionData = unb64("transactionData", r["transactionData"].as_str())?;
-    let min_resource_fee = r["minResourceFee"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .or_else(|| r["minResourceFee"].as_i64())
-        .ok_or("missing minResourceFee")?;
-    let first = &r["results"][0];
-    let auth = first["auth"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| unb64("auth", e.as_str()))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?
-        .unwrap_or_default();
-    let result = match first["xdr"].as_str() {
-        Some(x) => Some(unb64::<ScVal>("result xdr", Some(x))?),
-        None => None,
-    };
-    let restore = match r.get("restorePreamble").filter(|v| v.is_object()) {
-        Some(p) => {
-            let d: SorobanTransactionData = unb64(
-                "restorePreamble.transactionData",
-                p["transactionData"].as_str(),
-            )?;
-            let f = p["minResourceFee"]
-                .as_str()
-                .and_then(|s| s.parse().ok())
-                .or_else(|| p["minResourceFee"].as_i64())
-                .unwrap_or(0);
-            Some((d, f))
+/// `BadSeq` → `BAD_SEQ`.
+fn screaming(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
         }
-        None => None,
-    };
-    Ok(Simulated {
-        data,
-        auth,
-        min_resource_fee,
-        result,
-        restore,
-    })
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+fn op_code(op: &OperationResult) -> String {
+    match op {
+        OperationResult::OpInner(OperationResultTr::InvokeHostFunction(r)) => {
+            let name = match r {
+                InvokeHostFunctionResult::Success(_) => "Success",
+                other => other.name(),
+            };
+            format!("INVOKE_HOST_FUNCTION_{}", screaming(name))
+        }
+        OperationResult::OpInner(inner) => format!("{inner:?}"),
+        other => format!("op{}", screaming(other.name().trim_start_matches("Op"))),
+    }
 }
 
 #[cfg(test)]
@@ -605,6 +668,20 @@ mod tests {
         assert_eq!(
             result_code(&TransactionResultResult::TxTooLate),
             "txTOO_LATE"
+        );
+        let failed = TransactionResultResult::TxFailed(
+            vec![
+                OperationResult::OpInner(OperationResultTr::InvokeHostFunction(
+                    InvokeHostFunctionResult::EntryArchived,
+                )),
+                OperationResult::OpBadAuth,
+            ]
+            .try_into()
+            .unwrap(),
+        );
+        assert_eq!(
+            result_code(&failed),
+            "txFAILED [INVOKE_HOST_FUNCTION_ENTRY_ARCHIVED, opBAD_AUTH]"
         );
     }
 }

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
+
+pub use crate::address::network_id;
 
 /// Pubnet passphrase.
 pub const MAINNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
@@ -36,11 +37,6 @@ impl NetworkSpec {
     pub fn is_mainnet(&self) -> bool {
         self.passphrase == MAINNET_PASSPHRASE
     }
-}
-
-/// SHA-256 of a passphrase.
-pub fn network_id(passphrase: &str) -> [u8; 32] {
-    Sha256::digest(passphrase.as_bytes()).into()
 }
 
 /// Why no network could be selected.

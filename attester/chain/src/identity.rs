@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ed25519_dalek::{Signer as _, SigningKey};
 use serde::Deserialize;
+use stellar_xdr::{AccountId, ScAddress};
 
 /// The environment variable stellar-cli reads a secret key from.
 pub const SECRET_ENV: &str = "STELLAR_SECRET_KEY";
@@ -23,12 +24,47 @@ impl fmt::Debug for Signer {
     }
 }
 
+impl fmt::Display for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "secret key for {} (redacted)", self.address())
+    }
+}
+
 impl Signer {
     /// From a raw 32-byte seed.
     pub fn from_seed(seed: [u8; 32]) -> Signer {
         Signer {
             key: SigningKey::from_bytes(&seed),
         }
+    }
+
+    /// From raw seed bytes (a generated key, a local network's root); the same as [`Signer::from_seed`].
+    pub fn from_bytes(seed: [u8; 32]) -> Signer {
+        Signer::from_seed(seed)
+    }
+
+    /// A fresh random key.
+    pub fn generate() -> Signer {
+        Signer {
+            key: SigningKey::generate(&mut rand_core::OsRng),
+        }
+    }
+
+    /// Reads the env var `var`; `Ok(None)` when it is unset or empty. The error names the variable, never
+    /// its value.
+    pub fn from_env(var: &str) -> Result<Option<Signer>, IdentityError> {
+        match std::env::var(var) {
+            Ok(v) if !v.trim().is_empty() => Signer::from_strkey(&v)
+                .map(Some)
+                .map_err(|_| IdentityError::BadEnv(var.to_string())),
+            _ => Ok(None),
+        }
+    }
+
+    /// Reads a stellar-cli identity `NAME` from the stellar config directory
+    /// ([`crate::network::config_dir`]).
+    pub fn from_identity(name: &str) -> Result<Signer, IdentityError> {
+        load_identity(name, crate::network::config_dir().as_deref())
     }
 
     /// From an `S…` StrKey.
@@ -49,6 +85,16 @@ impl Signer {
         format!("{}", stellar_strkey::ed25519::PublicKey(self.public_key()))
     }
 
+    /// The account id (the public key as XDR).
+    pub fn account_id(&self) -> AccountId {
+        crate::address::account_id(self.public_key())
+    }
+
+    /// The account as a contract address.
+    pub fn sc_address(&self) -> ScAddress {
+        ScAddress::Account(self.account_id())
+    }
+
     /// ed25519 signature of `message`.
     pub fn sign(&self, message: &[u8]) -> [u8; 64] {
         self.key.sign(message).to_bytes()
@@ -64,6 +110,9 @@ pub enum IdentityError {
     /// Neither `--source` nor the environment.
     #[error("no signing identity: pass --source NAME (a stellar-cli identity), --source-file FILE, or set STELLAR_SECRET_KEY")]
     Missing,
+    /// An environment variable that does not hold an `S…` secret.
+    #[error("{0} is not a valid Stellar secret key (expected an S… strkey, 56 characters)")]
+    BadEnv(String),
     /// The text is not an `S…` secret.
     #[error("the secret is not a valid S… ed25519 secret key")]
     NotASecret,
@@ -206,6 +255,32 @@ mod tests {
         assert_eq!(
             load(Some(&words), None, None, None).unwrap_err(),
             IdentityError::SecretInArgv
+        );
+    }
+
+    #[test]
+    fn display_and_env_errors_never_show_the_secret() {
+        let signer = Signer::from_strkey(SECRET).unwrap();
+        for shown in [format!("{signer:?}"), format!("{signer}")] {
+            assert!(!shown.contains(SECRET), "{shown}");
+            assert!(shown.contains(&signer.address()));
+        }
+        std::env::set_var("ASSAY_CHAIN_TEST_BAD_SECRET", "SBAD-NOT-A-KEY");
+        let err = Signer::from_env("ASSAY_CHAIN_TEST_BAD_SECRET")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("ASSAY_CHAIN_TEST_BAD_SECRET") && !err.contains("SBAD-NOT-A-KEY"),
+            "{err}"
+        );
+        assert!(Signer::from_env("ASSAY_CHAIN_TEST_UNSET")
+            .unwrap()
+            .is_none());
+        assert_eq!(
+            Signer::from_bytes([3; 32]).sc_address(),
+            ScAddress::Account(crate::address::account_id(
+                Signer::from_seed([3; 32]).public_key()
+            ))
         );
     }
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install stellar-cli (the `stellar` command) for the tests that run the docs' `stellar` lines
+# (attester/cli/tests/docs_commands.rs), into target/tools/bin/stellar — NOT onto PATH: with `stellar` on
+# PATH, scripts/build-wasm.sh would prefer `stellar contract build`.
+#
+# Idempotent: does nothing when target/tools/bin/stellar already reports the pinned version. The first
+# install compiles stellar-cli from crates.io with `cargo install --locked` and takes a long time (measured
+# 2026-12-01 on the 2-core build machine: see the log line this script prints).
+#
+# Usage: scripts/install-stellar-cli.sh          (ASSAY_TOOLS_ROOT overrides the install root)
+set -euo pipefail
+
+VERSION=28.1.0
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="${ASSAY_TOOLS_ROOT:-$root/target/tools}"
+bin="$tools/bin/stellar"
+
+log() { printf 'install-stellar-cli: %s\n' "$*" >&2; }
+
+if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "stellar $VERSION"; then
+    exit 0
+fi
+
+command -v cargo >/dev/null 2>&1 || { log "cargo is missing; install Rust (https://rustup.rs)"; exit 1; }
+# --no-default-features leaves out the OS keyring (libdbus) and Ledger (libudev) support, which the tests
+# do not use, so no system libraries beyond Rust's are needed.
+log "installing stellar-cli $VERSION into $tools (cargo install --locked; this takes a while)"
+start=$(date +%s)
+# A separate target dir keeps this build from contending for the workspace's build lock.
+CARGO_TARGET_DIR="$tools/build" cargo install --locked --quiet --root "$tools" \
+    stellar-cli --version "$VERSION" --no-default-features >&2
+rm -rf "$tools/build"
+log "installed $("$bin" --version | head -1) in $(( $(date +%s) - start )) s"
