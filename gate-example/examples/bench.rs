@@ -12,7 +12,9 @@
 //! assumed.
 use assay_gate_example::GateClient;
 use assay_registry::{
-    testutils::{gate_wasm, new_env, register_registry, registry_wasm, Build},
+    testutils::{
+        build_wasm, gate_wasm, new_env, read_wasm, register_registry, registry_wasm, Build,
+    },
     Attestation, SafetyRegistryClient, MAX_BATCH_SIZE,
 };
 use read_floor::ReadFloorClient;
@@ -62,19 +64,10 @@ fn top_costs(env: &Env) -> std::vec::Vec<(String, u64)> {
 
 /// `target/wasm/read_floor.wasm`, built through scripts/build-wasm.sh like the contracts.
 fn read_floor_wasm() -> std::vec::Vec<u8> {
-    let root = assay_registry::testutils::workspace_root();
-    let status = std::process::Command::new(root.join("scripts/build-wasm.sh"))
-        .arg("read-floor")
-        .current_dir(&root)
-        .env_remove("CARGO_TARGET_DIR")
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("running scripts/build-wasm.sh");
-    assert!(
-        status.success(),
-        "scripts/build-wasm.sh read-floor failed: {status}"
-    );
-    std::fs::read(root.join("target/wasm/read_floor.wasm")).expect("reading read_floor.wasm")
+    if let Err(e) = build_wasm(&["read-floor"]) {
+        panic!("{e}");
+    }
+    read_wasm("read_floor")
 }
 
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {

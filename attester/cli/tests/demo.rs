@@ -1,28 +1,15 @@
 //! `assay demo` end to end: the real binary, the built WASM, the local network and the recorded sources. It
 //! must succeed, and its transcript must show each step's stated outcome.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
 fn demo_runs_every_step_with_its_stated_outcome() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let wasm = root.join("target/wasm");
-    let needed = [
-        "assay_registry",
-        "assay_gate_example",
-        "conformant_token",
-        "vulnerable_token",
-    ];
-    if needed
-        .iter()
-        .any(|n| !wasm.join(format!("{n}.wasm")).exists())
-    {
-        let status = Command::new(root.join("scripts/build-wasm.sh"))
-            .status()
-            .expect("run scripts/build-wasm.sh");
-        assert!(status.success(), "scripts/build-wasm.sh failed");
-    }
+    common::ensure_wasm(&root);
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))
         .arg("demo")

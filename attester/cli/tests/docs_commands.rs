@@ -19,6 +19,8 @@
 //! values (ports, hashes, ledger numbers, ages, the wall time, contract ids) masked and the README's
 //! `[…]` trim markers standing for any number of lines.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -341,24 +343,6 @@ fn package_dir(name: &str) -> Option<PathBuf> {
         })
 }
 
-fn ensure_wasm(root: &Path) {
-    let needed = [
-        "assay_registry",
-        "assay_gate_example",
-        "conformant_token",
-        "vulnerable_token",
-    ];
-    if needed
-        .iter()
-        .any(|n| !root.join(format!("target/wasm/{n}.wasm")).exists())
-    {
-        let status = Command::new(root.join("scripts/build-wasm.sh"))
-            .status()
-            .expect("run scripts/build-wasm.sh");
-        assert!(status.success(), "scripts/build-wasm.sh failed");
-    }
-}
-
 /// stellar-cli: `ASSAY_STELLAR_CLI`, else scripts/install-stellar-cli.sh's `target/tools/bin/stellar`, else
 /// `stellar` on PATH.
 fn stellar_cli(root: &Path) -> PathBuf {
@@ -483,7 +467,7 @@ fn field<'a>(summary: &'a str, label: &str) -> &'a str {
 #[test]
 fn doc_commands_run_as_written_against_local_stand_ins() {
     let root = root();
-    ensure_wasm(&root);
+    common::ensure_wasm(&root);
     let stellar = stellar_cli(&root);
     let assay = PathBuf::from(env!("CARGO_BIN_EXE_assay"));
     let tmp = tempfile::tempdir().unwrap();
@@ -831,7 +815,7 @@ fn transcript_matching_masks_run_values_and_honours_trim_markers() {
 #[test]
 fn readme_demo_transcript_matches_a_real_run() {
     let root = root();
-    ensure_wasm(&root);
+    common::ensure_wasm(&root);
     let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))
         .arg("demo")

@@ -32,30 +32,38 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Runs `scripts/build-wasm.sh PACKAGE...`; its `.wasm` files land in `target/wasm/`.
+pub fn build_wasm(packages: &[&str]) -> Result<(), String> {
+    let root = workspace_root();
+    // The script builds in its own target dir under a lock, so it never waits on the
+    // cargo process that runs these tests.
+    let status = Command::new(root.join("scripts/build-wasm.sh"))
+        .args(packages)
+        .current_dir(&root)
+        .env_remove("CARGO_TARGET_DIR")
+        .status()
+        .map_err(|e| std::format!("could not run scripts/build-wasm.sh: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::format!("scripts/build-wasm.sh failed: {status}"))
+    }
+}
+
 fn build_all() -> &'static Result<(), String> {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let root = workspace_root();
-        // The script builds in its own target dir under a lock, so it never waits on the
-        // cargo process that runs these tests.
-        let status = Command::new(root.join("scripts/build-wasm.sh"))
-            .args(["assay-registry", "assay-gate-example"])
-            .current_dir(&root)
-            .env_remove("CARGO_TARGET_DIR")
-            .status()
-            .map_err(|e| std::format!("could not run scripts/build-wasm.sh: {e}"))?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(std::format!("scripts/build-wasm.sh failed: {status}"))
-        }
-    })
+    BUILT.get_or_init(|| build_wasm(&["assay-registry", "assay-gate-example"]))
 }
 
 fn load(crate_name: &str) -> Vec<u8> {
     if let Err(e) = build_all() {
         panic!("{e}");
     }
+    read_wasm(crate_name)
+}
+
+/// `target/wasm/<crate_name>.wasm`, as the last build left it.
+pub fn read_wasm(crate_name: &str) -> Vec<u8> {
     let path = workspace_root()
         .join("target/wasm")
         .join(std::format!("{crate_name}.wasm"));

@@ -2,7 +2,7 @@
 //! pointed at them with `--connect-to` and `--cacert`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use assay_scan::testsupport::{ReplayServer, Reply};
@@ -296,4 +296,24 @@ pub fn strings(v: &Value) -> Vec<String> {
         .iter()
         .map(|x| x.as_str().unwrap().to_string())
         .collect()
+}
+
+/// Builds the contracts with scripts/build-wasm.sh unless the `.wasm` files the CLI's end-to-end runs
+/// load (registry, gate, conformant and vulnerable token) are already in `target/wasm/`.
+pub fn ensure_wasm(root: &Path) {
+    let needed = [
+        "assay_registry",
+        "assay_gate_example",
+        "conformant_token",
+        "vulnerable_token",
+    ];
+    if needed
+        .iter()
+        .any(|n| !root.join(format!("target/wasm/{n}.wasm")).exists())
+    {
+        let status = Command::new(root.join("scripts/build-wasm.sh"))
+            .status()
+            .expect("run scripts/build-wasm.sh");
+        assert!(status.success(), "scripts/build-wasm.sh failed");
+    }
 }
