@@ -13,7 +13,13 @@
 #      which builds core/alloc from source with -Zbuild-std.
 # Set ASSAY_WASM_TOOLCHAIN=stellar|rustup|debian to force one.
 #
-# Every .wasm then goes through binaryen's `wasm-opt -Oz` (Debian package binaryen, installed with
+# Every .wasm then has its contract spec shaken: soroban-sdk 29 writes an interface entry for every
+# type, error and event it knows (its own auth types included) and marks the ones that reach the
+# contract's boundary; `scripts/spec-shake` (soroban-spec's marker matching, as `stellar contract
+# build` does) drops the unmarked ones. The SDK refuses to build for WASM unless the build system
+# promises this step (SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2), so it is never skipped.
+#
+# Then it goes through binaryen's `wasm-opt -Oz` (Debian package binaryen, installed with
 # the Debian toolchain) when it is available: about a quarter smaller and cheaper to instantiate on
 # chain. It keeps to the features wasm32v1-none emits (MVP + mutable-globals), so it introduces no
 # instruction the Soroban VM refuses, and it keeps the contract spec and meta sections. Without
@@ -105,15 +111,17 @@ stellar)
     done
     ;;
 rustup)
-    CARGO_TARGET_DIR="$build_dir" cargo build --locked --release --target "$TARGET" "${args[@]}" ${extra[@]+"${extra[@]}"} >&2
+    # soroban-sdk refuses a WASM build without this promise; install_wasm keeps it.
+    RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 \
+        CARGO_TARGET_DIR="$build_dir" cargo build --locked --release --target "$TARGET" "${args[@]}" ${extra[@]+"${extra[@]}"} >&2
     ;;
 debian)
     have_debian_toolchain || install_debian_toolchain
-    # A flock keeps concurrent test binaries from racing one build directory.
+    # The promise to shake the spec is kept by install_wasm below (scripts/spec-shake).
     PATH="/usr/lib/llvm-22/bin:$PATH" \
         RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" \
         SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 CARGO_TARGET_DIR="$build_dir" \
-        flock "$out_dir/.lock" /usr/bin/cargo build --locked --release --target "$TARGET" \
+        /usr/bin/cargo build --locked --release --target "$TARGET" \
         -Zbuild-std=core,alloc "${args[@]}" ${extra[@]+"${extra[@]}"} >&2
     ;;
 *)
@@ -135,15 +143,27 @@ if [ -z "$wasm_opt" ] && [ "${ASSAY_WASM_OPT:-1}" != 0 ]; then
     log "wasm-opt not found: contracts are left unoptimised (install binaryen to get the documented sizes)"
 fi
 
-# install SRC NAME: optimise SRC into target/wasm/NAME.wasm through a private temporary file, so a
-# concurrent reader never sees a partial .wasm.
+# The spec shaker, a host binary of this workspace, built into its own target directory: a test that
+# runs this script while `cargo test` holds the workspace's build lock must not wait on that lock.
+spec_shake="$root/target/spec-shake/debug/spec-shake"
+host_cargo=(cargo)
+if ! command -v cargo >/dev/null 2>&1; then host_cargo=(env RUSTC=/usr/bin/rustc /usr/bin/cargo); fi
+[ -x "$spec_shake" ] || log "building scripts/spec-shake (once; about a minute)"
+CARGO_TARGET_DIR="$root/target/spec-shake" "${host_cargo[@]}" build --locked --quiet -p assay-spec-shake >&2 ||
+    { log "could not build scripts/spec-shake (cargo build -p assay-spec-shake)"; exit 1; }
+
+# install SRC NAME: shake and optimise SRC into target/wasm/NAME.wasm through private temporary
+# files, so a concurrent reader never sees a partial .wasm.
 install_wasm() {
-    local src="$1" name="$2" tmp
+    local src="$1" name="$2" tmp shaken
     tmp="$(mktemp "$out_dir/.$name.XXXXXX")"
+    shaken="$(mktemp "$out_dir/.$name.shaken.XXXXXX")"
+    "$spec_shake" "$src" "$shaken" || { rm -f "$tmp" "$shaken"; exit 1; }
     if [ -n "$wasm_opt" ]; then
-        "$wasm_opt" -Oz --converge --mvp-features --enable-mutable-globals "$src" -o "$tmp"
+        "$wasm_opt" -Oz --converge --mvp-features --enable-mutable-globals "$shaken" -o "$tmp"
+        rm -f "$shaken"
     else
-        cp "$src" "$tmp"
+        mv "$shaken" "$tmp"
     fi
     chmod 0644 "$tmp"
     mv "$tmp" "$out_dir/$name.wasm"

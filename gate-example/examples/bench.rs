@@ -62,6 +62,29 @@ fn top_costs(env: &Env) -> std::vec::Vec<(String, u64)> {
     costs
 }
 
+/// What instantiating a WASM module costs in the last invocation: the fixed part, and the cost of
+/// one import and of one export (the host meters both per item).
+struct InstantiationCosts {
+    fixed: u64,
+    per_import: u64,
+    per_export: u64,
+}
+
+fn instantiation_costs(env: &Env) -> InstantiationCosts {
+    let budget = env.cost_estimate().budget();
+    let per_item = |t: ContractCostType| {
+        let tracker = budget.tracker(t);
+        tracker.cpu / tracker.inputs.unwrap_or(1).max(1)
+    };
+    InstantiationCosts {
+        fixed: budget
+            .tracker(ContractCostType::InstantiateWasmInstructions)
+            .cpu,
+        per_import: per_item(ContractCostType::InstantiateWasmImports),
+        per_export: per_item(ContractCostType::InstantiateWasmExports),
+    }
+}
+
 /// `target/wasm/read_floor.wasm`, built through scripts/build-wasm.sh like the contracts.
 fn read_floor_wasm() -> std::vec::Vec<u8> {
     if let Err(e) = build_wasm(&["read-floor"]) {
@@ -124,6 +147,7 @@ fn main() {
         floor.get(&sac);
     });
     let floor_budget = top_costs(&env);
+    let vm = instantiation_costs(&env);
     measure(&env, &mut rows, "SAC transfer (baseline)", || {
         token.transfer(&holder, &other, &10);
     });
@@ -178,6 +202,17 @@ fn main() {
     println!(
         "WASM read floor / SAC balance: CPU {:.2}x (the least any WASM contract pays for a read)",
         floor_row.instructions as f64 / balance.instructions as f64
+    );
+    // The least any WASM contract that reads storage pays before it runs an instruction: the
+    // fixed instantiation, two exports (its function and the memory) and one import (the read).
+    let vm_floor = vm.fixed + 2 * vm.per_export + vm.per_import;
+    println!(
+        "WASM instantiation alone: {} fixed + 2 exports x {} + 1 import x {} = {vm_floor} = {:.2}x \
+         SAC balance, before any read",
+        vm.fixed,
+        vm.per_export,
+        vm.per_import,
+        vm_floor as f64 / balance.instructions as f64
     );
     println!(
         "get_safety / WASM read floor: CPU {:.2}x, memory {:.2}x",

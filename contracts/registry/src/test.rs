@@ -807,3 +807,59 @@ fn upgrade_is_admin_only_and_keeps_storage() {
         assert!(c.is_attester(&s.attester));
     });
 }
+
+/// The deployed interface is the contract's boundary and nothing else: every function, the
+/// error enum, the three types callers see and the seven events — and none of the SDK's own
+/// auth types, which soroban-sdk writes into every spec for the build system to shake out.
+#[test]
+fn wasm_interface_holds_exactly_the_contract_boundary() {
+    use soroban_sdk::xdr::ScSpecEntry;
+    use soroban_spec::read::from_wasm;
+
+    let entries = from_wasm(crate::testutils::registry_wasm()).expect("spec of the built wasm");
+    let mut names: StdVec<std::string::String> = entries
+        .iter()
+        .map(|entry| match entry {
+            ScSpecEntry::FunctionV0(f) => format!("fn {}", f.name.to_utf8_string_lossy()),
+            ScSpecEntry::UdtStructV0(s) => format!("struct {}", s.name.to_utf8_string_lossy()),
+            ScSpecEntry::UdtUnionV0(u) => format!("union {}", u.name.to_utf8_string_lossy()),
+            ScSpecEntry::UdtEnumV0(e) => format!("enum {}", e.name.to_utf8_string_lossy()),
+            ScSpecEntry::UdtErrorEnumV0(e) => format!("error {}", e.name.to_utf8_string_lossy()),
+            ScSpecEntry::EventV0(e) => format!("event {}", e.name.to_utf8_string_lossy()),
+        })
+        .collect();
+    names.sort();
+    let mut expected: StdVec<&str> = [
+        "fn __constructor",
+        "fn accept_admin",
+        "fn add_attester",
+        "fn admin",
+        "fn attest",
+        "fn attest_many",
+        "fn get_revocation",
+        "fn get_safety",
+        "fn is_attester",
+        "fn is_safe",
+        "fn is_safe_masked",
+        "fn pending_admin",
+        "fn remove_attester",
+        "fn revoke",
+        "fn transfer_admin",
+        "fn upgrade",
+        "fn version",
+        "error Error",
+        "struct Attestation",
+        "struct Revocation",
+        "struct Safety",
+        "event AdminChanged",
+        "event AdminProposed",
+        "event Attested",
+        "event AttesterAdded",
+        "event AttesterRemoved",
+        "event Revoked",
+        "event Upgraded",
+    ]
+    .to_vec();
+    expected.sort();
+    assert_eq!(names, expected);
+}
