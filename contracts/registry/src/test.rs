@@ -813,21 +813,8 @@ fn upgrade_is_admin_only_and_keeps_storage() {
 /// auth types, which soroban-sdk writes into every spec for the build system to shake out.
 #[test]
 fn wasm_interface_holds_exactly_the_contract_boundary() {
-    use soroban_sdk::xdr::ScSpecEntry;
-    use soroban_spec::read::from_wasm;
-
-    let entries = from_wasm(crate::testutils::registry_wasm()).expect("spec of the built wasm");
-    let mut names: StdVec<std::string::String> = entries
-        .iter()
-        .map(|entry| match entry {
-            ScSpecEntry::FunctionV0(f) => format!("fn {}", f.name.to_utf8_string_lossy()),
-            ScSpecEntry::UdtStructV0(s) => format!("struct {}", s.name.to_utf8_string_lossy()),
-            ScSpecEntry::UdtUnionV0(u) => format!("union {}", u.name.to_utf8_string_lossy()),
-            ScSpecEntry::UdtEnumV0(e) => format!("enum {}", e.name.to_utf8_string_lossy()),
-            ScSpecEntry::UdtErrorEnumV0(e) => format!("error {}", e.name.to_utf8_string_lossy()),
-            ScSpecEntry::EventV0(e) => format!("event {}", e.name.to_utf8_string_lossy()),
-        })
-        .collect();
+    let mut names = assay_spec_shake::entry_names(crate::testutils::registry_wasm())
+        .expect("spec of the built wasm");
     names.sort();
     let mut expected: StdVec<&str> = [
         "fn __constructor",

@@ -156,7 +156,8 @@ fn custom_section<'a>(wasm: &'a [u8], name: &str) -> Result<Option<&'a [u8]>, Sh
     Ok(None)
 }
 
-fn entry_name(entry: &ScSpecEntry) -> String {
+/// A spec entry as `kind name`, e.g. `fn get_safety` or `struct Safety`.
+pub fn entry_name(entry: &ScSpecEntry) -> String {
     match entry {
         ScSpecEntry::FunctionV0(f) => format!("fn {}", f.name.to_utf8_string_lossy()),
         ScSpecEntry::UdtStructV0(s) => format!("struct {}", s.name.to_utf8_string_lossy()),
@@ -183,6 +184,14 @@ fn shaking_version(wasm: &[u8]) -> Result<u32, ShakeError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ShakeError::Xdr(META_SECTION, e))?;
     Ok(shaking::spec_shaking_version_for_meta(&entries))
+}
+
+/// The names (`kind name`) of the entries in a module's contract spec, in section order.
+pub fn entry_names(wasm: &[u8]) -> Result<Vec<String>, ShakeError> {
+    let spec = custom_section(wasm, SPEC_SECTION)?.ok_or(ShakeError::NoSpec)?;
+    let entries =
+        soroban_spec::read::parse_raw(spec).map_err(|e| ShakeError::Xdr(SPEC_SECTION, e))?;
+    Ok(entries.iter().map(entry_name).collect())
 }
 
 /// Returns `wasm` with unused spec entries removed, and what was removed.
