@@ -1,4 +1,4 @@
-//! Every command shown in README.md and docs/*.md works as shown.
+//! Every command shown in README.md, DEVELOPERS.md and docs/*.md works as shown.
 //!
 //! The commands are extracted from the fenced `sh` blocks, so a doc edit cannot drift from what is tested:
 //! each one is either run here, as written, or named in [`COVERED_ELSEWHERE`] with what exercises it. A
@@ -36,6 +36,11 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
          transcript below",
     ),
     ("scripts/test.sh", "`.ci/run` runs exactly this command"),
+    (
+        "sudo apt-get update && sudo apt-get install -y rustc-web rust-web-src cargo-web rust-web-llvm lld-22 binaryen",
+        "scripts/build-wasm.sh installs these packages itself when they are missing (scripts/test.sh's \
+         `contracts to wasm` step on a fresh machine); installing system packages is not a test's business",
+    ),
     (
         "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 C… --network testnet",
         "attester/cli/tests/sep41_cli.rs::live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token \
@@ -214,7 +219,7 @@ fn extract(file: &str, text: &str) -> Result<Vec<DocCommand>, String> {
     Ok(out)
 }
 
-/// README.md, then docs/*.md in name order.
+/// README.md, DEVELOPERS.md, then docs/*.md in name order.
 fn doc_files() -> Vec<PathBuf> {
     let root = root();
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
@@ -223,7 +228,7 @@ fn doc_files() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
     docs.sort();
-    let mut files = vec![root.join("README.md")];
+    let mut files = vec![root.join("README.md"), root.join("DEVELOPERS.md")];
     files.extend(docs);
     files
 }
