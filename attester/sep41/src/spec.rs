@@ -9,6 +9,8 @@ use stellar_xdr::{
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SpecError {
+    #[error("{0} is not a WASM module (it does not begin with `\\0asm`); pass a contract built to wasm32v1-none, e.g. target/wasm/conformant_token.wasm")]
+    NotWasm(String),
     #[error("{0} has no readable contract spec (a `contractspecv0` section): {1}")]
     Unreadable(String, String),
     #[error("constructor argument `{param}`: {reason}")]
@@ -34,8 +36,19 @@ pub struct ContractSpec {
 impl ContractSpec {
     /// Reads the spec from `wasm`; `origin` names the file for errors.
     pub fn from_wasm(wasm: &[u8], origin: &str) -> Result<Self, SpecError> {
-        let entries = soroban_spec::read::from_wasm(wasm)
-            .map_err(|e| SpecError::Unreadable(origin.to_string(), e.to_string()))?;
+        if !wasm.starts_with(b"\0asm") {
+            return Err(SpecError::NotWasm(origin.to_string()));
+        }
+        let entries = soroban_spec::read::from_wasm(wasm).map_err(|e| {
+            // soroban-spec's own messages ("reading wasm") leave out the cause.
+            use soroban_spec::read::FromWasmError;
+            let cause = match &e {
+                FromWasmError::Read(cause) => format!("{e}: {cause}"),
+                FromWasmError::Parse(cause) => format!("{e}: {cause}"),
+                FromWasmError::NotFound => e.to_string(),
+            };
+            SpecError::Unreadable(origin.to_string(), cause)
+        })?;
         let mut functions = BTreeMap::new();
         for entry in entries {
             if let ScSpecEntry::FunctionV0(f) = entry {
@@ -246,4 +259,42 @@ pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_is_not_wasm_is_named_as_such() {
+        let err = ContractSpec::from_wasm(b"# README\n", "README.md").unwrap_err();
+        assert_eq!(err, SpecError::NotWasm("README.md".into()));
+        assert!(err
+            .to_string()
+            .starts_with("README.md is not a WASM module"));
+        assert_eq!(
+            ContractSpec::from_wasm(b"", "empty.wasm").unwrap_err(),
+            SpecError::NotWasm("empty.wasm".into())
+        );
+    }
+
+    #[test]
+    fn a_wasm_without_a_spec_and_a_truncated_wasm_say_what_is_wrong() {
+        // A valid empty module: magic and version, no sections.
+        let empty_module = b"\0asm\x01\0\0\0";
+        assert_eq!(
+            ContractSpec::from_wasm(empty_module, "bare.wasm").unwrap_err(),
+            SpecError::Unreadable("bare.wasm".into(), "contract spec not found".into())
+        );
+        // A section header whose declared size runs past the end of the file.
+        let truncated = b"\0asm\x01\0\0\0\x00\x7f";
+        match ContractSpec::from_wasm(truncated, "cut.wasm").unwrap_err() {
+            SpecError::Unreadable(origin, cause) => {
+                assert_eq!(origin, "cut.wasm");
+                assert!(cause.starts_with("reading wasm: "), "{cause}");
+                assert!(cause.len() > "reading wasm: ".len(), "{cause}");
+            }
+            other => panic!("expected Unreadable, got {other:?}"),
+        }
+    }
 }
