@@ -2,9 +2,9 @@
 //! `run` functions; the `assay` binary only dispatches to them).
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
+use assay_scan::options;
 use clap::{Args, ValueEnum};
 
 use crate::sac;
@@ -153,37 +153,10 @@ impl SourceArgs {
             ("--horizon-url", &horizon_url),
             ("--expert-url", &self.expert_url),
         ] {
-            match url::Url::parse(value) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-                _ => {
-                    return Err(format!(
-                        "invalid {flag} {value:?}: expected an http:// or https:// URL"
-                    ))
-                }
-            }
+            options::check_base_url(flag, value)?;
         }
-        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 600.0) {
-            return Err(format!(
-                "invalid --timeout {}: expected seconds between 0 and 600",
-                self.timeout
-            ));
-        }
-        let mut extra_roots = Vec::new();
-        for path in &self.cacert {
-            use rustls::pki_types::pem::PemObject;
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("cannot read --cacert {}: {e}", path.display()))?;
-            let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(&bytes)
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("invalid --cacert {}: {e}", path.display()))?;
-            if certs.is_empty() {
-                return Err(format!(
-                    "invalid --cacert {}: no CERTIFICATE block",
-                    path.display()
-                ));
-            }
-            extra_roots.extend(certs);
-        }
+        let timeout = options::fetch_timeout(self.timeout)?;
+        let extra_roots = options::read_pem_roots(&self.cacert)?;
         Ok(ScanSettings {
             asset_passphrase: passphrase,
             horizon_url,
@@ -193,7 +166,7 @@ impl SourceArgs {
                 connect_to: self.connect_to.clone(),
             },
             extra_roots,
-            timeout: Duration::from_secs_f64(self.timeout),
+            timeout,
         })
     }
 }

@@ -40,18 +40,6 @@ impl ScanSettings {
     }
 }
 
-/// Parses PEM certificates (for `--cacert`).
-pub fn pem_roots(pem: &[u8]) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    let certs: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    if certs.is_empty() {
-        return Err("no CERTIFICATE block".into());
-    }
-    Ok(certs)
-}
-
 /// One asset's scan outcome: a report, or why there is none.
 pub type ScanResult = Result<Report, String>;
 

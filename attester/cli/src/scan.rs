@@ -12,10 +12,9 @@ use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
 use assay_scan::net::{HttpClient, NetConfig};
+use assay_scan::options::{check_base_url, fetch_timeout, read_pem_roots};
 use assay_scan::{Network, ScanConfig, Scanner};
 use clap::{Args, ValueEnum};
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::CertificateDer;
 
 use crate::EXIT_USAGE;
 
@@ -151,41 +150,6 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-fn check_base_url(flag: &str, value: &str) -> Result<(), String> {
-    match url::Url::parse(value) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
-        _ => Err(format!("invalid {flag} {value:?}: expected an http:// or https:// URL, e.g. https://horizon.stellar.org")),
-    }
-}
-
-fn read_roots(paths: &[PathBuf]) -> Result<Vec<CertificateDer<'static>>, String> {
-    let mut roots = Vec::new();
-    for path in paths {
-        let bytes = std::fs::read(path).map_err(|e| {
-            format!(
-                "cannot read --cacert {}: {e}; expected a PEM file of CA certificates",
-                path.display()
-            )
-        })?;
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&bytes)
-            .collect::<Result<_, _>>()
-            .map_err(|e| {
-                format!(
-                    "invalid --cacert {}: {e}; expected PEM certificates",
-                    path.display()
-                )
-            })?;
-        if certs.is_empty() {
-            return Err(format!(
-                "invalid --cacert {}: no CERTIFICATE block found; expected PEM certificates",
-                path.display()
-            ));
-        }
-        roots.extend(certs);
-    }
-    Ok(roots)
-}
-
 /// Runs `assay scan`.
 pub fn run(args: ScanArgs) -> ExitCode {
     let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
@@ -216,23 +180,20 @@ pub fn run(args: ScanArgs) -> ExitCode {
             return usage(message);
         }
     }
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 600.0) {
-        return usage(format!(
-            "invalid --timeout {}: expected seconds between 0 and 600",
-            args.timeout
-        ));
-    }
+    let timeout = match fetch_timeout(args.timeout) {
+        Ok(timeout) => timeout,
+        Err(message) => return usage(message),
+    };
     if args.concurrency == 0 || args.concurrency > 256 {
         return usage(format!(
             "invalid --concurrency {}: expected 1 to 256",
             args.concurrency
         ));
     }
-    let extra_roots = match read_roots(&args.cacert) {
+    let extra_roots = match read_pem_roots(&args.cacert) {
         Ok(roots) => roots,
         Err(message) => return usage(message),
     };
-    let timeout = Duration::from_secs_f64(args.timeout);
     let net = NetConfig {
         mappings: Mappings {
             resolve: args.resolve.clone(),

@@ -3,6 +3,7 @@ pub mod asset_arg;
 pub mod cache;
 pub mod history;
 pub mod net;
+pub mod options;
 pub mod retry;
 pub mod scanner;
 mod shared;

@@ -275,7 +275,7 @@ impl World {
         for h in hosts {
             connect_to.push(self.server.connect_https(h).parse().unwrap());
         }
-        let roots = assay_attest::scanning::pem_roots(self.server.ca_pem.as_bytes()).unwrap();
+        let roots = assay_scan::options::pem_roots(self.server.ca_pem.as_bytes()).unwrap();
         ScanSettings {
             asset_passphrase: self.spec.passphrase.clone(),
             horizon_url: self.net.horizon_url(),
