@@ -5,13 +5,15 @@ extern crate std;
 use std::format;
 
 use assay_registry::{
-    testutils::{gate_wasm, label, new_env, register_registry, Build, BUILDS},
+    testutils::{
+        assert_contract_error, for_each_build, gate_wasm, label, new_env, register_registry, Build,
+    },
     SafetyRegistryClient,
 };
 use soroban_sdk::{
     testutils::{Address as _, AuthorizedFunction, AuthorizedInvocation, Events as _, Ledger as _},
     token::{StellarAssetClient, TokenClient},
-    Address, BytesN, Env, Error as HostError, Event as _, IntoVal, InvokeError, Symbol,
+    Address, BytesN, Env, Error as HostError, Event as _, IntoVal, Symbol,
 };
 
 use crate::*;
@@ -95,9 +97,9 @@ impl Setup {
 
     fn assert_deposit_refused(&self, expected: Error, code: u32) {
         let before = self.balances();
-        assert_error(self.gate().try_check(&self.asset), expected, code);
+        assert_contract_error(self.gate().try_check(&self.asset), expected, code);
         assert!(!self.gate().would_admit(&self.asset));
-        assert_error(
+        assert_contract_error(
             self.gate().try_deposit(&self.asset, &self.user, &10),
             expected,
             code,
@@ -143,29 +145,6 @@ impl Setup {
             "{}: withdrawal moved the tokens back",
             label(self.build)
         );
-    }
-}
-
-fn assert_error<T: core::fmt::Debug, C: core::fmt::Debug>(
-    result: Result<Result<T, C>, Result<Error, InvokeError>>,
-    expected: Error,
-    code: u32,
-) {
-    match result {
-        Err(Ok(actual)) => {
-            assert_eq!(actual, expected);
-            assert_eq!(
-                format!("{:?}", HostError::from(actual)),
-                format!("Error(Contract, #{code})")
-            );
-        }
-        other => panic!("expected Error(Contract, #{code}), got {other:?}"),
-    }
-}
-
-fn for_each_build(test: impl Fn(Build)) {
-    for build in BUILDS {
-        test(build);
     }
 }
 
@@ -377,29 +356,29 @@ fn amounts_and_balances_are_checked() {
     for_each_build(|build| {
         let s = Setup::new(build);
         s.attest(0, 0);
-        assert_error(
+        assert_contract_error(
             s.gate().try_deposit(&s.asset, &s.user, &0),
             Error::InvalidAmount,
             6,
         );
-        assert_error(
+        assert_contract_error(
             s.gate().try_deposit(&s.asset, &s.user, &-5),
             Error::InvalidAmount,
             6,
         );
         s.gate().deposit(&s.asset, &s.user, &10);
-        assert_error(
+        assert_contract_error(
             s.gate().try_withdraw(&s.asset, &s.user, &11),
             Error::InsufficientBalance,
             7,
         );
-        assert_error(
+        assert_contract_error(
             s.gate().try_withdraw(&s.asset, &s.user, &0),
             Error::InvalidAmount,
             6,
         );
         let other = Address::generate(&s.env);
-        assert_error(
+        assert_contract_error(
             s.gate().try_withdraw(&s.asset, &other, &1),
             Error::InsufficientBalance,
             7,

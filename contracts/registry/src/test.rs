@@ -15,7 +15,7 @@ use soroban_sdk::{
 };
 
 use crate::{
-    testutils::{label, new_env, register_registry, Build, BUILDS},
+    testutils::{assert_contract_error, for_each_build, label, new_env, register_registry, Build},
     *,
 };
 
@@ -102,24 +102,6 @@ impl Setup {
     }
 }
 
-/// Asserts a `try_` call failed with this contract error, and that it is `Error(Contract, #code)`.
-fn assert_error<T: core::fmt::Debug, C: core::fmt::Debug>(
-    result: Result<Result<T, C>, Result<Error, InvokeError>>,
-    expected: Error,
-    code: u32,
-) {
-    match result {
-        Err(Ok(actual)) => {
-            assert_eq!(actual, expected);
-            assert_eq!(
-                format!("{:?}", HostError::from(actual)),
-                format!("Error(Contract, #{code})")
-            );
-        }
-        other => panic!("expected Error(Contract, #{code}), got {other:?}"),
-    }
-}
-
 /// Asserts a `try_` call was refused by the host's authorisation check, not by the contract.
 fn assert_auth_refused<T: core::fmt::Debug, C: core::fmt::Debug>(
     result: Result<Result<T, C>, Result<Error, InvokeError>>,
@@ -128,12 +110,6 @@ fn assert_auth_refused<T: core::fmt::Debug, C: core::fmt::Debug>(
         Err(Err(InvokeError::Abort)) => {}
         Err(Ok(e)) => panic!("expected an auth failure, got contract error {e:?}"),
         other => panic!("expected an auth failure, got {other:?}"),
-    }
-}
-
-fn for_each_build(test: impl Fn(Build)) {
-    for build in BUILDS {
-        test(build);
     }
 }
 
@@ -233,49 +209,49 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
         let asset = Address::generate(&s.env);
         let h = s.hash(1);
         let a = &s.attester;
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &5, &0, &h),
             Error::InvalidSeverity,
             3,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &5, &1024, &h),
             Error::InvalidSeverity,
             3,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &4, &512, &h),
             Error::ReservedFlags,
             8,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &4, &(1 << 31), &h),
             Error::ReservedFlags,
             8,
         );
         // Clawback below high, revocable below medium, auth required below low.
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &2, &6, &h),
             Error::InconsistentAttestation,
             4,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &1, &2, &h),
             Error::InconsistentAttestation,
             4,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &0, &1, &h),
             Error::InconsistentAttestation,
             4,
         );
         // sep41_violation only accompanies critical.
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &3, &256, &h),
             Error::ViolationBelowCritical,
             9,
         );
-        assert_error(
+        assert_contract_error(
             c.try_attest(a, &asset, &0, &256, &h),
             Error::ViolationBelowCritical,
             9,
@@ -307,16 +283,16 @@ fn writes_need_an_admitted_attester_that_signed() {
         let h = s.hash(1);
         let stranger = Address::generate(&s.env);
         // Signed, but not in the set.
-        assert_error(
+        assert_contract_error(
             c.try_attest(&stranger, &asset, &0, &0, &h),
             Error::NotAttester,
             10,
         );
         let batch = vec![&s.env];
-        assert_error(c.try_attest_many(&stranger, &batch), Error::NotAttester, 10);
-        assert_error(c.try_revoke(&stranger, &asset), Error::NotAttester, 10);
+        assert_contract_error(c.try_attest_many(&stranger, &batch), Error::NotAttester, 10);
+        assert_contract_error(c.try_revoke(&stranger, &asset), Error::NotAttester, 10);
         // The admin is not an attester unless it adds itself.
-        assert_error(
+        assert_contract_error(
             c.try_attest(&s.admin, &asset, &0, &0, &h),
             Error::NotAttester,
             10,
@@ -356,7 +332,7 @@ fn attester_set_is_managed_by_the_admin_only() {
             }
             .to_xdr(&s.env, &s.id)]
         );
-        assert_error(c.try_add_attester(&second), Error::AttesterExists, 11);
+        assert_contract_error(c.try_add_attester(&second), Error::AttesterExists, 11);
 
         // Both attesters write; each event names its writer.
         let asset = Address::generate(&s.env);
@@ -379,8 +355,8 @@ fn attester_set_is_managed_by_the_admin_only() {
             .to_xdr(&s.env, &s.id)]
         );
         assert!(!c.is_attester(&second));
-        assert_error(c.try_remove_attester(&second), Error::NotAttester, 10);
-        assert_error(
+        assert_contract_error(c.try_remove_attester(&second), Error::NotAttester, 10);
+        assert_contract_error(
             c.try_attest(&second, &asset, &0, &0, &s.hash(4)),
             Error::NotAttester,
             10,
@@ -401,7 +377,7 @@ fn admin_transfer_takes_two_steps() {
         let s = Setup::new(build);
         let c = s.client();
         let next = Address::generate(&s.env);
-        assert_error(c.try_accept_admin(), Error::NoPendingAdmin, 6);
+        assert_contract_error(c.try_accept_admin(), Error::NoPendingAdmin, 6);
 
         s.env.set_auths(&[]);
         assert_auth_refused(c.try_transfer_admin(&next));
@@ -449,7 +425,7 @@ fn admin_transfer_takes_two_steps() {
         );
         assert_eq!(c.admin(), next);
         assert_eq!(c.pending_admin(), None);
-        assert_error(c.try_accept_admin(), Error::NoPendingAdmin, 6);
+        assert_contract_error(c.try_accept_admin(), Error::NoPendingAdmin, 6);
 
         // The new admin now manages attesters.
         let third = Address::generate(&s.env);
@@ -520,7 +496,7 @@ fn revoke_leaves_a_trace_and_re_attest_restores() {
         let c = s.client();
         let asset = Address::generate(&s.env);
         let h = s.hash(9);
-        assert_error(c.try_revoke(&s.attester, &asset), Error::NotAttested, 5);
+        assert_contract_error(c.try_revoke(&s.attester, &asset), Error::NotAttested, 5);
         c.attest(&s.attester, &asset, &1, &1, &h);
         let before = c.get_safety(&asset).unwrap();
 
@@ -549,7 +525,7 @@ fn revoke_leaves_a_trace_and_re_attest_restores() {
             revoked: before.clone(),
         };
         assert_eq!(c.get_revocation(&asset), Some(trace.clone()));
-        assert_error(c.try_revoke(&s.attester, &asset), Error::NotAttested, 5);
+        assert_contract_error(c.try_revoke(&s.attester, &asset), Error::NotAttested, 5);
 
         s.env.ledger().set_timestamp(before.attested_at + 120);
         c.attest(&s.attester, &asset, &1, &1, &h);
@@ -630,7 +606,7 @@ fn batch_over_the_cap_or_with_one_invalid_element_writes_nothing() {
         let s = Setup::new(build);
         let c = s.client();
         let (items, assets) = batch(&s, MAX_BATCH_SIZE + 1, 0);
-        assert_error(
+        assert_contract_error(
             c.try_attest_many(&s.attester, &items),
             Error::BatchTooLarge,
             7,
@@ -645,7 +621,7 @@ fn batch_over_the_cap_or_with_one_invalid_element_writes_nothing() {
         bad.flags = MECH_CLAWBACK_ENABLED;
         bad.severity = SEVERITY_MEDIUM;
         items.set(7, bad);
-        assert_error(
+        assert_contract_error(
             c.try_attest_many(&s.attester, &items),
             Error::InconsistentAttestation,
             4,

@@ -106,3 +106,34 @@ pub fn label(build: Build) -> String {
         Build::Wasm => "wasm".to_string(),
     }
 }
+
+/// Runs a test body once per build.
+pub fn for_each_build(test: impl Fn(Build)) {
+    for build in BUILDS {
+        test(build);
+    }
+}
+
+/// Asserts a `try_` call failed with this contract error, and that the host reports it as
+/// `Error(Contract, #code)`, the form callers and explorers see.
+pub fn assert_contract_error<T, C, E>(
+    result: Result<Result<T, C>, Result<E, soroban_sdk::InvokeError>>,
+    expected: E,
+    code: u32,
+) where
+    T: core::fmt::Debug,
+    C: core::fmt::Debug,
+    E: core::fmt::Debug + PartialEq + Into<soroban_sdk::Error>,
+{
+    match result {
+        Err(Ok(actual)) => {
+            assert_eq!(actual, expected);
+            let host_error: soroban_sdk::Error = actual.into();
+            assert_eq!(
+                std::format!("{host_error:?}"),
+                std::format!("Error(Contract, #{code})")
+            );
+        }
+        other => panic!("expected Error(Contract, #{code}), got {other:?}"),
+    }
+}
