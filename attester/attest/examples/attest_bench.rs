@@ -146,7 +146,7 @@ fn main() {
         assets: vec![],
         history: None,
         health: Arc::new(Mutex::new(Health::default())),
-        options: fast(),
+        options: local_invoke_options(),
         sep41: None,
     };
     let stop2 = stop.clone();

@@ -10,6 +10,8 @@
 pub mod attest;
 pub mod cmd;
 pub mod decide;
+#[cfg(feature = "local-world")]
+pub mod local_world;
 pub mod registry;
 pub mod sac;
 pub mod scanning;

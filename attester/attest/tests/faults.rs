@@ -39,7 +39,7 @@ fn submit_via(
             rpc: &rpc,
             network: &w.spec,
             signer: &w.attester,
-            options: fast(),
+            options: local_invoke_options(),
         },
         registry: w.registry,
         confirm_read_back: true,
@@ -59,7 +59,7 @@ fn faults_on_the_submit_path() {
             rpc: &rpc,
             network: &w.spec,
             signer: &w.attester,
-            options: fast(),
+            options: local_invoke_options(),
         },
         registry: w.registry,
         confirm_read_back: true,
@@ -163,7 +163,7 @@ fn faults_on_the_submit_path() {
         ),
     );
     let rpc = RpcClient::new(&proxy.url).unwrap();
-    let mut options = fast();
+    let mut options = local_invoke_options();
     options.validity_secs = 2;
     let inv = Invoker {
         rpc: &rpc,

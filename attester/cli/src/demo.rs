@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use world::{Subject, World, EXPERT};
+use world::{LocalWorld, Subject, EXPERT};
 
 /// Set for `--output json`: the transcript goes to stderr and stdout carries only the JSON summary.
 static TRANSCRIPT_TO_STDERR: AtomicBool = AtomicBool::new(false);
@@ -276,7 +276,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         "start a local network and deploy the registry and the gate from WASM",
         "the contracts that ship are the ones that run: built .wasm uploaded and executed by the Soroban host",
     );
-    let mut w = World::start(&domain_refs)?;
+    let mut w = LocalWorld::start(&domain_refs)?;
     let deployed = w.deploy_registry_and_gate(&args.wasm_dir);
     if let Err(e) = &deployed {
         say!("   {e}");
@@ -301,8 +301,8 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     let mut sacs = Vec::new();
     for (s, _) in &subjects {
-        let sac = w.issue(s, 10_000_000)?;
-        w.serve(s);
+        let sac = s.issue_on(&w, 10_000_000)?;
+        s.serve_on(&mut w);
         say!(
             "   {:<16} flags {:>2}  home domain {:<18} ({})",
             s.short(),

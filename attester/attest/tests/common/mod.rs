@@ -2,27 +2,26 @@
 //! issuer flags match eval subjects, and their off-chain sources replayed over local HTTPS.
 #![allow(dead_code)]
 
+use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use assay_attest::local_world::LocalWorld;
 use assay_attest::registry;
 use assay_attest::scanning::ScanSettings;
-use assay_chain::identity::Signer;
-use assay_chain::network::NetworkSpec;
-use assay_chain::rpc::RpcClient;
-use assay_chain::submit::{InvokeOptions, Invoker};
-use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::net::mapping::Mappings;
-use assay_scan::testsupport::{ReplayServer, Reply};
+use assay_scan::testsupport::Reply;
 use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractExecutable,
-    ContractId, ContractIdPreimage, ContractIdPreimageFromAddress, CreateContractArgsV2, Hash,
-    HostFunction, PublicKey, ScAddress, ScVal, Uint256,
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractId, Hash, ScAddress,
+    ScVal,
 };
 
-pub mod proxy;
+pub use assay_attest::local_world::{account, EXPERT};
+// Shared by several test crates, not all of which use it.
+#[allow(unused_imports)]
+pub use assay_attest::local_world::local_invoke_options;
 
-pub const EXPERT: &str = "api.stellar.expert";
+pub mod proxy;
 
 pub fn wasm(name: &str) -> Vec<u8> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -37,25 +36,12 @@ pub fn wasm(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
-pub fn account(pk: [u8; 32]) -> AccountId {
-    AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(pk)))
-}
-
 pub fn g_account(g: &str) -> AccountId {
     account(
         stellar_strkey::ed25519::PublicKey::from_string(g)
             .unwrap()
             .0,
     )
-}
-
-pub fn fast() -> InvokeOptions {
-    InvokeOptions {
-        poll_interval: Duration::from_millis(50),
-        try_again_backoff: Duration::from_millis(20),
-        follow_grace: Duration::from_secs(1),
-        ..InvokeOptions::default()
-    }
 }
 
 /// One classic asset on the local network.
@@ -89,110 +75,40 @@ impl ClassicAsset {
     }
 }
 
-pub struct World {
-    pub rt: tokio::runtime::Runtime,
-    pub net: LocalNet,
-    pub spec: NetworkSpec,
-    pub rpc: RpcClient,
-    pub admin: Signer,
-    pub attester: Signer,
-    pub holder: Signer,
-    pub registry: [u8; 32],
-    pub gate: [u8; 32],
-    pub server: ReplayServer,
-    pub dir: tempfile::TempDir,
+/// The shared local world with the registry and gate deployed; panics where a test cannot go on.
+pub struct World(LocalWorld);
+
+impl Deref for World {
+    type Target = LocalWorld;
+    fn deref(&self) -> &LocalWorld {
+        &self.0
+    }
+}
+
+impl DerefMut for World {
+    fn deref_mut(&mut self) -> &mut LocalWorld {
+        &mut self.0
+    }
 }
 
 impl World {
-    pub fn invoker<'a>(&'a self, signer: &'a Signer) -> Invoker<'a> {
-        Invoker {
-            rpc: &self.rpc,
-            network: &self.spec,
-            signer,
-            options: fast(),
-        }
-    }
-
     /// Local network, registry (admin) with `attester` in its set, default-policy gate, replay servers for
     /// StellarExpert and `domains`.
     pub fn start(domains: &[&str]) -> World {
-        let net = LocalNet::start(LocalNetConfig {
-            port: 0,
-            ledger_close_ms: 100,
-            ..LocalNetConfig::default()
-        })
-        .unwrap();
-        let spec = NetworkSpec {
-            name: "local".into(),
-            rpc_url: net.rpc_url(),
-            passphrase: net.passphrase().into(),
-        };
-        let rpc = RpcClient::new(&spec.rpc_url).unwrap();
-        let admin = Signer::from_seed([11; 32]);
-        let attester = Signer::from_seed([12; 32]);
-        let holder = Signer::from_seed([13; 32]);
-        for s in [&admin, &attester, &holder] {
-            net.fund(&account(s.public_key())).unwrap();
-        }
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let mut hosts = vec![EXPERT];
-        hosts.extend_from_slice(domains);
-        let server = rt.block_on(ReplayServer::start(&hosts));
-        let mut w = World {
-            rt,
-            net,
-            spec,
-            rpc,
-            admin,
-            attester,
-            holder,
-            registry: [0; 32],
-            gate: [0; 32],
-            server,
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let admin_addr = registry::account_val(w.admin.public_key());
-        w.registry = w.deploy("assay_registry", 1, vec![admin_addr]);
-        let add = registry::call(
-            w.registry,
-            "add_attester",
-            vec![registry::account_val(w.attester.public_key())],
-        );
-        w.invoker(&w.admin).invoke(&add).expect("add_attester");
-        let reg = ScVal::Address(ScAddress::Contract(ContractId(Hash(w.registry))));
-        w.gate = w.deploy("assay_gate_example", 2, vec![reg, ScVal::Void]);
-        w
+        // Builds the contracts when they are missing.
+        wasm("assay_registry");
+        wasm("assay_gate_example");
+        let mut world = LocalWorld::start(domains).expect("local world");
+        let wasm_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/wasm");
+        world
+            .deploy_registry_and_gate(&wasm_dir)
+            .expect("deploy registry and gate");
+        World(world)
     }
 
+    /// Deploys the built contract `name` (e.g. `conformant_token`) with `args`.
     pub fn deploy(&self, name: &str, salt: u8, args: Vec<ScVal>) -> [u8; 32] {
-        let inv = self.invoker(&self.admin);
-        let up = inv
-            .invoke(&HostFunction::UploadContractWasm(
-                wasm(name).try_into().unwrap(),
-            ))
-            .expect("upload");
-        let hash: [u8; 32] = match up.return_value {
-            Some(ScVal::Bytes(b)) => b.as_slice().try_into().unwrap(),
-            other => panic!("upload returned {other:?}"),
-        };
-        let created = inv
-            .invoke(&HostFunction::CreateContractV2(CreateContractArgsV2 {
-                contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
-                    address: ScAddress::Account(account(self.admin.public_key())),
-                    salt: Uint256([salt; 32]),
-                }),
-                executable: ContractExecutable::Wasm(Hash(hash)),
-                constructor_args: args.try_into().unwrap(),
-            }))
-            .expect("deploy");
-        match created.return_value {
-            Some(ScVal::Address(ScAddress::Contract(ContractId(Hash(h))))) => h,
-            other => panic!("deploy returned {other:?}"),
-        }
+        self.0.deploy(&wasm(name), salt, args).expect("deploy")
     }
 
     /// Creates the issuer with `flags` (R=1 V=2 I=4 C=8) and `home_domain`, and a holder trustline so Horizon

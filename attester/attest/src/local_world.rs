@@ -1,0 +1,246 @@
+//! A throwaway world for the demo and the end-to-end tests: a local network with funded admin,
+//! attester and holder keys, the registry and gate deployed from built WASM, and replay servers that
+//! answer for StellarExpert and the assets' home domains over local HTTPS with an in-process CA.
+//!
+//! Only with the `local-world` feature (`assay demo` and this crate's tests); never used against a
+//! real network.
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assay_chain::identity::Signer;
+use assay_chain::network::NetworkSpec;
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
+use assay_localnet::{LocalNet, LocalNetConfig};
+use assay_scan::testsupport::ReplayServer;
+use stellar_xdr::{
+    AccountId, ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
+    CreateContractArgsV2, Hash, HostFunction, PublicKey, ScAddress, ScVal, Uint256,
+};
+
+use crate::registry;
+
+/// The StellarExpert host the replay server answers for.
+pub const EXPERT: &str = "api.stellar.expert";
+
+pub fn account(pk: [u8; 32]) -> AccountId {
+    AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(pk)))
+}
+
+pub fn contract_val(id: [u8; 32]) -> ScVal {
+    ScVal::Address(ScAddress::Contract(ContractId(Hash(id))))
+}
+
+/// Invoke options at the local network's pace (it closes a ledger every 100 ms).
+pub fn local_invoke_options() -> InvokeOptions {
+    InvokeOptions {
+        poll_interval: Duration::from_millis(50),
+        try_again_backoff: Duration::from_millis(20),
+        follow_grace: Duration::from_secs(1),
+        ..InvokeOptions::default()
+    }
+}
+
+pub struct LocalWorld {
+    /// Runs the replay servers; dropping it stops them.
+    _rt: tokio::runtime::Runtime,
+    pub net: LocalNet,
+    pub spec: NetworkSpec,
+    pub rpc: RpcClient,
+    pub admin: Signer,
+    pub attester: Signer,
+    pub holder: Signer,
+    /// Zero until [`LocalWorld::deploy_registry_and_gate`].
+    pub registry: [u8; 32],
+    pub gate: [u8; 32],
+    pub server: ReplayServer,
+    /// `--connect-to` rules sending every replayed host to the replay server.
+    pub connect_to: Vec<String>,
+    pub dir: tempfile::TempDir,
+}
+
+impl LocalWorld {
+    /// Starts the network and the replay servers for StellarExpert and `domains`; funds the keys.
+    pub fn start(domains: &[&str]) -> Result<LocalWorld, String> {
+        let net = LocalNet::start(LocalNetConfig {
+            port: 0,
+            ledger_close_ms: 100,
+            ..LocalNetConfig::default()
+        })
+        .map_err(|e| format!("local network: {e}"))?;
+        let spec = NetworkSpec {
+            name: "local".into(),
+            rpc_url: net.rpc_url(),
+            passphrase: net.passphrase().into(),
+        };
+        let rpc = RpcClient::new(&spec.rpc_url).map_err(|e| e.to_string())?;
+        // Keys from fixed seeds: they exist only on this throwaway network.
+        let admin = Signer::from_seed([11; 32]);
+        let attester = Signer::from_seed([12; 32]);
+        let holder = Signer::from_seed([13; 32]);
+        for s in [&admin, &attester, &holder] {
+            net.fund(&account(s.public_key()))
+                .map_err(|e| format!("fund: {e}"))?;
+        }
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let mut hosts = vec![EXPERT];
+        hosts.extend_from_slice(domains);
+        let server = rt.block_on(ReplayServer::start(&hosts));
+        let connect_to = hosts.iter().map(|h| server.connect_https(h)).collect();
+        Ok(LocalWorld {
+            _rt: rt,
+            net,
+            spec,
+            rpc,
+            admin,
+            attester,
+            holder,
+            registry: [0; 32],
+            gate: [0; 32],
+            server,
+            connect_to,
+            dir: tempfile::tempdir().map_err(|e| e.to_string())?,
+        })
+    }
+
+    /// An invoker for `signer` that polls at the local network's pace.
+    pub fn invoker<'a>(&'a self, signer: &'a Signer) -> Invoker<'a> {
+        Invoker {
+            rpc: &self.rpc,
+            network: &self.spec,
+            signer,
+            options: local_invoke_options(),
+        }
+    }
+
+    /// Uploads `wasm` and creates a contract from it with `args`, as the admin.
+    pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> Result<[u8; 32], String> {
+        let inv = self.invoker(&self.admin);
+        let code = wasm.to_vec().try_into().map_err(|_| "wasm too large")?;
+        let up = inv
+            .invoke(&HostFunction::UploadContractWasm(code))
+            .map_err(|e| format!("upload: {e}"))?;
+        let hash: [u8; 32] = match up.return_value {
+            Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| "bad hash")?,
+            other => return Err(format!("upload returned {other:?}")),
+        };
+        let created = inv
+            .invoke(&HostFunction::CreateContractV2(CreateContractArgsV2 {
+                contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
+                    address: ScAddress::Account(account(self.admin.public_key())),
+                    salt: Uint256([salt; 32]),
+                }),
+                executable: ContractExecutable::Wasm(Hash(hash)),
+                constructor_args: args.try_into().map_err(|_| "too many args")?,
+            }))
+            .map_err(|e| format!("deploy: {e}"))?;
+        match created.return_value {
+            Some(ScVal::Address(ScAddress::Contract(ContractId(Hash(h))))) => Ok(h),
+            other => Err(format!("deploy returned {other:?}")),
+        }
+    }
+
+    /// Deploys the registry (admin, with the attester in its set) and the default-policy gate from
+    /// `wasm_dir` (`target/wasm`).
+    pub fn deploy_registry_and_gate(&mut self, wasm_dir: &Path) -> Result<(), String> {
+        let read = |n: &str| {
+            let p = wasm_dir.join(format!("{n}.wasm"));
+            std::fs::read(&p).map_err(|e| {
+                format!(
+                    "{}: {e}; build the contracts first with scripts/build-wasm.sh",
+                    p.display()
+                )
+            })
+        };
+        let admin = registry::account_val(self.admin.public_key());
+        self.registry = self.deploy(&read("assay_registry")?, 1, vec![admin])?;
+        let add = registry::call(
+            self.registry,
+            "add_attester",
+            vec![registry::account_val(self.attester.public_key())],
+        );
+        self.invoker(&self.admin)
+            .invoke(&add)
+            .map_err(|e| format!("add_attester: {e}"))?;
+        self.gate = self.deploy(
+            &read("assay_gate_example")?,
+            2,
+            vec![contract_val(self.registry), ScVal::Void],
+        )?;
+        Ok(())
+    }
+
+    /// Writes the replay servers' CA certificate into the world's directory (for `--cacert`).
+    pub fn ca(&self) -> PathBuf {
+        self.server.write_ca(self.dir.path())
+    }
+
+    /// Invokes the gate's `deposit` of `amount` of `asset` from the holder: `Ok(())`, or the contract
+    /// error code the gate refused with (nothing is submitted when simulation refuses).
+    pub fn deposit(&self, asset: [u8; 32], amount: i128) -> Result<(), Result<u32, String>> {
+        let f = registry::call(
+            self.gate,
+            "deposit",
+            vec![
+                contract_val(asset),
+                registry::account_val(self.holder.public_key()),
+                ScVal::I128(stellar_xdr::Int128Parts {
+                    hi: (amount >> 64) as i64,
+                    lo: amount as u64,
+                }),
+            ],
+        );
+        match self.invoker(&self.holder).invoke(&f) {
+            Ok(_) => Ok(()),
+            Err(ChainError::Simulation(text)) => {
+                Err(assay_chain::submit::contract_error_code(&text)
+                    .ok_or(format!("no contract error in: {text}")))
+            }
+            Err(e) => Err(Err(e.to_string())),
+        }
+    }
+
+    /// The gate's recorded deposit balance of `asset` for the holder.
+    pub fn gate_balance(&self, asset: [u8; 32]) -> Result<i128, String> {
+        let f = registry::call(
+            self.gate,
+            "balance",
+            vec![
+                contract_val(asset),
+                registry::account_val(self.holder.public_key()),
+            ],
+        );
+        match self.invoker(&self.admin).read(&f) {
+            Ok(Some(ScVal::I128(p))) => Ok(((p.hi as i128) << 64) | p.lo as i128),
+            Ok(other) => Err(format!("balance returned {other:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The registry's `is_safe(asset, max_severity, max_age_secs)`, by simulation (nothing is signed).
+    pub fn is_safe(
+        &self,
+        asset: [u8; 32],
+        max_severity: u32,
+        max_age_secs: u64,
+    ) -> Result<bool, String> {
+        let f = registry::call(
+            self.registry,
+            "is_safe",
+            vec![
+                contract_val(asset),
+                ScVal::U32(max_severity),
+                ScVal::U64(max_age_secs),
+            ],
+        );
+        match self.invoker(&self.admin).read(&f) {
+            Ok(Some(ScVal::Bool(b))) => Ok(b),
+            Ok(other) => Err(format!("is_safe returned {other:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
