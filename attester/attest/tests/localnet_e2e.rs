@@ -36,21 +36,7 @@ fn attest_read_back_gate_and_verify_on_localnet() {
     w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
     w.serve_eval("doge-noflags-malicious", DOGE, "darkpool.digital");
     // The outage asset's directory answers 500 every time: reputation is undetermined.
-    w.route(
-        EXPERT,
-        &format!("/explorer/directory/{OUTAGE_ISSUER}"),
-        Reply::status(500),
-    );
-    w.route(
-        EXPERT,
-        "/explorer/directory/blocked-domains/outage.example",
-        Reply::json(r#"{"domain":"outage.example","blocked":false}"#),
-    );
-    w.route(
-        "outage.example",
-        "/.well-known/stellar.toml",
-        Reply::status(404),
-    );
+    w.serve_outage(OUTAGE_ISSUER, "outage.example");
 
     let settings = w.settings(&DOMAINS);
     let assets = [&aqua, &usdc, &doge, &outage];

@@ -6,7 +6,6 @@ mod world;
 
 use std::process::{Command, Output};
 
-use assay_scan::testsupport::Reply;
 use world::*;
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
@@ -20,26 +19,8 @@ struct Env<'a> {
 
 impl Env<'_> {
     fn common(&self) -> Vec<String> {
-        let reg = format!("{}", stellar_strkey::Contract(self.w.registry));
-        let mut v = vec![
-            "--registry".into(),
-            reg,
-            "--rpc-url".into(),
-            self.w.net.rpc_url(),
-            "--network-passphrase".into(),
-            self.w.net.passphrase().to_string(),
-            "--horizon-url".into(),
-            self.w.net.horizon_url(),
-            "--expert-url".into(),
-            format!("https://{EXPERT}"),
-            "--cacert".into(),
-            self.ca.display().to_string(),
-        ];
-        for h in [EXPERT, "aqua.network", "outage.example"] {
-            v.push("--connect-to".into());
-            v.push(self.w.server.connect_https(h));
-        }
-        v
+        self.w
+            .cli_args(&self.ca, &["aqua.network", "outage.example"])
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
@@ -70,21 +51,7 @@ fn attest_verify_and_watch_binaries() {
     w.issue("AQUA", AQUA, 0, Some("aqua.network"));
     w.issue("OUTG", OUTG, 0, Some("outage.example"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
-    w.route(
-        EXPERT,
-        &format!("/explorer/directory/{OUTG}"),
-        Reply::status(500),
-    );
-    w.route(
-        EXPERT,
-        "/explorer/directory/blocked-domains/outage.example",
-        Reply::json(r#"{"domain":"outage.example","blocked":false}"#),
-    );
-    w.route(
-        "outage.example",
-        "/.well-known/stellar.toml",
-        Reply::status(404),
-    );
+    w.serve_outage(OUTG, "outage.example");
     let ca = w.server.write_ca(w.dir.path());
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
     let env = Env {

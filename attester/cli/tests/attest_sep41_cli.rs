@@ -34,24 +34,7 @@ struct Env<'a> {
 
 impl Env<'_> {
     fn common(&self) -> Vec<String> {
-        vec![
-            "--registry".into(),
-            format!("{}", stellar_strkey::Contract(self.w.registry)),
-            "--rpc-url".into(),
-            self.w.net.rpc_url(),
-            "--network-passphrase".into(),
-            self.w.net.passphrase().to_string(),
-            "--horizon-url".into(),
-            self.w.net.horizon_url(),
-            "--expert-url".into(),
-            format!("https://{EXPERT}"),
-            "--cacert".into(),
-            self.ca.display().to_string(),
-            "--connect-to".into(),
-            self.w.server.connect_https(EXPERT),
-            "--connect-to".into(),
-            self.w.server.connect_https("aqua.network"),
-        ]
+        self.w.cli_args(&self.ca, &["aqua.network"])
     }
 
     /// Runs `assay ARGS…` with the attester's secret in STELLAR_SECRET_KEY and `owner`/`spender` secrets

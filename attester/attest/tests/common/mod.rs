@@ -111,6 +111,30 @@ impl World {
         self.0.deploy(&wasm(name), salt, args).expect("deploy")
     }
 
+    /// The arguments that point `assay attest`, `verify` and `watch` at this world: its registry,
+    /// network, Horizon, the replayed StellarExpert and `hosts`, trusted through the CA file `ca`.
+    pub fn cli_args(&self, ca: &std::path::Path, hosts: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "--registry".into(),
+            format!("{}", stellar_strkey::Contract(self.registry)),
+            "--rpc-url".into(),
+            self.net.rpc_url(),
+            "--network-passphrase".into(),
+            self.net.passphrase().to_string(),
+            "--horizon-url".into(),
+            self.net.horizon_url(),
+            "--expert-url".into(),
+            format!("https://{EXPERT}"),
+            "--cacert".into(),
+            ca.display().to_string(),
+        ];
+        for host in std::iter::once(&EXPERT).chain(hosts) {
+            args.push("--connect-to".into());
+            args.push(self.server.connect_https(host));
+        }
+        args
+    }
+
     /// Creates the issuer with `flags` (R=1 V=2 I=4 C=8) and `home_domain`, and a holder trustline so Horizon
     /// lists the asset.
     pub fn issue(
@@ -184,6 +208,22 @@ impl World {
                 );
             }
         }
+    }
+
+    /// An asset whose reputation cannot be determined: StellarExpert's directory answers 500 every
+    /// time for `issuer`, `domain` is not blocked and serves no stellar.toml.
+    pub fn serve_outage(&self, issuer: &str, domain: &str) {
+        self.route(
+            EXPERT,
+            &format!("/explorer/directory/{issuer}"),
+            Reply::status(500),
+        );
+        self.route(
+            EXPERT,
+            &format!("/explorer/directory/blocked-domains/{domain}"),
+            Reply::json(format!(r#"{{"domain":"{domain}","blocked":false}}"#)),
+        );
+        self.route(domain, "/.well-known/stellar.toml", Reply::status(404));
     }
 
     pub fn settings(&self, hosts: &[&str]) -> ScanSettings {
