@@ -179,6 +179,24 @@ impl LocalWorld {
         self.server.write_ca(self.dir.path())
     }
 
+    /// The source arguments of `assay scan`, `attest`, `verify` and `watch` for this world: its Horizon,
+    /// the replayed StellarExpert and home domains, trusted through the CA file `ca` (see [`Self::ca`]).
+    pub fn source_args(&self, ca: &Path) -> Vec<String> {
+        let mut args = vec![
+            "--horizon-url".to_string(),
+            self.net.horizon_url(),
+            "--expert-url".into(),
+            format!("https://{EXPERT}"),
+            "--cacert".into(),
+            ca.display().to_string(),
+        ];
+        for rule in &self.connect_to {
+            args.push("--connect-to".into());
+            args.push(rule.clone());
+        }
+        args
+    }
+
     /// Invokes the gate's `deposit` of `amount` of `asset` from the holder: `Ok(())`, or the contract
     /// error code the gate refused with (nothing is submitted when simulation refuses).
     pub fn deposit(&self, asset: [u8; 32], amount: i128) -> Result<(), Result<u32, String>> {

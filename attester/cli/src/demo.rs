@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use world::{LocalWorld, Subject, EXPERT};
+use world::{LocalWorld, Subject};
 
 /// Set for `--output json`: the transcript goes to stderr and stdout carries only the JSON summary.
 static TRANSCRIPT_TO_STDERR: AtomicBool = AtomicBool::new(false);
@@ -319,18 +319,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     demo.check(sacs.len() == subjects.len(), "every subject issued");
     let ca = w.ca();
-    let mut sources = vec![
-        "--horizon-url".to_string(),
-        w.net.horizon_url(),
-        "--expert-url".into(),
-        format!("https://{EXPERT}"),
-        "--cacert".into(),
-        ca.display().to_string(),
-    ];
-    for rule in &w.connect_to {
-        sources.push("--connect-to".into());
-        sources.push(rule.clone());
-    }
+    let sources = w.source_args(&ca);
     let ids: Vec<String> = subjects.iter().map(|(s, _)| s.id()).collect();
     let short: Vec<String> = subjects.iter().map(|(s, _)| s.short()).collect();
     let home = w.dir.path().to_path_buf();

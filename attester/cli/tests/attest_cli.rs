@@ -19,8 +19,7 @@ struct Env<'a> {
 
 impl Env<'_> {
     fn common(&self) -> Vec<String> {
-        self.w
-            .cli_args(&self.ca, &["aqua.network", "outage.example"])
+        self.w.cli_args(&self.ca)
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {

@@ -34,7 +34,7 @@ struct Env<'a> {
 
 impl Env<'_> {
     fn common(&self) -> Vec<String> {
-        self.w.cli_args(&self.ca, &["aqua.network"])
+        self.w.cli_args(&self.ca)
     }
 
     /// Runs `assay ARGS…` with the attester's secret in STELLAR_SECRET_KEY and `owner`/`spender` secrets

@@ -111,27 +111,18 @@ impl World {
         self.0.deploy(&wasm(name), salt, args).expect("deploy")
     }
 
-    /// The arguments that point `assay attest`, `verify` and `watch` at this world: its registry,
-    /// network, Horizon, the replayed StellarExpert and `hosts`, trusted through the CA file `ca`.
-    pub fn cli_args(&self, ca: &std::path::Path, hosts: &[&str]) -> Vec<String> {
-        let mut args: Vec<String> = vec![
-            "--registry".into(),
+    /// The arguments that point `assay attest`, `verify` and `watch` at this world: its registry and
+    /// network, then [`LocalWorld::source_args`].
+    pub fn cli_args(&self, ca: &std::path::Path) -> Vec<String> {
+        let mut args = vec![
+            "--registry".to_string(),
             format!("{}", stellar_strkey::Contract(self.registry)),
             "--rpc-url".into(),
             self.net.rpc_url(),
             "--network-passphrase".into(),
             self.net.passphrase().to_string(),
-            "--horizon-url".into(),
-            self.net.horizon_url(),
-            "--expert-url".into(),
-            format!("https://{EXPERT}"),
-            "--cacert".into(),
-            ca.display().to_string(),
         ];
-        for host in std::iter::once(&EXPERT).chain(hosts) {
-            args.push("--connect-to".into());
-            args.push(self.server.connect_https(host));
-        }
+        args.extend(self.source_args(ca));
         args
     }
 

@@ -4,14 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
-use assay_attest::local_world::account;
+use assay_attest::local_world::{account, EXPERT};
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
 use stellar_xdr::{
     Asset, ContractExecutable, ContractId, ContractIdPreimage, CreateContractArgs, Hash,
     HostFunction, ScAddress, ScVal,
 };
 
-pub use assay_attest::local_world::{LocalWorld, EXPERT};
+pub use assay_attest::local_world::LocalWorld;
 
 /// One subject as recorded in testdata/eval/NAME.
 pub struct Subject {
