@@ -194,6 +194,78 @@ pub fn entry_names(wasm: &[u8]) -> Result<Vec<String>, ShakeError> {
     Ok(entries.iter().map(entry_name).collect())
 }
 
+/// The size of each section of a module, in file order: standard sections by their WASM name
+/// (`code`, `data`, `import`, …), custom sections by their own (`contractspecv0`, …).
+pub fn section_sizes(wasm: &[u8]) -> Result<Vec<(String, usize)>, ShakeError> {
+    const NAMES: [&str; 13] = [
+        "custom",
+        "type",
+        "import",
+        "function",
+        "table",
+        "memory",
+        "global",
+        "export",
+        "start",
+        "element",
+        "code",
+        "data",
+        "datacount",
+    ];
+    sections(wasm)?
+        .iter()
+        .map(|section| {
+            let name = if section.id == CUSTOM_SECTION_ID {
+                custom_name(wasm, section)?.0.to_string()
+            } else {
+                NAMES
+                    .get(usize::from(section.id))
+                    .map_or_else(|| format!("section {}", section.id), |n| n.to_string())
+            };
+            Ok((name, section.whole.len()))
+        })
+        .collect()
+}
+
+/// Bytes of documentation text in a module's contract spec: the docs of every function, parameter,
+/// type, field, case, error and event, which tools such as `stellar contract info` show.
+pub fn spec_doc_bytes(wasm: &[u8]) -> Result<usize, ShakeError> {
+    use stellar_xdr::ScSpecUdtUnionCaseV0 as Case;
+    let spec = custom_section(wasm, SPEC_SECTION)?.ok_or(ShakeError::NoSpec)?;
+    let entries =
+        soroban_spec::read::parse_raw(spec).map_err(|e| ShakeError::Xdr(SPEC_SECTION, e))?;
+    Ok(entries
+        .iter()
+        .map(|entry| match entry {
+            ScSpecEntry::FunctionV0(f) => {
+                f.doc.len() + f.inputs.iter().map(|i| i.doc.len()).sum::<usize>()
+            }
+            ScSpecEntry::UdtStructV0(s) => {
+                s.doc.len() + s.fields.iter().map(|f| f.doc.len()).sum::<usize>()
+            }
+            ScSpecEntry::UdtUnionV0(u) => {
+                u.doc.len()
+                    + u.cases
+                        .iter()
+                        .map(|c| match c {
+                            Case::VoidV0(v) => v.doc.len(),
+                            Case::TupleV0(t) => t.doc.len(),
+                        })
+                        .sum::<usize>()
+            }
+            ScSpecEntry::UdtEnumV0(e) => {
+                e.doc.len() + e.cases.iter().map(|c| c.doc.len()).sum::<usize>()
+            }
+            ScSpecEntry::UdtErrorEnumV0(e) => {
+                e.doc.len() + e.cases.iter().map(|c| c.doc.len()).sum::<usize>()
+            }
+            ScSpecEntry::EventV0(e) => {
+                e.doc.len() + e.params.iter().map(|p| p.doc.len()).sum::<usize>()
+            }
+        })
+        .sum())
+}
+
 /// Returns `wasm` with unused spec entries removed, and what was removed.
 ///
 /// A contract whose meta does not declare shaking version 2 (an older SDK: it emits no markers)

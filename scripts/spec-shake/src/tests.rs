@@ -178,3 +178,49 @@ fn leb128_round_trips_at_the_byte_boundaries() {
         assert_eq!(pos, bytes.len());
     }
 }
+
+#[test]
+fn sections_are_sized_whole_and_named() {
+    let spec = [structure("Used"), function("get")];
+    let wasm = module(&[], &spec, Some("2"));
+    let sizes = section_sizes(&wasm).unwrap();
+    let names: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["data", SPEC_SECTION, META_SECTION]);
+    // Every byte after the header belongs to exactly one section.
+    let total: usize = sizes.iter().map(|(_, len)| len).sum();
+    assert_eq!(total, wasm.len() - WASM_HEADER.len());
+    // A custom section is its id, its length, its name and the spec.
+    let spec_len = xdr(&spec).len();
+    let name_len = 1 + SPEC_SECTION.len();
+    let payload = name_len + spec_len;
+    let leb = if payload < 128 { 1 } else { 2 };
+    assert_eq!(sizes[1].1, 1 + leb + payload);
+}
+
+#[test]
+fn spec_docs_are_counted_wherever_they_sit() {
+    // "a type" on the struct; the field and the function carry none.
+    let wasm = module(&[], &[structure("Used"), function("get")], Some("2"));
+    assert_eq!(spec_doc_bytes(&wasm).unwrap(), "a type".len());
+    let documented = ScSpecEntry::FunctionV0(ScSpecFunctionV0 {
+        doc: "reads it".try_into().unwrap(),
+        name: "get".try_into().unwrap(),
+        inputs: vec![stellar_xdr::ScSpecFunctionInputV0 {
+            doc: "the key".try_into().unwrap(),
+            name: "key".try_into().unwrap(),
+            type_: ScSpecTypeDef::U32,
+        }]
+        .try_into()
+        .unwrap(),
+        outputs: Default::default(),
+    });
+    let wasm = module(&[], &[documented], Some("2"));
+    assert_eq!(
+        spec_doc_bytes(&wasm).unwrap(),
+        "reads it".len() + "the key".len()
+    );
+    assert!(matches!(
+        spec_doc_bytes(&WASM_HEADER),
+        Err(ShakeError::NoSpec)
+    ));
+}
