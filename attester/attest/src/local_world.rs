@@ -14,22 +14,14 @@ use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::testsupport::ReplayServer;
 use stellar_xdr::{
-    AccountId, ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
-    CreateContractArgsV2, Hash, HostFunction, PublicKey, ScAddress, ScVal, Uint256,
+    ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
+    CreateContractArgsV2, Hash, HostFunction, ScAddress, ScVal, Uint256,
 };
 
-use crate::registry;
+use crate::registry::{self, account_id, contract_val};
 
 /// The StellarExpert host the replay server answers for.
 pub const EXPERT: &str = "api.stellar.expert";
-
-pub fn account(pk: [u8; 32]) -> AccountId {
-    AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(pk)))
-}
-
-pub fn contract_val(id: [u8; 32]) -> ScVal {
-    ScVal::Address(ScAddress::Contract(ContractId(Hash(id))))
-}
 
 /// Invoke options at the local network's pace (it closes a ledger every 100 ms).
 pub fn local_invoke_options() -> InvokeOptions {
@@ -79,7 +71,7 @@ impl LocalWorld {
         let attester = Signer::from_seed([12; 32]);
         let holder = Signer::from_seed([13; 32]);
         for s in [&admin, &attester, &holder] {
-            net.fund(&account(s.public_key()))
+            net.fund(&account_id(s.public_key()))
                 .map_err(|e| format!("fund: {e}"))?;
         }
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -131,7 +123,7 @@ impl LocalWorld {
         let created = inv
             .invoke(&HostFunction::CreateContractV2(CreateContractArgsV2 {
                 contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
-                    address: ScAddress::Account(account(self.admin.public_key())),
+                    address: ScAddress::Account(account_id(self.admin.public_key())),
                     salt: Uint256([salt; 32]),
                 }),
                 executable: ContractExecutable::Wasm(Hash(hash)),

@@ -63,11 +63,19 @@ fn contract(id: [u8; 32]) -> ScAddress {
     ScAddress::Contract(ContractId(Hash(id)))
 }
 
+/// The account of an ed25519 public key.
+pub fn account_id(public_key: [u8; 32]) -> AccountId {
+    AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(public_key)))
+}
+
 /// An account address value.
 pub fn account_val(public_key: [u8; 32]) -> ScVal {
-    ScVal::Address(ScAddress::Account(AccountId(
-        PublicKey::PublicKeyTypeEd25519(Uint256(public_key)),
-    )))
+    ScVal::Address(ScAddress::Account(account_id(public_key)))
+}
+
+/// A contract address value.
+pub fn contract_val(id: [u8; 32]) -> ScVal {
+    ScVal::Address(contract(id))
 }
 
 fn bytes32(b: [u8; 32]) -> ScVal {

@@ -94,7 +94,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.net
-        .fund(&account(Secret::from_bytes([14; 32]).public_key()))
+        .fund(&account_id(Secret::from_bytes([14; 32]).public_key()))
         .unwrap();
 
     // A token whose approve accumulates instead of overwriting: one clause violated, everything else

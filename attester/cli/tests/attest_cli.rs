@@ -51,7 +51,7 @@ fn attest_verify_and_watch_binaries() {
     w.issue("OUTG", OUTG, 0, Some("outage.example"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_outage(OUTG, "outage.example");
-    let ca = w.server.write_ca(w.dir.path());
+    let ca = w.ca();
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
     let env = Env {
         w: &w,

@@ -96,14 +96,20 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let spender = Secret::from_bytes([14; 32]);
     let stranger = Secret::from_bytes([15; 32]);
     for s in [&spender, &stranger] {
-        w.net.fund(&account(s.public_key())).unwrap();
+        w.net.fund(&account_id(s.public_key())).unwrap();
     }
     w.net
-        .admin_set_trustline(&account(spender.public_key()), &aqua.xdr(), 0, i64::MAX, 1)
+        .admin_set_trustline(
+            &account_id(spender.public_key()),
+            &aqua.xdr(),
+            0,
+            i64::MAX,
+            1,
+        )
         .unwrap();
     let env = Env {
         w: &w,
-        ca: w.server.write_ca(w.dir.path()),
+        ca: w.ca(),
         secrets: (11..=15).map(secret).collect(),
     };
     let asset = format!("AQUA-{AQUA}");

@@ -100,7 +100,7 @@ fn sigterm_and_sigint_finish_the_submission_in_flight() {
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let sac = assay_attest::sac::asset_contract_id(&aqua.core(), &w.spec.passphrase).unwrap();
-    let ca = w.server.write_ca(w.dir.path());
+    let ca = w.ca();
     let history = w.dir.path().join("history.sqlite3");
     let cfg = w.dir.path().join("watch.toml");
     std::fs::write(

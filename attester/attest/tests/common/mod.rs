@@ -11,12 +11,10 @@ use assay_attest::registry;
 use assay_attest::scanning::ScanSettings;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::testsupport::Reply;
-use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ContractId, Hash, ScAddress,
-    ScVal,
-};
+use stellar_xdr::{AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ScVal};
 
-pub use assay_attest::local_world::{account, EXPERT};
+pub use assay_attest::local_world::EXPERT;
+pub use assay_attest::registry::account_id;
 // Shared by several test crates, not all of which use it.
 #[allow(unused_imports)]
 pub use assay_attest::local_world::local_invoke_options;
@@ -37,7 +35,7 @@ pub fn wasm(name: &str) -> Vec<u8> {
 }
 
 pub fn g_account(g: &str) -> AccountId {
-    account(
+    account_id(
         stellar_strkey::ed25519::PublicKey::from_string(g)
             .unwrap()
             .0,
@@ -147,7 +145,7 @@ impl World {
         };
         self.net
             .admin_set_trustline(
-                &account(self.holder.public_key()),
+                &account_id(self.holder.public_key()),
                 &a.xdr(),
                 10_000_000,
                 i64::MAX,
@@ -238,11 +236,7 @@ impl World {
 
     /// The gate's verdict on `asset`: `Ok(())` or the contract error code, by simulation.
     pub fn gate_check(&self, asset: [u8; 32]) -> Result<(), u32> {
-        let f = registry::call(
-            self.gate,
-            "check",
-            vec![ScVal::Address(ScAddress::Contract(ContractId(Hash(asset))))],
-        );
+        let f = registry::call(self.gate, "check", vec![registry::contract_val(asset)]);
         match self.invoker(&self.admin).simulate(&f) {
             Ok(_) => Ok(()),
             Err(assay_chain::submit::ChainError::Simulation(text)) => {

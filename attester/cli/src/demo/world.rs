@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assay_attest::local_world::{account, EXPERT};
+use assay_attest::local_world::EXPERT;
+use assay_attest::registry::account_id;
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
 use stellar_xdr::{
     Asset, ContractExecutable, ContractId, ContractIdPreimage, CreateContractArgs, Hash,
@@ -85,7 +86,7 @@ impl Subject {
     pub fn issue_on(&self, w: &LocalWorld, balance: i64) -> Result<[u8; 32], String> {
         let key = stellar_strkey::ed25519::PublicKey::from_string(&self.issuer)
             .map_err(|e| format!("{}: {e}", self.issuer))?;
-        let iss = account(key.0);
+        let iss = account_id(key.0);
         w.net.fund(&iss).map_err(|e| format!("fund issuer: {e}"))?;
         w.net
             .admin_set_account_flags(&iss, self.flags)
@@ -98,7 +99,7 @@ impl Subject {
         let asset = self.xdr()?;
         w.net
             .admin_set_trustline(
-                &account(w.holder.public_key()),
+                &account_id(w.holder.public_key()),
                 &asset,
                 balance,
                 i64::MAX,
