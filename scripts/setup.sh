@@ -20,8 +20,8 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
 
-# npm packages for the localnet interop test, pinned by fixtures/localnet/interop/package-lock.json.
-interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/fixtures/localnet/interop"
+# npm packages for the localnet interop test, pinned by attester/localnet/interop/package-lock.json.
+interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/attester/localnet/interop"
 if [ -f "$interop/package-lock.json" ] && [ ! -d "$interop/node_modules/@stellar/stellar-sdk" ]; then
     (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error) >&2
 fi
