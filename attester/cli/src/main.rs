@@ -15,6 +15,8 @@ mod localnet;
 mod scan;
 mod scan_text;
 mod sep41;
+mod serve;
+mod serve_page;
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -42,6 +44,7 @@ enum Command {
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
     Demo(demo::DemoArgs),
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,5 +70,6 @@ fn main() -> ExitCode {
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
