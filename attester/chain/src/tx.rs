@@ -20,7 +20,7 @@ use crate::{
     identity::Signer,
     network::NetworkSpec,
     rpc::RpcClient,
-    submit::{unb64, ChainError, InvokeOptions, Invoker, Simulated},
+    submit::{decode_rpc_xdr, ChainError, InvokeOptions, Invoker, Simulated},
 };
 
 /// A read (a simulated call that is never submitted).
@@ -375,5 +375,6 @@ fn invoke_op(host_function: HostFunction) -> Operation {
 }
 
 fn decode<T: stellar_xdr::ReadXdr>(b64: &str, what: &str) -> Result<T, ChainError> {
-    unb64(what, Some(b64)).map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
+    decode_rpc_xdr(what, Some(b64))
+        .map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
 }
