@@ -23,12 +23,15 @@ use crate::registry::{self, account_id, contract_val};
 /// The StellarExpert host the replay server answers for.
 pub const EXPERT: &str = "api.stellar.expert";
 
-/// Invoke options at the local network's pace (it closes a ledger every 100 ms).
+/// Invoke options at the local network's pace (it closes a ledger every 100 ms). Uncapped fees:
+/// the world's own set-up deploys contract code, whose rent for the maximum TTL (about 24 XLM for
+/// the registry) is above the attester's default cap for a write.
 pub fn local_invoke_options() -> InvokeOptions {
     InvokeOptions {
         poll_interval: Duration::from_millis(50),
         try_again_backoff: Duration::from_millis(20),
         follow_grace: Duration::from_secs(1),
+        max_fee: u32::MAX,
         ..InvokeOptions::default()
     }
 }

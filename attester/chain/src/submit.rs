@@ -48,8 +48,9 @@ pub struct InvokeOptions {
     pub max_fee: u32,
 }
 
-/// The default fee cap: 10 XLM per transaction, well above a full `attest_many` of 50 on mainnet
-/// and far below what a hostile simulation answer could otherwise make the attester pay.
+/// The default fee cap: 10 XLM per transaction, about twice a full `attest_many` of 50 (4.8 XLM
+/// with its margin on the local network) and far below what a hostile simulation answer could
+/// otherwise make the attester pay.
 pub const DEFAULT_MAX_FEE_STROOPS: u32 = 100_000_000;
 
 impl Default for InvokeOptions {

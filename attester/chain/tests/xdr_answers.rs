@@ -25,9 +25,7 @@ fn nested(depth: u32) -> ScVal {
 fn item7_rpc_xdr_decoding_is_depth_and_size_bounded() {
     // A value nested as deep as the host lets a contract build one (100 levels; each level is
     // four steps of the decoder's depth count): decodes.
-    let ok = nested(100)
-        .to_xdr_base64(Limits::none())
-        .unwrap();
+    let ok = nested(100).to_xdr_base64(Limits::none()).unwrap();
     let decoded = decode_rpc_xdr::<ScVal>("xdr", Some(&ok));
     assert!(decoded.is_ok(), "{decoded:?}");
     // Deeper: refused with an error naming the field.
