@@ -13,9 +13,11 @@ use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::testsupport::ReplayServer;
+use assay_sep41::checks::i128_val;
 use stellar_xdr::{
     ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
-    CreateContractArgsV2, Hash, HostFunction, ScAddress, ScVal, Uint256,
+    CreateContractArgsV2, Hash, HostFunction, InvokeContractArgs, ScAddress, ScSymbol, ScVal,
+    SorobanAuthorizedFunction, SorobanAuthorizedInvocation, Uint256,
 };
 
 use crate::registry::{self, account_id, contract_val};
@@ -201,13 +203,27 @@ impl LocalWorld {
             vec![
                 contract_val(asset),
                 registry::account_val(self.holder.public_key()),
-                ScVal::I128(stellar_xdr::Int128Parts {
-                    hi: (amount >> 64) as i64,
-                    lo: amount as u64,
-                }),
+                i128_val(amount),
             ],
         );
-        match self.invoker(&self.holder).invoke(&f) {
+        // The holder authorizes the deposit and, inside it, exactly the token transfer to the gate.
+        let transfer = SorobanAuthorizedInvocation {
+            function: SorobanAuthorizedFunction::ContractFn(InvokeContractArgs {
+                contract_address: ScAddress::Contract(ContractId(Hash(asset))),
+                function_name: ScSymbol("transfer".try_into().expect("a symbol")),
+                args: vec![
+                    registry::account_val(self.holder.public_key()),
+                    contract_val(self.gate),
+                    i128_val(amount),
+                ]
+                .try_into()
+                .expect("three arguments"),
+            }),
+            sub_invocations: Default::default(),
+        };
+        let mut invoker = self.invoker(&self.holder);
+        invoker.options.authorized_sub_invocations = vec![transfer];
+        match invoker.invoke(&f) {
             Ok(_) => Ok(()),
             Err(ChainError::Simulation(text)) => {
                 Err(assay_chain::submit::contract_error_code(&text)

@@ -15,11 +15,11 @@ use stellar_xdr::{
     InvokeHostFunctionOp, InvokeHostFunctionResult, LedgerEntryData, LedgerKey, LedgerKeyAccount,
     Limits, Memo, MuxedAccount, Operation, OperationBody, OperationResult, OperationResultTr,
     Preconditions, PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber, Signature,
-    SignatureHint, SorobanAuthorizationEntry, SorobanAuthorizedFunction, SorobanCredentials,
-    SorobanTransactionData, TimeBounds, TimePoint, Transaction, TransactionEnvelope,
-    TransactionExt, TransactionMeta, TransactionResult, TransactionResultResult,
-    TransactionSignaturePayload, TransactionSignaturePayloadTaggedTransaction,
-    TransactionV1Envelope, Uint256, WriteXdr,
+    SignatureHint, SorobanAuthorizationEntry, SorobanAuthorizedFunction,
+    SorobanAuthorizedInvocation, SorobanCredentials, SorobanTransactionData, TimeBounds, TimePoint,
+    Transaction, TransactionEnvelope, TransactionExt, TransactionMeta, TransactionResult,
+    TransactionResultResult, TransactionSignaturePayload,
+    TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr,
 };
 
 use crate::identity::Signer;
@@ -46,6 +46,11 @@ pub struct InvokeOptions {
     /// The most this signer pays for one transaction, in stroops (inclusion plus resource fee): a
     /// transaction priced above it is refused before it is signed ([`ChainError::FeeOverCap`]).
     pub max_fee: u32,
+    /// The nested calls the caller means to authorize under the invocation it sends, exactly (for
+    /// example the token transfer inside a gate's `deposit`). Empty, the default, for every write
+    /// the attester makes: an authorization entry with any other sub-invocation is refused
+    /// ([`ChainError::UnexpectedAuth`]).
+    pub authorized_sub_invocations: Vec<SorobanAuthorizedInvocation>,
 }
 
 /// The default fee cap: 10 XLM per transaction, about twice a full `attest_many` of 50 (4.8 XLM
@@ -64,6 +69,7 @@ impl Default for InvokeOptions {
             try_again_backoff: Duration::from_millis(500),
             follow_grace: Duration::from_secs(30),
             max_fee: DEFAULT_MAX_FEE_STROOPS,
+            authorized_sub_invocations: Vec::new(),
         }
     }
 }
@@ -288,11 +294,13 @@ pub fn foreign_auth(auth: &[SorobanAuthorizationEntry]) -> Option<String> {
     })
 }
 
-/// The first authorization entry that is not exactly `host_function` with no sub-invocations,
-/// described as (what it asks, what is sent). Entries for other addresses are [`foreign_auth`]'s.
+/// The first authorization entry that is not exactly `host_function` with exactly the `nested`
+/// sub-invocations (none for the attester's writes), described as (what it asks, what is sent).
+/// Entries for other addresses are [`foreign_auth`]'s.
 pub fn unexpected_auth(
     auth: &[SorobanAuthorizationEntry],
     host_function: &HostFunction,
+    nested: &[SorobanAuthorizedInvocation],
 ) -> Option<(String, String)> {
     let sent = describe_host_function(host_function);
     auth.iter().find_map(|entry| {
@@ -312,14 +320,20 @@ pub fn unexpected_auth(
         if !exact {
             return Some((describe_authorized(&root.function), sent.clone()));
         }
-        let nested = root.sub_invocations.len();
-        (nested > 0).then(|| {
-            let first = describe_authorized(&root.sub_invocations[0].function);
-            (
-                format!("{sent} with {nested} sub-invocation(s), the first {first}"),
-                sent.clone(),
-            )
-        })
+        if root.sub_invocations.as_slice() == nested {
+            return None;
+        }
+        let first = root.sub_invocations.first().map_or_else(
+            || "none of the nested calls it means to authorize".into(),
+            |call| format!("the first {}", describe_authorized(&call.function)),
+        );
+        Some((
+            format!(
+                "{sent} with {} sub-invocation(s), {first}",
+                root.sub_invocations.len()
+            ),
+            sent.clone(),
+        ))
     })
 }
 
@@ -543,7 +557,11 @@ impl Invoker<'_> {
             return Err(ChainError::ForeignAuth(who));
         }
         // The transaction signature covers every source-account entry: sign only the call itself.
-        if let Some((asked, sent)) = unexpected_auth(&sim.auth, host_function) {
+        if let Some((asked, sent)) = unexpected_auth(
+            &sim.auth,
+            host_function,
+            &self.options.authorized_sub_invocations,
+        ) {
             return Err(ChainError::UnexpectedAuth {
                 signer: self.signer.address(),
                 asked,

@@ -805,6 +805,42 @@ fn issue14_auth_for_exactly_the_call_is_signed_and_sent() {
 }
 
 #[test]
+fn issue14_a_nested_call_is_signed_only_when_the_caller_names_it() {
+    let entry = source_auth(the_call(), vec![payment_to_a_third_party()]);
+    let s = healthy();
+    s.always(
+        "simulateTransaction",
+        Act::Result(simulation(vec![b64(&entry)])),
+    );
+    s.always("sendTransaction", pending());
+    s.always("getTransaction", success());
+    let rpc = RpcClient::new(&s.url).unwrap();
+    let net = spec(&s.url);
+    let me = signer();
+    let invoker = |nested: Vec<SorobanAuthorizedInvocation>| Invoker {
+        rpc: &rpc,
+        network: &net,
+        signer: &me,
+        options: InvokeOptions {
+            authorized_sub_invocations: nested,
+            ..fast()
+        },
+    };
+    // Naming a different nested call does not open the door to this one.
+    let other = SorobanAuthorizedInvocation {
+        function: the_call(),
+        sub_invocations: Default::default(),
+    };
+    let err = invoker(vec![other]).invoke(&call()).unwrap_err();
+    assert!(matches!(err, ChainError::UnexpectedAuth { .. }), "{err:?}");
+    assert_eq!(s.count("sendTransaction"), 0);
+    invoker(vec![payment_to_a_third_party()])
+        .invoke(&call())
+        .unwrap();
+    assert_eq!(s.count("sendTransaction"), 1);
+}
+
+#[test]
 fn item7_a_fee_above_the_cap_is_never_signed() {
     let s = Server::start();
     s.always("getLedgerEntries", Act::Result(account_entry()));
