@@ -76,6 +76,19 @@ impl Setup {
         );
     }
 
+    /// From now on only `who` has authorised, and only a call of the argument-less `function`.
+    fn authorise_only(&self, who: &Address, function: &str) {
+        self.env.mock_auths(&[MockAuth {
+            address: who,
+            invoke: &MockAuthInvoke {
+                contract: &self.id,
+                fn_name: function,
+                args: ().into_val(&self.env),
+                sub_invokes: &[],
+            },
+        }]);
+    }
+
     fn ttl(&self, key: &DataKey) -> u32 {
         self.env
             .as_contract(&self.id, || self.env.storage().persistent().get_ttl(key))
@@ -401,15 +414,7 @@ fn admin_transfer_takes_two_steps() {
         assert_eq!(c.pending_admin(), Some(next.clone()));
 
         // Only the proposed admin can accept.
-        s.env.mock_auths(&[MockAuth {
-            address: &s.admin,
-            invoke: &MockAuthInvoke {
-                contract: &s.id,
-                fn_name: "accept_admin",
-                args: ().into_val(&s.env),
-                sub_invokes: &[],
-            },
-        }]);
+        s.authorise_only(&s.admin, "accept_admin");
         assert_auth_refused(c.try_accept_admin());
         s.env.mock_all_auths();
 
@@ -444,15 +449,7 @@ fn item4_admin_can_cancel_and_replace_a_pending_transfer() {
 
         c.transfer_admin(&first);
         // Only the admin cancels: neither a stranger nor the proposed admin.
-        s.env.mock_auths(&[MockAuth {
-            address: &first,
-            invoke: &MockAuthInvoke {
-                contract: &s.id,
-                fn_name: "cancel_admin_transfer",
-                args: ().into_val(&s.env),
-                sub_invokes: &[],
-            },
-        }]);
+        s.authorise_only(&first, "cancel_admin_transfer");
         assert_auth_refused(c.try_cancel_admin_transfer());
         s.env.mock_all_auths();
         assert_eq!(c.pending_admin(), Some(first.clone()), "{build:?}");
@@ -476,15 +473,7 @@ fn item4_admin_can_cancel_and_replace_a_pending_transfer() {
         c.transfer_admin(&first);
         c.transfer_admin(&second);
         assert_eq!(c.pending_admin(), Some(second.clone()));
-        s.env.mock_auths(&[MockAuth {
-            address: &first,
-            invoke: &MockAuthInvoke {
-                contract: &s.id,
-                fn_name: "accept_admin",
-                args: ().into_val(&s.env),
-                sub_invokes: &[],
-            },
-        }]);
+        s.authorise_only(&first, "accept_admin");
         assert_auth_refused(c.try_accept_admin());
         s.env.mock_all_auths();
         c.accept_admin();
