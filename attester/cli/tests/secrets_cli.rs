@@ -56,3 +56,42 @@ fn item3_secrets_on_the_command_line_are_refused_unseen_in_every_subcommand() {
     refused(&["sep41", SECRET, "--network", "testnet"]);
     refused(&[SECRET]);
 }
+
+#[test]
+fn item3_urls_in_messages_lose_userinfo_and_query() {
+    let asset = "USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+    for (url, code) in [
+        // Refused as a base URL (usage error).
+        ("ftp://user:pw1@h.example/?apikey=k1", 64),
+        // Accepted, then unreachable (nothing listens on port 1): a Horizon error.
+        ("http://user:pw1@127.0.0.1:1/?apikey=k1", 1),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args([
+                "scan",
+                asset,
+                "--no-history",
+                "--timeout",
+                "5",
+                "--horizon-url",
+                url,
+            ])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(code), "{url}: {stderr}");
+        assert!(
+            stderr.contains("h.example") || stderr.contains("127.0.0.1"),
+            "{stderr}"
+        );
+        for shown in [&stdout, &stderr] {
+            assert!(
+                !shown.contains("pw1") && !shown.contains("k1"),
+                "{url}: {shown}"
+            );
+        }
+    }
+}

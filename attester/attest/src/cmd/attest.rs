@@ -102,7 +102,10 @@ pub struct AttestArgs {
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay attest: {message}");
+    eprintln!(
+        "assay attest: {}",
+        assay_core::redact::text(&message.to_string())
+    );
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -167,7 +170,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
     let subjects = match scan_subjects(&settings, &assets) {
         Ok(r) => r,
         Err(m) => {
-            eprintln!("assay attest: {m}");
+            eprintln!("assay attest: {}", assay_core::redact::text(&m));
             return ExitCode::from(crate::attest::exit::ERROR);
         }
     };

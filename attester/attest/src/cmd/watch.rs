@@ -64,7 +64,7 @@ pub struct WatchArgs {
 }
 
 fn usage(m: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay watch: {m}");
+    eprintln!("assay watch: {}", assay_core::redact::text(&m.to_string()));
     ExitCode::from(EXIT_USAGE)
 }
 
