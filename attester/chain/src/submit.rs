@@ -397,7 +397,13 @@ impl Invoker<'_> {
             return Err(ChainError::NoAccount(self.signer.address()));
         };
         match decode_rpc_xdr::<LedgerEntryData>("entry xdr", Some(&entry.xdr)) {
-            Ok(LedgerEntryData::Account(a)) => Ok(a.seq_num.0 + 1),
+            // The server's answer: checked, so a hostile i64::MAX is an error, not a panic.
+            Ok(LedgerEntryData::Account(a)) => a.seq_num.0.checked_add(1).ok_or_else(|| {
+                ChainError::Simulation(format!(
+                    "the account's sequence number {} has no successor",
+                    a.seq_num.0
+                ))
+            }),
             Ok(_) => Err(ChainError::Simulation(
                 "getLedgerEntries returned a non-account entry".into(),
             )),
@@ -441,7 +447,7 @@ impl Invoker<'_> {
             seq_num: SequenceNumber(seq),
             cond: Preconditions::Time(TimeBounds {
                 min_time: TimePoint(0),
-                max_time: TimePoint(now_unix() + self.options.validity_secs),
+                max_time: TimePoint(now_unix().saturating_add(self.options.validity_secs)),
             }),
             memo: Memo::None,
             operations,

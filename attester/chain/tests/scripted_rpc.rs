@@ -208,10 +208,14 @@ fn b64<T: WriteXdr>(v: &T) -> String {
 }
 
 fn account_entry() -> Value {
+    account_entry_at(SEQ - 1)
+}
+
+fn account_entry_at(seq: i64) -> Value {
     let entry = LedgerEntryData::Account(AccountEntry {
         account_id: signer().account_id(),
         balance: 100_000_000,
-        seq_num: SequenceNumber(SEQ - 1),
+        seq_num: SequenceNumber(seq),
         num_sub_entries: 0,
         inflation_dest: None,
         flags: 0,
@@ -841,7 +845,7 @@ fn issue14_a_nested_call_is_signed_only_when_the_caller_names_it() {
 }
 
 #[test]
-fn item7_a_fee_above_the_cap_is_never_signed() {
+fn item7_a_fee_above_the_cap_is_never_signed_and_item5_hostile_numbers_do_not_panic() {
     let s = Server::start();
     s.always("getLedgerEntries", Act::Result(account_entry()));
     let mut expensive = simulation(vec![]);
@@ -857,6 +861,12 @@ fn item7_a_fee_above_the_cap_is_never_signed() {
         }
     );
     assert_eq!(s.count("sendTransaction"), 0);
+
+    // A hostile sequence number is an error, not an arithmetic panic.
+    let s = Server::start();
+    s.always("getLedgerEntries", Act::Result(account_entry_at(i64::MAX)));
+    let err = invoke(&s).unwrap_err();
+    assert!(matches!(err, ChainError::Simulation(_)), "{err:?}");
 
     // A hostile fee is an error, not an arithmetic panic.
     let s = Server::start();
