@@ -37,7 +37,7 @@ for (const name of assets) {
     JSON.stringify({
       asset: name,
       contract: asset,
-      safety: safety === undefined
+      safety: safety == null // no verdict: never attested, or revoked
         ? null
         : {
             severity: safety.severity,
