@@ -24,6 +24,14 @@ fn kit(env: &Env, build: Build) -> TestRegistry {
     }
 }
 
+/// A mocked-auth `Env` at `NOW`, the kit's registry in it, and an asset nobody attested yet.
+fn setup(build: Build) -> (Env, TestRegistry, Address) {
+    let env = new_env();
+    let registry = kit(&env, build);
+    let asset = Address::generate(&env);
+    (env, registry, asset)
+}
+
 #[test]
 fn deploys_with_an_admin_and_an_admitted_attester() {
     for_each_build(|build| {
@@ -50,9 +58,7 @@ fn deploys_with_an_admin_and_an_admitted_attester() {
 #[test]
 fn a_fresh_verdict_is_stored_as_written_and_emitted_by_the_kits_attester() {
     for_each_build(|build| {
-        let env = new_env();
-        let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let (env, registry, asset) = setup(build);
         let verdict = Verdict::new(
             SEVERITY_MEDIUM,
             MECH_AUTH_REVOCABLE | MECH_DOMAIN_UNVERIFIED,
@@ -84,9 +90,7 @@ fn a_fresh_verdict_is_stored_as_written_and_emitted_by_the_kits_attester() {
 #[test]
 fn an_aged_verdict_is_stamped_that_long_ago_and_time_is_restored() {
     for_each_build(|build| {
-        let env = new_env();
-        let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let (env, registry, asset) = setup(build);
         let hash = [9; 32];
         let written = registry.put(&asset, &Verdict::clear().aged(3_600).with_evidence(hash));
         assert_eq!(written.attested_at, NOW - 3_600, "{}", label(build));
@@ -101,9 +105,7 @@ fn an_aged_verdict_is_stamped_that_long_ago_and_time_is_restored() {
 #[test]
 fn a_revoked_verdict_reads_as_absent_and_leaves_its_trace() {
     for_each_build(|build| {
-        let env = new_env();
-        let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let (_env, registry, asset) = setup(build);
         let written = registry.put(&asset, &Verdict::clear().aged(60).revoked());
         let c = registry.client();
         assert_eq!(c.get_safety(&asset), None, "{}", label(build));
@@ -159,9 +161,7 @@ fn the_kit_refuses_exactly_what_attest_refuses() {
 #[test]
 fn set_age_and_advance_ledger_time_cross_the_staleness_boundary() {
     for_each_build(|build| {
-        let env = new_env();
-        let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let (env, registry, asset) = setup(build);
         registry.put(&asset, &Verdict::clear().aged(10));
         let c = registry.client();
         registry.set_age(&asset, 86_400);
