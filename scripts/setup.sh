@@ -22,11 +22,15 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
 
-# npm packages for the localnet interop test, pinned by attester/localnet/interop/package-lock.json.
-interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/attester/localnet/interop"
-if [ -f "$interop/package-lock.json" ] && [ ! -d "$interop/node_modules/@stellar/stellar-sdk" ]; then
-    (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error) >&2
-fi
+# npm packages for the localnet interop test and the TypeScript reads (attester/cli/tests/integrator_ts.rs),
+# pinned by each project's package-lock.json.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+for project in attester/localnet/interop examples/typescript; do
+    dir="$root/$project"
+    if [ -f "$dir/package-lock.json" ] && [ ! -d "$dir/node_modules/@stellar/stellar-sdk" ]; then
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    fi
+done
 
 # stellar-cli for the tests that run the docs' `stellar` lines, into target/tools (not PATH). Slow the first
 # time (a cargo install); the demo does not need it and skips it with ASSAY_SETUP_NO_STELLAR_CLI=1.

@@ -30,5 +30,18 @@ fi
 step "tests"
 cargo test --workspace --locked
 
+step "integrator example"
+# examples/integrator is a consumer's project (docs/integrating.md): its own workspace and Cargo.lock, built
+# from its own directory into a fresh target dir, with the registry .wasm placed where a consumer puts a release.
+cp target/wasm/assay_registry.wasm examples/integrator/wasm/
+integrator_target="$(mktemp -d)"
+(
+    cd examples/integrator
+    cargo fmt --check
+    CARGO_TARGET_DIR="$integrator_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$integrator_target" cargo test --locked
+)
+rm -rf "$integrator_target"
+
 step "demo (the README's first command, as written)"
 scripts/demo.sh >/dev/null

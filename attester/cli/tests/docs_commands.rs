@@ -62,6 +62,19 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
         "scripts/test.sh (`cargo test --workspace`; scripts/setup.sh installs the npm packages)",
     ),
     (
+        "cd examples/integrator && cargo test --locked",
+        "scripts/test.sh's `integrator example` step (from that directory, with a fresh CARGO_TARGET_DIR)",
+    ),
+    (
+        "scripts/ts-bindings.sh target/wasm/assay_registry.wasm",
+        "attester/cli/tests/integrator_ts.rs (generates the bindings, compiles them with read.ts, reads with them)",
+    ),
+    (
+        "node examples/typescript/dist/read.js https://soroban-testnet.stellar.org \"Test SDF Network ; September 2015\" \"$REGISTRY\" USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
+        "attester/cli/tests/integrator_ts.rs::typescript_bindings_read_the_safety_assay_verify_reports (the \
+         local network's RPC URL and passphrase, its registry, an attested and an unattested asset)",
+    ),
+    (
         "cargo run --release -p assay-localnet --example bench -- --accounts 20 --rounds 5 --ledger-close-ms 20",
         "benchmark program: compiled by scripts/test.sh (`cargo clippy --workspace --all-targets`); its \
          package and example are checked to exist here",

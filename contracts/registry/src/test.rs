@@ -19,6 +19,7 @@ use crate::{
     *,
 };
 
+mod kit;
 mod properties;
 
 /// One deployed registry with an admin and one admitted attester.

@@ -1,6 +1,7 @@
-//! Test support shared by the contract tests and the benchmark: builds the contracts to WASM
-//! once per process with `scripts/build-wasm.sh`, and registers a contract either natively or
-//! from its `.wasm`, so one test body covers both.
+//! Workspace-only test support (feature `workspace-testutils`): builds the contracts to WASM once per
+//! process with `scripts/build-wasm.sh`, and registers a contract either natively or from its
+//! `.wasm`, so one test body covers both. It reaches into this repository (the script, `target/wasm`),
+//! so it is not part of the consumer kit; a crate outside the workspace uses [`super::TestRegistry`].
 extern crate std;
 
 use std::{
@@ -11,7 +12,7 @@ use std::{
     vec::Vec,
 };
 
-use soroban_sdk::{testutils::EnvTestConfig, Address, Env};
+use soroban_sdk::{Address, Env};
 
 use crate::SafetyRegistry;
 
@@ -82,15 +83,6 @@ pub fn gate_wasm() -> &'static [u8] {
     WASM.get_or_init(|| load("assay_gate_example"))
 }
 
-/// A fresh host that writes no snapshot files and records (mocked) authorisations.
-pub fn new_env() -> Env {
-    let env = Env::new_with_config(EnvTestConfig {
-        capture_snapshot_at_drop: false,
-    });
-    env.mock_all_auths();
-    env
-}
-
 /// Registers the registry under `admin` from the chosen build.
 pub fn register_registry(env: &Env, build: Build, admin: &Address) -> Address {
     match build {
@@ -111,29 +103,5 @@ pub fn label(build: Build) -> String {
 pub fn for_each_build(test: impl Fn(Build)) {
     for build in BUILDS {
         test(build);
-    }
-}
-
-/// Asserts a `try_` call failed with this contract error, and that the host reports it as
-/// `Error(Contract, #code)`, the form callers and explorers see.
-pub fn assert_contract_error<T, C, E>(
-    result: Result<Result<T, C>, Result<E, soroban_sdk::InvokeError>>,
-    expected: E,
-    code: u32,
-) where
-    T: core::fmt::Debug,
-    C: core::fmt::Debug,
-    E: core::fmt::Debug + PartialEq + Into<soroban_sdk::Error>,
-{
-    match result {
-        Err(Ok(actual)) => {
-            assert_eq!(actual, expected);
-            let host_error: soroban_sdk::Error = actual.into();
-            assert_eq!(
-                std::format!("{host_error:?}"),
-                std::format!("Error(Contract, #{code})")
-            );
-        }
-        other => panic!("expected Error(Contract, #{code}), got {other:?}"),
     }
 }
