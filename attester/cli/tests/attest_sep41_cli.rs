@@ -16,7 +16,6 @@ use assay_attest::{decide, Decision};
 use assay_chain::Secret;
 use assay_core::{attestation_params, EvidenceVersion, Freshness};
 use sha2::{Digest, Sha256};
-use stellar_xdr::{ContractExecutable, ContractIdPreimage, CreateContractArgs, HostFunction};
 use world::*;
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
@@ -85,10 +84,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     // The asset's Stellar Asset Contract, deployed as anyone may.
     w.invoker(&w.admin)
-        .invoke(&HostFunction::CreateContract(CreateContractArgs {
-            contract_id_preimage: ContractIdPreimage::Asset(aqua.xdr()),
-            executable: ContractExecutable::StellarAsset,
-        }))
+        .deploy_sac(&aqua.xdr())
         .expect("deploy the SAC");
     let sac = assay_attest::sac::asset_contract_id(&aqua.core(), &w.spec.passphrase).unwrap();
     // Holder: the World's seed-13 account, trustline with 1 AQUA (10^7 units). Spender: seed 14, funded,
