@@ -1,7 +1,7 @@
 //! Fault tests on the submit path, against a scripted JSON-RPC proxy in front of the local network. Each
 //! fault ends in a clear error or a confirmed write, never a silent success, and never a double write.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,8 +1,7 @@
 //! The real `assay attest`, `verify` and `watch` binaries against the local network, with the secret in
 //! STELLAR_SECRET_KEY: what they print, their exit codes, and that the secret appears nowhere.
 
-#[path = "../../attest/tests/common/mod.rs"]
-mod world;
+use crate::world;
 
 use std::process::{Command, Output};
 

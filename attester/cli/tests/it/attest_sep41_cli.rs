@@ -3,8 +3,7 @@
 //! lands on chain, a missing premise leaves the report unattested with its rule, and no secret (attester,
 //! holder, spender) appears in any output.
 
-#[path = "../../attest/tests/common/mod.rs"]
-mod world;
+use crate::world;
 
 use std::process::Command;
 use std::time::SystemTime;

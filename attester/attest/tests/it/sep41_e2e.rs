@@ -3,7 +3,7 @@
 //! the report, the report is critical with `sep41_violation` (bit 8) and unchanged capability bits, and that
 //! is what the registry holds afterwards — unless some check could not conclude, when nothing is written.
 
-mod common;
+use crate::common;
 
 use std::time::SystemTime;
 

@@ -1,6 +1,6 @@
 //! The invariants the on-chain gate and the project's rules rest on.
 
-mod common;
+use crate::common;
 
 use assay_core::checks::default_checks;
 use assay_core::engine::{assemble, Engine, EngineError};

@@ -1,7 +1,7 @@
 //! An archived attestation entry: re-attesting it still works (the simulation restores it, automatically or
 //! through a restore preamble that the attester submits first), and the value read back is the new one.
 
-mod common;
+use crate::common;
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
 use assay_attest::registry::Attestation;

@@ -2,7 +2,7 @@
 //! reproduces the committed bytes from the inputs below, and SHA-256 of those bytes is the committed digest.
 //! The bytes were written by hand (printf) and the digests by `sha256sum`, not by this crate.
 
-mod common;
+use crate::common;
 
 use assay_core::hash::{evidence_hash, preimage, EvidenceVersion, PreimageInput};
 use assay_core::{Accountability, Severity};

@@ -1,6 +1,6 @@
 //! Every eval subject yields its expected verdict; a failure prints the subject's `why`.
 
-mod common;
+use crate::common;
 
 use assay_core::{evaluate, Rating};
 

@@ -1,6 +1,6 @@
 //! Report JSON (schema_version 1), attestation refusals and freshness, transitions.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `assay demo` end to end: the real binary, the built WASM, the local network and the recorded sources. It
 //! must succeed, and its transcript must show each step's stated outcome.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

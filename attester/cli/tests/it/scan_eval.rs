@@ -5,7 +5,7 @@
 //! never answers; the scan runs with `--timeout 1`), or `dns-failure` (the host is sent with
 //! `--connect-to` to the same name under RFC 6761's `.invalid`, which the scanner answers as a failed
 //! lookup without any query, so the run never depends on what public DNS says about the real name).
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

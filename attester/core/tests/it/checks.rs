@@ -1,6 +1,6 @@
 //! Check behaviour beyond the eval set: asset lists, refusals, redirects, unknown tags, partial outages.
 
-mod common;
+use crate::common;
 
 use assay_core::subject::*;
 use assay_core::{

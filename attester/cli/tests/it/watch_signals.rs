@@ -3,8 +3,7 @@
 //! transaction to its final status, logs it, exits 0, leaves the registry holding exactly what it logged,
 //! and leaves the history store whole.
 
-#[path = "../../attest/tests/common/mod.rs"]
-mod world;
+use crate::world;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -19,7 +19,7 @@
 //! values (ports, hashes, ledger numbers, ages, the wall time, contract ids) masked and the README's
 //! `[…]` trim markers standing for any number of lines.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -43,13 +43,13 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 C… --network testnet",
-        "attester/cli/tests/sep41_cli.rs::live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token \
+        "attester/cli/tests/it/sep41_cli.rs::live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token \
          (keys in these variables, a token deployed on the local network; the network given as its RPC URL \
          and passphrase)",
     ),
     (
         "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay attest USDC-GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5 --registry \"$REGISTRY\" --source assay-attester --network testnet --sep41",
-        "attester/cli/tests/attest_sep41_cli.rs::attest_with_sep41_binds_the_suite_and_refuses_missing_premises \
+        "attester/cli/tests/it/attest_sep41_cli.rs::attest_with_sep41_binds_the_suite_and_refuses_missing_premises \
          (keys in these variables, a classic asset with its SAC, a funded holder and spender on the local \
          network; the network given as its RPC URL and passphrase)",
     ),
@@ -58,7 +58,7 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
         "scripts/test.sh (`cargo test --workspace`)",
     ),
     (
-        "cargo test -p assay-localnet --test interop_js",
+        "cargo test -p assay-localnet --test it interop_js::",
         "scripts/test.sh (`cargo test --workspace`; scripts/setup.sh installs the npm packages)",
     ),
     (

@@ -4,7 +4,7 @@
 //! Path-level faults are scripted on the route; host-level faults (refused, TLS, DNS) apply to the host
 //! serving the source (the directory and the blocklist share api.stellar.expert, so a host-level fault
 //! takes both down, as it would in production). DNS failures use `.invalid` names (RFC 6761: never resolve).
-mod common;
+use crate::common;
 
 use assay_scan::net::client::BODY_CAP;
 use assay_scan::testsupport::{closed_port, Reply};

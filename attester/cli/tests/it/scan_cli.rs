@@ -1,5 +1,5 @@
 //! `assay scan` end to end over real HTTPS against local replay servers.
-mod common;
+use crate::common;
 
 use assay_scan::testsupport::Reply;
 use common::*;

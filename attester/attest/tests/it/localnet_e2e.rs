@@ -1,7 +1,7 @@
 //! End to end on the local network: registry and gate from the built WASM, classic assets whose issuer
 //! flags match eval subjects, off-chain sources over local HTTPS; attest, read back, gate, verify.
 
-mod common;
+use crate::common;
 
 use std::time::SystemTime;
 
