@@ -5,8 +5,8 @@ mod common;
 
 mod checks;
 mod eval;
+mod imports;
 mod invariants;
 mod props;
-mod purity;
 mod report_attestation;
 mod vectors;
