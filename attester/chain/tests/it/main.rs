@@ -3,3 +3,4 @@
 
 mod localnet_typed;
 mod scripted_rpc;
+mod xdr_answers;

@@ -3,3 +3,4 @@
 
 mod parser_fuzz;
 mod redirects_and_ssrf;
+mod task_panics;
