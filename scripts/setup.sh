@@ -22,7 +22,7 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
 
-# npm packages for the localnet interop test and the TypeScript reads (attester/cli/tests/integrator_ts.rs),
+# npm packages for the localnet interop test and the TypeScript reads (attester/cli/tests/it/integrator_ts.rs),
 # pinned by each project's package-lock.json.
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 for project in attester/localnet/interop examples/typescript; do

@@ -15,9 +15,8 @@ use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::testsupport::ReplayServer;
 use assay_sep41::checks::i128_val;
 use stellar_xdr::{
-    ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
-    CreateContractArgsV2, Hash, HostFunction, InvokeContractArgs, ScAddress, ScSymbol, ScVal,
-    SorobanAuthorizedFunction, SorobanAuthorizedInvocation, Uint256,
+    ContractId, Hash, InvokeContractArgs, ScAddress, ScSymbol, ScVal, SorobanAuthorizedFunction,
+    SorobanAuthorizedInvocation,
 };
 
 use crate::registry::{self, account_id, contract_val};
@@ -117,28 +116,9 @@ impl LocalWorld {
     /// Uploads `wasm` and creates a contract from it with `args`, as the admin.
     pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> Result<[u8; 32], String> {
         let inv = self.invoker(&self.admin);
-        let code = wasm.to_vec().try_into().map_err(|_| "wasm too large")?;
-        let up = inv
-            .invoke(&HostFunction::UploadContractWasm(code))
-            .map_err(|e| format!("upload: {e}"))?;
-        let hash: [u8; 32] = match up.return_value {
-            Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| "bad hash")?,
-            other => return Err(format!("upload returned {other:?}")),
-        };
-        let created = inv
-            .invoke(&HostFunction::CreateContractV2(CreateContractArgsV2 {
-                contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
-                    address: ScAddress::Account(account_id(self.admin.public_key())),
-                    salt: Uint256([salt; 32]),
-                }),
-                executable: ContractExecutable::Wasm(Hash(hash)),
-                constructor_args: args.try_into().map_err(|_| "too many args")?,
-            }))
-            .map_err(|e| format!("deploy: {e}"))?;
-        match created.return_value {
-            Some(ScVal::Address(ScAddress::Contract(ContractId(Hash(h))))) => Ok(h),
-            other => Err(format!("deploy returned {other:?}")),
-        }
+        let hash = inv.upload_wasm(wasm).map_err(|e| format!("upload: {e}"))?;
+        inv.create_contract(hash, [salt; 32], args)
+            .map_err(|e| format!("deploy: {e}"))
     }
 
     /// Deploys the registry (admin, with the attester in its set) and the default-policy gate from

@@ -6,8 +6,9 @@
 //! bound passed), or [`ChainError::Unknown`] naming the hash. Re-sending is always the *same* envelope (same
 //! sequence number, same hash), so a retry can never write twice.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use assay_core::Timestamp;
 use sha2::{Digest, Sha256};
 use stellar_rpc_client::SimulateTransactionResponse;
 use stellar_xdr::{
@@ -253,10 +254,7 @@ pub fn decode_rpc_xdr<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, Str
 }
 
 fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    Timestamp::now().unix().unsigned_abs()
 }
 
 /// Extracts the most useful line of a failed simulation (`HostError: Error(Contract, #N)` when present).

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod attestation;
 mod attester;
+#[cfg(feature = "demo")]
 mod demo;
 mod history;
 mod localnet;
@@ -43,7 +44,16 @@ enum Command {
     Watch(attester::watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
+    #[cfg(feature = "demo")]
     Demo(demo::DemoArgs),
+    /// Built without the `demo` feature: says how to get a binary that has it.
+    #[cfg(not(feature = "demo"))]
+    #[command(hide = true, disable_help_flag = true)]
+    Demo {
+        /// Whatever follows, so every `assay demo …` gets the message below.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        _args: Vec<String>,
+    },
     Serve(serve::ServeArgs),
 }
 
@@ -79,7 +89,17 @@ fn main() -> ExitCode {
         Command::Watch(args) => attester::watch::run(args),
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
+        #[cfg(feature = "demo")]
         Command::Demo(args) => demo::run(args),
+        #[cfg(not(feature = "demo"))]
+        Command::Demo { .. } => {
+            eprintln!(
+                "error: this assay was built without the `demo` feature (the demo replays recorded sources \
+                 with test support the released binary leaves out); run scripts/demo.sh, or build with \
+                 `cargo build -p assay-cli --features demo`"
+            );
+            ExitCode::from(EXIT_USAGE)
+        }
         Command::Serve(args) => serve::run(args),
     }
 }

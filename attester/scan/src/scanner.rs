@@ -3,7 +3,7 @@
 //! recorded by its canonical category so "we could not check" never reads as "this is fine".
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::redact;
@@ -120,17 +120,9 @@ pub struct Scanner {
     pub stats: Stats,
 }
 
-/// The instant as the wire format spells it.
+/// The instant as the wire format spells it ([`Timestamp::from_system_time`]).
 pub fn timestamp(at: SystemTime) -> Timestamp {
-    let secs = at
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    Timestamp::from_unix(secs).unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch"))
-}
-
-fn now() -> Timestamp {
-    timestamp(SystemTime::now())
+    Timestamp::from_system_time(at)
 }
 
 /// A failed fetch as a canonical failure (policy refusals are handled by the caller).
@@ -312,7 +304,7 @@ impl Scanner {
             asset_lists,
             network: Some(self.config.network.passphrase().to_string()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
-            scanned_at: now(),
+            scanned_at: Timestamp::now(),
         })
     }
 
@@ -367,7 +359,7 @@ impl Scanner {
         if !is_host_name(domain) {
             return TomlOutcome::Refused {
                 requested_url,
-                retrieved_at: now(),
+                retrieved_at: Timestamp::now(),
                 reason: format!("home_domain {domain:?} is not a host name"),
             };
         }
@@ -378,8 +370,12 @@ impl Scanner {
                     Err(FetchError {
                         kind: FailureKind::Refused(reason),
                         ..
-                    }) => TomlAnswer::Refused(requested_url.clone(), now(), reason),
-                    Err(err) => TomlAnswer::Failed(requested_url.clone(), now(), to_failure(&err)),
+                    }) => TomlAnswer::Refused(requested_url.clone(), Timestamp::now(), reason),
+                    Err(err) => TomlAnswer::Failed(
+                        requested_url.clone(),
+                        Timestamp::now(),
+                        to_failure(&err),
+                    ),
                     Ok(f) if f.status != 200 => TomlAnswer::Failed(
                         requested_url.clone(),
                         timestamp(f.retrieved_at),
@@ -447,11 +443,11 @@ impl Scanner {
                         kind: FailureKind::Refused(reason),
                         ..
                     }) => LinkedOutcome::Refused {
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         reason,
                     },
                     Err(err) => LinkedOutcome::Failed {
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         failure: to_failure(&err),
                     },
                     Ok(f) if f.status != 200 => LinkedOutcome::Failed {
@@ -516,7 +512,7 @@ impl Scanner {
             // is not a clean answer, so the lookup is recorded as failed.
             return BlocklistOutcome::Failed(Attempt {
                 url,
-                retrieved_at: now(),
+                retrieved_at: Timestamp::now(),
                 failure: FetchFailure::with_detail(
                     FailureCategory::Malformed,
                     format!("home_domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
@@ -635,7 +631,7 @@ impl Scanner {
                 return (
                     ExpertAnswer::Failed(Attempt {
                         url: url.to_string(),
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         failure,
                     }),
                     None,
@@ -675,7 +671,7 @@ impl Scanner {
         self.lists
             .get_or_fetch(&url.to_string(), || async {
                 match self.get(url, LIST).await {
-                    Err(err) => (now(), Err(to_failure(&err))),
+                    Err(err) => (Timestamp::now(), Err(to_failure(&err))),
                     Ok(f) if f.status != 200 => (
                         timestamp(f.retrieved_at),
                         Err(FetchFailure::new(FailureCategory::Status(f.status))),
