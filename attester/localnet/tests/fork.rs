@@ -85,7 +85,6 @@ fn a_fork_reads_the_upstream_keeps_writes_local_and_replays_its_cache_offline() 
     assert_eq!(account_entries(&upstream, &bob), json!([]));
     assert_eq!(transactions(&upstream), upstream_txs);
     let alice_account = alice.account.clone();
-    drop(alice);
     drop(fork);
     drop(upstream);
 

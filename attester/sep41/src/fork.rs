@@ -256,7 +256,7 @@ impl Discovery {
                 ),
             },
             Some(client) => {
-                let texts = self.from_events(client, contract)?;
+                let texts = self.named_in_events(client, contract)?;
                 localnet
                     .fork_note(CANDIDATES_NOTE, serde_json::json!(texts))
                     .map_err(|e| e.to_string())?;
@@ -266,7 +266,7 @@ impl Discovery {
         Ok(texts.iter().filter_map(|t| parse_address(t).ok()).collect())
     }
 
-    fn from_events(&self, client: &RpcClient, contract: &ScAddress) -> Result<Vec<String>, String> {
+    fn named_in_events(&self, client: &RpcClient, contract: &ScAddress) -> Result<Vec<String>, String> {
         let oldest = client
             .get_health()
             .map_err(|e| e.to_string())?
