@@ -266,7 +266,11 @@ impl Discovery {
         Ok(texts.iter().filter_map(|t| parse_address(t).ok()).collect())
     }
 
-    fn named_in_events(&self, client: &RpcClient, contract: &ScAddress) -> Result<Vec<String>, String> {
+    fn named_in_events(
+        &self,
+        client: &RpcClient,
+        contract: &ScAddress,
+    ) -> Result<Vec<String>, String> {
         let oldest = client
             .get_health()
             .map_err(|e| e.to_string())?
