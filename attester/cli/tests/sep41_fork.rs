@@ -298,3 +298,42 @@ fn fork_flags_and_keyed_flags_do_not_mix() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the fork"));
 }
+
+#[test]
+fn fork_run_on_a_stellar_asset_contract_mints_as_the_issuer_inside_the_fork() {
+    use stellar_xdr::{AlphaNum4, Asset, AssetCode4};
+    let net = LocalNet::start(LocalNetConfig::default()).unwrap();
+    let mut network = Network::new(&net.rpc_url(), net.passphrase());
+    network.poll_interval = std::time::Duration::from_millis(50);
+    let root_key = Secret::from_bytes(net.root_secret());
+    let issuer = Secret::from_bytes([71; 32]);
+    let create = OperationBody::CreateAccount(CreateAccountOp {
+        destination: issuer.account_id(),
+        starting_balance: 100_000_000_000,
+    });
+    network.submit_classic(&root_key, vec![create]).unwrap();
+    let asset = Asset::CreditAlphanum4(AlphaNum4 {
+        asset_code: AssetCode4(*b"FORK"),
+        issuer: issuer.account_id(),
+    });
+    let contract = network.deploy_sac(&issuer, &asset).unwrap();
+    let issuer_seq = network.account_sequence(&issuer.account_id()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let id = assay_chain::strkey_of(&contract);
+    let (out, report) = fork_run(&net.rpc_url(), &id, &[], home.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report["fork_premise"]["kind"], "mint", "{report:#}");
+    assert!(report["fork_premise"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains(&issuer.address()));
+    assert_eq!(
+        network.account_sequence(&issuer.account_id()).unwrap(),
+        issuer_seq
+    );
+}

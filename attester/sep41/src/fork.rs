@@ -14,16 +14,16 @@ use std::time::{Duration, Instant};
 
 use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig};
-use stellar_xdr::{
-    AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, Limits, ReadXdr, ScAddress, ScVal,
-};
+use stellar_xdr::{Asset, Limits, ReadXdr, ScAddress, ScVal};
 
 use crate::{
     chain::RpcChain,
     checks::{i128_of, i128_val, run_suite},
     live::{contract_members, origin, LiveError},
     model::{ForkFacts, Report},
-    offline::{create_accounts, embedded_network, embedded_party, embedded_suite_config},
+    offline::{
+        classic_asset, create_accounts, embedded_network, embedded_party, embedded_suite_config,
+    },
 };
 
 /// Units minted to the holder under the `mint` premise.
@@ -209,25 +209,9 @@ fn trust_sac(
 /// The classic asset a SAC's `name()` ("CODE:ISSUER") names; `None` for "native".
 fn asset_of(name: &str) -> Option<Asset> {
     let (code, issuer) = name.split_once(':')?;
-    let issuer = match parse_address(issuer).ok()? {
-        ScAddress::Account(a) => a,
-        _ => return None,
-    };
-    let bytes = code.as_bytes();
-    if bytes.len() <= 4 {
-        let mut c = [0u8; 4];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Some(Asset::CreditAlphanum4(AlphaNum4 {
-            asset_code: AssetCode4(c),
-            issuer,
-        }))
-    } else {
-        let mut c = [0u8; 12];
-        c[..bytes.len().min(12)].copy_from_slice(&bytes[..bytes.len().min(12)]);
-        Some(Asset::CreditAlphanum12(AlphaNum12 {
-            asset_code: AssetCode12(c),
-            issuer,
-        }))
+    match parse_address(issuer).ok()? {
+        ScAddress::Account(issuer) => classic_asset(code, issuer),
+        _ => None,
     }
 }
 
