@@ -40,7 +40,7 @@ pub enum Output {
         and spender are accounts created inside the fork; the holder's units come from the first premise \
         that works: --holder ADDRESS (an existing holder whose balance is moved inside the fork, authorized \
         as that address there only), a holder discovered from the token's recent transfer/mint events, or \
-        mint(holder, 1000) as the admin admin() names. With none, the value-moving rows are UNVERIFIABLE. \
+        mint(holder, 1000) as the admin admin() names. With none, the value-moving rows are UNVERIFIABLE and name --holder (exit 2). \
         --fork-cache FILE records the entries read (stellar snapshot JSON) and replays them offline when \
         FILE exists.\n\n\
         Live (--live): the holder and spender are --owner/--spender addresses; \

@@ -417,7 +417,7 @@ impl Funder<'_> {
     fn mint(&self, declared: Option<&BTreeSet<String>>, is_sac: bool) -> Result<ScAddress, String> {
         let has = |f: &str| declared.map_or(is_sac, |d| d.contains(f));
         if !has("mint") || !has("admin") {
-            return Err("the contract's spec declares no mint and admin".into());
+            return Err("the contract's spec does not declare both mint and admin".into());
         }
         let admin =
             match self
