@@ -182,3 +182,30 @@ fn a_fork_ledger_ahead_of_the_upstream_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn an_upstream_lost_mid_run_is_a_server_error_not_a_contract_answer() {
+    let upstream = LocalNet::start(LocalNetConfig::default()).unwrap();
+    let alice = Client::funded(&upstream, 21);
+    let contract = alice.deploy(alice.upload(&wasm("read_floor")), 5, vec![]);
+    let fork = fork_of(Some(upstream.rpc_url()), None);
+    let bob = Client::funded(&fork, 22);
+    let alice_account = alice.account.clone();
+    drop(upstream);
+
+    // The contract was never read by the fork: simulating a call to it needs the upstream.
+    let op = invoke_op(call_fn(contract, "get", vec![addr(&alice_account)]), vec![]);
+    let tx =
+        assay_localnet::txbuild::transaction(&bob.account, bob.next_seq(), 100, vec![op], None);
+    let env = assay_localnet::txbuild::sign(tx, fork.network_id(), &bob.secret);
+    let (status, body) = http(
+        &fork.rpc_url(),
+        "POST",
+        Some(&json!({"jsonrpc": "2.0", "id": 1, "method": "simulateTransaction", "params": {"transaction": b64(&env)}}).to_string()),
+    );
+    assert_eq!(status, 200);
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("upstream"), "{message}");
+}
