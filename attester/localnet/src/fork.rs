@@ -379,7 +379,9 @@ pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), Stri
     if missing.is_empty() {
         return Ok(());
     }
-    let values = source.get_many(&missing)?;
+    let values = source.get_many(&missing).inspect_err(|_| {
+        source.take_error(); // reported here; a later host run must not see it as its own
+    })?;
     let mut l = shared.lock();
     for (key, value) in missing.into_iter().zip(values) {
         if !l.faulted.insert(key.clone()) || l.entries.contains_key(&key) {

@@ -55,6 +55,9 @@ impl LocalNet {
             let l = self.shared.lock();
             (simulate::prepare(&l).map_err(invalid)?, l.fork.clone())
         };
+        if let Some(f) = &fork {
+            f.take_error(); // only this run's upstream failures are reported below
+        }
         let seq = input.ledger_info.sequence_number;
         let budget = Budget::try_from_configs(
             u64::try_from(net.tx_max_instructions).unwrap_or(0),
