@@ -10,6 +10,8 @@ command -v flock >/dev/null 2>&1 || need_apt+=(util-linux)
 # The localnet interop test drives the node with @stellar/stellar-sdk from npm.
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+# The `assay serve` test renders its pages in headless Chromium.
+command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then

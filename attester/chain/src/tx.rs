@@ -20,7 +20,7 @@ use crate::{
     identity::Signer,
     network::NetworkSpec,
     rpc::RpcClient,
-    submit::{unb64, ChainError, InvokeOptions, Invoker, Simulated},
+    submit::{decode_rpc_xdr, ChainError, InvokeOptions, Invoker, Simulated},
 };
 
 /// A read (a simulated call that is never submitted).
@@ -305,7 +305,12 @@ impl Network {
         signer: &Signer,
         host_function: HostFunction,
     ) -> Result<InvokeOutcome, ChainError> {
-        let invoker = self.invoker(signer);
+        let mut invoker = self.invoker(signer);
+        if !matches!(host_function, HostFunction::InvokeContract(_)) {
+            // Uploading or deploying code pays rent for the maximum TTL (tens of XLM): a set-up
+            // step the caller chose, not a contract call the fee cap guards.
+            invoker.options.max_fee = u32::MAX;
+        }
         let seq = invoker.next_sequence()?;
         let raw = invoker.simulate_raw(seq, &host_function)?;
         if let Some(error) = &raw.error {
@@ -375,5 +380,6 @@ fn invoke_op(host_function: HostFunction) -> Operation {
 }
 
 fn decode<T: stellar_xdr::ReadXdr>(b64: &str, what: &str) -> Result<T, ChainError> {
-    unb64(what, Some(b64)).map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
+    decode_rpc_xdr(what, Some(b64))
+        .map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
 }

@@ -208,10 +208,14 @@ fn b64<T: WriteXdr>(v: &T) -> String {
 }
 
 fn account_entry() -> Value {
+    account_entry_at(SEQ - 1)
+}
+
+fn account_entry_at(seq: i64) -> Value {
     let entry = LedgerEntryData::Account(AccountEntry {
         account_id: signer().account_id(),
         balance: 100_000_000,
-        seq_num: SequenceNumber(SEQ - 1),
+        seq_num: SequenceNumber(seq),
         num_sub_entries: 0,
         inflation_dest: None,
         flags: 0,
@@ -693,4 +697,199 @@ fn credentials_in_the_url_are_never_shown() {
         rpc.url()
     );
     assert!(RpcClient::new("ftp://rpc.example").is_err());
+}
+
+/// A source-account authorization entry for `function` with these sub-invocations.
+fn source_auth(
+    function: SorobanAuthorizedFunction,
+    sub_invocations: Vec<SorobanAuthorizedInvocation>,
+) -> SorobanAuthorizationEntry {
+    SorobanAuthorizationEntry {
+        credentials: SorobanCredentials::SourceAccount,
+        root_invocation: SorobanAuthorizedInvocation {
+            function,
+            sub_invocations: sub_invocations.try_into().unwrap(),
+        },
+    }
+}
+
+fn the_call() -> SorobanAuthorizedFunction {
+    let HostFunction::InvokeContract(args) = call() else {
+        unreachable!()
+    };
+    SorobanAuthorizedFunction::ContractFn(args)
+}
+
+/// A native-XLM `transfer` from the signer to a third party, as a hostile token would nest it.
+fn payment_to_a_third_party() -> SorobanAuthorizedInvocation {
+    SorobanAuthorizedInvocation {
+        function: SorobanAuthorizedFunction::ContractFn(InvokeContractArgs {
+            contract_address: ScAddress::Contract(ContractId(Hash([1; 32]))),
+            function_name: ScSymbol("transfer".try_into().unwrap()),
+            args: vec![
+                ScVal::Address(signer().sc_address()),
+                ScVal::Address(Signer::from_seed([3; 32]).sc_address()),
+            ]
+            .try_into()
+            .unwrap(),
+        }),
+        sub_invocations: Default::default(),
+    }
+}
+
+fn refused_auth(entry: &SorobanAuthorizationEntry) -> (ChainError, usize) {
+    let s = Server::start();
+    s.always("getLedgerEntries", Act::Result(account_entry()));
+    s.always(
+        "simulateTransaction",
+        Act::Result(simulation(vec![b64(entry)])),
+    );
+    s.always("sendTransaction", pending());
+    s.always("getTransaction", success());
+    let err = invoke(&s).unwrap_err();
+    (err, s.count("sendTransaction"))
+}
+
+#[test]
+fn issue14_auth_with_a_sub_invocation_is_never_signed() {
+    let entry = source_auth(the_call(), vec![payment_to_a_third_party()]);
+    let (err, sent) = refused_auth(&entry);
+    assert_eq!(sent, 0, "nothing may be submitted");
+    let ChainError::UnexpectedAuth {
+        signer: who, asked, ..
+    } = &err
+    else {
+        panic!("expected UnexpectedAuth, got {err:?}");
+    };
+    assert_eq!(who, &signer().address());
+    assert!(
+        asked.contains("1 sub-invocation") && asked.contains(".transfer("),
+        "{asked}"
+    );
+    assert!(
+        err.to_string().contains("nothing was signed or submitted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn issue14_auth_for_another_call_is_never_signed() {
+    let other = SorobanAuthorizedFunction::ContractFn(InvokeContractArgs {
+        contract_address: ScAddress::Contract(ContractId(Hash([9; 32]))),
+        function_name: ScSymbol("set".try_into().unwrap()),
+        args: vec![ScVal::U32(1)].try_into().unwrap(),
+    });
+    let (err, sent) = refused_auth(&source_auth(other, vec![]));
+    assert_eq!(sent, 0);
+    assert!(
+        matches!(&err, ChainError::UnexpectedAuth { asked, .. } if asked.contains(".set(1 args)")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn issue14_auth_for_exactly_the_call_is_signed_and_sent() {
+    let s = healthy();
+    let entry = source_auth(the_call(), vec![]);
+    s.always(
+        "simulateTransaction",
+        Act::Result(simulation(vec![b64(&entry)])),
+    );
+    s.always("sendTransaction", pending());
+    s.always("getTransaction", success());
+    invoke(&s).unwrap();
+    let sent = s.sent();
+    let TransactionEnvelope::Tx(v1) = &sent[0] else {
+        panic!("v1")
+    };
+    let OperationBody::InvokeHostFunction(op) = &v1.tx.operations[0].body else {
+        panic!("invoke")
+    };
+    assert_eq!(op.auth.to_vec(), vec![entry]);
+}
+
+#[test]
+fn issue14_a_nested_call_is_signed_only_when_the_caller_names_it() {
+    let entry = source_auth(the_call(), vec![payment_to_a_third_party()]);
+    let s = healthy();
+    s.always(
+        "simulateTransaction",
+        Act::Result(simulation(vec![b64(&entry)])),
+    );
+    s.always("sendTransaction", pending());
+    s.always("getTransaction", success());
+    let rpc = RpcClient::new(&s.url).unwrap();
+    let net = spec(&s.url);
+    let me = signer();
+    let invoker = |nested: Vec<SorobanAuthorizedInvocation>| Invoker {
+        rpc: &rpc,
+        network: &net,
+        signer: &me,
+        options: InvokeOptions {
+            authorized_sub_invocations: nested,
+            ..fast()
+        },
+    };
+    // Naming a different nested call does not open the door to this one.
+    let other = SorobanAuthorizedInvocation {
+        function: the_call(),
+        sub_invocations: Default::default(),
+    };
+    let err = invoker(vec![other]).invoke(&call()).unwrap_err();
+    assert!(matches!(err, ChainError::UnexpectedAuth { .. }), "{err:?}");
+    assert_eq!(s.count("sendTransaction"), 0);
+    invoker(vec![payment_to_a_third_party()])
+        .invoke(&call())
+        .unwrap();
+    assert_eq!(s.count("sendTransaction"), 1);
+}
+
+#[test]
+fn item7_a_fee_above_the_cap_is_never_signed_and_item5_hostile_numbers_do_not_panic() {
+    let s = Server::start();
+    s.always("getLedgerEntries", Act::Result(account_entry()));
+    let mut expensive = simulation(vec![]);
+    expensive["minResourceFee"] = json!("200000000");
+    s.always("simulateTransaction", Act::Result(expensive));
+    s.always("sendTransaction", pending());
+    let err = invoke(&s).unwrap_err();
+    assert_eq!(
+        err,
+        ChainError::FeeOverCap {
+            fee: 200_000_000 + 30_000_000 + 100,
+            cap: assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
+        }
+    );
+    assert_eq!(s.count("sendTransaction"), 0);
+
+    // A hostile sequence number is an error, not an arithmetic panic.
+    let s = Server::start();
+    s.always("getLedgerEntries", Act::Result(account_entry_at(i64::MAX)));
+    let err = invoke(&s).unwrap_err();
+    assert!(matches!(err, ChainError::Simulation(_)), "{err:?}");
+
+    // A hostile fee is an error, not an arithmetic panic.
+    let s = Server::start();
+    s.always("getLedgerEntries", Act::Result(account_entry()));
+    let mut hostile = simulation(vec![]);
+    hostile["minResourceFee"] = json!(i64::MAX.to_string());
+    s.always("simulateTransaction", Act::Result(hostile));
+    let err = invoke(&s).unwrap_err();
+    assert!(matches!(err, ChainError::Simulation(_)), "{err:?}");
+    assert_eq!(s.count("sendTransaction"), 0);
+}
+
+#[test]
+fn item3_a_refused_rpc_url_never_shows_its_credentials() {
+    for url in [
+        "ftp://user:pw1@rpc.example/x?apikey=k1",
+        "https://user:pw1@[::1/x?apikey=k1",
+        "https://user:pw1@/x?apikey=k1",
+    ] {
+        let Err(err) = RpcClient::new(url) else {
+            panic!("{url} accepted");
+        };
+        let shown = err.to_string();
+        assert!(!shown.contains("pw1") && !shown.contains("k1"), "{shown}");
+    }
 }

@@ -15,6 +15,8 @@ mod localnet;
 mod scan;
 mod scan_text;
 mod sep41;
+mod serve;
+mod serve_page;
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -42,9 +44,20 @@ enum Command {
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
     Demo(demo::DemoArgs),
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
+    if let Some(position) = secret_argument(std::env::args_os().skip(1)) {
+        eprintln!(
+            "assay: refusing a secret key on the command line: argument {position} looks like a \
+             secret key or seed phrase, so it is not used and not shown (the command line is visible \
+             in `ps` and shell history): name a stellar-cli \
+             identity, set STELLAR_SECRET_KEY (ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET for the \
+             SEP-41 parties), or use --source-file FILE"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -67,5 +80,15 @@ fn main() -> ExitCode {
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Serve(args) => serve::run(args),
     }
+}
+
+/// The 1-based position of the first argument that is key material (alone or as `--flag=VALUE`),
+/// checked before clap, whose errors quote the value they refuse, and before any subcommand.
+fn secret_argument(args: impl Iterator<Item = std::ffi::OsString>) -> Option<usize> {
+    use assay_core::redact::is_secret;
+    args.map(|a| a.to_string_lossy().into_owned())
+        .position(|a| is_secret(&a) || a.split_once('=').is_some_and(|(_, v)| is_secret(v)))
+        .map(|i| i + 1)
 }

@@ -11,6 +11,7 @@ pub mod finding;
 pub mod hash;
 pub mod model;
 pub mod parse;
+pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod subject;

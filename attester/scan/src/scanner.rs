@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use assay_core::parse::{self, urls, StellarToml};
+use assay_core::redact;
 use assay_core::{
     Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistOutcome, Currency,
     DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
@@ -59,14 +60,21 @@ pub struct ScanConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScanError {
     /// Horizon could not be read: the flags are the premise of every verdict.
-    #[error("horizon: {url}: {failure}")]
+    #[error("horizon: {}: {}", redact::url(url), redact::text(failure))]
     Horizon { url: String, failure: String },
     /// Horizon has no such asset.
-    #[error("horizon: unknown asset {asset}: no /assets record at {url}")]
+    #[error(
+        "horizon: unknown asset {asset}: no /assets record at {}",
+        redact::url(url)
+    )]
     UnknownAsset { asset: String, url: String },
     /// Horizon has no such issuer account.
-    #[error("horizon: issuer account not found: {url}")]
+    #[error("horizon: issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
+    /// This asset's scan panicked (a bug on some input): it is this asset's error, never the
+    /// process's; the other assets are scanned as usual.
+    #[error("scan of {asset} stopped on an internal error ({detail}); nothing was judged for it — please report this")]
+    Panicked { asset: String, detail: String },
 }
 
 /// Counters for the benchmark and progress display.
@@ -207,20 +215,33 @@ impl Scanner {
     ) -> Vec<Result<Subject, ScanError>> {
         let permits = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
+        // Which asset each task scans, so a task that panics becomes that asset's error.
+        let mut scanning = std::collections::HashMap::new();
         for (index, asset) in assets.into_iter().enumerate() {
             let scanner = self.clone();
             let permits = permits.clone();
             let on_done = on_done.clone();
-            tasks.spawn(async move {
+            let name = asset.to_string();
+            let task = tasks.spawn(async move {
                 let _permit = permits.acquire_owned().await.expect("semaphore open");
                 let result = scanner.scan(&asset).await;
                 on_done(index);
                 (index, result)
             });
+            scanning.insert(task.id(), (index, name));
         }
         let mut results: Vec<Option<Result<Subject, ScanError>>> = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            let (index, result) = joined.expect("scan task panicked");
+        while let Some(joined) = tasks.join_next_with_id().await {
+            let (index, result) = match joined {
+                Ok((_, done)) => done,
+                Err(failed) => {
+                    let Some((index, asset)) = scanning.remove(&failed.id()) else {
+                        continue;
+                    };
+                    let detail = panic_text(failed);
+                    (index, Err(ScanError::Panicked { asset, detail }))
+                }
+            };
             if results.len() <= index {
                 results.resize(index + 1, None);
             }
@@ -667,6 +688,24 @@ impl Scanner {
             })
             .await
     }
+}
+
+/// What a failed task says: its panic message when it has one.
+fn panic_text(failed: tokio::task::JoinError) -> String {
+    if failed.is_panic() {
+        panic_message(failed.into_panic().as_ref())
+    } else {
+        failed.to_string()
+    }
+}
+
+/// The message a caught panic carried (`panic!` gives a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Runs futures concurrently and returns their outputs in order (a small `join_all`).

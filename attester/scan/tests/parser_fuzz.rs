@@ -5,7 +5,7 @@ use assay_core::parse::{
     parse_asset_list, parse_blocked_domain, parse_directory, parse_horizon_account,
     parse_horizon_assets, parse_linked_currency_document, parse_stellar_toml,
 };
-use assay_core::Asset;
+use assay_core::{Asset, Report};
 use assay_scan::asset_arg::parse_asset_arg;
 use proptest::prelude::*;
 
@@ -79,19 +79,50 @@ fn asset() -> Asset {
     Asset::new("USDC", ISSUER).unwrap()
 }
 
+/// The body cap of a source fetch: the largest answer a parser is ever handed.
+const BODY_CAP: usize = 1 << 20;
+
+/// Arbitrary bytes: mostly small, now and then up to the 1 MiB body cap (a random block repeated to
+/// the length, so a large case costs few draws and CI time stays modest).
+fn arbitrary_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        60 => prop::collection::vec(any::<u8>(), 0..512),
+        1 => (prop::collection::vec(any::<u8>(), 1..256), 0usize..=BODY_CAP)
+            .prop_map(|(block, len)| block.iter().copied().cycle().take(len).collect::<Vec<u8>>()),
+    ]
+}
+
+/// Every parser fed from a source answer, a report file or argv, on the same bytes.
+fn parse_everything(bytes: &[u8]) {
+    let _ = parse_horizon_assets(bytes, &asset());
+    let _ = parse_horizon_account(bytes);
+    let _ = parse_directory(bytes);
+    let _ = parse_blocked_domain(bytes);
+    let _ = parse_asset_list(bytes);
+    let _ = parse_stellar_toml(bytes);
+    let _ = parse_linked_currency_document(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let _ = Report::from_json(&text);
+    let _ = parse_asset_arg(&text);
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    // Issue #16 acceptance: at least 10,000 cases each, sizes up to the body cap, zero panics.
+    #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
 
     #[test]
-    fn json_parsers_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
-        let _ = parse_horizon_assets(&bytes, &asset());
-        let _ = parse_horizon_account(&bytes);
-        let _ = parse_directory(&bytes);
-        let _ = parse_blocked_domain(&bytes);
-        let _ = parse_asset_list(&bytes);
-        let _ = parse_stellar_toml(&bytes);
-        let _ = parse_linked_currency_document(&bytes);
+    fn parsers_never_panic_on_arbitrary_bytes(bytes in arbitrary_bytes()) {
+        parse_everything(&bytes);
     }
+
+    #[test]
+    fn parsers_never_panic_on_near_misses(text in prop_oneof![json_like(), toml_like()]) {
+        parse_everything(text.as_bytes());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     #[test]
     fn json_parsers_keep_their_invariants(text in json_like()) {
