@@ -1,9 +1,10 @@
 //! `assay localnet`: run the local Stellar network (stellar-rpc JSON-RPC over the real Soroban
 //! host, a Horizon-compatible read API and friendbot) until SIGINT or SIGTERM.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use assay_localnet::{LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
+use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
 use clap::{Args, ValueEnum};
 
 /// Exit code when the network cannot start (e.g. the port is taken).
@@ -22,9 +23,15 @@ pub enum Output {
         Transactions are applied with soroban-env-host (the code stellar-core runs) and simulated with \
         soroban-simulation. The node answers the stellar-rpc JSON-RPC API, GET /horizon/accounts/{id} and \
         /horizon/assets, and /friendbot?addr=G…. The root account's secret is SHA-256 of the passphrase \
-        (as in stellar-core); fund accounts through friendbot instead of using it.",
+        (as in stellar-core); fund accounts through friendbot instead of using it.\n\n\
+        Fork mode (--fork-rpc-url URL): the network continues from another network's ledger (its latest, \
+        or --fork-ledger N). Entries it lacks are read from that network's stellar-rpc (getLedgerEntries, \
+        batched) when first needed; every write stays local and nothing is sent upstream. The passphrase \
+        is the upstream's. --fork-cache FILE records the entries read as a stellar snapshot JSON file, and \
+        replays FILE offline (no upstream needed) when it exists.",
     after_help = "Examples:\n  assay localnet --port 8000 --ledger-close-ms 1000\n  \
-        stellar network add local --rpc-url http://127.0.0.1:8000/rpc --network-passphrase 'Standalone Network ; February 2017'\n\n\
+        stellar network add local --rpc-url http://127.0.0.1:8000/rpc --network-passphrase 'Standalone Network ; February 2017'\n  \
+        assay localnet --port 8001 --fork-rpc-url https://soroban-testnet.stellar.org --fork-cache testnet.json\n\n\
         Exit codes:\n  0   stopped by SIGINT or SIGTERM\n  1   the network could not start (e.g. the port is in use)\n  64  usage error"
 )]
 pub struct LocalnetArgs {
@@ -37,6 +44,15 @@ pub struct LocalnetArgs {
     /// Network passphrase
     #[arg(long, default_value = STANDALONE_PASSPHRASE, env = "STELLAR_NETWORK_PASSPHRASE")]
     network_passphrase: String,
+    /// Fork the network served at this stellar-rpc URL (state changes stay local)
+    #[arg(long, value_name = "URL")]
+    fork_rpc_url: Option<String>,
+    /// Fork at this ledger (default: the upstream's latest)
+    #[arg(long, value_name = "N", requires = "fork_rpc_url")]
+    fork_ledger: Option<u32>,
+    /// Record the fork's upstream entries to FILE (stellar snapshot JSON); replay FILE offline when it exists
+    #[arg(long, value_name = "FILE")]
+    fork_cache: Option<PathBuf>,
     /// Format of the startup summary on stdout
     #[arg(long, value_enum, default_value = "text")]
     output: Output,
@@ -52,11 +68,24 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
             return ExitCode::from(EXIT_START_FAILED);
         }
     };
-    let net = match LocalNet::start(LocalNetConfig {
+    let config = LocalNetConfig {
         port: args.port,
         ledger_close_ms: args.ledger_close_ms,
         passphrase: args.network_passphrase.clone(),
-    }) {
+    };
+    let started = if args.fork_rpc_url.is_some() || args.fork_cache.is_some() {
+        LocalNet::start_fork(
+            config,
+            ForkConfig {
+                rpc_url: args.fork_rpc_url.clone(),
+                ledger: args.fork_ledger,
+                cache: args.fork_cache.clone(),
+            },
+        )
+    } else {
+        LocalNet::start(config)
+    };
+    let net = match started {
         Ok(n) => n,
         Err(e) => {
             eprintln!("error: {e}");
@@ -76,6 +105,8 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
                 "networkPassphrase": net.passphrase(),
                 "rootAccount": root,
                 "ledgerCloseMs": args.ledger_close_ms,
+                "forkLedger": net.fork_stats().map(|f| f.ledger),
+                "forkOffline": net.fork_stats().map(|f| f.offline),
             })
         ),
         Output::Text => {
@@ -86,6 +117,13 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
             println!("network passphrase: {}", net.passphrase());
             println!("root account:       {root}");
             println!("ledger close:       every {} ms", args.ledger_close_ms);
+            if let Some(fork) = net.fork_stats() {
+                let from = match (&args.fork_cache, fork.offline) {
+                    (Some(file), true) => format!("{} (offline replay)", file.display()),
+                    _ => assay_sep41::live::origin(args.fork_rpc_url.as_deref().unwrap_or("")),
+                };
+                println!("fork:               ledger {} of {from}", fork.ledger);
+            }
         }
     }
     eprintln!("localnet: running; stop with Ctrl-C (SIGINT) or SIGTERM");
@@ -94,6 +132,15 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
         "localnet: received signal {sig}; stopping at ledger {}",
         net.latest_ledger()
     );
+    if let Some(fork) = net.fork_stats() {
+        eprintln!(
+            "localnet: fork read {} entries in {} upstream calls; {} changed upstream after ledger {}",
+            fork.entries,
+            fork.upstream_round_trips,
+            fork.drifted.len(),
+            fork.ledger
+        );
+    }
     drop(net);
     ExitCode::SUCCESS
 }

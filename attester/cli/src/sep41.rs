@@ -6,6 +6,7 @@ use assay_chain::{
     TESTNET_PASSPHRASE,
 };
 use assay_sep41::{
+    fork::{run_fork, ForkOptions},
     live::{self, LiveError, PartiesInput, PartyInput},
     offline::{run_offline, OfflineError, OfflineOptions, Subject},
     render, Report,
@@ -27,12 +28,22 @@ pub enum Output {
 
 #[derive(Args)]
 #[command(
-    about = "Run the 16-check SEP-41 conformance suite against a token (live, or offline on a WASM or SAC)",
+    about = "Run the 16-check SEP-41 conformance suite against a token (on a fork of its network, live with keys, or offline on a WASM or SAC)",
     long_about = "Run the sixteen SEP-41 checks in order: five reads, five negative checks, five value-moving \
         writes, then the expired-allowance check. Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
         when a premise is missing (a key, a funded holder, a readable value, a real non-issuer party); \
         SKIPPED on harness or network faults; NOT_IMPLEMENTED when the contract spec lacks the member.\n\n\
-        Live: assay sep41 C… --network testnet. The holder and spender are --owner/--spender addresses; \
+        Fork (the default for a contract id): assay sep41 C… --network mainnet|testnet|local or --rpc-url URL \
+        runs the suite on an embedded network forked from that network's ledger: entries are read from its \
+        stellar-rpc as needed, every write stays in the fork, no secret is read, nothing is signed for the \
+        network and nothing is sent to it. The fork ledger is printed and recorded (fork_ledger). The holder \
+        and spender are accounts created inside the fork; the holder's units come from the first premise \
+        that works: --holder ADDRESS (an existing holder whose balance is moved inside the fork, authorized \
+        as that address there only), a holder discovered from the token's recent transfer/mint events, or \
+        mint(holder, 1000) as the admin admin() names. With none, the value-moving rows are UNVERIFIABLE and name --holder (exit 2). \
+        --fork-cache FILE records the entries read (stellar snapshot JSON) and replays them offline when \
+        FILE exists.\n\n\
+        Live (--live): the holder and spender are --owner/--spender addresses; \
         their secret keys come from ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET or stellar-cli identities \
         (--owner-identity/--spender-identity), never from the command line. Writes move real units \
         (about 4 of the holder's 5 needed) and spend XLM fees; on a network other than testnet, futurenet \
@@ -45,7 +56,9 @@ pub enum Output {
     after_help = "Examples:\n  assay sep41 --wasm target/wasm/conformant_token.wasm\n  \
         assay sep41 --wasm token.wasm --constructor-args '[\"@admin\", 7, \"Token\", \"TOK\"]' --output md > CHECKS.md\n  \
         assay sep41 --sac USDC --output json\n  \
-        ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet\n\n\
+        assay sep41 CDYO… --network testnet\n  \
+        assay sep41 CDYO… --network mainnet --rpc-url https://rpc.example --holder GABC… --fork-cache usdc.json\n  \
+        ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet --live\n\n\
         Exit codes:\n  0   every check was exercised and held\n  \
         1   a check FAILED, or a required SEP-41 member is not implemented\n  \
         2   something was not assessed (UNVERIFIABLE or SKIPPED), nothing ran, or the run could not start \
@@ -64,19 +77,31 @@ pub struct Sep41Args {
     /// Network passphrase (overrides the network's)
     #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE")]
     network_passphrase: Option<String>,
-    /// Holder address (G…); implied by the holder's secret when one is given
+    /// Keyed live mode: sign and submit real transactions with the parties' keys
+    #[arg(long, conflicts_with_all = ["wasm", "sac", "holder", "fork_ledger", "fork_cache"])]
+    live: bool,
+    /// Fork: an existing holder (G… or C…) whose balance the suite's holder takes over inside the fork
+    #[arg(long, value_name = "ADDRESS")]
+    holder: Option<String>,
+    /// Fork: the ledger to fork at (default: the network's latest)
+    #[arg(long, value_name = "N")]
+    fork_ledger: Option<u32>,
+    /// Fork: record the entries read to FILE (stellar snapshot JSON), or replay FILE offline when it exists
+    #[arg(long, value_name = "FILE")]
+    fork_cache: Option<PathBuf>,
+    /// Live: holder address (G…); implied by the holder's secret when one is given
     #[arg(long, value_name = "G…")]
     owner: Option<String>,
-    /// Spender address (G…); implied by the spender's secret when one is given
+    /// Live: spender address (G…); implied by the spender's secret when one is given
     #[arg(long, value_name = "G…")]
     spender: Option<String>,
-    /// stellar-cli identity holding the holder's secret key (instead of ASSAY_OWNER_SECRET)
+    /// Live: stellar-cli identity holding the holder's secret key (instead of ASSAY_OWNER_SECRET)
     #[arg(long, value_name = "NAME")]
     owner_identity: Option<String>,
-    /// stellar-cli identity holding the spender's secret key (instead of ASSAY_SPENDER_SECRET)
+    /// Live: stellar-cli identity holding the spender's secret key (instead of ASSAY_SPENDER_SECRET)
     #[arg(long, value_name = "NAME")]
     spender_identity: Option<String>,
-    /// Allow writes on a network that is not testnet, futurenet or standalone
+    /// Live: allow writes on a network that is not testnet, futurenet or standalone
     #[arg(long)]
     allow_non_testnet_write: bool,
     /// Offline: the token WASM to deploy on an embedded network
@@ -91,7 +116,7 @@ pub struct Sep41Args {
     /// Offline: run against a Stellar Asset Contract for a fresh asset with this code
     #[arg(long, value_name = "CODE")]
     sac: Option<String>,
-    /// Offline: ledger close interval of the embedded network, in milliseconds
+    /// Offline and fork: ledger close interval of the embedded network, in milliseconds
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(10..=10_000))]
     ledger_close_ms: u64,
     /// Output format on stdout
@@ -109,8 +134,10 @@ fn usage(message: impl Into<String>) -> Stop {
 pub fn run(args: Sep41Args) -> ExitCode {
     let outcome = if args.wasm.is_some() || args.sac.is_some() {
         run_offline_mode(&args)
-    } else {
+    } else if args.live {
         run_live_mode(&args)
+    } else {
+        run_fork_mode(&args)
     };
     match outcome {
         Ok(report) => {
@@ -138,6 +165,12 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
     if args.owner.is_some() || args.spender.is_some() || args.owner_identity.is_some() {
         return Err(usage(
             "--owner/--spender/--owner-identity apply to live runs; offline runs generate their own parties",
+        ));
+    }
+    if args.holder.is_some() || args.fork_ledger.is_some() || args.fork_cache.is_some() {
+        return Err(usage(
+            "--holder/--fork-ledger/--fork-cache apply to fork runs of a deployed contract (CONTRACT_ID); \
+             an offline run mints to its own holder",
         ));
     }
     let subject = match (&args.wasm, &args.sac) {
@@ -268,20 +301,50 @@ fn stellar_cli_network(name: &str) -> Result<(String, String), Stop> {
     }
 }
 
-fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
+fn contract_arg(args: &Sep41Args) -> Result<stellar_xdr::ScAddress, Stop> {
     let Some(contract_text) = &args.contract_id else {
         return Err(usage(
             "pass a CONTRACT_ID (C…), or --wasm FILE / --sac CODE for an offline run",
         ));
     };
-    let contract = match parse_address(contract_text) {
-        Ok(a @ stellar_xdr::ScAddress::Contract(_)) => a,
-        _ => {
-            return Err(usage(format!(
-                "invalid contract ID {contract_text:?}: expected C… (56 characters)"
-            )))
-        }
+    match parse_address(contract_text) {
+        Ok(a @ stellar_xdr::ScAddress::Contract(_)) => Ok(a),
+        _ => Err(usage(format!(
+            "invalid contract ID {contract_text:?}: expected C… (56 characters)"
+        ))),
+    }
+}
+
+/// The default for a contract id: the suite on a fork, with no key and nothing sent upstream.
+fn run_fork_mode(args: &Sep41Args) -> Result<Report, Stop> {
+    let contract = contract_arg(args)?;
+    if args.owner.is_some()
+        || args.spender.is_some()
+        || args.owner_identity.is_some()
+        || args.spender_identity.is_some()
+        || args.allow_non_testnet_write
+    {
+        return Err(usage(
+            "--owner/--spender/--owner-identity/--spender-identity/--allow-non-testnet-write apply to \
+             keyed live runs (--live); a fork run creates its own parties (name an existing holder with --holder)",
+        ));
+    }
+    let network = resolve_network(args)?;
+    let options = ForkOptions {
+        rpc_url: Some(network.rpc_url),
+        passphrase: network.passphrase,
+        ledger: args.fork_ledger,
+        cache: args.fork_cache.clone(),
+        holder: args.holder.clone(),
+        ledger_close_ms: args.ledger_close_ms,
     };
+    run_fork(&contract, &options)
+        .map(|run| run.report)
+        .map_err(stop)
+}
+
+fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
+    let contract = contract_arg(args)?;
     let network = resolve_network(args)?;
     let parties = live::resolve_parties(&PartiesInput {
         owner: PartyInput {

@@ -23,14 +23,18 @@ impl LocalNet {
         put(&self.shared, entry, live_until)
     }
 
-    /// Removes a ledger entry; returns whether it existed.
+    /// Removes a ledger entry; returns whether it existed. In fork mode the key then reads as
+    /// absent; it never falls through to the upstream again.
     pub fn admin_remove_entry(&self, key: &LedgerKey) -> bool {
         let mut l = self.shared.lock();
+        l.faulted.insert(key.clone());
         l.entries.remove(key).is_some()
     }
 
-    /// Reads an entry and its live-until ledger, archived or not.
+    /// Reads an entry and its live-until ledger, archived or not (in fork mode, the upstream's
+    /// when this network has never held it; `None` also when the upstream cannot be reached).
     pub fn ledger_entry(&self, key: &LedgerKey) -> Option<(LedgerEntry, Option<u32>)> {
+        crate::fork::fault_in(&self.shared, vec![key.clone()]).ok()?;
         let l = self.shared.lock();
         l.entries.get(key).map(|s| (s.entry.clone(), s.live_until))
     }

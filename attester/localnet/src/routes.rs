@@ -15,6 +15,12 @@ pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response 
         ("GET" | "POST", "/friendbot") => friendbot::route(shared, &req),
         ("GET", p) if p.starts_with("/horizon/accounts/") => {
             let id = &p["/horizon/accounts/".len()..];
+            if let Some(account) = crate::xdrutil::parse_g_address(id) {
+                let key = crate::classic::account_key(&account);
+                if let Err(e) = crate::fork::fault_in(shared, vec![key]) {
+                    return http::Response::json(502, &serde_json::json!({"error": e}));
+                }
+            }
             let (status, v) = horizon::account(&shared.lock(), &format!("{base}/horizon"), id);
             respond_horizon(status, v)
         }

@@ -58,6 +58,8 @@ pub struct SuiteConfig {
     pub expiry_wait: Duration,
     /// How often to look at the ledger while waiting.
     pub expiry_poll: Duration,
+    /// How to give the holder units, for the rows an empty holder leaves UNVERIFIABLE.
+    pub funding_hint: String,
 }
 
 impl SuiteConfig {
@@ -72,6 +74,7 @@ impl SuiteConfig {
             expiry_ledgers: 2,
             expiry_wait: Duration::from_secs(45),
             expiry_poll: Duration::from_secs(1),
+            funding_hint: "fund the holder with at least 5 units".into(),
         }
     }
 }
@@ -403,8 +406,8 @@ impl Run<'_> {
         let balance = self.require_balance(Who::Holder)?;
         if balance < 1 {
             return Err(unverifiable(format!(
-                "the holder holds {balance}: a refusal would mean an empty account; fund the \
-                 holder with at least 5 units"
+                "the holder holds {balance}: a refusal would mean an empty account; {}",
+                self.config.funding_hint
             )));
         }
         Ok(balance)
@@ -986,7 +989,7 @@ impl Run<'_> {
     }
 }
 
-fn i128_of(parts: &Int128Parts) -> i128 {
+pub(crate) fn i128_of(parts: &Int128Parts) -> i128 {
     (i128::from(parts.hi) << 64) | i128::from(parts.lo)
 }
 

@@ -180,25 +180,7 @@ pub fn run_live(
         Ok(_) => {}
         Err(e) => return Err(LiveError::Incomplete(format!("cannot prepare run: {e}"))),
     }
-    let declared: Option<BTreeSet<String>> = match network.contract_code(contract) {
-        Ok(ContractCode::Wasm(wasm)) => ContractSpec::from_wasm(&wasm, &contract_text)
-            .ok()
-            .map(|s| s.declared()),
-        Ok(ContractCode::StellarAsset) => None,
-        Ok(ContractCode::Missing) => {
-            return Err(LiveError::Incomplete(format!(
-                "no contract found at {contract_text} on {} (for a classic asset, deploy its Stellar Asset \
-                 Contract first: `stellar contract asset deploy`)",
-                origin(rpc_url)
-            )))
-        }
-        Ok(ContractCode::Archived) => {
-            return Err(LiveError::Incomplete(format!(
-                "the contract at {contract_text} is archived; restore it first"
-            )))
-        }
-        Err(e) => return Err(LiveError::Incomplete(format!("cannot prepare run: {e}"))),
-    };
+    let (declared, _) = contract_members(&network, contract, &origin(rpc_url))?;
     let read_source = match &parties.holder.address {
         ScAddress::Account(a) => a.clone(),
         _ => unreachable!("parties are accounts"),
@@ -217,7 +199,36 @@ pub fn run_live(
         network: origin(rpc_url),
         ran_at: assay_core::Timestamp::now().to_string(),
         results,
+        fork: None,
     })
+}
+
+/// The functions the contract's spec declares (`None` for a Stellar Asset Contract, which has
+/// no spec and is called blind) and whether it is a Stellar Asset Contract. Errors when no live
+/// contract is there (`place` names the network in that message).
+pub fn contract_members(
+    network: &Network,
+    contract: &ScAddress,
+    place: &str,
+) -> Result<(Option<BTreeSet<String>>, bool), LiveError> {
+    let contract_text = strkey_of(contract);
+    match network.contract_code(contract) {
+        Ok(ContractCode::Wasm(wasm)) => Ok((
+            ContractSpec::from_wasm(&wasm, &contract_text)
+                .ok()
+                .map(|s| s.declared()),
+            false,
+        )),
+        Ok(ContractCode::StellarAsset) => Ok((None, true)),
+        Ok(ContractCode::Missing) => Err(LiveError::Incomplete(format!(
+            "no contract found at {contract_text} on {place} (for a classic asset, deploy its Stellar \
+             Asset Contract first: `stellar contract asset deploy`)"
+        ))),
+        Ok(ContractCode::Archived) => Err(LiveError::Incomplete(format!(
+            "the contract at {contract_text} is archived; restore it first"
+        ))),
+        Err(e) => Err(LiveError::Incomplete(format!("cannot prepare run: {e}"))),
+    }
 }
 
 /// The URL's scheme, host and port only: paths and queries can carry API keys.

@@ -271,6 +271,20 @@ pub struct Report {
     pub network: String,
     pub ran_at: String,
     pub results: Vec<CheckResult>,
+    /// A run on a fork of the network: where it forked and how the holder got its units.
+    pub fork: Option<ForkFacts>,
+}
+
+/// What a fork run records about its premises.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForkFacts {
+    /// The upstream ledger the fork started from.
+    pub ledger: u32,
+    /// `holder` (`--holder`), `discovered` (from the token's events), `mint` (as the admin), or
+    /// `none`.
+    pub premise: &'static str,
+    /// The premise in words: which address, how many units, or what was tried.
+    pub detail: String,
 }
 
 impl Report {

@@ -8,8 +8,9 @@ use assay_chain::{strkey_of, ChainError, Network, Secret};
 use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
 use serde_json::Value;
 use stellar_xdr::{
-    AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ChangeTrustAsset, ChangeTrustOp,
-    CreateAccountOp, OperationBody, ScAddress, ScVal, SetOptionsOp, SetTrustLineFlagsOp,
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ChangeTrustAsset,
+    ChangeTrustOp, CreateAccountOp, OperationBody, ScAddress, ScVal, SetOptionsOp,
+    SetTrustLineFlagsOp,
 };
 
 use crate::{
@@ -87,23 +88,11 @@ pub fn run_offline(
         passphrase: assay_localnet::STANDALONE_PASSPHRASE.to_string(),
     })
     .map_err(|e| OfflineError::LocalNet(e.to_string()))?;
-    let mut network = Network::new(&localnet.rpc_url(), localnet.passphrase());
-    network.poll_interval = Duration::from_millis((options.ledger_close_ms / 2).max(10));
-    network.poll_timeout = Duration::from_secs(30);
-    let root = Secret::from_bytes(localnet.root_secret());
+    let network = embedded_network(&localnet, options.ledger_close_ms);
     let (admin, holder, spender) = (Secret::generate(), Secret::generate(), Secret::generate());
 
     let setup_started = Instant::now();
-    let create = |who: &Secret| {
-        OperationBody::CreateAccount(CreateAccountOp {
-            destination: who.account_id(),
-            starting_balance: 1_000 * XLM,
-        })
-    };
-    network.submit_classic(
-        &root,
-        vec![create(&admin), create(&holder), create(&spender)],
-    )?;
+    create_accounts(&localnet, &network, &[&admin, &holder, &spender])?;
 
     let (contract, declared) = match subject {
         Subject::Wasm {
@@ -154,18 +143,12 @@ pub fn run_offline(
     let setup_round_trips = network.rpc.round_trips();
     let setup_time = setup_started.elapsed();
 
-    let party = |who: &Secret| Party {
-        address: who.sc_address(),
-        generated: false,
-        can_sign: true,
-        key_hint: "the embedded network generated this key".into(),
-        address_hint: "the embedded network chose this address".into(),
-    };
-    let mut config = SuiteConfig::live(party(&holder), party(&spender), declared);
-    config.approve_ledgers = config.approve_ledgers.min(MAX_ENTRY_TTL / 2);
-    // Ledgers close every few hundred ms here: leave the short grant ~1 s to land before it lapses.
-    config.expiry_ledgers = (1_000 / options.ledger_close_ms.max(1)).max(2) as u32;
-    config.expiry_poll = Duration::from_millis(options.ledger_close_ms.max(10));
+    let config = embedded_suite_config(
+        embedded_party(&holder),
+        embedded_party(&spender),
+        declared,
+        options.ledger_close_ms,
+    );
     let mut chain = RpcChain {
         network: &network,
         contract: contract.clone(),
@@ -182,12 +165,64 @@ pub fn run_offline(
             network: format!("embedded local network ({})", localnet.passphrase()),
             ran_at: assay_core::Timestamp::now().to_string(),
             results,
+            fork: None,
         },
         setup_round_trips,
         suite_round_trips: network.rpc.round_trips() - setup_round_trips,
         setup_time,
         suite_time,
     })
+}
+
+/// A party whose key the embedded network generated.
+pub(crate) fn embedded_party(who: &Secret) -> Party {
+    Party {
+        address: who.sc_address(),
+        generated: false,
+        can_sign: true,
+        key_hint: "the embedded network generated this key".into(),
+        address_hint: "the embedded network chose this address".into(),
+    }
+}
+
+/// The suite's settings on an embedded network closing a ledger every `ledger_close_ms`.
+pub(crate) fn embedded_suite_config(
+    holder: Party,
+    spender: Party,
+    declared: Option<std::collections::BTreeSet<String>>,
+    ledger_close_ms: u64,
+) -> SuiteConfig {
+    let mut config = SuiteConfig::live(holder, spender, declared);
+    config.approve_ledgers = config.approve_ledgers.min(MAX_ENTRY_TTL / 2);
+    // Ledgers close every few hundred ms here: leave the short grant ~1 s to land before it lapses.
+    config.expiry_ledgers = (1_000 / ledger_close_ms.max(1)).max(2) as u32;
+    config.expiry_poll = Duration::from_millis(ledger_close_ms.max(10));
+    config
+}
+
+/// Connects to an embedded network, polling at its pace.
+pub(crate) fn embedded_network(localnet: &LocalNet, ledger_close_ms: u64) -> Network {
+    let mut network = Network::new(&localnet.rpc_url(), localnet.passphrase());
+    network.poll_interval = Duration::from_millis((ledger_close_ms / 2).max(10));
+    network.poll_timeout = Duration::from_secs(30);
+    network
+}
+
+/// Creates `parties` with 1,000 XLM each from the embedded network's root account.
+pub(crate) fn create_accounts(
+    localnet: &LocalNet,
+    network: &Network,
+    parties: &[&Secret],
+) -> Result<(), ChainError> {
+    let root = Secret::from_bytes(localnet.root_secret());
+    let create = |who: &&Secret| {
+        OperationBody::CreateAccount(CreateAccountOp {
+            destination: who.account_id(),
+            starting_balance: 1_000 * XLM,
+        })
+    };
+    network.submit_classic(&root, parties.iter().map(create).collect())?;
+    Ok(())
 }
 
 fn mint(
@@ -255,25 +290,33 @@ fn deploy_sac(
 }
 
 fn asset(code: &str, issuer: &Secret) -> Result<Asset, OfflineError> {
+    classic_asset(code, issuer.account_id()).ok_or_else(|| {
+        OfflineError::Usage(format!(
+            "--sac {code:?}: an asset code is 1 to 12 ASCII letters or digits"
+        ))
+    })
+}
+
+/// The credit asset `code` issued by `issuer`; `None` unless the code is 1 to 12 ASCII letters
+/// or digits.
+pub(crate) fn classic_asset(code: &str, issuer: AccountId) -> Option<Asset> {
     let bytes = code.as_bytes();
     if bytes.is_empty() || bytes.len() > 12 || !bytes.iter().all(u8::is_ascii_alphanumeric) {
-        return Err(OfflineError::Usage(format!(
-            "--sac {code:?}: an asset code is 1 to 12 ASCII letters or digits"
-        )));
+        return None;
     }
     if bytes.len() <= 4 {
         let mut c = [0u8; 4];
         c[..bytes.len()].copy_from_slice(bytes);
-        Ok(Asset::CreditAlphanum4(AlphaNum4 {
+        Some(Asset::CreditAlphanum4(AlphaNum4 {
             asset_code: AssetCode4(c),
-            issuer: issuer.account_id(),
+            issuer,
         }))
     } else {
         let mut c = [0u8; 12];
         c[..bytes.len()].copy_from_slice(bytes);
-        Ok(Asset::CreditAlphanum12(AlphaNum12 {
+        Some(Asset::CreditAlphanum12(AlphaNum12 {
             asset_code: AssetCode12(c),
-            issuer: issuer.account_id(),
+            issuer,
         }))
     }
 }

@@ -11,6 +11,13 @@ pub const JSON_SCHEMA: &str = "assay/sep41-report@1";
 /// One row per check: mark, id, observed; expected and error lines for non-PASS rows; totals.
 pub fn text(report: &Report) -> String {
     let mut out = format!("SEP-41 Conformance — {}\n\n", report.contract_id);
+    if let Some(f) = &report.fork {
+        let _ = writeln!(
+            out,
+            "  fork of {} at ledger {}; holder's units: {}\n",
+            report.network, f.ledger, f.detail
+        );
+    }
     let width = report.results.iter().map(|r| r.id.len()).max().unwrap_or(0);
     for r in &report.results {
         let _ = writeln!(out, "  {} {:width$}  {}", r.status.mark(), r.id, r.actual);
@@ -68,6 +75,15 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(out, "| Contract | `{}` |", report.contract_id);
     let _ = writeln!(out, "| Network | {} |", cell(&report.network));
     let _ = writeln!(out, "| Run at | {} |", report.ran_at);
+    if let Some(f) = &report.fork {
+        let _ = writeln!(out, "| Fork ledger | {} |", f.ledger);
+        let _ = writeln!(
+            out,
+            "| Holder's units | {} ({}) |",
+            f.premise,
+            cell(&f.detail)
+        );
+    }
     let _ = writeln!(
         out,
         "| Checks | {} pass, {} fail, {} unverifiable, {} skipped, {} not implemented |",
@@ -133,7 +149,7 @@ pub fn markdown(report: &Report) -> String {
 
 /// The versioned JSON report.
 pub fn json(report: &Report) -> serde_json::Value {
-    json!({
+    let mut v = json!({
         "schema": JSON_SCHEMA,
         "standard": "SEP-41",
         "contractId": report.contract_id,
@@ -142,5 +158,10 @@ pub fn json(report: &Report) -> serde_json::Value {
         "exitCode": report.exit_code(),
         "summary": report.summary(),
         "results": report.results,
-    })
+    });
+    if let Some(f) = &report.fork {
+        v["fork_ledger"] = json!(f.ledger);
+        v["fork_premise"] = json!({"kind": f.premise, "detail": f.detail});
+    }
+    v
 }

@@ -26,6 +26,7 @@ fn run(chain: &mut ScriptedChain, config: &SuiteConfig) -> Report {
         network: "scripted".into(),
         ran_at: "2026-01-01T00:00:00Z".into(),
         results: run_suite(chain, config),
+        fork: None,
     }
 }
 
@@ -536,6 +537,7 @@ fn exit_code_for_nothing_ran_is_two() {
         network: "n".into(),
         ran_at: "t".into(),
         results: vec![],
+        fork: None,
     };
     assert_eq!(report.exit_code(), 2);
 }

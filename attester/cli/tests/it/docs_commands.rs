@@ -42,10 +42,31 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
          `contracts to wasm` step on a fresh machine); installing system packages is not a test's business",
     ),
     (
-        "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 C… --network testnet",
+        "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 C… --network testnet --live",
         "attester/cli/tests/it/sep41_cli.rs::live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token \
          (keys in these variables, a token deployed on the local network; the network given as its RPC URL \
          and passphrase)",
+    ),
+    (
+        "assay sep41 C… --network testnet",
+        "attester/cli/tests/it/sep41_fork.rs::fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache \
+         (a token deployed on a local upstream, no secret in the environment; the network given as its RPC URL \
+         and passphrase)",
+    ),
+    (
+        "assay sep41 C… --network testnet --holder G… --fork-cache token.json",
+        "attester/cli/tests/it/sep41_fork.rs (fork_run_takes_over_the_holder_given_with_holder; the cache recorded \
+         and replayed with the upstream stopped in fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache)",
+    ),
+    (
+        "assay localnet --port 8001 --fork-rpc-url http://127.0.0.1:8000/rpc --fork-cache fork.json",
+        "attester/cli/tests/it/localnet_fork_cli.rs::assay_localnet_forks_a_second_assay_localnet_and_replays_its_cache \
+         (both networks on free ports)",
+    ),
+    (
+        "cargo run --release -p assay-sep41 --example fork_bench",
+        "benchmark program: compiled by scripts/test.sh (`cargo clippy --workspace --all-targets`); its \
+         package and example are checked to exist here",
     ),
     (
         "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay attest USDC-GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5 --registry \"$REGISTRY\" --source assay-attester --network testnet --sep41",

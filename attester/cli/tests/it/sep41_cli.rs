@@ -143,6 +143,7 @@ fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
     let key = secret(5);
     let args = [
         "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--live",
         "--rpc-url",
         "http://127.0.0.1:9/",
         "--network-passphrase",
@@ -158,6 +159,7 @@ fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
     let other = stellar_strkey::ed25519::PublicKey([1; 32]).to_string();
     let args = [
         "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--live",
         "--owner",
         other.as_str(),
     ];
@@ -170,6 +172,7 @@ fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
 fn live_mode_against_an_unreachable_rpc_exits_two() {
     let args = [
         "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
+        "--live",
         "--rpc-url",
         "http://127.0.0.1:9/",
         "--network-passphrase",
@@ -180,8 +183,8 @@ fn live_mode_against_an_unreachable_rpc_exits_two() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot prepare run"));
 }
 
-/// Live mode is the same suite over stellar-rpc: deploy on a local network, then run
-/// `assay sep41 C… --rpc-url … --network-passphrase …` with the parties' keys in env vars.
+/// Keyed live mode is the same suite over stellar-rpc: deploy on a local network, then run
+/// `assay sep41 C… --live --rpc-url … --network-passphrase …` with the parties' keys in env vars.
 #[test]
 fn live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token() {
     use assay_chain::{Network, Secret};
@@ -238,6 +241,7 @@ fn live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token() {
     let rpc_url = net.rpc_url();
     let args = [
         contract_id.as_str(),
+        "--live",
         "--rpc-url",
         rpc_url.as_str(),
         "--network-passphrase",

@@ -4,6 +4,7 @@
 mod common;
 
 mod deploy_invoke;
+mod fork;
 mod http_bounds;
 mod interop_js;
 mod refusals;

@@ -1,0 +1,339 @@
+//! `assay sep41 C… --rpc-url URL` runs on a fork of the network by default: no secret anywhere in
+//! the environment, nothing submitted upstream, the holder's units from events, `--holder`, or
+//! nowhere (value-moving rows UNVERIFIABLE, naming `--holder`); `--fork-cache` replays offline.
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    sync::OnceLock,
+};
+
+use assay_chain::{InvokeOutcome, Network, ReadOutcome, Secret};
+use assay_localnet::{LocalNet, LocalNetConfig};
+use assay_sep41::checks::i128_val;
+use serde_json::Value;
+use stellar_xdr::{CreateAccountOp, OperationBody, ScAddress, ScVal};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn conformant_wasm() -> Vec<u8> {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new(root().join("scripts/build-wasm.sh"))
+            .arg("conformant-token")
+            .status()
+            .expect("scripts/build-wasm.sh runs");
+        assert!(status.success(), "scripts/build-wasm.sh failed");
+    });
+    std::fs::read(root().join("target/wasm/conformant_token.wasm")).unwrap()
+}
+
+/// The real network in these tests: a local network with a conformant token deployed through
+/// its JSON-RPC API, and `minted` units minted to `holder` (an event discovery can find).
+struct Upstream {
+    net: LocalNet,
+    network: Network,
+    admin: Secret,
+    holder: Secret,
+    contract: ScAddress,
+}
+
+impl Upstream {
+    fn start(minted: i128, seed: u8) -> Upstream {
+        let net = LocalNet::start(LocalNetConfig::default()).unwrap();
+        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        network.poll_interval = std::time::Duration::from_millis(50);
+        let root_key = Secret::from_bytes(net.root_secret());
+        let (admin, holder) = (
+            Secret::from_bytes([seed; 32]),
+            Secret::from_bytes([seed + 1; 32]),
+        );
+        let create = |who: &Secret| {
+            OperationBody::CreateAccount(CreateAccountOp {
+                destination: who.account_id(),
+                starting_balance: 100_000_000_000,
+            })
+        };
+        network
+            .submit_classic(&root_key, vec![create(&admin), create(&holder)])
+            .unwrap();
+        let hash = network.upload_wasm(&admin, &conformant_wasm()).unwrap();
+        let text = |s: &str| ScVal::String(stellar_xdr::ScString(s.try_into().unwrap()));
+        let args = vec![
+            ScVal::Address(admin.sc_address()),
+            ScVal::U32(7),
+            text("Forked"),
+            text("FORK"),
+        ];
+        let contract = network
+            .create_contract(&admin, hash, [seed; 32], args)
+            .unwrap();
+        if minted > 0 {
+            let mint = vec![ScVal::Address(holder.sc_address()), i128_val(minted)];
+            assert!(matches!(
+                network.invoke(&admin, &contract, "mint", mint).unwrap(),
+                InvokeOutcome::Landed { .. }
+            ));
+        }
+        Upstream {
+            net,
+            network,
+            admin,
+            holder,
+            contract,
+        }
+    }
+
+    fn contract_id(&self) -> String {
+        assay_chain::strkey_of(&self.contract)
+    }
+
+    /// What a submission would change: transactions applied, and the parties' sequence numbers.
+    fn footprint(&self) -> (usize, Option<i64>, Option<i64>) {
+        let txs = self.net.close_stats().iter().map(|s| s.transactions).sum();
+        let seq = |who: &Secret| self.network.account_sequence(&who.account_id()).unwrap();
+        (txs, seq(&self.admin), seq(&self.holder))
+    }
+
+    fn holder_balance(&self) -> ReadOutcome {
+        let who = ScVal::Address(self.holder.sc_address());
+        self.network
+            .read(
+                &self.holder.account_id(),
+                &self.contract,
+                "balance",
+                vec![who],
+            )
+            .unwrap()
+    }
+}
+
+/// `assay sep41 ARGS` with no secret and no stellar-cli configuration in the environment.
+fn assay(args: &[&str], home: &Path) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
+    cmd.arg("sep41").args(args).env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("STELLAR_CONFIG_HOME", home);
+    cmd.output().expect("assay runs")
+}
+
+fn fork_run(upstream_rpc: &str, contract: &str, extra: &[&str], home: &Path) -> (Output, Value) {
+    let mut args = vec![
+        contract,
+        "--rpc-url",
+        upstream_rpc,
+        "--network-passphrase",
+        assay_localnet::STANDALONE_PASSPHRASE,
+        "--ledger-close-ms",
+        "100",
+        "--output",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = assay(&args, home);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "JSON on stdout ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, report)
+}
+
+fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id}"))
+}
+
+#[test]
+fn fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache() {
+    let upstream = Upstream::start(5, 31);
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join("fork.json");
+    let before = upstream.footprint();
+    let ledger_before = upstream.net.latest_ledger();
+
+    let (out, report) = fork_run(
+        &upstream.net.rpc_url(),
+        &upstream.contract_id(),
+        &["--fork-cache", cache.to_str().unwrap()],
+        home.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{report:#}\n{stderr}");
+    assert_eq!(
+        report["summary"]["pass"], report["summary"]["total"],
+        "{report:#}"
+    );
+    let fork_ledger = report["fork_ledger"]
+        .as_u64()
+        .expect("fork_ledger recorded");
+    assert!(fork_ledger >= u64::from(ledger_before), "{report:#}");
+    assert!(
+        stderr.contains(&format!("fork: ledger {fork_ledger}")),
+        "{stderr}"
+    );
+    assert_eq!(report["fork_premise"]["kind"], "discovered", "{report:#}");
+    let holder = upstream.holder.address();
+    assert!(report["fork_premise"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains(&holder));
+
+    // Nothing reached the upstream: no transaction applied, no sequence number moved, and the
+    // holder whose units the fork took over still holds them.
+    assert_eq!(upstream.footprint(), before);
+    assert_eq!(
+        upstream.net.close_stats().last().map(|s| s.transactions),
+        Some(0)
+    );
+    assert_eq!(upstream.holder_balance(), ReadOutcome::Value(i128_val(5)));
+
+    // The cache replays the same run with the upstream stopped.
+    let (rpc_url, contract) = (upstream.net.rpc_url(), upstream.contract_id());
+    drop(upstream);
+    let (out, replay) = fork_run(
+        &rpc_url,
+        &contract,
+        &["--fork-cache", cache.to_str().unwrap()],
+        home.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{replay:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(replay["fork_ledger"].as_u64(), Some(fork_ledger));
+    assert_eq!(replay["fork_premise"]["kind"], "discovered");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("of the fork cache"));
+}
+
+#[test]
+fn fork_run_takes_over_the_holder_given_with_holder() {
+    let upstream = Upstream::start(5, 41);
+    let home = tempfile::tempdir().unwrap();
+    let before = upstream.footprint();
+    let holder = upstream.holder.address();
+    let (out, report) = fork_run(
+        &upstream.net.rpc_url(),
+        &upstream.contract_id(),
+        &["--holder", &holder],
+        home.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report["fork_premise"]["kind"], "holder", "{report:#}");
+    let detail = report["fork_premise"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("5 units moved from --holder") && detail.contains(&holder),
+        "{detail}"
+    );
+    assert_eq!(upstream.footprint(), before);
+    assert_eq!(upstream.holder_balance(), ReadOutcome::Value(i128_val(5)));
+}
+
+#[test]
+fn fork_run_without_a_premise_leaves_value_moving_rows_unverifiable_and_names_holder() {
+    // Nothing minted: no events name a holder, and the token has no admin() to mint as.
+    let upstream = Upstream::start(0, 51);
+    let home = tempfile::tempdir().unwrap();
+    let (out, report) = fork_run(
+        &upstream.net.rpc_url(),
+        &upstream.contract_id(),
+        &[],
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{report:#}");
+    assert_eq!(report["exitCode"], 2);
+    assert_eq!(report["fork_premise"]["kind"], "none", "{report:#}");
+    assert_eq!(report["summary"]["fail"], 0, "{report:#}");
+    for id in [
+        "sep41-transfer",
+        "sep41-transfer_from",
+        "sep41-burn",
+        "sep41-burn_from",
+    ] {
+        let r = row(&report, id);
+        assert_eq!(r["status"], "UNVERIFIABLE", "{r:#}");
+        assert!(r["actual"].as_str().unwrap().contains("--holder"), "{r:#}");
+    }
+    // The reads that need no units still ran and held.
+    assert_eq!(row(&report, "sep41-decimals")["status"], "PASS");
+}
+
+#[test]
+fn fork_flags_and_keyed_flags_do_not_mix() {
+    let home = tempfile::tempdir().unwrap();
+    let id = "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC";
+    let owner = stellar_strkey::ed25519::PublicKey([1; 32]).to_string();
+    let out = assay(&[id, "--owner", owner.as_str()], home.path());
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--live"));
+    let out = assay(&[id, "--live", "--holder", owner.as_str()], home.path());
+    assert_eq!(out.status.code(), Some(64));
+
+    // An unreachable upstream: the fork cannot start, exit 2, and the message says so.
+    let out = assay(
+        &[
+            id,
+            "--rpc-url",
+            "http://127.0.0.1:9/",
+            "--network-passphrase",
+            "Test SDF Network ; September 2015",
+        ],
+        home.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the fork"));
+}
+
+#[test]
+fn fork_run_on_a_stellar_asset_contract_mints_as_the_issuer_inside_the_fork() {
+    use stellar_xdr::{AlphaNum4, Asset, AssetCode4};
+    let net = LocalNet::start(LocalNetConfig::default()).unwrap();
+    let mut network = Network::new(&net.rpc_url(), net.passphrase());
+    network.poll_interval = std::time::Duration::from_millis(50);
+    let root_key = Secret::from_bytes(net.root_secret());
+    let issuer = Secret::from_bytes([71; 32]);
+    let create = OperationBody::CreateAccount(CreateAccountOp {
+        destination: issuer.account_id(),
+        starting_balance: 100_000_000_000,
+    });
+    network.submit_classic(&root_key, vec![create]).unwrap();
+    let asset = Asset::CreditAlphanum4(AlphaNum4 {
+        asset_code: AssetCode4(*b"FORK"),
+        issuer: issuer.account_id(),
+    });
+    let contract = network.deploy_sac(&issuer, &asset).unwrap();
+    let issuer_seq = network.account_sequence(&issuer.account_id()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let id = assay_chain::strkey_of(&contract);
+    let (out, report) = fork_run(&net.rpc_url(), &id, &[], home.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report["fork_premise"]["kind"], "mint", "{report:#}");
+    assert!(report["fork_premise"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains(&issuer.address()));
+    assert_eq!(
+        network.account_sequence(&issuer.account_id()).unwrap(),
+        issuer_seq
+    );
+}

@@ -1,0 +1,471 @@
+//! Fork mode: the network starts from another network's ledger. Entries it does not hold are
+//! read from the upstream's stellar-rpc (`getLedgerEntries`, batched) the first time something
+//! needs them, kept for the run, and optionally written to a `stellar snapshot` JSON file, so a
+//! later run replays offline. Everything written stays here; nothing is ever sent upstream.
+//!
+//! stellar-rpc serves only its latest state, so the fork pins the ledger it starts from and
+//! records every entry the upstream reports modified after that ledger (drift).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use assay_chain::rpc::RpcClient;
+use serde::{Deserialize, Serialize};
+use soroban_env_host::storage::EntryWithLiveUntil;
+use soroban_env_host::xdr::{
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode, ChangeTrustAsset, LedgerEntry,
+    LedgerEntryData, LedgerEntryExt, LedgerKey, OperationBody, TransactionEnvelope, TransactionExt,
+};
+use soroban_env_host::HostError;
+use soroban_ledger_snapshot::LedgerSnapshot;
+
+use crate::genesis::{BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL};
+use crate::node::Shared;
+use crate::state::{EntryMap, Stored};
+use crate::xdrutil::{self, from_b64, muxed_to_account};
+use crate::{classic, ledger, LocalNetError, PROTOCOL_VERSION};
+
+/// getLedgerEntries takes at most this many keys per call.
+const MAX_KEYS_PER_CALL: usize = 200;
+
+/// Where a fork's state comes from.
+#[derive(Clone, Debug, Default)]
+pub struct ForkConfig {
+    /// The upstream's stellar-rpc URL. Not needed when `cache` names an existing file.
+    pub rpc_url: Option<String>,
+    /// The ledger to fork at; the upstream's latest when `None`.
+    pub ledger: Option<u32>,
+    /// A `stellar snapshot` JSON file: replayed offline when it exists, written as entries
+    /// arrive when it does not.
+    pub cache: Option<PathBuf>,
+}
+
+/// What a fork has done so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkStats {
+    /// The ledger the fork started from.
+    pub ledger: u32,
+    /// The fork replays a cache file and makes no upstream calls.
+    pub offline: bool,
+    /// Calls made to the upstream's stellar-rpc.
+    pub upstream_round_trips: u64,
+    /// Entries the upstream (or the cache file) supplied.
+    pub entries: usize,
+    /// Entries the upstream reported modified after the fork ledger (base64 keys).
+    pub drifted: Vec<String>,
+}
+
+/// The upstream answers, pinned for the run: `None` = the upstream has no such entry.
+pub(crate) struct ForkSource {
+    upstream: Option<RpcClient>,
+    ledger: u32,
+    timestamp: u64,
+    passphrase: String,
+    cache_path: Option<PathBuf>,
+    known: Mutex<BTreeMap<LedgerKey, Option<Stored>>>,
+    notes: Mutex<BTreeMap<String, serde_json::Value>>,
+    drifted: Mutex<Vec<String>>,
+    last_error: Mutex<Option<String>>,
+}
+
+/// The cache file: a `stellar snapshot` (soroban-ledger-snapshot's `LedgerSnapshot`) plus what a
+/// replay needs that the snapshot format lacks. stellar-cli ignores the extra field.
+#[derive(Serialize, Deserialize)]
+struct CacheFile {
+    #[serde(flatten)]
+    snapshot: LedgerSnapshot,
+    #[serde(default)]
+    assay_fork: CacheExtras,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct CacheExtras {
+    #[serde(default)]
+    passphrase: Option<String>,
+    /// Facts an embedding program recorded for its own replay (see [`crate::LocalNet::fork_note`]).
+    #[serde(default)]
+    notes: BTreeMap<String, serde_json::Value>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn fork_error(message: String) -> LocalNetError {
+    LocalNetError::Fork(message)
+}
+
+impl ForkSource {
+    /// Opens the cache file when it exists (offline), otherwise asks the upstream for its
+    /// passphrase and latest ledger. `passphrase` is used for a cache file that does not name one.
+    pub(crate) fn open(config: &ForkConfig, passphrase: &str) -> Result<ForkSource, LocalNetError> {
+        if let Some(path) = config.cache.as_deref().filter(|p| p.exists()) {
+            return Self::replay(path, config.ledger, passphrase);
+        }
+        let Some(url) = config.rpc_url.as_deref() else {
+            return Err(fork_error(
+                "a fork needs the upstream's RPC URL (--fork-rpc-url URL), or an existing --fork-cache FILE to replay"
+                    .into(),
+            ));
+        };
+        let client = RpcClient::new(url).map_err(|e| fork_error(format!("--fork-rpc-url: {e}")))?;
+        let network = client
+            .get_network()
+            .map_err(|e| fork_error(format!("cannot reach the fork's upstream: {e}")))?;
+        let latest = client
+            .get_latest_ledger()
+            .map_err(|e| fork_error(format!("cannot read the upstream's latest ledger: {e}")))?
+            .sequence;
+        let ledger = match config.ledger {
+            Some(n) if n > latest => {
+                return Err(fork_error(format!(
+                    "--fork-ledger {n} is ahead of the upstream's latest ledger {latest}; pass {latest} or less"
+                )))
+            }
+            Some(0) => return Err(fork_error("--fork-ledger must be at least 1".into())),
+            Some(n) => n,
+            None => latest,
+        };
+        Ok(ForkSource {
+            upstream: Some(client),
+            ledger,
+            timestamp: xdrutil::now_secs(),
+            passphrase: network.passphrase,
+            cache_path: config.cache.clone(),
+            known: Mutex::new(BTreeMap::new()),
+            notes: Mutex::new(BTreeMap::new()),
+            drifted: Mutex::new(Vec::new()),
+            last_error: Mutex::new(None),
+        })
+    }
+
+    fn replay(
+        path: &Path,
+        ledger: Option<u32>,
+        passphrase: &str,
+    ) -> Result<ForkSource, LocalNetError> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| fork_error(format!("--fork-cache {shown}: {e}")))?;
+        let file: CacheFile = serde_json::from_str(&text).map_err(|e| {
+            fork_error(format!(
+                "--fork-cache {shown} is not a stellar snapshot JSON file ({e}); remove it to record a new one"
+            ))
+        })?;
+        let snap = file.snapshot;
+        if let Some(n) = ledger.filter(|n| *n != snap.sequence_number) {
+            return Err(fork_error(format!(
+                "--fork-cache {shown} holds ledger {}, not --fork-ledger {n}; drop one of them",
+                snap.sequence_number
+            )));
+        }
+        let passphrase = file
+            .assay_fork
+            .passphrase
+            .unwrap_or_else(|| passphrase.to_string());
+        if xdrutil::network_id(&passphrase) != snap.network_id {
+            return Err(fork_error(format!(
+                "--fork-cache {shown} is from another network than {passphrase:?}; pass its --network-passphrase"
+            )));
+        }
+        let known = snap
+            .ledger_entries
+            .into_iter()
+            .map(|(key, (entry, live_until))| {
+                (
+                    *key,
+                    Some(Stored {
+                        entry: *entry,
+                        live_until,
+                    }),
+                )
+            })
+            .collect();
+        Ok(ForkSource {
+            upstream: None,
+            ledger: snap.sequence_number,
+            timestamp: snap.timestamp,
+            passphrase,
+            cache_path: None,
+            known: Mutex::new(known),
+            notes: Mutex::new(file.assay_fork.notes),
+            drifted: Mutex::new(Vec::new()),
+            last_error: Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn ledger(&self) -> u32 {
+        self.ledger
+    }
+
+    pub(crate) fn passphrase(&self) -> &str {
+        &self.passphrase
+    }
+
+    pub(crate) fn stats(&self) -> ForkStats {
+        ForkStats {
+            ledger: self.ledger,
+            offline: self.upstream.is_none(),
+            upstream_round_trips: self.upstream.as_ref().map_or(0, RpcClient::round_trips),
+            entries: lock(&self.known).values().flatten().count(),
+            drifted: lock(&self.drifted).clone(),
+        }
+    }
+
+    pub(crate) fn note(&self, key: &str, value: serde_json::Value) -> Result<(), String> {
+        lock(&self.notes).insert(key.to_string(), value);
+        self.persist(&lock(&self.known))
+    }
+
+    pub(crate) fn noted(&self, key: &str) -> Option<serde_json::Value> {
+        lock(&self.notes).get(key).cloned()
+    }
+
+    /// The last upstream failure, for an error message that would otherwise not say why.
+    pub(crate) fn take_error(&self) -> Option<String> {
+        lock(&self.last_error).take()
+    }
+
+    /// The upstream's entries for `keys` at the fork ledger, fetching the unknown ones in batches.
+    pub(crate) fn get_many(&self, keys: &[LedgerKey]) -> Result<Vec<Option<Stored>>, String> {
+        let mut known = lock(&self.known);
+        let missing: Vec<LedgerKey> = keys
+            .iter()
+            .filter(|k| !known.contains_key(*k))
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            match &self.upstream {
+                // Replaying: the recording run read every key it needed, so a key the file
+                // lacks was absent then too.
+                None => known.extend(missing.into_iter().map(|k| (k, None))),
+                Some(client) => {
+                    for chunk in missing.chunks(MAX_KEYS_PER_CALL) {
+                        let fetched = self.fetch(client, chunk).inspect_err(|e| {
+                            *lock(&self.last_error) = Some(e.clone());
+                        })?;
+                        known.extend(fetched);
+                    }
+                    self.persist(&known)?;
+                }
+            }
+        }
+        Ok(keys
+            .iter()
+            .map(|k| known.get(k).cloned().flatten())
+            .collect())
+    }
+
+    fn fetch(
+        &self,
+        client: &RpcClient,
+        keys: &[LedgerKey],
+    ) -> Result<Vec<(LedgerKey, Option<Stored>)>, String> {
+        let response = client
+            .get_ledger_entries(keys)
+            .map_err(|e| format!("the fork's upstream did not answer getLedgerEntries: {e}"))?;
+        let mut got = BTreeMap::new();
+        for r in response.entries.unwrap_or_default() {
+            let bad = |e: String| format!("the fork's upstream sent an unreadable entry: {e}");
+            let key: LedgerKey = from_b64(&r.key).map_err(bad)?;
+            let data: LedgerEntryData = from_b64(&r.xdr).map_err(bad)?;
+            if r.last_modified_ledger > self.ledger {
+                lock(&self.drifted).push(r.key.clone());
+            }
+            let entry = LedgerEntry {
+                last_modified_ledger_seq: r.last_modified_ledger,
+                data,
+                ext: LedgerEntryExt::V0,
+            };
+            let live_until = r.live_until_ledger_seq_ledger_seq;
+            got.insert(key, Stored { entry, live_until });
+        }
+        Ok(keys.iter().map(|k| (k.clone(), got.remove(k))).collect())
+    }
+
+    /// Rewrites the cache file (write then rename, so an interrupted run leaves the old one).
+    fn persist(&self, known: &BTreeMap<LedgerKey, Option<Stored>>) -> Result<(), String> {
+        let Some(path) = &self.cache_path else {
+            return Ok(());
+        };
+        let snapshot = LedgerSnapshot {
+            protocol_version: PROTOCOL_VERSION,
+            sequence_number: self.ledger,
+            timestamp: self.timestamp,
+            network_id: xdrutil::network_id(&self.passphrase),
+            base_reserve: BASE_RESERVE,
+            min_persistent_entry_ttl: MIN_PERSISTENT_TTL,
+            min_temp_entry_ttl: MIN_TEMPORARY_TTL,
+            max_entry_ttl: MAX_ENTRY_TTL,
+            ledger_entries: known
+                .iter()
+                .filter_map(|(k, s)| {
+                    let s = s.as_ref()?;
+                    Some((
+                        Box::new(k.clone()),
+                        (Box::new(s.entry.clone()), s.live_until),
+                    ))
+                })
+                .collect(),
+        };
+        let file = CacheFile {
+            snapshot,
+            assay_fork: CacheExtras {
+                passphrase: Some(self.passphrase.clone()),
+                notes: lock(&self.notes).clone(),
+            },
+        };
+        let shown = path.display();
+        let text = serde_json::to_vec(&file)
+            .map_err(|e| format!("cannot encode the fork cache {shown}: {e}"))?;
+        let tmp = path.with_extension("partial");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| format!("cannot write the fork cache {shown}: {e}"))
+    }
+}
+
+/// A read-only view for a host run: the local entries first, then the upstream for keys the
+/// fork has never held.
+pub(crate) struct Fallthrough {
+    pub(crate) source: Arc<ForkSource>,
+    /// Keys the local ledger is authoritative for (held, or held once and removed).
+    pub(crate) faulted: BTreeSet<LedgerKey>,
+}
+
+impl Fallthrough {
+    pub(crate) fn get(&self, key: &LedgerKey) -> Result<Option<EntryWithLiveUntil>, HostError> {
+        if self.faulted.contains(key) {
+            return Ok(None);
+        }
+        match self.source.get_many(std::slice::from_ref(key)) {
+            Ok(mut v) => Ok(v.pop().flatten().map(|s| (Rc::new(s.entry), s.live_until))),
+            Err(_) => Err(HostError::from(
+                soroban_env_host::Error::from_type_and_code(
+                    soroban_env_host::xdr::ScErrorType::Storage,
+                    soroban_env_host::xdr::ScErrorCode::InternalError,
+                ),
+            )),
+        }
+    }
+}
+
+/// Makes the local ledger hold the upstream's value of every key in `keys` it has never held,
+/// so the code that reads the ledger directly (validation, classic operations, apply) sees the
+/// fork's state. A no-op without a fork. The upstream is asked without the ledger lock held.
+pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), String> {
+    let (source, missing) = {
+        let mut l = shared.lock();
+        let Some(source) = l.fork.clone() else {
+            return Ok(());
+        };
+        let mut missing = Vec::new();
+        for key in keys {
+            if l.faulted.contains(&key) {
+                continue;
+            }
+            if l.entries.contains_key(&key) {
+                l.faulted.insert(key);
+            } else {
+                missing.push(key);
+            }
+        }
+        (source, missing)
+    };
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let values = source.get_many(&missing).inspect_err(|_| {
+        source.take_error(); // reported here; a later host run must not see it as its own
+    })?;
+    let mut l = shared.lock();
+    for (key, value) in missing.into_iter().zip(values) {
+        if !l.faulted.insert(key.clone()) || l.entries.contains_key(&key) {
+            continue;
+        }
+        if let Some(stored) = value {
+            if let LedgerEntryData::ContractCode(code) = &stored.entry.data {
+                ledger::add_to_module_cache(&l.module_cache, code)?;
+            }
+            l.entries.insert(key, Arc::new(stored));
+        }
+    }
+    Ok(())
+}
+
+/// Every key a transaction can read or write: its accounts, the trustlines and issuers its
+/// classic operations touch, and its Soroban footprint.
+pub(crate) fn touched_keys(envelope: &TransactionEnvelope) -> Vec<LedgerKey> {
+    let Some((tx, _)) = ledger::normalize(envelope) else {
+        return Vec::new();
+    };
+    let source = muxed_to_account(&tx.source_account);
+    let mut keys = vec![classic::account_key(&source)];
+    for op in tx.operations.iter() {
+        let op_source = op
+            .source_account
+            .as_ref()
+            .map(muxed_to_account)
+            .unwrap_or_else(|| source.clone());
+        keys.push(classic::account_key(&op_source));
+        match &op.body {
+            OperationBody::CreateAccount(o) => keys.push(classic::account_key(&o.destination)),
+            OperationBody::Payment(o) => {
+                let destination = muxed_to_account(&o.destination);
+                keys.push(classic::account_key(&destination));
+                keys.extend(asset_keys(&op_source, &o.asset));
+                keys.extend(asset_keys(&destination, &o.asset));
+            }
+            OperationBody::SetTrustLineFlags(o) => keys.extend(asset_keys(&o.trustor, &o.asset)),
+            OperationBody::ChangeTrust(o) => match &o.line {
+                ChangeTrustAsset::CreditAlphanum4(a) => {
+                    keys.extend(asset_keys(&op_source, &Asset::CreditAlphanum4(a.clone())));
+                }
+                ChangeTrustAsset::CreditAlphanum12(a) => {
+                    keys.extend(asset_keys(&op_source, &Asset::CreditAlphanum12(a.clone())));
+                }
+                _ => {}
+            },
+            OperationBody::AllowTrust(o) => {
+                let asset = match &o.asset {
+                    AssetCode::CreditAlphanum4(c) => Asset::CreditAlphanum4(AlphaNum4 {
+                        asset_code: c.clone(),
+                        issuer: op_source.clone(),
+                    }),
+                    AssetCode::CreditAlphanum12(c) => Asset::CreditAlphanum12(AlphaNum12 {
+                        asset_code: c.clone(),
+                        issuer: op_source.clone(),
+                    }),
+                };
+                keys.push(classic::account_key(&o.trustor));
+                keys.extend(asset_keys(&o.trustor, &asset));
+            }
+            _ => {}
+        }
+    }
+    if let TransactionExt::V1(data) = &tx.ext {
+        let fp = &data.resources.footprint;
+        keys.extend(fp.read_only.iter().chain(fp.read_write.iter()).cloned());
+    }
+    keys
+}
+
+/// An asset's issuer and `holder`'s trustline to it (none for native XLM).
+fn asset_keys(holder: &AccountId, asset: &Asset) -> Vec<LedgerKey> {
+    let issuer = classic::asset_issuer(asset).map(classic::account_key);
+    let line = classic::trustline_asset(asset).map(|line| classic::trustline_key(holder, &line));
+    issuer.into_iter().chain(line).collect()
+}
+
+/// The local entries, cloned for a host run that must not hold the ledger lock.
+pub(crate) fn local_view(l: &ledger::Ledger) -> (EntryMap, Option<Fallthrough>) {
+    let fallthrough = l.fork.clone().map(|source| Fallthrough {
+        source,
+        faulted: l.faulted.clone(),
+    });
+    (l.entries.clone(), fallthrough)
+}

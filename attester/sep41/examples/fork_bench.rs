@@ -1,0 +1,108 @@
+//! Benchmark: wall time and upstream RPC round trips of a fork run (`assay sep41 C…` without
+//! `--live`) against a local upstream, with a cold cache (every entry read from the upstream and
+//! recorded to a `--fork-cache` file) and a warm one (the file replayed, no upstream call).
+//!
+//! The upstream is a local network holding the conformant token, with 5 units minted to a holder
+//! so the discovery premise runs (a `getEvents` call and the candidates' balance reads).
+//! Targets: cold under 10 s and at most 60 upstream round trips.
+//!
+//!     cargo run --release -p assay-sep41 --example fork_bench [-- LEDGER_CLOSE_MS]
+use std::{path::PathBuf, process::Command, time::Duration};
+
+use assay_chain::{InvokeOutcome, Network, Secret};
+use assay_localnet::{LocalNet, LocalNetConfig};
+use assay_sep41::{
+    checks::i128_val,
+    fork::{run_fork, ForkOptions, ForkRun},
+};
+use stellar_xdr::{CreateAccountOp, OperationBody, ScString, ScVal};
+
+fn main() {
+    let close_ms: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = Command::new(root.join("scripts/build-wasm.sh"))
+        .arg("conformant-token")
+        .status()
+        .expect("scripts/build-wasm.sh runs");
+    assert!(status.success(), "scripts/build-wasm.sh failed");
+    let wasm = std::fs::read(root.join("target/wasm/conformant_token.wasm")).expect("built wasm");
+
+    let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
+    let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
+    network.poll_interval = Duration::from_millis(50);
+    let root_key = Secret::from_bytes(upstream.root_secret());
+    let (admin, holder) = (Secret::generate(), Secret::generate());
+    let create = |who: &Secret| {
+        OperationBody::CreateAccount(CreateAccountOp {
+            destination: who.account_id(),
+            starting_balance: 100_000_000_000,
+        })
+    };
+    network
+        .submit_classic(&root_key, vec![create(&admin), create(&holder)])
+        .expect("accounts");
+    let hash = network.upload_wasm(&admin, &wasm).expect("upload");
+    let text = |s: &str| ScVal::String(ScString(s.try_into().expect("short")));
+    let args = vec![
+        ScVal::Address(admin.sc_address()),
+        ScVal::U32(7),
+        text("Bench"),
+        text("BNCH"),
+    ];
+    let contract = network
+        .create_contract(&admin, hash, [7; 32], args)
+        .expect("deploy");
+    let mint = vec![ScVal::Address(holder.sc_address()), i128_val(5)];
+    assert!(matches!(
+        network.invoke(&admin, &contract, "mint", mint),
+        Ok(InvokeOutcome::Landed { .. })
+    ));
+
+    let cache = std::env::temp_dir().join(format!("assay-fork-bench-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&cache);
+    let options = ForkOptions {
+        rpc_url: Some(upstream.rpc_url()),
+        passphrase: upstream.passphrase().to_string(),
+        ledger: None,
+        cache: Some(cache.clone()),
+        holder: None,
+        ledger_close_ms: close_ms,
+    };
+    println!(
+        "fork sep41 run, conformant token on a local upstream, fork ledger close {close_ms} ms"
+    );
+    let cold = run_fork(&contract, &options).expect("cold fork run");
+    show("cold cache", &cold);
+    let warm = run_fork(&contract, &options).expect("warm fork run");
+    show("warm cache", &warm);
+    let _ = std::fs::remove_file(&cache);
+    let met = cold.time.as_secs_f64() < 10.0 && cold.upstream_round_trips <= 60;
+    println!(
+        "  target: cold under 10 s and at most 60 upstream round trips -> {}",
+        if met { "met" } else { "NOT met" }
+    );
+}
+
+fn show(label: &str, run: &ForkRun) {
+    let s = run.report.summary();
+    let fork = run
+        .report
+        .fork
+        .as_ref()
+        .expect("a fork run records its fork");
+    println!(
+        "  {label}: {:.3} s wall, {} upstream round trips{}; fork ledger {}, premise {}; {} pass, {} fail, {} other (exit {})",
+        run.time.as_secs_f64(),
+        run.upstream_round_trips,
+        if run.offline { " (offline replay)" } else { "" },
+        fork.ledger,
+        fork.premise,
+        s.pass,
+        s.fail,
+        s.total - s.pass - s.fail,
+        run.report.exit_code()
+    );
+}

@@ -1,0 +1,439 @@
+//! Fork mode, the default for a contract on a network: the suite runs on an embedded network
+//! forked from the network's ledger (see `assay_localnet::ForkConfig`). No secret is read,
+//! nothing is signed for the real network, nothing is sent to it: the upstream only answers
+//! reads (`getNetwork`, `getLatestLedger`, `getLedgerEntries`, `getHealth`, `getEvents`).
+//!
+//! The holder and spender are accounts created inside the fork with keys generated for it. The
+//! holder's units come from the first premise that works: `--holder ADDRESS` (its balance moved
+//! inside the fork, authorized as that address there only), a holder discovered from the
+//! token's recent `transfer`/`mint` events, or `mint(holder, amount)` as the admin `admin()`
+//! names. With none, the value-moving rows are UNVERIFIABLE and say to pass `--holder`.
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
+use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig};
+use stellar_xdr::{Asset, Limits, ReadXdr, ScAddress, ScVal};
+
+use crate::{
+    chain::RpcChain,
+    checks::{i128_of, i128_val, run_suite},
+    live::{contract_members, origin, LiveError},
+    model::{ForkFacts, Report},
+    offline::{
+        classic_asset, create_accounts, embedded_network, embedded_party, embedded_suite_config,
+    },
+};
+
+/// Units minted to the holder under the `mint` premise.
+pub const MINTED_UNITS: i128 = 1_000;
+/// Candidate holders read from the token's events (each costs a balance read).
+const MAX_CANDIDATES: usize = 8;
+/// How far back discovery looks for events: about a day of 5 s ledgers.
+const DISCOVERY_LEDGERS: u32 = 17_280;
+/// Where a run records the discovered candidates in the fork cache, for a replay.
+const CANDIDATES_NOTE: &str = "sep41.holder_candidates";
+/// SAC trustline flag AUTHORIZED.
+const TRUSTLINE_AUTHORIZED: u32 = 0x1;
+
+/// How to fork and whom to use.
+#[derive(Debug, Clone)]
+pub struct ForkOptions {
+    /// The network's stellar-rpc (not needed to replay an existing `cache`).
+    pub rpc_url: Option<String>,
+    pub passphrase: String,
+    /// The ledger to fork at (the latest when `None`).
+    pub ledger: Option<u32>,
+    /// `--fork-cache FILE`: replayed offline when it exists, recorded when it does not.
+    pub cache: Option<PathBuf>,
+    /// `--holder ADDRESS`: an existing holder whose balance the suite's holder takes over.
+    pub holder: Option<String>,
+    /// The fork's ledger close interval.
+    pub ledger_close_ms: u64,
+}
+
+/// A finished fork run and what it cost.
+#[derive(Debug)]
+pub struct ForkRun {
+    pub report: Report,
+    /// Calls to the upstream's stellar-rpc (ledger entries, events, network facts).
+    pub upstream_round_trips: u64,
+    /// The run replayed a cache file without the upstream.
+    pub offline: bool,
+    pub time: Duration,
+}
+
+/// Runs the suite against `contract` on a fork of the network.
+pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, LiveError> {
+    let started = Instant::now();
+    let contract_text = strkey_of(contract);
+    if !matches!(contract, ScAddress::Contract(_)) {
+        return Err(LiveError::Usage(format!(
+            "{contract_text} is not a contract address (C…)"
+        )));
+    }
+    let holder_given = match &options.holder {
+        Some(text) => Some(
+            parse_address(text)
+                .map_err(|e| LiveError::Usage(format!("--holder: {e} (expected G… or C…)")))?,
+        ),
+        None => None,
+    };
+    let upstream_shown = options.rpc_url.as_deref().map(origin);
+    let localnet = LocalNet::start_fork(
+        LocalNetConfig {
+            port: 0,
+            ledger_close_ms: options.ledger_close_ms,
+            passphrase: options.passphrase.clone(),
+        },
+        ForkConfig {
+            rpc_url: options.rpc_url.clone(),
+            ledger: options.ledger,
+            cache: options.cache.clone(),
+        },
+    )
+    .map_err(|e| LiveError::Incomplete(format!("cannot start the fork: {e}")))?;
+    if localnet.passphrase() != options.passphrase {
+        return Err(LiveError::Usage(format!(
+            "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
+            upstream_shown.as_deref().unwrap_or("(cache file)"),
+            localnet.passphrase(),
+            options.passphrase
+        )));
+    }
+    let stats = localnet.fork_stats().expect("a fork reports its stats");
+    let place = match (&upstream_shown, stats.offline) {
+        (_, true) | (None, _) => "the fork cache".to_string(),
+        (Some(u), false) => u.clone(),
+    };
+    eprintln!("fork: ledger {} of {place}", stats.ledger);
+
+    let network = embedded_network(&localnet, options.ledger_close_ms);
+    let (declared, is_sac) = contract_members(&network, contract, &place)?;
+    let (holder, spender) = (Secret::generate(), Secret::generate());
+    let setup = |e: String| LiveError::Incomplete(format!("cannot set up the fork: {e}"));
+    create_accounts(&localnet, &network, &[&holder, &spender]).map_err(|e| setup(e.to_string()))?;
+    if is_sac {
+        trust_sac(&localnet, &network, contract, &[&holder, &spender]).map_err(setup)?;
+    }
+    let discovery = Discovery {
+        upstream: match (&options.rpc_url, stats.offline) {
+            (Some(url), false) => RpcClient::new(url).ok(),
+            _ => None,
+        },
+        ledger: stats.ledger,
+    };
+    let funder = Funder {
+        localnet: &localnet,
+        network: &network,
+        contract,
+        holder: &holder,
+    };
+    let (premise, detail) =
+        funder.fund(holder_given.as_ref(), &discovery, declared.as_ref(), is_sac);
+
+    let mut config = embedded_suite_config(
+        embedded_party(&holder),
+        embedded_party(&spender),
+        declared,
+        options.ledger_close_ms,
+    );
+    config.funding_hint = format!(
+        "no premise gave the fork's holder units ({detail}); pass --holder ADDRESS (an account \
+         holding this token) to move its balance to the suite's holder inside the fork"
+    );
+    let mut chain = RpcChain {
+        network: &network,
+        contract: contract.clone(),
+        read_source: holder.account_id(),
+        holder: Some(holder.clone()),
+        spender: Some(spender.clone()),
+    };
+    let results = run_suite(&mut chain, &config);
+    let stats = localnet.fork_stats().expect("a fork reports its stats");
+    Ok(ForkRun {
+        report: Report {
+            contract_id: contract_text,
+            network: place,
+            ran_at: assay_core::Timestamp::now().to_string(),
+            results,
+            fork: Some(ForkFacts {
+                ledger: stats.ledger,
+                premise,
+                detail,
+            }),
+        },
+        upstream_round_trips: stats.upstream_round_trips
+            + discovery
+                .upstream
+                .as_ref()
+                .map_or(0, RpcClient::round_trips),
+        offline: stats.offline,
+        time: started.elapsed(),
+    })
+}
+
+/// A Stellar Asset Contract pays only accounts with a trustline: give the fork's parties
+/// authorized ones (an admin write inside the fork; the issuer's approval is not needed there).
+fn trust_sac(
+    localnet: &LocalNet,
+    network: &Network,
+    contract: &ScAddress,
+    parties: &[&Secret],
+) -> Result<(), String> {
+    let reader = parties[0].account_id();
+    let name = match network.read(&reader, contract, "name", vec![]) {
+        Ok(ReadOutcome::Value(ScVal::String(s))) => {
+            String::from_utf8_lossy(s.as_slice()).into_owned()
+        }
+        other => return Err(format!("the asset contract's name() read {other:?}")),
+    };
+    let Some(asset) = asset_of(&name) else {
+        return Ok(()); // native XLM: every account holds it
+    };
+    for party in parties {
+        localnet
+            .admin_set_trustline(
+                &party.account_id(),
+                &asset,
+                0,
+                i64::MAX,
+                TRUSTLINE_AUTHORIZED,
+            )
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The classic asset a SAC's `name()` ("CODE:ISSUER") names; `None` for "native".
+fn asset_of(name: &str) -> Option<Asset> {
+    let (code, issuer) = name.split_once(':')?;
+    match parse_address(issuer).ok()? {
+        ScAddress::Account(issuer) => classic_asset(code, issuer),
+        _ => None,
+    }
+}
+
+/// Where discovery asks for the token's events.
+struct Discovery {
+    /// `None` when replaying a cache file: the candidates come from the file's notes.
+    upstream: Option<RpcClient>,
+    ledger: u32,
+}
+
+impl Discovery {
+    /// Addresses the token's recent `transfer` and `mint` events name, most recent first.
+    fn candidates(
+        &self,
+        localnet: &LocalNet,
+        contract: &ScAddress,
+    ) -> Result<Vec<ScAddress>, String> {
+        let texts: Vec<String> = match &self.upstream {
+            None => match localnet.fork_noted(CANDIDATES_NOTE) {
+                Some(v) => {
+                    serde_json::from_value(v).map_err(|e| format!("the cache's candidates: {e}"))?
+                }
+                None => return Err(
+                    "no upstream to ask for events (replaying a cache recorded without discovery)"
+                        .into(),
+                ),
+            },
+            Some(client) => {
+                let texts = self.named_in_events(client, contract)?;
+                localnet
+                    .fork_note(CANDIDATES_NOTE, serde_json::json!(texts))
+                    .map_err(|e| e.to_string())?;
+                texts
+            }
+        };
+        Ok(texts.iter().filter_map(|t| parse_address(t).ok()).collect())
+    }
+
+    fn named_in_events(
+        &self,
+        client: &RpcClient,
+        contract: &ScAddress,
+    ) -> Result<Vec<String>, String> {
+        let oldest = client
+            .get_health()
+            .map_err(|e| e.to_string())?
+            .oldest_ledger;
+        let start = self
+            .ledger
+            .saturating_sub(DISCOVERY_LEDGERS)
+            .max(oldest)
+            .max(1);
+        let events = client
+            .get_events(start, &[strkey_of(contract)])
+            .map_err(|e| e.to_string())?
+            .events;
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for event in events.iter().rev() {
+            let topics: Vec<ScVal> = event
+                .topic
+                .iter()
+                .filter_map(|t| ScVal::from_xdr_base64(t, Limits::none()).ok())
+                .collect();
+            let named = match topics.first() {
+                Some(ScVal::Symbol(s)) => s.to_utf8_string_lossy(),
+                _ => continue,
+            };
+            if named != "transfer" && named != "mint" {
+                continue;
+            }
+            // Receivers first (transfer's `to`, mint's last address), then senders.
+            for topic in topics[1..].iter().rev() {
+                if let ScVal::Address(a) = topic {
+                    let text = strkey_of(a);
+                    if seen.insert(text.clone()) {
+                        out.push(text);
+                    }
+                }
+            }
+            if out.len() >= MAX_CANDIDATES {
+                break;
+            }
+        }
+        out.truncate(MAX_CANDIDATES);
+        Ok(out)
+    }
+}
+
+/// Gives the fork's holder units, inside the fork only.
+struct Funder<'a> {
+    localnet: &'a LocalNet,
+    network: &'a Network,
+    contract: &'a ScAddress,
+    holder: &'a Secret,
+}
+
+impl Funder<'_> {
+    /// The first premise that works: the given holder, a discovered one, then mint. Returns the
+    /// premise's kind and its description (what was tried, when none worked).
+    fn fund(
+        &self,
+        given: Option<&ScAddress>,
+        discovery: &Discovery,
+        declared: Option<&BTreeSet<String>>,
+        is_sac: bool,
+    ) -> (&'static str, String) {
+        let mut tried = Vec::new();
+        if let Some(address) = given {
+            match self.take_over(address) {
+                Ok(units) if units > 0 => {
+                    return (
+                        "holder",
+                        format!("{units} units moved from --holder {}", strkey_of(address)),
+                    )
+                }
+                Ok(_) => tried.push(format!("--holder {} holds no units", strkey_of(address))),
+                Err(e) => tried.push(format!("--holder {}: {e}", strkey_of(address))),
+            }
+        }
+        match discovery.candidates(self.localnet, self.contract) {
+            Ok(candidates) if candidates.is_empty() => {
+                tried.push("the token's recent events name no holder".into())
+            }
+            Ok(candidates) => match self.richest(&candidates) {
+                Some((address, _)) => match self.take_over(&address) {
+                    Ok(units) if units > 0 => {
+                        return (
+                            "discovered",
+                            format!(
+                                "{units} units moved from {}, the largest holder the token's recent events name",
+                                strkey_of(&address)
+                            ),
+                        )
+                    }
+                    Ok(_) => tried.push("the discovered holder holds no units".into()),
+                    Err(e) => tried.push(format!("discovered holder {}: {e}", strkey_of(&address))),
+                },
+                None => tried.push(format!(
+                    "none of the {} holders the token's recent events name holds units",
+                    candidates.len()
+                )),
+            },
+            Err(e) => tried.push(format!("discovery: {e}")),
+        }
+        match self.mint(declared, is_sac) {
+            Ok(admin) => {
+                return (
+                    "mint",
+                    format!(
+                        "{MINTED_UNITS} units minted as the admin {}",
+                        strkey_of(&admin)
+                    ),
+                )
+            }
+            Err(e) => tried.push(format!("mint: {e}")),
+        }
+        ("none", tried.join("; "))
+    }
+
+    fn balance(&self, address: &ScAddress) -> Option<i128> {
+        let read = self.network.read(
+            &self.holder.account_id(),
+            self.contract,
+            "balance",
+            vec![ScVal::Address(address.clone())],
+        );
+        match read {
+            Ok(ReadOutcome::Value(ScVal::I128(p))) => Some(i128_of(&p)),
+            _ => None,
+        }
+    }
+
+    /// The candidate with the largest positive balance in the fork.
+    fn richest(&self, candidates: &[ScAddress]) -> Option<(ScAddress, i128)> {
+        candidates
+            .iter()
+            .filter_map(|a| Some((a.clone(), self.balance(a)?)))
+            .filter(|(_, b)| *b > 0)
+            .max_by_key(|(_, b)| *b)
+    }
+
+    /// Moves `from`'s whole balance to the fork's holder, authorized as `from` in the fork only.
+    fn take_over(&self, from: &ScAddress) -> Result<i128, String> {
+        let units = self
+            .balance(from)
+            .ok_or_else(|| "its balance is unreadable in the fork".to_string())?;
+        if units <= 0 {
+            return Ok(0);
+        }
+        let args = vec![
+            ScVal::Address(from.clone()),
+            ScVal::Address(self.holder.sc_address()),
+            i128_val(units),
+        ];
+        self.localnet
+            .invoke_authorized_as(from, self.contract, "transfer", args)
+            .map_err(|e| e.to_string())?;
+        Ok(units)
+    }
+
+    /// `mint(holder, MINTED_UNITS)` as the admin `admin()` names, when the token has both.
+    fn mint(&self, declared: Option<&BTreeSet<String>>, is_sac: bool) -> Result<ScAddress, String> {
+        let has = |f: &str| declared.map_or(is_sac, |d| d.contains(f));
+        if !has("mint") || !has("admin") {
+            return Err("the contract's spec does not declare both mint and admin".into());
+        }
+        let admin =
+            match self
+                .network
+                .read(&self.holder.account_id(), self.contract, "admin", vec![])
+            {
+                Ok(ReadOutcome::Value(ScVal::Address(a))) => a,
+                other => return Err(format!("admin() did not name an address ({other:?})")),
+            };
+        let args = vec![
+            ScVal::Address(self.holder.sc_address()),
+            i128_val(MINTED_UNITS),
+        ];
+        self.localnet
+            .invoke_authorized_as(&admin, self.contract, "mint", args)
+            .map_err(|e| e.to_string())?;
+        Ok(admin)
+    }
+}
