@@ -23,7 +23,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-core", &[]),
     ("assay-scan", &["assay-core"]),
     ("assay-chain", &["assay-core"]),
-    ("assay-localnet", &["assay-core"]),
+    ("assay-localnet", &["assay-core", "assay-chain"]),
     (
         "assay-sep41",
         &["assay-core", "assay-chain", "assay-localnet"],

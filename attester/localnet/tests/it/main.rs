@@ -3,6 +3,7 @@
 
 mod common;
 
+mod chain_client;
 mod deploy_invoke;
 mod fork;
 mod http_bounds;
