@@ -225,7 +225,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         }
     };
     let config = ScanConfig {
-        network,
+        network_passphrase: network.passphrase().to_string(),
         horizon_url,
         expert_url: args.expert_url.clone(),
         asset_lists: args.asset_lists.clone(),

@@ -5,5 +5,6 @@ pub mod mapping;
 pub mod policy;
 
 pub use client::{
-    FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig, RedirectPolicy,
+    redacted_url, FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig,
+    RedirectPolicy,
 };
