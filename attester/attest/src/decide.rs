@@ -64,3 +64,51 @@ impl Floor {
         self.severity > on_chain.severity || self.flags & !on_chain.flags != 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Report {
+        let text = include_str!("../../../testdata/reports/hand-written-usdz.json");
+        Report::from_json(text).expect("fixture")
+    }
+
+    fn held(severity: u32, flags: u32) -> Safety {
+        Safety {
+            severity,
+            flags,
+            evidence_hash: [0; 32],
+            attested_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_floor_is_the_capability_read_and_exceeds_only_a_weaker_entry() {
+        let mut r = report();
+        r.undetermined = true;
+        let floor = Floor::of(&r).expect("flags were read");
+        // USDZ: high, revocable + clawback (bits 2 and 4).
+        assert_eq!(
+            floor,
+            Floor {
+                severity: 3,
+                flags: 6
+            }
+        );
+        assert!(floor.exceeds(&held(0, 0)), "a clear entry is weaker");
+        assert!(
+            floor.exceeds(&held(3, 2)),
+            "a missing clawback bit is weaker"
+        );
+        assert!(
+            floor.exceeds(&held(2, 6 | 16)),
+            "a lower severity is weaker"
+        );
+        assert!(!floor.exceeds(&held(3, 6)));
+        assert!(!floor.exceeds(&held(4, 6 | 32)), "a stricter entry stays");
+        r.base_severity = Rating::Unevaluated;
+        r.severity = Rating::Unevaluated;
+        assert_eq!(Floor::of(&r), None, "an unevaluated report proves nothing");
+    }
+}

@@ -878,6 +878,41 @@ mod tests {
         );
     }
 
+    /// Issue #16, "Also": an interval plus a pass over the assets that can exceed the refresh margin
+    /// is refused, naming the keys and the fix.
+    #[test]
+    fn also_watch_refuses_an_interval_that_can_outrun_the_refresh_margin() {
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let config = |top: &str, assets: &str| {
+            WatchConfig::parse(&format!(
+                "registry = \"C\"\nnetwork = \"testnet\"\n{top}{assets}"
+            ))
+        };
+        // 3500 + 120 > 3600: refused, with the bound and both ways out.
+        let err = config("interval_secs = 3500\n", asset).unwrap_err();
+        for needle in [
+            "interval_secs (3500)",
+            "refresh_margin_secs (3600)",
+            "Lower interval_secs to at most 3480",
+            "raise refresh_margin_secs to at least 3620",
+        ] {
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+        assert!(config("interval_secs = 3480\n", asset).is_ok());
+        // A per-asset override is named as such.
+        let err = config("", "[[asset]]\nasset = \"A-B\"\ninterval_secs = 4000\n").unwrap_err();
+        assert!(
+            err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
+            "{err}"
+        );
+        // Every asset adds a check to the pass: 30 at the defaults (300 + 30 x 120 = 3900) is too many.
+        let many = asset.repeat(30);
+        let err = config("", &many).unwrap_err();
+        assert!(err.contains("a pass over 30 asset(s)"), "{err}");
+        assert!(config("refresh_margin_secs = 3900\n", &many).is_ok());
+        assert!(config("", &asset.repeat(27)).is_ok());
+    }
+
     #[test]
     fn backoff_doubles_and_caps() {
         let i = Duration::from_secs(300);
