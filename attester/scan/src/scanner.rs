@@ -23,6 +23,8 @@ use crate::shared::Shared;
 pub enum Network {
     Mainnet,
     Testnet,
+    /// A standalone network (`assay localnet`, stellar-core `--standalone`).
+    Local,
 }
 
 impl Network {
@@ -30,6 +32,7 @@ impl Network {
         match self {
             Network::Mainnet => assay_core::PUBNET_PASSPHRASE,
             Network::Testnet => assay_core::TESTNET_PASSPHRASE,
+            Network::Local => assay_core::STANDALONE_PASSPHRASE,
         }
     }
 
@@ -37,6 +40,7 @@ impl Network {
         match self {
             Network::Mainnet => assay_core::DEFAULT_HORIZON_URL,
             Network::Testnet => "https://horizon-testnet.stellar.org",
+            Network::Local => "http://localhost:8000",
         }
     }
 }
