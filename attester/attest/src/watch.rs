@@ -543,17 +543,7 @@ impl Watcher<'_> {
                     .insert(index, (batch[0].clone(), c.hash.clone()));
                 Checked::WrittenUnconfirmed(c.hash, why)
             }
-            Err(e @ ChainError::Unknown { .. }) => {
-                log(
-                    "outcome_unknown",
-                    json!({"asset": name, "error": e.to_string()}),
-                );
-                Checked::Unknown(e.to_string())
-            }
-            Err(e) => {
-                log("write_failed", json!({"asset": name, "error": explain(&e)}));
-                Checked::Failed(explain(&e))
-            }
+            Err(e) => chain_failure(&name, "write_failed", &e),
         }
     }
 
@@ -649,20 +639,7 @@ impl Watcher<'_> {
                 );
                 Checked::Revoked(rule.to_string(), c.hash)
             }
-            Err(e @ ChainError::Unknown { .. }) => {
-                log(
-                    "outcome_unknown",
-                    json!({"asset": name, "error": e.to_string()}),
-                );
-                Checked::Unknown(e.to_string())
-            }
-            Err(e) => {
-                log(
-                    "revoke_failed",
-                    json!({"asset": name, "error": explain(&e)}),
-                );
-                Checked::Failed(explain(&e))
-            }
+            Err(e) => chain_failure(&name, "revoke_failed", &e),
         }
     }
 
@@ -759,6 +736,20 @@ impl Watcher<'_> {
             .map(|o| o.unwrap_or(Checked::Failed("not checked".into())))
             .collect()
     }
+}
+
+/// A failed transaction as a check's outcome, logged: `outcome_unknown` when it may have applied (never
+/// retried blindly), else `failed_event` with the registry's error named.
+fn chain_failure(asset: &str, failed_event: &str, e: &ChainError) -> Checked {
+    if e.may_have_written() {
+        log(
+            "outcome_unknown",
+            json!({"asset": asset, "error": e.to_string()}),
+        );
+        return Checked::Unknown(e.to_string());
+    }
+    log(failed_event, json!({"asset": asset, "error": explain(e)}));
+    Checked::Failed(explain(e))
 }
 
 /// Sets `stop` on SIGINT or SIGTERM. The handlers are installed before this returns, so a signal that
