@@ -406,16 +406,10 @@ impl Submitter for ChainSubmitter<'_> {
         })
     }
 
+    /// An unsigned, sourceless simulation: nothing is signed for a read.
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
-        let read = self
-            .invoker
-            .read(&registry::get_safety(self.registry, asset))?;
-        Ok(read
-            .as_ref()
-            .map(registry::decode_safety)
-            .transpose()
-            .map_err(ChainError::Simulation)?
-            .flatten())
+        crate::verify::read_safety(self.invoker.rpc, self.registry, asset)
+            .map_err(ChainError::Simulation)
     }
 
     fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError> {
