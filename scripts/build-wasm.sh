@@ -45,6 +45,9 @@ for p in "${packages[@]}"; do
 done
 
 TARGET=wasm32v1-none
+# The workspace's release profile unwinds for the host binaries; contracts always abort (smaller, and
+# the Soroban VM traps on a panic anyway). Every toolchain below runs cargo, which reads this.
+export CARGO_PROFILE_RELEASE_PANIC=abort
 build_dir="${ASSAY_WASM_TARGET_DIR:-$root/target/wasm-build}"
 out_dir="$root/target/wasm"
 mkdir -p "$out_dir"

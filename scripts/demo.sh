@@ -24,8 +24,8 @@ if [ "$missing" = 1 ]; then
 fi
 
 # The dev profile shares its build with scripts/test.sh (the release profile is tuned for contract size).
-say "building assay (cargo build -p assay-cli; the first build takes several minutes)"
-cargo build --locked -q -p assay-cli
+say "building assay with the demo (cargo build -p assay-cli --features demo; the first build takes several minutes)"
+cargo build --locked -q -p assay-cli --features demo
 
 target="${CARGO_TARGET_DIR:-$root/target}"
 say "running: assay demo"

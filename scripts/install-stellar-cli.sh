@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install stellar-cli (the `stellar` command) for the tests that run the docs' `stellar` lines
-# (attester/cli/tests/docs_commands.rs), into target/tools/bin/stellar — NOT onto PATH: with `stellar` on
+# (attester/cli/tests/it/docs_commands.rs), into target/tools/bin/stellar — NOT onto PATH: with `stellar` on
 # PATH, scripts/build-wasm.sh would prefer `stellar contract build`.
 #
 # Idempotent: does nothing when target/tools/bin/stellar already reports the pinned version. The first

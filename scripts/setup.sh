@@ -10,6 +10,8 @@ command -v flock >/dev/null 2>&1 || need_apt+=(util-linux)
 # The localnet interop test drives the node with @stellar/stellar-sdk from npm.
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+# The `assay serve` test renders its pages in headless Chromium.
+command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
@@ -20,11 +22,15 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
 
-# npm packages for the localnet interop test, pinned by attester/localnet/interop/package-lock.json.
-interop="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/attester/localnet/interop"
-if [ -f "$interop/package-lock.json" ] && [ ! -d "$interop/node_modules/@stellar/stellar-sdk" ]; then
-    (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error) >&2
-fi
+# npm packages for the localnet interop test and the TypeScript reads (attester/cli/tests/it/integrator_ts.rs),
+# pinned by each project's package-lock.json.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+for project in attester/localnet/interop examples/typescript; do
+    dir="$root/$project"
+    if [ -f "$dir/package-lock.json" ] && [ ! -d "$dir/node_modules/@stellar/stellar-sdk" ]; then
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    fi
+done
 
 # stellar-cli for the tests that run the docs' `stellar` lines, into target/tools (not PATH). Slow the first
 # time (a cargo install); the demo does not need it and skips it with ASSAY_SETUP_NO_STELLAR_CLI=1.

@@ -27,8 +27,37 @@ if [ "$(printf '%s\n' "$xdr_versions" | grep -c .)" -gt 1 ]; then
     exit 1
 fi
 
+step "one stellar-strkey of our own"
+# Our crates all use the workspace's stellar-strkey. Upstream pins others that cannot be unified (each 0.0.x
+# requirement is exact): soroban-env-host 29.0.1 and stellar-xdr 28.0.0 need 0.0.13, stellar-rpc-client
+# 28.0.0 needs 0.0.18, and soroban-sdk 29.0.1 pins =0.0.16, the one ours use. Report every version and who uses
+# it; fail when an assay crate uses any but the workspace's.
+ours="$(sed -n 's/^stellar-strkey = "=\(.*\)"$/\1/p' Cargo.toml)"
+strkey_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | awk '$1 == "stellar-strkey" { print $2 }' | sort -u)"
+for v in $strkey_versions; do
+    users="$(cargo tree --workspace --locked -e normal,build,dev --prefix none --depth 1 -i "stellar-strkey@${v#v}" 2>/dev/null | awk 'NR > 1 { print $1 }' | sort -u | tr '\n' ' ')"
+    printf 'stellar-strkey %s: used by %s\n' "$v" "$users" >&2
+    case " $users" in *" assay-"*) [ "${v#v}" = "$ours" ] || {
+        printf 'an assay crate uses stellar-strkey %s, not the workspace'"'"'s %s\n' "$v" "$ours" >&2
+        exit 1
+    } ;; esac
+done
+
 step "tests"
 cargo test --workspace --locked
+
+step "integrator example"
+# examples/integrator is a consumer's project (docs/integrating.md): its own workspace and Cargo.lock, built
+# from its own directory into a fresh target dir, with the registry .wasm placed where a consumer puts a release.
+cp target/wasm/assay_registry.wasm examples/integrator/wasm/
+integrator_target="$(mktemp -d)"
+(
+    cd examples/integrator
+    cargo fmt --check
+    CARGO_TARGET_DIR="$integrator_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$integrator_target" cargo test --locked
+)
+rm -rf "$integrator_target"
 
 step "demo (the README's first command, as written)"
 scripts/demo.sh >/dev/null

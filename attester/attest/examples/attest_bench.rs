@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo run --release -p assay-attest --example attest_bench`
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::sync::atomic::AtomicBool;

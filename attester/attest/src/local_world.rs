@@ -13,9 +13,10 @@ use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_scan::testsupport::ReplayServer;
+use assay_sep41::checks::i128_val;
 use stellar_xdr::{
-    ContractExecutable, ContractId, ContractIdPreimage, ContractIdPreimageFromAddress,
-    CreateContractArgsV2, Hash, HostFunction, ScAddress, ScVal, Uint256,
+    ContractId, Hash, InvokeContractArgs, ScAddress, ScSymbol, ScVal, SorobanAuthorizedFunction,
+    SorobanAuthorizedInvocation,
 };
 
 use crate::registry::{self, account_id, contract_val};
@@ -23,12 +24,15 @@ use crate::registry::{self, account_id, contract_val};
 /// The StellarExpert host the replay server answers for.
 pub const EXPERT: &str = "api.stellar.expert";
 
-/// Invoke options at the local network's pace (it closes a ledger every 100 ms).
+/// Invoke options at the local network's pace (it closes a ledger every 100 ms). Uncapped fees:
+/// the world's own set-up deploys contract code, whose rent for the maximum TTL (about 24 XLM for
+/// the registry) is above the attester's default cap for a write.
 pub fn local_invoke_options() -> InvokeOptions {
     InvokeOptions {
         poll_interval: Duration::from_millis(50),
         try_again_backoff: Duration::from_millis(20),
         follow_grace: Duration::from_secs(1),
+        max_fee: u32::MAX,
         ..InvokeOptions::default()
     }
 }
@@ -112,28 +116,9 @@ impl LocalWorld {
     /// Uploads `wasm` and creates a contract from it with `args`, as the admin.
     pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> Result<[u8; 32], String> {
         let inv = self.invoker(&self.admin);
-        let code = wasm.to_vec().try_into().map_err(|_| "wasm too large")?;
-        let up = inv
-            .invoke(&HostFunction::UploadContractWasm(code))
-            .map_err(|e| format!("upload: {e}"))?;
-        let hash: [u8; 32] = match up.return_value {
-            Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| "bad hash")?,
-            other => return Err(format!("upload returned {other:?}")),
-        };
-        let created = inv
-            .invoke(&HostFunction::CreateContractV2(CreateContractArgsV2 {
-                contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
-                    address: ScAddress::Account(account_id(self.admin.public_key())),
-                    salt: Uint256([salt; 32]),
-                }),
-                executable: ContractExecutable::Wasm(Hash(hash)),
-                constructor_args: args.try_into().map_err(|_| "too many args")?,
-            }))
-            .map_err(|e| format!("deploy: {e}"))?;
-        match created.return_value {
-            Some(ScVal::Address(ScAddress::Contract(ContractId(Hash(h))))) => Ok(h),
-            other => Err(format!("deploy returned {other:?}")),
-        }
+        let hash = inv.upload_wasm(wasm).map_err(|e| format!("upload: {e}"))?;
+        inv.create_contract(hash, [salt; 32], args)
+            .map_err(|e| format!("deploy: {e}"))
     }
 
     /// Deploys the registry (admin, with the attester in its set) and the default-policy gate from
@@ -198,13 +183,27 @@ impl LocalWorld {
             vec![
                 contract_val(asset),
                 registry::account_val(self.holder.public_key()),
-                ScVal::I128(stellar_xdr::Int128Parts {
-                    hi: (amount >> 64) as i64,
-                    lo: amount as u64,
-                }),
+                i128_val(amount),
             ],
         );
-        match self.invoker(&self.holder).invoke(&f) {
+        // The holder authorizes the deposit and, inside it, exactly the token transfer to the gate.
+        let transfer = SorobanAuthorizedInvocation {
+            function: SorobanAuthorizedFunction::ContractFn(InvokeContractArgs {
+                contract_address: ScAddress::Contract(ContractId(Hash(asset))),
+                function_name: ScSymbol("transfer".try_into().expect("a symbol")),
+                args: vec![
+                    registry::account_val(self.holder.public_key()),
+                    contract_val(self.gate),
+                    i128_val(amount),
+                ]
+                .try_into()
+                .expect("three arguments"),
+            }),
+            sub_invocations: Default::default(),
+        };
+        let mut invoker = self.invoker(&self.holder);
+        invoker.options.authorized_sub_invocations = vec![transfer];
+        match invoker.invoke(&f) {
             Ok(_) => Ok(()),
             Err(ChainError::Simulation(text)) => {
                 Err(assay_chain::submit::contract_error_code(&text)

@@ -223,8 +223,5 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, String> {
 
 /// Wall clock seconds, for callers without a ledger time.
 pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    assay_core::Timestamp::now().unix().unsigned_abs()
 }

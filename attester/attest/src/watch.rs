@@ -55,6 +55,10 @@ pub struct WatchConfig {
     /// Re-attest when an attestation is this close to `max_age_secs`.
     #[serde(default = "default_margin")]
     pub refresh_margin_secs: u64,
+    /// The most one write may cost, in stroops (inclusion plus resource fee); a transaction priced
+    /// above it is refused before it is signed and counts as a failure.
+    #[serde(default = "default_max_fee")]
+    pub max_fee_stroops: u32,
     /// curl-style `HOST:PORT:ADDR:PORT2` connection mappings for source fetches (pinned deployments).
     #[serde(default)]
     pub connect_to: Vec<String>,
@@ -92,6 +96,54 @@ pub struct AssetConfig {
     pub sep41: bool,
 }
 
+/// Line and column (1-based) of the first value in `text` that looks like key material: an
+/// `S…` secret key anywhere, or a seed phrase in quotes. Found in the raw text, so a secret on a
+/// line that is not even valid TOML is caught before a parse error could quote it.
+fn secret_position(text: &str) -> Option<(usize, usize)> {
+    for (number, line) in text.lines().enumerate() {
+        let mut column = 0;
+        for piece in line.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+            let token = piece.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+            if assay_core::redact::is_secret_strkey(token) {
+                return Some((number + 1, line[..column].chars().count() + 1));
+            }
+            column += piece.len();
+        }
+        let mut offset = 0;
+        for (i, quoted) in line.split('"').enumerate() {
+            if i % 2 == 1 && assay_core::redact::is_seed_phrase(quoted) {
+                return Some((number + 1, line[..offset].chars().count() + 1));
+            }
+            offset += quoted.len() + 1;
+        }
+    }
+    None
+}
+
+/// A TOML error as line, column and what was expected, never the offending text: a value (which
+/// may be a secret pasted in the wrong place) is replaced by `"…"`.
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message: String = error
+        .message()
+        .split('"')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { "…" } else { part })
+        .collect::<Vec<_>>()
+        .join("\"");
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("invalid TOML at line {line}, column {column}: {message}")
+        }
+        None => format!("invalid TOML: {message}"),
+    }
+}
+
+fn default_max_fee() -> u32 {
+    assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
+}
 fn default_interval() -> u64 {
     300
 }
@@ -114,7 +166,14 @@ pub const REPEATED_REFUSALS: u32 = 2;
 impl WatchConfig {
     /// Parses and checks the file's values.
     pub fn parse(text: &str) -> Result<WatchConfig, String> {
-        let c: WatchConfig = toml::from_str(text).map_err(|e| e.to_string())?;
+        if let Some((line, column)) = secret_position(text) {
+            return Err(format!(
+                "line {line}, column {column}: this value looks like a secret key or seed phrase, \
+                 and secrets never go in this file (it is not shown here): name a stellar-cli \
+                 identity with `source`, point `source_file` at a key file, or set STELLAR_SECRET_KEY"
+            ));
+        }
+        let c: WatchConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         if c.assets.is_empty() {
             return Err(
                 "no [[asset]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`"
@@ -199,7 +258,11 @@ pub fn write_reason(
     {
         return Some("verdict changed");
     }
-    if ledger_now.saturating_sub(s.attested_at) + margin > max_age {
+    if ledger_now
+        .saturating_sub(s.attested_at)
+        .saturating_add(margin)
+        > max_age
+    {
         return Some("refresh before it goes stale");
     }
     None
@@ -353,15 +416,28 @@ pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc
     });
 }
 
-/// A structured log line on stderr.
+/// A structured log line on stderr. Every text in it goes through [`assay_core::redact::text`]:
+/// a journal never holds a secret key or a URL's credentials.
 pub fn log(event: &str, fields: serde_json::Value) {
     let mut v = json!({"ts": crate::verify::unix_now(), "event": event});
     if let (Some(obj), Some(extra)) = (v.as_object_mut(), fields.as_object()) {
         for (k, val) in extra {
-            obj.insert(k.clone(), val.clone());
+            obj.insert(k.clone(), redacted(val.clone()));
         }
     }
     eprintln!("{v}");
+}
+
+fn redacted(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Value::String(assay_core::redact::text(&s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(redacted).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, redacted(v))).collect())
+        }
+        other => other,
+    }
 }
 
 /// Everything one pass needs.
@@ -708,7 +784,7 @@ impl Watcher<'_> {
                 if Instant::now() < due[i] {
                     continue;
                 }
-                let outcome = self.check(i);
+                let outcome = check_guarded(&self.assets[i].0.to_string(), || self.check(i));
                 self.record(i, &outcome);
                 let interval = self.assets[i].2;
                 let failures = self
@@ -750,6 +826,18 @@ fn chain_failure(asset: &str, failed_event: &str, e: &ChainError) -> Checked {
     }
     log(failed_event, json!({"asset": asset, "error": explain(e)}));
     Checked::Failed(explain(e))
+}
+
+/// Runs one asset's check; a panic inside it (a bug on some input) becomes that asset's failure,
+/// counted and backed off like any other, never the end of the process.
+fn check_guarded(asset: &str, check: impl FnOnce() -> Checked) -> Checked {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        let detail = assay_scan::scanner::panic_message(payload.as_ref());
+        let message =
+            format!("internal error while checking {asset} ({detail}); please report this");
+        log("check_panicked", json!({"asset": asset, "error": message}));
+        Checked::Failed(message)
+    })
 }
 
 /// Sets `stop` on SIGINT or SIGTERM. The handlers are installed before this returns, so a signal that
@@ -824,6 +912,70 @@ mod tests {
             scanned_at: assay_core::Timestamp::from_unix(0).unwrap(),
             preimage: None,
         }
+    }
+
+    #[test]
+    fn item3_watch_toml_never_echoes_a_secret_or_a_bad_line() {
+        const SECRET: &str = "SBK2VIYYSVG76E7VC3QHYARNFLY2EAQXDHRC7BMXBBGIFG74ARPRMNQM";
+        let phrase = "abandon ".repeat(11) + "about";
+        let cases = [
+            (
+                format!("registry = \"C\"\nsecret_key = \"{SECRET}\"\n"),
+                "line 2, column 15",
+            ),
+            (
+                format!("registry = \"C\"\nsource = {SECRET}\n"),
+                "line 2, column 10",
+            ),
+            (format!("source = \"{phrase}\"\n"), "line 1, column 11"),
+            (
+                format!("[[asset]]\nasset = \"X\"\nsep41 = \"{SECRET}x\"\n"),
+                "line 3",
+            ),
+        ];
+        for (text, position) in &cases {
+            let err = WatchConfig::parse(text).unwrap_err();
+            assert!(!err.contains(SECRET) && !err.contains("abandon"), "{err}");
+            assert!(err.contains(position), "{position}: {err}");
+        }
+        // A TOML error names the line and column and never quotes the value.
+        let err =
+            WatchConfig::parse("registry = \"C\"\ninterval_secs = \"hunter2\"\n").unwrap_err();
+        assert!(err.contains("line 2, column"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        let err = WatchConfig::parse("registry = \"C\"\npassword hunter2\n").unwrap_err();
+        assert!(err.contains("line 2") && !err.contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn item5_a_panicking_check_is_that_assets_failure() {
+        let outcome = check_guarded("AAA-G", || panic!("planted {}", 7));
+        let Checked::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(
+            message.contains("AAA-G") && message.contains("planted 7"),
+            "{message}"
+        );
+        assert_eq!(
+            check_guarded("AAA-G", || Checked::Unchanged),
+            Checked::Unchanged
+        );
+    }
+
+    #[test]
+    fn item5_hostile_ledger_time_does_not_overflow_the_refresh_rule() {
+        let s = Safety {
+            severity: 1,
+            flags: 1,
+            evidence_hash: [0x11; 32],
+            attested_at: 0,
+        };
+        let p = params(1, 1, &"11".repeat(32));
+        assert_eq!(
+            write_reason(Some(&s), &p, u64::MAX, 86_400, 3_600),
+            Some("refresh before it goes stale")
+        );
     }
 
     #[test]

@@ -6,12 +6,14 @@
 //! - [`submit`]: simulate → assemble (footprint, resources, auth, fee margin) → sign → send → poll, with the
 //!   restore preamble, `TRY_AGAIN_LATER` / `DUPLICATE` / expiry / sequence handling, and a lost answer
 //!   re-polled by hash so a retry never writes twice;
+//! - [`deploy`]: contract deployment (upload, create, Stellar Asset Contract), the one place it is built;
 //! - [`tx`]: the same path as the SEP-41 suite and the fixtures use it (reads from any account, deploys,
 //!   classic operations, what a contract id runs);
 //! - [`network`] and [`identity`]: stellar-cli compatible network names and signing identities (secrets
 //!   from the environment, files or identity files, never argv, never printed);
 //! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer).
 pub mod address;
+pub mod deploy;
 pub mod identity;
 pub mod network;
 pub mod rpc;

@@ -131,27 +131,38 @@ impl RpcClient {
     /// # Errors
     /// [`RpcError::Protocol`] when `url` is not an http(s) URL with a host.
     pub fn new(url: &str) -> Result<RpcClient, RpcError> {
-        let bad = |detail: String| RpcError::Protocol {
-            url: url.into(),
+        // Never show credentials that may be embedded in a provider URL, not even in an error.
+        let bad = |shown: String, detail: String| RpcError::Protocol {
+            url: shown,
             method: "(none)".into(),
             detail,
         };
-        let parsed = url::Url::parse(url).map_err(|e| bad(format!("not a URL: {e}")))?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-            return Err(bad("expected an http(s) URL".into()));
-        }
-        // Never show credentials that may be embedded in a provider URL.
+        let parsed = url::Url::parse(url).map_err(|e| {
+            bad(
+                "(the RPC URL given, not shown)".into(),
+                format!("not a URL: {e}"),
+            )
+        })?;
         let mut shown = parsed.clone();
         let _ = shown.set_password(None);
         let _ = shown.set_username("");
         shown.set_query(None);
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(bad(shown.to_string(), "expected an http(s) URL".into()));
+        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| bad(format!("cannot start the I/O runtime: {e}")))?;
+            .map_err(|e| {
+                bad(
+                    shown.to_string(),
+                    format!("cannot start the I/O runtime: {e}"),
+                )
+            })?;
         let client = {
             let _guard = runtime.enter();
-            Client::new(url).map_err(|e| bad(e.to_string()))?
+            Client::new(url)
+                .map_err(|_| bad(shown.to_string(), "the RPC client refused it".into()))?
         };
         Ok(RpcClient {
             client: Ok(client),

@@ -6,16 +6,18 @@
 //! bound passed), or [`ChainError::Unknown`] naming the hash. Re-sending is always the *same* envelope (same
 //! sequence number, same hash), so a retry can never write twice.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use assay_core::Timestamp;
 use sha2::{Digest, Sha256};
 use stellar_rpc_client::SimulateTransactionResponse;
 use stellar_xdr::{
-    AccountId, DecoratedSignature, ExtensionPoint, Hash, HostFunction, InvokeHostFunctionOp,
-    InvokeHostFunctionResult, LedgerEntryData, LedgerKey, LedgerKeyAccount, Limits, Memo,
-    MuxedAccount, Operation, OperationBody, OperationResult, OperationResultTr, Preconditions,
-    PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber, Signature, SignatureHint,
-    SorobanAuthorizationEntry, SorobanCredentials, SorobanTransactionData, TimeBounds, TimePoint,
+    AccountId, DecoratedSignature, ExtensionPoint, Hash, HostFunction, InvokeContractArgs,
+    InvokeHostFunctionOp, InvokeHostFunctionResult, LedgerEntryData, LedgerKey, LedgerKeyAccount,
+    Limits, Memo, MuxedAccount, Operation, OperationBody, OperationResult, OperationResultTr,
+    Preconditions, PublicKey, ReadXdr, RestoreFootprintOp, ScVal, SequenceNumber, Signature,
+    SignatureHint, SorobanAuthorizationEntry, SorobanAuthorizedFunction,
+    SorobanAuthorizedInvocation, SorobanCredentials, SorobanTransactionData, TimeBounds, TimePoint,
     Transaction, TransactionEnvelope, TransactionExt, TransactionMeta, TransactionResult,
     TransactionResultResult, TransactionSignaturePayload,
     TransactionSignaturePayloadTaggedTransaction, TransactionV1Envelope, Uint256, WriteXdr,
@@ -42,7 +44,20 @@ pub struct InvokeOptions {
     pub try_again_backoff: Duration,
     /// How long past the time bound to keep asking about a sent transaction before calling it unknown.
     pub follow_grace: Duration,
+    /// The most this signer pays for one transaction, in stroops (inclusion plus resource fee): a
+    /// transaction priced above it is refused before it is signed ([`ChainError::FeeOverCap`]).
+    pub max_fee: u32,
+    /// The nested calls the caller means to authorize under the invocation it sends, exactly (for
+    /// example the token transfer inside a gate's `deposit`). Empty, the default, for every write
+    /// the attester makes: an authorization entry with any other sub-invocation is refused
+    /// ([`ChainError::UnexpectedAuth`]).
+    pub authorized_sub_invocations: Vec<SorobanAuthorizedInvocation>,
 }
+
+/// The default fee cap: 10 XLM per transaction, about twice a full `attest_many` of 50 (4.8 XLM
+/// with its margin on the local network) and far below what a hostile simulation answer could
+/// otherwise make the attester pay.
+pub const DEFAULT_MAX_FEE_STROOPS: u32 = 100_000_000;
 
 impl Default for InvokeOptions {
     fn default() -> InvokeOptions {
@@ -54,6 +69,8 @@ impl Default for InvokeOptions {
             max_try_again: 5,
             try_again_backoff: Duration::from_millis(500),
             follow_grace: Duration::from_secs(30),
+            max_fee: DEFAULT_MAX_FEE_STROOPS,
+            authorized_sub_invocations: Vec::new(),
         }
     }
 }
@@ -76,6 +93,26 @@ pub enum ChainError {
         "the call needs a signature from {0}, which this run does not hold; nothing was submitted"
     )]
     ForeignAuth(String),
+    /// The simulation asks this signer to authorize something other than exactly the call being
+    /// sent (another function, other arguments, or sub-invocations such as a payment to a third
+    /// party). Nothing was signed or submitted.
+    #[error("refusing to sign: the simulation asks {signer} to authorize {asked}, which is not exactly the call being sent ({sent}); nothing was signed or submitted")]
+    UnexpectedAuth {
+        /// The signer's address.
+        signer: String,
+        /// What the authorization entry covers.
+        asked: String,
+        /// The call being sent.
+        sent: String,
+    },
+    /// The transaction's fee is above the configured cap. Nothing was signed or submitted.
+    #[error("refusing to sign: the transaction's fee is {fee} stroops, above the cap of {cap} stroops; nothing was submitted (raise the cap with --max-fee / max_fee_stroops if this fee is expected)")]
+    FeeOverCap {
+        /// The fee the transaction would bid.
+        fee: u64,
+        /// The cap.
+        cap: u32,
+    },
     /// `sendTransaction` answered ERROR: the network refused the envelope; it will never apply.
     #[error("the network rejected transaction {hash}: {code}; nothing was written")]
     Rejected {
@@ -159,26 +196,27 @@ impl Simulated {
         if let Some(err) = &r.error {
             return Err(simulation_summary(err));
         }
-        let data: SorobanTransactionData = unb64("transactionData", Some(&r.transaction_data))?;
+        let data: SorobanTransactionData =
+            decode_rpc_xdr("transactionData", Some(&r.transaction_data))?;
         let first = r.results.first();
         let auth = first
             .map(|f| {
                 f.auth
                     .iter()
-                    .map(|e| unb64("auth", Some(e)))
+                    .map(|e| decode_rpc_xdr("auth", Some(e)))
                     .collect::<Result<Vec<_>, _>>()
             })
             .transpose()?
             .unwrap_or_default();
         let result = first
-            .map(|f| unb64::<ScVal>("result xdr", Some(&f.xdr)))
+            .map(|f| decode_rpc_xdr::<ScVal>("result xdr", Some(&f.xdr)))
             .transpose()?;
         let restore = r
             .restore_preamble
             .as_ref()
             .map(|p| {
                 Ok::<_, String>((
-                    unb64("restorePreamble.transactionData", Some(&p.transaction_data))?,
+                    decode_rpc_xdr("restorePreamble.transactionData", Some(&p.transaction_data))?,
                     fee_i64(p.min_resource_fee)?,
                 ))
             })
@@ -197,16 +235,26 @@ fn fee_i64(fee: u64) -> Result<i64, String> {
     i64::try_from(fee).map_err(|_| format!("minResourceFee {fee} is out of range"))
 }
 
-pub(crate) fn unb64<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
+/// Nesting the decoder follows in an RPC answer: the Soroban host's own XDR read limit, so every
+/// value a contract can build (at most 100 levels, four decoder steps each) still decodes.
+pub const RPC_XDR_MAX_DEPTH: u32 = 500;
+/// Bytes one decoded RPC value may hold: many times the largest contract code a network accepts
+/// (128 KiB), and far below what would exhaust memory.
+pub const RPC_XDR_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// Decodes a base64 XDR value from an RPC answer, bounded in depth and size: a hostile server
+/// gets an error, never a stack overflow or an unbounded allocation.
+pub fn decode_rpc_xdr<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
     let s = s.ok_or_else(|| format!("missing {field}"))?;
-    T::from_xdr_base64(s, Limits::none()).map_err(|e| format!("bad {field}: {e}"))
+    let limits = Limits {
+        depth: RPC_XDR_MAX_DEPTH,
+        len: RPC_XDR_MAX_BYTES,
+    };
+    T::from_xdr_base64(s, limits).map_err(|e| format!("bad {field}: {e}"))
 }
 
 fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    Timestamp::now().unix().unsigned_abs()
 }
 
 /// Extracts the most useful line of a failed simulation (`HostError: Error(Contract, #N)` when present).
@@ -244,6 +292,77 @@ pub fn foreign_auth(auth: &[SorobanAuthorizationEntry]) -> Option<String> {
     })
 }
 
+/// The first authorization entry that is not exactly `host_function` with exactly the `nested`
+/// sub-invocations (none for the attester's writes), described as (what it asks, what is sent).
+/// Entries for other addresses are [`foreign_auth`]'s.
+pub fn unexpected_auth(
+    auth: &[SorobanAuthorizationEntry],
+    host_function: &HostFunction,
+    nested: &[SorobanAuthorizedInvocation],
+) -> Option<(String, String)> {
+    let sent = describe_host_function(host_function);
+    auth.iter().find_map(|entry| {
+        let root = &entry.root_invocation;
+        let exact = match (&root.function, host_function) {
+            (SorobanAuthorizedFunction::ContractFn(a), HostFunction::InvokeContract(b)) => a == b,
+            (
+                SorobanAuthorizedFunction::CreateContractHostFn(a),
+                HostFunction::CreateContract(b),
+            ) => a == b,
+            (
+                SorobanAuthorizedFunction::CreateContractV2HostFn(a),
+                HostFunction::CreateContractV2(b),
+            ) => a == b,
+            _ => false,
+        };
+        if !exact {
+            return Some((describe_authorized(&root.function), sent.clone()));
+        }
+        if root.sub_invocations.as_slice() == nested {
+            return None;
+        }
+        let first = root.sub_invocations.first().map_or_else(
+            || "none of the nested calls it means to authorize".into(),
+            |call| format!("the first {}", describe_authorized(&call.function)),
+        );
+        Some((
+            format!(
+                "{sent} with {} sub-invocation(s), {first}",
+                root.sub_invocations.len()
+            ),
+            sent.clone(),
+        ))
+    })
+}
+
+fn describe_authorized(function: &SorobanAuthorizedFunction) -> String {
+    match function {
+        SorobanAuthorizedFunction::ContractFn(call) => describe_call(call),
+        SorobanAuthorizedFunction::CreateContractHostFn(_)
+        | SorobanAuthorizedFunction::CreateContractV2HostFn(_) => "a contract deployment".into(),
+    }
+}
+
+fn describe_host_function(function: &HostFunction) -> String {
+    match function {
+        HostFunction::InvokeContract(call) => describe_call(call),
+        HostFunction::CreateContract(_) | HostFunction::CreateContractV2(_) => {
+            "a contract deployment".into()
+        }
+        HostFunction::UploadContractWasm(_) => "a code upload".into(),
+    }
+}
+
+/// `C….function(n args)`.
+fn describe_call(call: &InvokeContractArgs) -> String {
+    format!(
+        "{}.{}({} args)",
+        crate::address::strkey_of(&call.contract_address),
+        String::from_utf8_lossy(call.function_name.0.as_slice()),
+        call.args.len()
+    )
+}
+
 /// Talks to one network as one signer.
 pub struct Invoker<'a> {
     /// Endpoint.
@@ -275,8 +394,14 @@ impl Invoker<'_> {
         let Some(entry) = r.entries.unwrap_or_default().into_iter().next() else {
             return Err(ChainError::NoAccount(self.signer.address()));
         };
-        match unb64::<LedgerEntryData>("entry xdr", Some(&entry.xdr)) {
-            Ok(LedgerEntryData::Account(a)) => Ok(a.seq_num.0 + 1),
+        match decode_rpc_xdr::<LedgerEntryData>("entry xdr", Some(&entry.xdr)) {
+            // The server's answer: checked, so a hostile i64::MAX is an error, not a panic.
+            Ok(LedgerEntryData::Account(a)) => a.seq_num.0.checked_add(1).ok_or_else(|| {
+                ChainError::Simulation(format!(
+                    "the account's sequence number {} has no successor",
+                    a.seq_num.0
+                ))
+            }),
             Ok(_) => Err(ChainError::Simulation(
                 "getLedgerEntries returned a non-account entry".into(),
             )),
@@ -320,7 +445,7 @@ impl Invoker<'_> {
             seq_num: SequenceNumber(seq),
             cond: Preconditions::Time(TimeBounds {
                 min_time: TimePoint(0),
-                max_time: TimePoint(now_unix() + self.options.validity_secs),
+                max_time: TimePoint(now_unix().saturating_add(self.options.validity_secs)),
             }),
             memo: Memo::None,
             operations,
@@ -435,6 +560,18 @@ impl Invoker<'_> {
         if let Some(who) = foreign_auth(&sim.auth) {
             return Err(ChainError::ForeignAuth(who));
         }
+        // The transaction signature covers every source-account entry: sign only the call itself.
+        if let Some((asked, sent)) = unexpected_auth(
+            &sim.auth,
+            host_function,
+            &self.options.authorized_sub_invocations,
+        ) {
+            return Err(ChainError::UnexpectedAuth {
+                signer: self.signer.address(),
+                asked,
+                sent,
+            });
+        }
         let (data, fee) = self.priced(sim.data.clone(), sim.min_resource_fee)?;
         Ok(self.transaction(
             seq,
@@ -450,15 +587,27 @@ impl Invoker<'_> {
         mut data: SorobanTransactionData,
         min_fee: i64,
     ) -> Result<(SorobanTransactionData, u32), ChainError> {
-        let resource_fee =
-            min_fee + min_fee * i64::from(self.options.resource_fee_margin_pct) / 100;
-        data.resource_fee = resource_fee;
-        let fee =
-            u32::try_from(resource_fee + i64::from(self.options.inclusion_fee)).map_err(|_| {
-                ChainError::Simulation(format!(
-                    "resource fee {resource_fee} does not fit a transaction fee"
-                ))
-            })?;
+        // `min_fee` is the server's answer: checked, so a hostile value is an error, not a panic.
+        let out_of_range = || {
+            ChainError::Simulation(format!(
+                "minResourceFee {min_fee} with a {}% margin does not fit a transaction fee",
+                self.options.resource_fee_margin_pct
+            ))
+        };
+        let margin = i128::from(min_fee) * i128::from(self.options.resource_fee_margin_pct) / 100;
+        let resource_fee = i128::from(min_fee) + margin;
+        let total = resource_fee + i128::from(self.options.inclusion_fee);
+        if min_fee < 0 || total > i128::from(u32::MAX) {
+            return Err(out_of_range());
+        }
+        if total > i128::from(self.options.max_fee) {
+            return Err(ChainError::FeeOverCap {
+                fee: u64::try_from(total).map_err(|_| out_of_range())?,
+                cap: self.options.max_fee,
+            });
+        }
+        data.resource_fee = i64::try_from(resource_fee).map_err(|_| out_of_range())?;
+        let fee = u32::try_from(total).map_err(|_| out_of_range())?;
         Ok((data, fee))
     }
 
@@ -481,6 +630,12 @@ impl Invoker<'_> {
     /// Sends a signed transaction and follows it to a final answer.
     pub fn submit(&self, tx: Transaction) -> Result<Confirmed, ChainError> {
         let fee = tx.fee;
+        if fee > self.options.max_fee {
+            return Err(ChainError::FeeOverCap {
+                fee: u64::from(fee),
+                cap: self.options.max_fee,
+            });
+        }
         let max_time = match &tx.cond {
             Preconditions::Time(tb) => tb.max_time.0,
             _ => u64::MAX,
@@ -502,7 +657,7 @@ impl Invoker<'_> {
                         backoff = (backoff * 2).min(Duration::from_secs(10));
                     }
                     "ERROR" => {
-                        let code = match unb64::<TransactionResult>(
+                        let code = match decode_rpc_xdr::<TransactionResult>(
                             "errorResultXdr",
                             r.error_result_xdr.as_deref(),
                         ) {
@@ -553,7 +708,7 @@ impl Invoker<'_> {
                 Ok(r) => match r.status.as_str() {
                     "SUCCESS" => return Ok(confirmed(hash, &r, fee)),
                     "FAILED" => {
-                        let code = match unb64::<TransactionResult>(
+                        let code = match decode_rpc_xdr::<TransactionResult>(
                             "resultXdr",
                             r.result_xdr.as_deref(),
                         ) {
@@ -596,13 +751,14 @@ impl Invoker<'_> {
 }
 
 fn confirmed(hash: &str, r: &TransactionStatus, fee: u32) -> Confirmed {
-    let return_value = unb64::<TransactionMeta>("resultMetaXdr", r.result_meta_xdr.as_deref())
-        .ok()
-        .and_then(|m| match m {
-            TransactionMeta::V3(v3) => v3.soroban_meta.map(|s| s.return_value),
-            TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
-            _ => None,
-        });
+    let return_value =
+        decode_rpc_xdr::<TransactionMeta>("resultMetaXdr", r.result_meta_xdr.as_deref())
+            .ok()
+            .and_then(|m| match m {
+                TransactionMeta::V3(v3) => v3.soroban_meta.map(|s| s.return_value),
+                TransactionMeta::V4(v4) => v4.soroban_meta.and_then(|s| s.return_value),
+                _ => None,
+            });
     Confirmed {
         hash: hash.into(),
         ledger: r.ledger.unwrap_or(0),

@@ -5,22 +5,21 @@
 //! envelope per write, `TRY_AGAIN_LATER` back-off, lost answers re-polled by hash, time-bound expiry).
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use stellar_xdr::{
-    AccountId, Asset, ContractDataDurability, ContractExecutable, ContractId, ContractIdPreimage,
-    ContractIdPreimageFromAddress, CreateContractArgs, CreateContractArgsV2, Hash, HostFunction,
+    AccountId, Asset, ContractDataDurability, ContractExecutable, ContractId, Hash, HostFunction,
     InvokeContractArgs, InvokeHostFunctionOp, LedgerEntryData, LedgerKey, LedgerKeyAccount,
     LedgerKeyContractCode, LedgerKeyContractData, Memo, MuxedAccount, Operation, OperationBody,
     Preconditions, ScAddress, ScSymbol, ScVal, SequenceNumber, Transaction, TransactionEnvelope,
-    TransactionExt, TransactionV1Envelope, Uint256,
+    TransactionExt, TransactionV1Envelope,
 };
 
 use crate::{
     address::{contract_id_from_asset, contract_id_from_deployer},
+    deploy,
     identity::Signer,
     network::NetworkSpec,
     rpc::RpcClient,
-    submit::{unb64, ChainError, InvokeOptions, Invoker, Simulated},
+    submit::{decode_rpc_xdr, ChainError, InvokeOptions, Invoker, Simulated},
 };
 
 /// A read (a simulated call that is never submitted).
@@ -192,12 +191,8 @@ impl Network {
 
     /// Uploads contract code; returns its hash.
     pub fn upload_wasm(&self, signer: &Signer, wasm: &[u8]) -> Result<[u8; 32], ChainError> {
-        let hash: [u8; 32] = Sha256::digest(wasm).into();
-        let code = wasm
-            .to_vec()
-            .try_into()
-            .map_err(|_| ChainError::Simulation("contract code too large".into()))?;
-        expect_landed(self.run_host_function(signer, HostFunction::UploadContractWasm(code))?)?;
+        let (host_function, hash) = deploy::upload_wasm(wasm)?;
+        expect_landed(self.run_host_function(signer, host_function)?)?;
         Ok(hash)
     }
 
@@ -211,16 +206,7 @@ impl Network {
     ) -> Result<ScAddress, ChainError> {
         let deployer = signer.sc_address();
         let id = contract_id_from_deployer(&deployer, salt, self.passphrase());
-        let host_function = HostFunction::CreateContractV2(CreateContractArgsV2 {
-            contract_id_preimage: ContractIdPreimage::Address(ContractIdPreimageFromAddress {
-                address: deployer,
-                salt: Uint256(salt),
-            }),
-            executable: ContractExecutable::Wasm(Hash(wasm_hash)),
-            constructor_args: args
-                .try_into()
-                .map_err(|_| ChainError::Simulation("too many constructor arguments".into()))?,
-        });
+        let host_function = deploy::create_contract(deployer, wasm_hash, salt, args)?;
         expect_landed(self.run_host_function(signer, host_function)?)?;
         Ok(ScAddress::Contract(ContractId(Hash(id))))
     }
@@ -228,11 +214,7 @@ impl Network {
     /// Deploys the Stellar Asset Contract for `asset`.
     pub fn deploy_sac(&self, signer: &Signer, asset: &Asset) -> Result<ScAddress, ChainError> {
         let id = contract_id_from_asset(asset, self.passphrase());
-        let host_function = HostFunction::CreateContract(CreateContractArgs {
-            contract_id_preimage: ContractIdPreimage::Asset(asset.clone()),
-            executable: ContractExecutable::StellarAsset,
-        });
-        expect_landed(self.run_host_function(signer, host_function)?)?;
+        expect_landed(self.run_host_function(signer, deploy::create_asset_contract(asset))?)?;
         Ok(ScAddress::Contract(ContractId(Hash(id))))
     }
 
@@ -305,7 +287,12 @@ impl Network {
         signer: &Signer,
         host_function: HostFunction,
     ) -> Result<InvokeOutcome, ChainError> {
-        let invoker = self.invoker(signer);
+        let mut invoker = self.invoker(signer);
+        if !matches!(host_function, HostFunction::InvokeContract(_)) {
+            // Uploading or deploying code pays rent for the maximum TTL (tens of XLM): a set-up
+            // step the caller chose, not a contract call the fee cap guards.
+            invoker.options.max_fee = u32::MAX;
+        }
         let seq = invoker.next_sequence()?;
         let raw = invoker.simulate_raw(seq, &host_function)?;
         if let Some(error) = &raw.error {
@@ -375,5 +362,6 @@ fn invoke_op(host_function: HostFunction) -> Operation {
 }
 
 fn decode<T: stellar_xdr::ReadXdr>(b64: &str, what: &str) -> Result<T, ChainError> {
-    unb64(what, Some(b64)).map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
+    decode_rpc_xdr(what, Some(b64))
+        .map_err(|e| ChainError::Simulation(format!("the RPC server sent {e}")))
 }

@@ -121,15 +121,6 @@ fn parse_age(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-fn now() -> Timestamp {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    Timestamp::from_unix(secs)
-        .unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch is representable"))
-}
-
 fn read_report(path: &PathBuf) -> Result<Report, String> {
     let (name, text) = if path.as_os_str() == "-" {
         let mut text = String::new();
@@ -194,7 +185,7 @@ pub fn run(args: AttestationArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let as_of = args.as_of.unwrap_or_else(now);
+    let as_of = args.as_of.unwrap_or_else(Timestamp::now);
     let freshness = Freshness {
         window_secs: args.max_age,
     };

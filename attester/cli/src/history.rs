@@ -45,34 +45,69 @@ pub struct HistoryArgs {
 }
 
 #[derive(Serialize)]
-struct Entry {
+pub(crate) struct Entry {
     #[serde(flatten)]
-    observation: Observation,
-    accountability: String,
-    state: String,
+    pub(crate) observation: Observation,
+    pub(crate) accountability: String,
+    pub(crate) state: String,
 }
 
 #[derive(Serialize)]
-struct Step {
-    from: String,
-    to: String,
+pub(crate) struct Step {
+    pub(crate) from: String,
+    pub(crate) to: String,
     #[serde(flatten)]
-    transition: Transition,
+    pub(crate) transition: Transition,
 }
 
+/// A stored row that is not a readable report.
 #[derive(Serialize)]
-struct Skipped {
-    id: i64,
-    reason: String,
+pub(crate) struct Skipped {
+    pub(crate) id: i64,
+    pub(crate) reason: String,
 }
 
+/// An asset's observations, oldest first, and the transition between each consecutive pair.
 #[derive(Serialize)]
-struct Listing {
-    asset: String,
-    observations: Vec<Entry>,
-    transitions: Vec<Step>,
-    /// Rows that could not be read as reports: skipped, but counted here.
-    corrupt: Vec<Skipped>,
+pub(crate) struct Listing {
+    pub(crate) asset: String,
+    pub(crate) observations: Vec<Entry>,
+    pub(crate) transitions: Vec<Step>,
+    /// Rows that could not be read as reports (`assay history`): skipped, but counted here.
+    pub(crate) corrupt: Vec<Skipped>,
+}
+
+impl Listing {
+    /// The listing of `reports` (oldest first), as `assay history` prints it and `assay serve` serves it.
+    pub(crate) fn of(asset: String, reports: &[Report]) -> Listing {
+        let observations: Vec<Observation> = reports.iter().map(Observation::of).collect();
+        let transitions: Vec<Step> = observations
+            .windows(2)
+            .map(|pair| Step {
+                from: pair[0].at.to_string(),
+                to: pair[1].at.to_string(),
+                transition: transition(pair),
+            })
+            .collect();
+        Listing {
+            asset,
+            observations: reports
+                .iter()
+                .zip(observations)
+                .map(|(r, observation)| Entry {
+                    observation,
+                    accountability: r.accountability.name().to_string(),
+                    state: if r.undetermined {
+                        "unknown".into()
+                    } else {
+                        "complete".into()
+                    },
+                })
+                .collect(),
+            transitions,
+            corrupt: Vec::new(),
+        }
+    }
 }
 
 /// Runs `assay history`.
@@ -121,39 +156,14 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             c.reason
         );
     }
-    let observations: Vec<Observation> = reports.iter().map(Observation::of).collect();
-    let transitions: Vec<Step> = observations
-        .windows(2)
-        .map(|pair| Step {
-            from: pair[0].at.to_string(),
-            to: pair[1].at.to_string(),
-            transition: transition(pair),
+    let mut listing = Listing::of(asset.to_string(), &reports);
+    listing.corrupt = corrupt
+        .into_iter()
+        .map(|c| Skipped {
+            id: c.id,
+            reason: c.reason,
         })
         .collect();
-    let listing = Listing {
-        asset: asset.to_string(),
-        observations: reports
-            .iter()
-            .zip(observations)
-            .map(|(r, observation)| Entry {
-                observation,
-                accountability: r.accountability.name().to_string(),
-                state: if r.undetermined {
-                    "unknown".into()
-                } else {
-                    "complete".into()
-                },
-            })
-            .collect(),
-        transitions,
-        corrupt: corrupt
-            .into_iter()
-            .map(|c| Skipped {
-                id: c.id,
-                reason: c.reason,
-            })
-            .collect(),
-    };
     match args.output {
         OutputFormat::Json => println!(
             "{}",
@@ -206,34 +216,38 @@ fn render(listing: &Listing) -> String {
             },
         ));
         if let Some(step) = listing.transitions.get(i) {
-            let t = &step.transition;
-            let what = match t.state {
-                assay_core::transitions::TransitionState::Valid => {
-                    let mut parts = Vec::new();
-                    if !t.added.names().is_empty() {
-                        parts.push(format!("added {}", t.added.names().join(", ")));
-                    }
-                    if !t.removed.names().is_empty() {
-                        parts.push(format!("removed {}", t.removed.names().join(", ")));
-                    }
-                    if parts.is_empty() {
-                        parts.push("no capability change".to_string());
-                    }
-                    let attribution = t
-                        .attribution
-                        .map(|a| {
-                            serde_json::to_value(a)
-                                .ok()
-                                .and_then(|v| v.as_str().map(String::from))
-                                .unwrap_or_default()
-                        })
-                        .unwrap_or_default();
-                    format!("{}; severity moved by: {attribution}", parts.join("; "))
-                }
-                _ => format!("unknown: {}", t.reason.clone().unwrap_or_default()),
-            };
+            let what = describe(&step.transition);
             out.push_str(&format!("    -> {what}\n"));
         }
     }
     out
+}
+
+/// One transition in words: the bits added and removed and which axis moved severity, or why it is unknown.
+pub(crate) fn describe(t: &Transition) -> String {
+    match t.state {
+        assay_core::transitions::TransitionState::Valid => {
+            let mut parts = Vec::new();
+            if !t.added.names().is_empty() {
+                parts.push(format!("added {}", t.added.names().join(", ")));
+            }
+            if !t.removed.names().is_empty() {
+                parts.push(format!("removed {}", t.removed.names().join(", ")));
+            }
+            if parts.is_empty() {
+                parts.push("no capability change".to_string());
+            }
+            let attribution = t
+                .attribution
+                .map(|a| {
+                    serde_json::to_value(a)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                })
+                .unwrap_or_default();
+            format!("{}; severity moved by: {attribution}", parts.join("; "))
+        }
+        _ => format!("unknown: {}", t.reason.clone().unwrap_or_default()),
+    }
 }

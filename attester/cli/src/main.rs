@@ -9,12 +9,15 @@ use clap::{Parser, Subcommand};
 
 mod attestation;
 mod attester;
+#[cfg(feature = "demo")]
 mod demo;
 mod history;
 mod localnet;
 mod scan;
 mod scan_text;
 mod sep41;
+mod serve;
+mod serve_page;
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -41,10 +44,30 @@ enum Command {
     Watch(attester::watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
+    #[cfg(feature = "demo")]
     Demo(demo::DemoArgs),
+    /// Built without the `demo` feature: says how to get a binary that has it.
+    #[cfg(not(feature = "demo"))]
+    #[command(hide = true, disable_help_flag = true)]
+    Demo {
+        /// Whatever follows, so every `assay demo …` gets the message below.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        _args: Vec<String>,
+    },
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
+    if let Some(position) = secret_argument(std::env::args_os().skip(1)) {
+        eprintln!(
+            "assay: refusing a secret key on the command line: argument {position} looks like a \
+             secret key or seed phrase, so it is not used and not shown (the command line is visible \
+             in `ps` and shell history): name a stellar-cli \
+             identity, set STELLAR_SECRET_KEY (ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET for the \
+             SEP-41 parties), or use --source-file FILE"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -66,6 +89,26 @@ fn main() -> ExitCode {
         Command::Watch(args) => attester::watch::run(args),
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
+        #[cfg(feature = "demo")]
         Command::Demo(args) => demo::run(args),
+        #[cfg(not(feature = "demo"))]
+        Command::Demo { .. } => {
+            eprintln!(
+                "error: this assay was built without the `demo` feature (the demo replays recorded sources \
+                 with test support the released binary leaves out); run scripts/demo.sh, or build with \
+                 `cargo build -p assay-cli --features demo`"
+            );
+            ExitCode::from(EXIT_USAGE)
+        }
+        Command::Serve(args) => serve::run(args),
     }
+}
+
+/// The 1-based position of the first argument that is key material (alone or as `--flag=VALUE`),
+/// checked before clap, whose errors quote the value they refuse, and before any subcommand.
+fn secret_argument(args: impl Iterator<Item = std::ffi::OsString>) -> Option<usize> {
+    use assay_core::redact::is_secret;
+    args.map(|a| a.to_string_lossy().into_owned())
+        .position(|a| is_secret(&a) || a.split_once('=').is_some_and(|(_, v)| is_secret(v)))
+        .map(|i| i + 1)
 }

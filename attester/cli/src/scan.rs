@@ -148,7 +148,7 @@ pub struct ScanArgs {
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay: {message}");
+    eprintln!("assay: {}", assay_core::redact::text(&message.to_string()));
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -277,7 +277,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         }) {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("assay: {asset}: {message}");
+                eprintln!("assay: {asset}: {}", assay_core::redact::text(&message));
                 exit = EXIT_ERROR;
                 continue;
             }

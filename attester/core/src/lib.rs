@@ -1,6 +1,7 @@
 //! Assay's judgment core: the Subject model, parsers for raw source answers, the four checks, the engine,
 //! the report, the evidence hash and attestation parameters. Pure: no crate that performs I/O is reachable
-//! from here (a test runs `cargo tree` to keep it so). Nothing here reads a clock: instants come from callers.
+//! from here (a test keeps it so). The judgment reads no clock: instants come from callers, and
+//! [`Timestamp::now`], the workspace's one clock, is for them.
 
 pub mod attestation;
 pub mod checks;
@@ -11,6 +12,7 @@ pub mod finding;
 pub mod hash;
 pub mod model;
 pub mod parse;
+pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod subject;

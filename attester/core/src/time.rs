@@ -1,10 +1,13 @@
-//! Whole-second UTC instants and their one wire format, `YYYY-MM-DDTHH:MM:SSZ`.
+//! Whole-second UTC instants and their one wire format, `YYYY-MM-DDTHH:MM:SSZ`: the workspace's one date
+//! formatter and its one clock ([`Timestamp::now`]).
 //!
-//! The core never reads a clock: every instant arrives from the caller (the scan records when a source
-//! answered; the CLI passes "now" when it checks freshness). That keeps the judgment reproducible.
+//! The judgment never reads the clock: every instant arrives from the caller (the scan records when a source
+//! answered; the CLI passes "now" when it checks freshness). That keeps the judgment reproducible;
+//! `attester/core/tests/it/imports.rs` checks that nothing else in the core calls [`Timestamp::now`].
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -27,6 +30,25 @@ pub struct TimestampError {
 }
 
 impl Timestamp {
+    /// 1970-01-01T00:00:00Z.
+    pub const EPOCH: Timestamp = Timestamp(0);
+
+    /// The system clock's current instant, to the second. The one place the workspace reads the wall clock;
+    /// front ends and I/O crates call it, the judgment takes instants as arguments.
+    pub fn now() -> Timestamp {
+        Timestamp::from_system_time(SystemTime::now())
+    }
+
+    /// The instant `at`, to the second; an instant before the epoch reads as the epoch and one past year
+    /// 9999 as its last second.
+    pub fn from_system_time(at: SystemTime) -> Timestamp {
+        let secs = at
+            .duration_since(UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        Timestamp::EPOCH.plus_seconds(secs)
+    }
+
     /// The instant `secs` seconds after 1970-01-01T00:00:00Z, if the wire format can spell it.
     pub fn from_unix(secs: i64) -> Option<Timestamp> {
         (MIN_SECS..=MAX_SECS)
@@ -192,6 +214,26 @@ mod tests {
                 .to_string(),
             "2024-02-29T23:59:59Z"
         );
+    }
+
+    #[test]
+    fn system_times_convert_to_the_second_and_clamp() {
+        use std::time::Duration;
+        let at = UNIX_EPOCH + Duration::from_millis(1_786_771_651_900);
+        assert_eq!(
+            Timestamp::from_system_time(at).to_string(),
+            "2026-08-15T05:27:31Z"
+        );
+        assert_eq!(
+            Timestamp::from_system_time(UNIX_EPOCH - Duration::from_secs(5)),
+            Timestamp::EPOCH
+        );
+        let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
+        assert_eq!(
+            Timestamp::from_system_time(far).to_string(),
+            "9999-12-31T23:59:59Z"
+        );
+        assert!(Timestamp::now() > "2020-01-01T00:00:00Z".parse().unwrap());
     }
 
     #[test]

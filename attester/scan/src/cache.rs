@@ -5,8 +5,9 @@
 //! a report states a claim's true age rather than implying it was just checked. Entries are written
 //! to a temporary file and renamed, so a crash never leaves a half-written entry.
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
+use assay_core::Timestamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -25,13 +26,6 @@ pub struct CachedAnswer {
 #[derive(Clone, Debug)]
 pub struct AnswerCache {
     dir: PathBuf,
-}
-
-fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 /// `max-age` from a Cache-Control value; `None` when absent or when the source forbids storing.
@@ -77,7 +71,7 @@ impl AnswerCache {
     pub fn get(&self, url: &str) -> Option<CachedAnswer> {
         let bytes = std::fs::read(self.path(url)).ok()?;
         let entry: CachedAnswer = serde_json::from_slice(&bytes).ok()?;
-        (entry.url == url && entry.expires_at > unix_now()).then_some(entry)
+        (entry.url == url && entry.expires_at > Timestamp::now().unix()).then_some(entry)
     }
 
     /// Stores an answer that was read; errors are ignored (a cache is an optimisation, never a source).
@@ -122,7 +116,7 @@ mod tests {
     fn round_trips_and_expires() {
         let dir = tempfile::tempdir().unwrap();
         let cache = AnswerCache::new(dir.path());
-        let now = unix_now();
+        let now = Timestamp::now().unix();
         cache.put("https://x/a", b"{}", now - 5, Duration::from_secs(20));
         let hit = cache.get("https://x/a").unwrap();
         assert_eq!(hit.retrieved_at, now - 5);

@@ -145,15 +145,7 @@ impl History {
         let rows = query
             .query_map(params![asset], |row| {
                 let id: i64 = row.get(0)?;
-                let read = || -> rusqlite::Result<StoredObservation> {
-                    Ok(StoredObservation {
-                        id,
-                        asset: row.get(1)?,
-                        scanned_at: row.get(2)?,
-                        report_json: row.get(3)?,
-                    })
-                };
-                Ok(read().map_err(|e| CorruptRow {
+                Ok(stored_observation(row).map_err(|e| CorruptRow {
                     id,
                     reason: e.to_string(),
                 }))
@@ -169,10 +161,37 @@ impl History {
         Ok(listed)
     }
 
+    /// The newest observation of every asset, ordered by asset.
+    pub fn latest_per_asset(&self) -> Result<Vec<StoredObservation>, HistoryError> {
+        let mut query = self
+            .conn
+            .prepare(
+                "SELECT o.id, o.asset, o.scanned_at, o.report_json FROM observations o \
+                 JOIN (SELECT asset, MAX(id) AS id FROM observations GROUP BY asset) latest \
+                 ON o.id = latest.id ORDER BY o.asset",
+            )
+            .map_err(|e| Self::err(&self.path, e))?;
+        let rows = query
+            .query_map([], stored_observation)
+            .map_err(|e| Self::err(&self.path, e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
     /// Direct access for tests that prove the store refuses rewrites.
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
+}
+
+/// One `SELECT id, asset, scanned_at, report_json` row.
+fn stored_observation(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredObservation> {
+    Ok(StoredObservation {
+        id: row.get(0)?,
+        asset: row.get(1)?,
+        scanned_at: row.get(2)?,
+        report_json: row.get(3)?,
+    })
 }
 
 #[cfg(test)]
@@ -219,6 +238,14 @@ mod tests {
         drop(history);
         let reopened = History::open_existing(&path).unwrap().unwrap();
         assert_eq!(reopened.list("A-G1").unwrap().rows.len(), 2);
+        let latest = reopened.latest_per_asset().unwrap();
+        assert_eq!(
+            latest
+                .iter()
+                .map(|r| (r.asset.as_str(), r.report_json.as_str()))
+                .collect::<Vec<_>>(),
+            [("A-G1", "{\"n\":3}"), ("B-G2", "{\"n\":2}")]
+        );
         assert!(History::open_existing(&dir.path().join("none.sqlite3"))
             .unwrap()
             .is_none());

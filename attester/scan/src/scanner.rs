@@ -3,9 +3,10 @@
 //! recorded by its canonical category so "we could not check" never reads as "this is fine".
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use assay_core::parse::{self, urls, StellarToml};
+use assay_core::redact;
 use assay_core::{
     Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome, Currency,
     DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
@@ -64,26 +65,34 @@ pub struct ScanConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScanError {
     /// Horizon could not be read: the flags are the premise of every verdict.
-    #[error("horizon: {url}: {failure}")]
+    #[error("horizon: {}: {}", redact::url(url), redact::text(failure))]
     Horizon { url: String, failure: String },
     /// Horizon has no such asset.
-    #[error("horizon: unknown asset {asset}: no /assets record at {url}")]
+    #[error(
+        "horizon: unknown asset {asset}: no /assets record at {}",
+        redact::url(url)
+    )]
     UnknownAsset { asset: String, url: String },
     /// Horizon has no such issuer account.
-    #[error("horizon: issuer account not found: {url}")]
+    #[error("horizon: issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
     /// Horizon serves a different network than the asset's: its flags would be another ledger's.
     #[error(
-        "horizon: {url} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
+        "horizon: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
          scanned. Point --horizon-url (or ASSAY_HORIZON_URL) at a Horizon of the asset's network, or pick \
-         the asset's network with --network / --asset-network"
+         the asset's network with --network / --asset-network",
+        redact::url(url)
     )]
     WrongNetwork {
-        /// Horizon's base URL, redacted.
+        /// Horizon's base URL (shown redacted).
         url: String,
         served: String,
         expected: String,
     },
+    /// This asset's scan panicked (a bug on some input): it is this asset's error, never the
+    /// process's; the other assets are scanned as usual.
+    #[error("scan of {asset} stopped on an internal error ({detail}); nothing was judged for it — please report this")]
+    Panicked { asset: String, detail: String },
 }
 
 /// Counters for the benchmark and progress display.
@@ -137,17 +146,9 @@ pub struct Scanner {
     pub stats: Stats,
 }
 
-/// The instant as the wire format spells it.
+/// The instant as the wire format spells it ([`Timestamp::from_system_time`]).
 pub fn timestamp(at: SystemTime) -> Timestamp {
-    let secs = at
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    Timestamp::from_unix(secs).unwrap_or_else(|| Timestamp::from_unix(0).expect("epoch"))
-}
-
-fn now() -> Timestamp {
-    timestamp(SystemTime::now())
+    Timestamp::from_system_time(at)
 }
 
 /// A failed fetch as a canonical failure (policy refusals are handled by the caller).
@@ -233,20 +234,33 @@ impl Scanner {
     ) -> Vec<Result<Subject, ScanError>> {
         let permits = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
+        // Which asset each task scans, so a task that panics becomes that asset's error.
+        let mut scanning = std::collections::HashMap::new();
         for (index, asset) in assets.into_iter().enumerate() {
             let scanner = self.clone();
             let permits = permits.clone();
             let on_done = on_done.clone();
-            tasks.spawn(async move {
+            let name = asset.to_string();
+            let task = tasks.spawn(async move {
                 let _permit = permits.acquire_owned().await.expect("semaphore open");
                 let result = scanner.scan(&asset).await;
                 on_done(index);
                 (index, result)
             });
+            scanning.insert(task.id(), (index, name));
         }
         let mut results: Vec<Option<Result<Subject, ScanError>>> = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            let (index, result) = joined.expect("scan task panicked");
+        while let Some(joined) = tasks.join_next_with_id().await {
+            let (index, result) = match joined {
+                Ok((_, done)) => done,
+                Err(failed) => {
+                    let Some((index, asset)) = scanning.remove(&failed.id()) else {
+                        continue;
+                    };
+                    let detail = panic_text(failed);
+                    (index, Err(ScanError::Panicked { asset, detail }))
+                }
+            };
             if results.len() <= index {
                 results.resize(index + 1, None);
             }
@@ -320,7 +334,7 @@ impl Scanner {
             asset_lists,
             network: Some(self.config.network_passphrase.clone()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
-            scanned_at: now(),
+            scanned_at: Timestamp::now(),
         })
     }
 
@@ -329,7 +343,7 @@ impl Scanner {
     async fn check_horizon_network(&self) -> Result<(), ScanError> {
         let url = urls::horizon_root(&self.config.horizon_url);
         let horizon_error = |failure: String| ScanError::Horizon {
-            url: crate::net::redacted_url(&url),
+            url: url.clone(),
             failure: format!("{failure} (the root names the network Horizon serves)"),
         };
         let fetched = self
@@ -345,7 +359,7 @@ impl Scanner {
             .map_err(|err| horizon_error(err.to_failure().describe()))?;
         if served != self.config.network_passphrase {
             return Err(ScanError::WrongNetwork {
-                url: crate::net::redacted_url(&self.config.horizon_url),
+                url: self.config.horizon_url.clone(),
                 served,
                 expected: self.config.network_passphrase.clone(),
             });
@@ -404,7 +418,7 @@ impl Scanner {
         if !is_host_name(domain) {
             return TomlOutcome::Refused {
                 requested_url,
-                retrieved_at: now(),
+                retrieved_at: Timestamp::now(),
                 reason: format!("home_domain {domain:?} is not a host name"),
             };
         }
@@ -415,8 +429,12 @@ impl Scanner {
                     Err(FetchError {
                         kind: FailureKind::Refused(reason),
                         ..
-                    }) => TomlAnswer::Refused(requested_url.clone(), now(), reason),
-                    Err(err) => TomlAnswer::Failed(requested_url.clone(), now(), to_failure(&err)),
+                    }) => TomlAnswer::Refused(requested_url.clone(), Timestamp::now(), reason),
+                    Err(err) => TomlAnswer::Failed(
+                        requested_url.clone(),
+                        Timestamp::now(),
+                        to_failure(&err),
+                    ),
                     Ok(f) if f.status != 200 => TomlAnswer::Failed(
                         requested_url.clone(),
                         timestamp(f.retrieved_at),
@@ -484,11 +502,11 @@ impl Scanner {
                         kind: FailureKind::Refused(reason),
                         ..
                     }) => LinkedOutcome::Refused {
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         reason,
                     },
                     Err(err) => LinkedOutcome::Failed {
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         failure: to_failure(&err),
                     },
                     Ok(f) if f.status != 200 => LinkedOutcome::Failed {
@@ -553,7 +571,7 @@ impl Scanner {
             // is not a clean answer, so the lookup is recorded as failed.
             return BlocklistOutcome::Failed(Attempt {
                 url,
-                retrieved_at: now(),
+                retrieved_at: Timestamp::now(),
                 failure: FetchFailure::with_detail(
                     FailureCategory::Malformed,
                     format!("home_domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
@@ -681,7 +699,7 @@ impl Scanner {
                 return (
                     ExpertAnswer::Failed(Attempt {
                         url: url.to_string(),
-                        retrieved_at: now(),
+                        retrieved_at: Timestamp::now(),
                         failure,
                     }),
                     None,
@@ -721,7 +739,7 @@ impl Scanner {
         self.lists
             .get_or_fetch(&url.to_string(), || async {
                 match self.get(url, LIST).await {
-                    Err(err) => (now(), Err(to_failure(&err))),
+                    Err(err) => (Timestamp::now(), Err(to_failure(&err))),
                     Ok(f) if f.status != 200 => (
                         timestamp(f.retrieved_at),
                         Err(FetchFailure::new(FailureCategory::Status(f.status))),
@@ -734,6 +752,24 @@ impl Scanner {
             })
             .await
     }
+}
+
+/// What a failed task says: its panic message when it has one.
+fn panic_text(failed: tokio::task::JoinError) -> String {
+    if failed.is_panic() {
+        panic_message(failed.into_panic().as_ref())
+    } else {
+        failed.to_string()
+    }
+}
+
+/// The message a caught panic carried (`panic!` gives a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Runs futures concurrently and returns their outputs in order (a small `join_all`).

@@ -173,19 +173,24 @@ impl Watch {
         self.after[self.index(name)]
     }
 
-    fn changes(&self) -> impl Iterator<Item = i128> + '_ {
-        self.after.iter().zip(&self.before).map(|(a, b)| a - b)
+    /// Each quantity's change, `None` where the token's answers are so far apart that the
+    /// difference does not fit an i128 (a hostile or broken token; never a panic).
+    fn changes(&self) -> impl Iterator<Item = Option<i128>> + '_ {
+        self.after
+            .iter()
+            .zip(&self.before)
+            .map(|(a, b)| a.checked_sub(*b))
     }
 
     /// True when each quantity changed by exactly the expected amount, in watch order.
     fn moved_by(&self, expected: &[i128]) -> bool {
-        self.changes().eq(expected.iter().copied())
+        self.changes().eq(expected.iter().map(|&e| Some(e)))
     }
 
     /// The changes as the checks report them: `holder -1, recipient +1`.
     fn describe(&self) -> String {
         let parts: Vec<String> = (self.watched.iter().zip(self.changes()))
-            .map(|((name, _), d)| format!("{name} {}", delta(d)))
+            .map(|((name, _), d)| format!("{name} {}", delta_or_overflow(d)))
             .collect();
         parts.join(", ")
     }
@@ -726,7 +731,7 @@ impl Run<'_> {
         } else {
             Ok(fail(format!(
                 "{verb} a 1-unit self-transfer that moved the balance {h0} → {h1} ({})",
-                delta(h1 - h0)
+                change(h0, h1)
             )))
         }
     }
@@ -777,16 +782,16 @@ impl Run<'_> {
                 let why = match (h1, r1) {
                     (Some(h1), Some(r1)) if h1 > h0 => format!(
                         ": holder {}, recipient {} — the sign was honoured and the transfer ran backwards",
-                        delta(h1 - h0),
-                        delta(r1 - r0)
+                        change(h0, h1),
+                        change(r0, r1)
                     ),
                     (Some(h1), _) if h1 < h0 => format!(
                         ": holder {} — the sign was discarded",
-                        delta(h1 - h0)
+                        change(h0, h1)
                     ),
                     (Some(_), Some(r1)) if r1 < r0 => format!(
                         ": holder unchanged, recipient {} — a third party was debited",
-                        delta(r1 - r0)
+                        change(r0, r1)
                     ),
                     (Some(_), Some(_)) => "; balances unchanged".into(),
                     _ => "; balances after it unreadable".into(),
@@ -995,6 +1000,16 @@ pub fn i128_val(v: i128) -> ScVal {
 
 fn kind(v: &ScVal) -> String {
     format!("a {:?}", v.discriminant()).to_lowercase()
+}
+
+/// The change from `before` to `after` as [`delta`] shows it; checked, since both are a contract's
+/// answers and their difference may not fit an i128.
+fn change(before: i128, after: i128) -> String {
+    delta_or_overflow(after.checked_sub(before))
+}
+
+fn delta_or_overflow(d: Option<i128>) -> String {
+    d.map_or_else(|| "by more than an i128 holds".into(), delta)
 }
 
 fn delta(d: i128) -> String {

@@ -215,7 +215,7 @@ pub fn run_live(
     Ok(Report {
         contract_id: contract_text,
         network: origin(rpc_url),
-        ran_at: crate::now_iso8601(),
+        ran_at: assay_core::Timestamp::now().to_string(),
         results,
     })
 }

@@ -180,7 +180,7 @@ pub fn run_offline(
         report: Report {
             contract_id: strkey_of(&contract),
             network: format!("embedded local network ({})", localnet.passphrase()),
-            ran_at: crate::now_iso8601(),
+            ran_at: assay_core::Timestamp::now().to_string(),
             results,
         },
         setup_round_trips,

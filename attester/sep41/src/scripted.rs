@@ -22,6 +22,8 @@ pub struct Flaws {
     pub ignore_allowance: bool,
     /// approve adds instead of overwriting.
     pub accumulate: bool,
+    /// transfer of a negative amount lands and leaves the sender's balance at i128::MIN.
+    pub negative_transfer_to_min: bool,
 }
 
 pub struct ScriptedChain {
@@ -160,6 +162,10 @@ impl TokenChain for ScriptedChain {
                 assert_eq!(signer, Signer::Holder);
                 let (from, to, amount) =
                     (addr_of(&args[0]), addr_of(&args[1]), amount_of(&args[2]));
+                if self.flaws.negative_transfer_to_min && amount < 0 {
+                    self.balances.insert(from, i128::MIN);
+                    return Ok(self.land());
+                }
                 if self.flaws.vulnerable_transfer {
                     let (fb, tb) = (self.bal(&from), self.bal(&to));
                     self.balances.insert(from, fb - amount);

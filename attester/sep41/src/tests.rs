@@ -397,6 +397,22 @@ fn accepted_and_moved_names_the_bug_direction() {
 }
 
 #[test]
+fn item5_balance_of_i128_min_after_a_negative_transfer_fails_without_panicking() {
+    let (mut chain, cfg) = setup(5);
+    chain.flaws.negative_transfer_to_min = true;
+    let report = run(&mut chain, &cfg);
+    let negative = row(&report, "sep41-transfer-negative-amount");
+    assert_eq!(negative.status, Fail, "{}", negative.actual);
+    assert!(
+        negative.actual.contains("by more than an i128 holds"),
+        "{}",
+        negative.actual
+    );
+    // The holder's accounting is unsound from then on: later movers cannot judge it.
+    assert_eq!(report.status_of("sep41-transfer"), Some(Unverifiable));
+}
+
+#[test]
 fn accepted_and_held_passes_the_invariance_checks() {
     let (mut chain, cfg) = setup(5);
     let report = run(&mut chain, &cfg);

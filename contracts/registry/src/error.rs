@@ -21,7 +21,7 @@ pub enum Error {
     InconsistentAttestation = 4,
     /// `revoke` of an asset that has no attestation.
     NotAttested = 5,
-    /// `accept_admin` while no transfer is pending.
+    /// `accept_admin` or `cancel_admin_transfer` while no transfer is pending.
     NoPendingAdmin = 6,
     /// `attest_many` with more than `MAX_BATCH_SIZE` (50) elements.
     BatchTooLarge = 7,

@@ -49,6 +49,15 @@ pub struct AdminProposed {
     pub pending_admin: Address,
 }
 
+/// The admin withdrew its proposal; `pending_admin` can no longer accept.
+#[contractevent(topics = ["admin_transfer_cancelled"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AdminTransferCancelled {
+    #[topic]
+    pub admin: Address,
+    pub pending_admin: Address,
+}
+
 /// The proposed admin accepted; `previous_admin` has no power left.
 #[contractevent(topics = ["admin_changed"])]
 #[derive(Clone, Debug, Eq, PartialEq)]

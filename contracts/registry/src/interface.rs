@@ -8,7 +8,8 @@ use soroban_sdk::{Address, BytesN, Env, Vec};
 use crate::{Attestation, Error, Revocation, Safety};
 
 pub trait SafetyRegistryInterface {
-    /// Interface version of this code (2; the earlier registry had no such function).
+    /// Interface version of this code (3: `cancel_admin_transfer` was added to version 2; the
+    /// earlier registry had no such function).
     fn version(env: Env) -> u32;
 
     /// The current admin.
@@ -18,7 +19,8 @@ pub trait SafetyRegistryInterface {
     fn pending_admin(env: Env) -> Option<Address>;
 
     /// First step of an admin transfer: proposes `new_admin`, replacing any earlier proposal.
-    /// The current admin keeps full power until `accept_admin`.
+    /// The current admin keeps full power until `accept_admin`, and can withdraw the proposal
+    /// with `cancel_admin_transfer`.
     ///
     /// # Arguments
     /// * `new_admin` - the proposed successor; must call `accept_admin` itself.
@@ -29,6 +31,17 @@ pub trait SafetyRegistryInterface {
     /// # Events
     /// `["admin_proposed", admin]` with data `{pending_admin}`.
     fn transfer_admin(env: Env, new_admin: Address) -> Result<(), Error>;
+
+    /// Withdraws the pending admin transfer, so the proposed admin can no longer accept. A new
+    /// proposal can follow with `transfer_admin`.
+    ///
+    /// # Errors
+    /// * [`Error::NoPendingAdmin`] (6) - no transfer is pending.
+    /// * Host auth error unless the current admin authorised the call.
+    ///
+    /// # Events
+    /// `["admin_transfer_cancelled", admin]` with data `{pending_admin}`.
+    fn cancel_admin_transfer(env: Env) -> Result<(), Error>;
 
     /// Second step of an admin transfer: the proposed admin takes over.
     ///
@@ -143,17 +156,23 @@ pub trait SafetyRegistryInterface {
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error>;
 
     /// The current attestation of `asset`, or `None` if it was never attested or was revoked.
-    /// Never writes or extends anything.
+    /// Never writes or extends anything. This is the raw entry, not a judgment: a caller that
+    /// decides from it must itself refuse severity 4 (critical), apply its own age limit, and
+    /// treat `None` as "no".
     fn get_safety(env: Env, asset: Address) -> Option<Safety>;
 
-    /// True only if `asset` is attested, its severity is at most `max_severity`, it carries no
-    /// clawback bit when `max_severity` is below 3, and (when `max_age_secs > 0`) it is at most
-    /// `max_age_secs` old. `max_age_secs = 0` disables the age check.
+    /// True only if `asset` is attested, its severity is at most `max_severity` and below 4
+    /// (critical is never safe, whatever the ceiling), it carries no clawback bit when
+    /// `max_severity` is below 3, and (when `max_age_secs > 0`) it is at most `max_age_secs` old.
+    /// `max_age_secs = 0` disables the age check. Every other case answers false: no entry, a
+    /// revoked entry, a stale entry.
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool;
 
-    /// True only if `asset` is attested, none of `forbidden_mask`'s bits are set, and (when
-    /// `max_age_secs > 0`) it is at most `max_age_secs` old. A mask of 0 still needs an entry.
-    /// The mask sees powers, not reputation: pair it with a severity ceiling.
+    /// True only if `asset` is attested, its severity is below 4 (critical), none of
+    /// `forbidden_mask`'s bits are set, and (when `max_age_secs > 0`) it is at most
+    /// `max_age_secs` old. A mask of 0 still needs an entry. The mask sees powers, not
+    /// reputation, so critical is refused here whatever the mask; pair the mask with
+    /// `is_safe`'s ceiling to refuse high-severity reputation too.
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool;
 
     /// The latest revocation of `asset`, if it was ever revoked (kept after re-attestation).

@@ -24,7 +24,8 @@ mod types;
 
 pub use error::Error;
 pub use events::{
-    AdminChanged, AdminProposed, Attested, AttesterAdded, AttesterRemoved, Revoked, Upgraded,
+    AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded, AttesterRemoved,
+    Revoked, Upgraded,
 };
 pub use interface::SafetyRegistryInterface;
 pub use mechanics::*;
@@ -35,7 +36,7 @@ pub use types::{Attestation, DataKey, Revocation, Safety};
 pub mod testutils;
 
 /// Interface version, bumped whenever a function is added or changes.
-pub const INTERFACE_VERSION: u32 = 2;
+pub const INTERFACE_VERSION: u32 = 3;
 
 #[contract]
 pub struct SafetyRegistry;
@@ -74,6 +75,20 @@ impl SafetyRegistryInterface for SafetyRegistry {
         AdminProposed {
             admin,
             pending_admin: new_admin,
+        }
+        .publish(&env);
+        Ok(())
+    }
+
+    fn cancel_admin_transfer(env: Env) -> Result<(), Error> {
+        let admin = storage::admin(&env);
+        admin.require_auth();
+        let pending_admin = storage::pending_admin(&env).ok_or(Error::NoPendingAdmin)?;
+        storage::clear_pending_admin(&env);
+        storage::extend_instance(&env);
+        AdminTransferCancelled {
+            admin,
+            pending_admin,
         }
         .publish(&env);
         Ok(())
@@ -224,7 +239,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
         let Some(safety) = storage::safety(&env, &asset) else {
             return false;
         };
-        if safety.severity > max_severity {
+        // Critical is never safe, whatever ceiling the caller passes (a ceiling of 4 or more
+        // would otherwise admit it).
+        if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
             return false;
         }
         if safety.flags & MECH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
@@ -237,7 +254,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
         let Some(safety) = storage::safety(&env, &asset) else {
             return false;
         };
-        if safety.flags & forbidden_mask != 0 {
+        // The mask sees powers, not reputation: a critical entry (a scam, a blocklisted domain)
+        // may carry no capability bit, so severity is checked here whatever the mask.
+        if safety.severity >= SEVERITY_CRITICAL || safety.flags & forbidden_mask != 0 {
             return false;
         }
         is_fresh(&env, &safety, max_age_secs)

@@ -19,6 +19,7 @@ use crate::{
     *,
 };
 
+mod kit;
 mod properties;
 
 /// One deployed registry with an admin and one admitted attester.
@@ -74,6 +75,19 @@ impl Setup {
             "{}: auths of {function}",
             label(self.build)
         );
+    }
+
+    /// From now on only `who` has authorised, and only a call of the argument-less `function`.
+    fn authorise_only(&self, who: &Address, function: &str) {
+        self.env.mock_auths(&[MockAuth {
+            address: who,
+            invoke: &MockAuthInvoke {
+                contract: &self.id,
+                fn_name: function,
+                args: ().into_val(&self.env),
+                sub_invokes: &[],
+            },
+        }]);
     }
 
     fn ttl(&self, key: &DataKey) -> u32 {
@@ -401,15 +415,7 @@ fn admin_transfer_takes_two_steps() {
         assert_eq!(c.pending_admin(), Some(next.clone()));
 
         // Only the proposed admin can accept.
-        s.env.mock_auths(&[MockAuth {
-            address: &s.admin,
-            invoke: &MockAuthInvoke {
-                contract: &s.id,
-                fn_name: "accept_admin",
-                args: ().into_val(&s.env),
-                sub_invokes: &[],
-            },
-        }]);
+        s.authorise_only(&s.admin, "accept_admin");
         assert_auth_refused(c.try_accept_admin());
         s.env.mock_all_auths();
 
@@ -431,6 +437,49 @@ fn admin_transfer_takes_two_steps() {
         let third = Address::generate(&s.env);
         c.add_attester(&third);
         s.assert_auth(&next, "add_attester", (&third,).into_val(&s.env));
+    });
+}
+
+#[test]
+fn item4_admin_can_cancel_and_replace_a_pending_transfer() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        let c = s.client();
+        let (first, second) = (Address::generate(&s.env), Address::generate(&s.env));
+        assert_contract_error(c.try_cancel_admin_transfer(), Error::NoPendingAdmin, 6);
+
+        c.transfer_admin(&first);
+        // Only the admin cancels: neither a stranger nor the proposed admin.
+        s.authorise_only(&first, "cancel_admin_transfer");
+        assert_auth_refused(c.try_cancel_admin_transfer());
+        s.env.mock_all_auths();
+        assert_eq!(c.pending_admin(), Some(first.clone()), "{build:?}");
+
+        c.cancel_admin_transfer();
+        s.assert_auth(&s.admin, "cancel_admin_transfer", ().into_val(&s.env));
+        assert_eq!(
+            s.env.events().all(),
+            [AdminTransferCancelled {
+                admin: s.admin.clone(),
+                pending_admin: first.clone()
+            }
+            .to_xdr(&s.env, &s.id)]
+        );
+        assert_eq!(c.pending_admin(), None);
+        assert_contract_error(c.try_accept_admin(), Error::NoPendingAdmin, 6);
+        assert_contract_error(c.try_cancel_admin_transfer(), Error::NoPendingAdmin, 6);
+        assert_eq!(c.admin(), s.admin);
+
+        // A replaced proposal: only the latest proposed admin can accept.
+        c.transfer_admin(&first);
+        c.transfer_admin(&second);
+        assert_eq!(c.pending_admin(), Some(second.clone()));
+        s.authorise_only(&first, "accept_admin");
+        assert_auth_refused(c.try_accept_admin());
+        s.env.mock_all_auths();
+        c.accept_admin();
+        s.assert_auth(&second, "accept_admin", ().into_val(&s.env));
+        assert_eq!(c.admin(), second, "{build:?}");
     });
 }
 
@@ -481,11 +530,19 @@ fn severity_ceiling_and_mask_see_different_things() {
         assert!(!c.is_safe(&usdz, &2, &0));
         assert!(!c.is_safe_masked(&usdz, &POLICY_MASK_CONFISCATION_ONLY, &0));
 
-        // Bug #26: the mask alone admits a critical asset with no capability bits.
-        assert!(c.is_safe_masked(&doge, &CAPABILITY_MASK, &0), "{build:?}");
+        // Bug #26 fixed (issue #16, item 4): a critical asset with no capability bits is refused
+        // by every mask, and a ceiling of 4 no longer admits it.
+        assert!(!c.is_safe_masked(&doge, &CAPABILITY_MASK, &0), "{build:?}");
+        assert!(!c.is_safe_masked(&doge, &0, &0), "{build:?}");
         assert!(!c.is_safe(&doge, &3, &0));
-        assert!(c.is_safe(&doge, &4, &0));
+        assert!(!c.is_safe(&doge, &4, &0), "{build:?}");
+        assert!(!c.is_safe(&doge, &u32::MAX, &0), "{build:?}");
         assert!(!c.is_safe_masked(&doge, &MECH_BLOCKLISTED, &0));
+        assert_eq!(
+            c.get_safety(&doge).unwrap().severity,
+            4,
+            "the raw entry is kept"
+        );
     });
 }
 
@@ -785,7 +842,7 @@ fn upgrade_is_admin_only_and_keeps_storage() {
 }
 
 /// The deployed interface is the contract's boundary and nothing else: every function, the
-/// error enum, the three types callers see and the seven events — and none of the SDK's own
+/// error enum, the three types callers see and the eight events — and none of the SDK's own
 /// auth types, which soroban-sdk writes into every spec for the build system to shake out.
 #[test]
 fn wasm_interface_holds_exactly_the_contract_boundary() {
@@ -799,6 +856,7 @@ fn wasm_interface_holds_exactly_the_contract_boundary() {
         "fn admin",
         "fn attest",
         "fn attest_many",
+        "fn cancel_admin_transfer",
         "fn get_revocation",
         "fn get_safety",
         "fn is_attester",
@@ -816,6 +874,7 @@ fn wasm_interface_holds_exactly_the_contract_boundary() {
         "struct Safety",
         "event AdminChanged",
         "event AdminProposed",
+        "event AdminTransferCancelled",
         "event Attested",
         "event AttesterAdded",
         "event AttesterRemoved",

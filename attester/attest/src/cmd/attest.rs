@@ -21,7 +21,7 @@ use crate::sac;
 use crate::scanning::scan_subjects;
 use crate::sep41::{evaluate_subject, Sep41Outcome, Sep41Runner};
 use assay_chain::network::NetworkSpec;
-use assay_chain::submit::{InvokeOptions, Invoker};
+use assay_chain::submit::{InvokeOptions, Invoker, DEFAULT_MAX_FEE_STROOPS};
 
 const AFTER_HELP: &str = "\
 Every asset is scanned fresh (the answer cache is bypassed). A report that is unevaluated, stale,
@@ -88,6 +88,10 @@ pub struct AttestArgs {
     /// Percent added to the simulated resource fee.
     #[arg(long, value_name = "PCT", default_value_t = 15)]
     pub fee_margin: u32,
+    /// The most one transaction may cost, in stroops (inclusion plus resource fee); a transaction
+    /// priced above it is refused before it is signed. Default 10 XLM.
+    #[arg(long, value_name = "STROOPS", default_value_t = DEFAULT_MAX_FEE_STROOPS)]
+    pub max_fee: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
@@ -111,7 +115,10 @@ pub struct AttestArgs {
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay attest: {message}");
+    eprintln!(
+        "assay attest: {}",
+        assay_core::redact::text(&message.to_string())
+    );
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -176,7 +183,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
     let subjects = match scan_subjects(&settings, &assets) {
         Ok(r) => r,
         Err(m) => {
-            eprintln!("assay attest: {m}");
+            eprintln!("assay attest: {}", assay_core::redact::text(&m));
             return ExitCode::from(crate::attest::exit::ERROR);
         }
     };
@@ -204,6 +211,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
     let (planned, outcomes) = plan(&targets, reports, as_of, Freshness::default());
     let options = InvokeOptions {
         resource_fee_margin_pct: args.fee_margin,
+        max_fee: args.max_fee,
         ..InvokeOptions::default()
     };
     let mut submitter = ChainSubmitter {

@@ -24,6 +24,7 @@ Config (TOML):
   interval_secs = 300            # per-asset check interval
   max_age_secs = 86400           # the window gates use
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
+  max_fee_stroops = 100000000    # refuse to sign a write costing more (default 10 XLM)
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
   sep41_owner_identity = \"holder\"   # SEP-41 suite holder (else ASSAY_OWNER_SECRET)
   sep41_spender_identity = \"spender\" # SEP-41 suite spender (else ASSAY_SPENDER_SECRET)
@@ -71,7 +72,7 @@ pub struct WatchArgs {
 }
 
 fn usage(m: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay watch: {m}");
+    eprintln!("assay watch: {}", assay_core::redact::text(&m.to_string()));
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -176,6 +177,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
         }
     }
     stop_on_signals(stop.clone());
+    let options = InvokeOptions {
+        max_fee: config.max_fee_stroops,
+        ..InvokeOptions::default()
+    };
     let watcher = Watcher {
         rpc: &rpc,
         network: &spec,
@@ -186,7 +191,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         assets,
         history,
         health,
-        options: InvokeOptions::default(),
+        options,
         sep41,
         unconfirmed: Default::default(),
     };

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use assay_attest::local_world::EXPERT;
 use assay_attest::registry::account_id;
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
-use stellar_xdr::{
-    Asset, ContractExecutable, ContractId, ContractIdPreimage, CreateContractArgs, Hash,
-    HostFunction, ScAddress, ScVal,
-};
+use stellar_xdr::Asset;
 
 pub use assay_attest::local_world::LocalWorld;
 
@@ -106,17 +103,9 @@ impl Subject {
                 1,
             )
             .map_err(|e| format!("trustline: {e}"))?;
-        let created = w
-            .invoker(&w.admin)
-            .invoke(&HostFunction::CreateContract(CreateContractArgs {
-                contract_id_preimage: ContractIdPreimage::Asset(asset.clone()),
-                executable: ContractExecutable::StellarAsset,
-            }))
-            .map_err(|e| format!("deploy the asset contract: {e}"))?;
-        match created.return_value {
-            Some(ScVal::Address(ScAddress::Contract(ContractId(Hash(h))))) => Ok(h),
-            other => Err(format!("asset contract deploy returned {other:?}")),
-        }
+        w.invoker(&w.admin)
+            .deploy_sac(&asset)
+            .map_err(|e| format!("deploy the asset contract: {e}"))
     }
 
     /// Serves the subject's recorded directory, blocklist and stellar.toml answers. A recorded `N` status

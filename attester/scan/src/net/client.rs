@@ -82,27 +82,6 @@ pub struct FetchError {
     pub detail: String,
 }
 
-/// `url` as it may be shown in a message: no userinfo, query or fragment (they can carry credentials).
-/// Text that is not a URL is replaced entirely.
-pub fn redacted_url(url: &str) -> String {
-    match Url::parse(url) {
-        Ok(mut u) => {
-            let hidden = !u.username().is_empty() || u.password().is_some();
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            let had_query = u.query().is_some() || u.fragment().is_some();
-            u.set_query(None);
-            u.set_fragment(None);
-            let mut shown = u.to_string();
-            if hidden || had_query {
-                shown.push_str(" (credentials or query redacted)");
-            }
-            shown
-        }
-        Err(_) => "(an unparseable URL, not shown)".to_string(),
-    }
-}
-
 /// How redirects are treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedirectPolicy {

@@ -5,6 +5,5 @@ pub mod mapping;
 pub mod policy;
 
 pub use client::{
-    redacted_url, FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig,
-    RedirectPolicy,
+    FailureKind, FetchError, FetchOptions, Fetched, HttpClient, NetConfig, RedirectPolicy,
 };

@@ -1,5 +1,6 @@
 //! Property tests: over random verdicts, ages and policies, a read never says "safe" where a
-//! stricter read says "unsafe", and never says "safe" without an attestation.
+//! stricter read says "unsafe", never says "safe" without an attestation, and never says "safe" for
+//! a critical entry through any read.
 extern crate std;
 
 use proptest::prelude::*;
@@ -38,6 +39,12 @@ fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32
         assert!(!c.is_safe_masked(&never, &mask, &max_age));
         if !written {
             assert!(!safe && !masked, "a refused write must read as unsafe");
+        }
+        if severity >= crate::SEVERITY_CRITICAL {
+            assert!(
+                !safe && !masked,
+                "critical read as safe: ({max_severity}, {mask:#x}, {max_age})"
+            );
         }
         answers.push((max_severity, mask, max_age, safe, masked));
     }
@@ -106,5 +113,73 @@ proptest! {
         queries in proptest::collection::vec(query(), 1..8),
     ) {
         check(Build::Wasm, severity, flags, age, &queries);
+    }
+}
+
+/// A critical entry, whatever its bits and age, reads as unsafe through every boolean read, and
+/// `get_safety` hands it back unchanged for callers that judge it themselves.
+fn check_critical(build: Build, flags: u32, age: u64, queries: &[(u32, u32, u64)]) {
+    let s = Setup::new(build);
+    let c = s.client();
+    let asset = Address::generate(&s.env);
+    let hash = BytesN::from_array(&s.env, &[4; 32]);
+    c.attest(
+        &s.attester,
+        &asset,
+        &crate::SEVERITY_CRITICAL,
+        &flags,
+        &hash,
+    );
+    let t0 = s.env.ledger().timestamp();
+    s.env.ledger().set_timestamp(t0 + age);
+    for &(max_severity, mask, max_age) in queries {
+        assert!(
+            !c.is_safe(&asset, &max_severity, &max_age),
+            "is_safe({max_severity}, {max_age}) admitted critical flags {flags:#x}"
+        );
+        assert!(
+            !c.is_safe_masked(&asset, &mask, &max_age),
+            "is_safe_masked({mask:#x}, {max_age}) admitted critical flags {flags:#x}"
+        );
+    }
+    assert_eq!(
+        c.get_safety(&asset).unwrap().severity,
+        crate::SEVERITY_CRITICAL
+    );
+}
+
+/// Every query a caller could make, the loosest ones (ceiling 4 or more, mask 0, no age limit)
+/// weighted up.
+fn loose_query() -> impl Strategy<Value = (u32, u32, u64)> {
+    (
+        prop_oneof![Just(4u32), Just(u32::MAX), 0u32..=5, any::<u32>()],
+        prop_oneof![Just(0u32), 0u32..512, any::<u32>()],
+        prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn item4_no_read_answers_safe_for_a_critical_entry_native(
+        flags in 0u32..512,
+        age in prop_oneof![Just(0u64), 0u64..200_000],
+        queries in proptest::collection::vec(loose_query(), 1..8),
+    ) {
+        check_critical(Build::Native, flags, age, &queries);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn item4_no_read_answers_safe_for_a_critical_entry_wasm(
+        flags in 0u32..512,
+        age in prop_oneof![Just(0u64), 0u64..200_000],
+        queries in proptest::collection::vec(loose_query(), 1..8),
+    ) {
+        check_critical(Build::Wasm, flags, age, &queries);
     }
 }

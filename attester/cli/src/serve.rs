@@ -1,0 +1,654 @@
+//! `assay serve`: a read-only HTTP view of the history store that `assay scan` and `assay watch` append to.
+//!
+//! Every answer is computed from the store when it is asked for; nothing is written, and the store is
+//! opened read-only per request, so `watch` keeps appending while the server runs. An undetermined report
+//! is marked in the `Assay-Undetermined` header and in the body, so "could not check" never reads as
+//! "fine" to a client that looks at only one of them.
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use assay_core::report::Report;
+use assay_scan::asset_arg::parse_asset_arg;
+use assay_scan::history::{History, StoredObservation};
+use clap::Args;
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+
+use crate::history::Listing;
+use crate::serve_page;
+use crate::EXIT_USAGE;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   stopped by SIGINT or SIGTERM
+  1   the listen address could not be bound
+  64  usage error: a malformed option, or a non-loopback address without --allow-remote";
+
+/// Severity names a `?severity=` filter accepts (`unknown` is an unevaluated report).
+const SEVERITY_NAMES: [&str; 6] = ["clear", "low", "medium", "high", "critical", "unknown"];
+/// Page size of `/v1/assets` when none is asked for, and the largest one served.
+const DEFAULT_PER_PAGE: usize = 50;
+const MAX_PER_PAGE: usize = 500;
+
+/// Arguments of `assay serve`.
+#[derive(Args, Debug)]
+#[command(
+    about = "Serve the recorded reports read-only over HTTP (JSON API, one HTML page per asset, metrics)",
+    long_about = "Serves the history store that `assay scan` and `assay watch` append to, read-only:\n\
+  GET /v1/assets            latest report of every asset (paged: ?page=N&per_page=N, filter: ?severity=NAME)\n\
+  GET /v1/assets/{asset}    latest report JSON and the transitions between observations\n\
+  GET /assets/{asset}       the same as an HTML page, readable without JavaScript\n\
+  GET /health, /metrics     liveness (503 while the store cannot be read) and Prometheus metrics\n\
+An undetermined report carries `Assay-Undetermined: true` and `\"undetermined\": true`. Binds to loopback \
+unless --allow-remote is given; put a reverse proxy with TLS in front of a public instance.",
+    after_help = EXIT_CODES
+)]
+pub struct ServeArgs {
+    /// History database (default: the user's data directory; what `watch`'s `history` key names).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+
+    /// Address to listen on (port 0 picks a free port; the address is printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    pub listen: SocketAddr,
+
+    /// Allow a listen address that is not loopback.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// An answer: status, content type, extra headers, body.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    fn json(status: u16, body: &Value) -> Reply {
+        Reply {
+            status,
+            content_type: "application/json",
+            headers: Vec::new(),
+            body: format!("{body:#}\n"),
+        }
+    }
+
+    fn problem(status: u16, detail: String) -> Reply {
+        Reply {
+            content_type: "application/problem+json",
+            ..Reply::json(status, &json!({ "status": status, "detail": detail }))
+        }
+    }
+
+    fn html(status: u16, body: String) -> Reply {
+        Reply {
+            status,
+            content_type: "text/html; charset=utf-8",
+            headers: Vec::new(),
+            body,
+        }
+    }
+
+    fn undetermined(mut self, undetermined: bool) -> Reply {
+        self.headers
+            .push(("Assay-Undetermined", undetermined.to_string()));
+        self
+    }
+}
+
+/// What the server knows between requests: where the store is and how many requests it answered.
+pub(crate) struct Server {
+    pub store: PathBuf,
+    pub requests: AtomicU64,
+}
+
+/// The store's rows for one request, with the rows whose report could not be read counted, never dropped
+/// silently.
+struct Latest {
+    reports: Vec<(StoredObservation, Report)>,
+    corrupt: Vec<i64>,
+}
+
+impl Server {
+    /// Answers one request. Only GET and HEAD are served.
+    pub(crate) fn respond(&self, method: &str, path: &str, query: &str) -> Reply {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        if method != "GET" && method != "HEAD" {
+            return Reply::problem(
+                405,
+                format!("{method} is not served: this server is read-only"),
+            );
+        }
+        let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match segments.as_slice() {
+            [""] => self.index(),
+            ["health"] => self.health(),
+            ["metrics"] => self.metrics(),
+            ["v1", "assets"] => self.assets(query),
+            ["v1", "assets", asset] => self.asset_json(asset),
+            ["assets", asset] => self.asset_page(asset),
+            _ => Reply::problem(
+                404,
+                format!("no route {path}: see /v1/assets, /v1/assets/{{asset}}, /assets/{{asset}}, /health, /metrics"),
+            ),
+        }
+    }
+
+    fn open(&self) -> Result<History, Reply> {
+        match History::open_existing(&self.store) {
+            Ok(Some(history)) => Ok(history),
+            Ok(None) => Err(Reply::problem(
+                503,
+                format!(
+                    "no history at {} yet: `assay watch` (with `history`) or `assay scan` creates it",
+                    self.store.display()
+                ),
+            )),
+            Err(err) => Err(Reply::problem(503, err.to_string())),
+        }
+    }
+
+    fn latest(&self) -> Result<Latest, Reply> {
+        let rows = self
+            .open()?
+            .latest_per_asset()
+            .map_err(|e| Reply::problem(503, e.to_string()))?;
+        let mut latest = Latest {
+            reports: Vec::with_capacity(rows.len()),
+            corrupt: Vec::new(),
+        };
+        for row in rows {
+            match Report::from_json(&row.report_json) {
+                Ok(report) => latest.reports.push((row, report)),
+                Err(_) => latest.corrupt.push(row.id),
+            }
+        }
+        Ok(latest)
+    }
+
+    fn health(&self) -> Reply {
+        match self.latest() {
+            Ok(latest) => Reply::json(
+                200,
+                &json!({
+                    "status": "ok",
+                    "assets": latest.reports.len(),
+                    "corrupt_observations": latest.corrupt,
+                }),
+            ),
+            Err(reply) => reply,
+        }
+    }
+
+    fn metrics(&self) -> Reply {
+        let mut out = String::from(
+            "# HELP assay_serve_requests_total Requests answered since start.\n\
+             # TYPE assay_serve_requests_total counter\n",
+        );
+        out.push_str(&format!(
+            "assay_serve_requests_total {}\n",
+            self.requests.load(Ordering::Relaxed)
+        ));
+        out.push_str("# HELP assay_serve_store_up 1 when the history store could be read.\n# TYPE assay_serve_store_up gauge\n");
+        match self.latest() {
+            Ok(latest) => {
+                out.push_str("assay_serve_store_up 1\n");
+                // A floor from an undetermined report is never counted as the same answer as a verdict.
+                out.push_str("# HELP assay_serve_assets Assets by the severity of their latest report; undetermined=\"true\" marks a floor, not a verdict.\n# TYPE assay_serve_assets gauge\n");
+                for name in SEVERITY_NAMES {
+                    for undetermined in [false, true] {
+                        let n = latest
+                            .reports
+                            .iter()
+                            .filter(|(_, r)| {
+                                r.severity.name() == name && r.undetermined == undetermined
+                            })
+                            .count();
+                        out.push_str(&format!(
+                            "assay_serve_assets{{severity=\"{name}\",undetermined=\"{undetermined}\"}} {n}\n"
+                        ));
+                    }
+                }
+                let undetermined = latest
+                    .reports
+                    .iter()
+                    .filter(|(_, r)| r.undetermined)
+                    .count();
+                out.push_str(&format!(
+                    "# HELP assay_serve_assets_undetermined Assets whose latest report is undetermined.\n\
+                     # TYPE assay_serve_assets_undetermined gauge\nassay_serve_assets_undetermined {undetermined}\n\
+                     # HELP assay_serve_corrupt_observations Latest observations whose report could not be read.\n\
+                     # TYPE assay_serve_corrupt_observations gauge\nassay_serve_corrupt_observations {}\n",
+                    latest.corrupt.len()
+                ));
+            }
+            Err(_) => out.push_str("assay_serve_store_up 0\n"),
+        }
+        Reply {
+            status: 200,
+            content_type: "text/plain; version=0.0.4",
+            headers: Vec::new(),
+            body: out,
+        }
+    }
+
+    fn assets(&self, query: &str) -> Reply {
+        let params = match Page::parse(query) {
+            Ok(p) => p,
+            Err(detail) => return Reply::problem(400, detail),
+        };
+        let latest = match self.latest() {
+            Ok(latest) => latest,
+            Err(reply) => return reply,
+        };
+        let matching: Vec<&(StoredObservation, Report)> = latest
+            .reports
+            .iter()
+            .filter(|(_, r)| params.severity.is_none_or(|s| r.severity.name() == s))
+            .collect();
+        let total = matching.len();
+        let start = (params.page - 1).saturating_mul(params.per_page);
+        let page: Vec<Value> = matching
+            .iter()
+            .skip(start)
+            .take(params.per_page)
+            .map(|(row, r)| summary(&row.asset, r))
+            .collect();
+        let next = (start + page.len() < total).then(|| params.link(params.page + 1));
+        Reply::json(
+            200,
+            &json!({
+                "assets": page,
+                "page": params.page,
+                "per_page": params.per_page,
+                "total": total,
+                "next": next,
+                "corrupt_observations": latest.corrupt,
+            }),
+        )
+    }
+
+    /// The asset's observations, oldest first, or the reply that says why there are none.
+    fn observations(&self, segment: &str) -> Result<AssetView, Reply> {
+        let key = store_key(segment).map_err(|detail| Reply::problem(400, detail))?;
+        let listed = self
+            .open()?
+            .list(&key)
+            .map_err(|e| Reply::problem(503, e.to_string()))?;
+        let rows = listed.rows;
+        let mut view = AssetView {
+            key,
+            reports: Vec::with_capacity(rows.len()),
+            corrupt: listed.corrupt.iter().map(|c| c.id).collect(),
+        };
+        for row in rows {
+            match Report::from_json(&row.report_json) {
+                Ok(report) => view.reports.push(report),
+                Err(_) => view.corrupt.push(row.id),
+            }
+        }
+        if view.reports.is_empty() {
+            return Err(Reply::problem(
+                404,
+                format!("no readable observation of {} is recorded", view.key),
+            ));
+        }
+        Ok(view)
+    }
+
+    fn asset_json(&self, segment: &str) -> Reply {
+        let view = match self.observations(segment) {
+            Ok(view) => view,
+            Err(reply) => return reply,
+        };
+        let latest = view
+            .reports
+            .last()
+            .expect("observations() never returns none");
+        let listing = Listing::of(view.key.clone(), &view.reports);
+        Reply::json(
+            200,
+            &json!({
+                "asset": view.key,
+                "undetermined": latest.undetermined,
+                "undetermined_checks": latest.undetermined_checks,
+                "report": latest,
+                "observations": listing.observations,
+                "transitions": listing.transitions,
+                "corrupt_observations": view.corrupt,
+            }),
+        )
+        .undetermined(latest.undetermined)
+    }
+
+    fn asset_page(&self, segment: &str) -> Reply {
+        match self.observations(segment) {
+            Ok(view) => {
+                let latest = view
+                    .reports
+                    .last()
+                    .expect("observations() never returns none");
+                let listing = Listing::of(view.key.clone(), &view.reports);
+                Reply::html(200, serve_page::asset(latest, &listing, &view.corrupt))
+                    .undetermined(latest.undetermined)
+            }
+            Err(reply) => Reply::html(
+                reply.status,
+                serve_page::problem(
+                    reply.status,
+                    &serde_json::from_str::<Value>(&reply.body)
+                        .ok()
+                        .and_then(|v| v["detail"].as_str().map(String::from))
+                        .unwrap_or_default(),
+                ),
+            ),
+        }
+    }
+
+    fn index(&self) -> Reply {
+        match self.latest() {
+            Ok(latest) => Reply::html(
+                200,
+                serve_page::index(
+                    &latest
+                        .reports
+                        .iter()
+                        .map(|(row, r)| (row.asset.as_str(), r))
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            Err(reply) => reply,
+        }
+    }
+}
+
+struct AssetView {
+    key: String,
+    reports: Vec<Report>,
+    corrupt: Vec<i64>,
+}
+
+/// One asset in a listing: what a dashboard needs to sort and link, nothing it would have to re-derive.
+fn summary(asset: &str, r: &Report) -> Value {
+    json!({
+        "asset": asset,
+        "severity": r.severity,
+        "base_severity": r.base_severity,
+        "accountability": r.accountability,
+        "state": r.state,
+        "undetermined": r.undetermined,
+        "undetermined_checks": r.undetermined_checks,
+        "mechanics": r.mechanics.names(),
+        "scanned_at": r.scanned_at,
+        "href": format!("/v1/assets/{asset}"),
+        "page": format!("/assets/{asset}"),
+    })
+}
+
+/// The history key of a path segment: an asset as `assay scan` records it (CODE-ISSUER), or a
+/// contract id as recorded for a contract token.
+fn store_key(segment: &str) -> Result<String, String> {
+    let decoded = percent_decode(segment);
+    if decoded.starts_with('C') && stellar_strkey::Contract::from_string(&decoded).is_ok() {
+        return Ok(decoded);
+    }
+    parse_asset_arg(&decoded)
+        .map(|asset| asset.to_string())
+        .map_err(|e| format!("{e}: ask for CODE-ISSUER (or CODE:ISSUER, or a contract id C…)"))
+}
+
+/// `?page=&per_page=&severity=` of `/v1/assets`.
+struct Page {
+    page: usize,
+    per_page: usize,
+    severity: Option<&'static str>,
+}
+
+impl Page {
+    fn parse(query: &str) -> Result<Page, String> {
+        let mut page = Page {
+            page: 1,
+            per_page: DEFAULT_PER_PAGE,
+            severity: None,
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_decode(value);
+            match key {
+                "page" => {
+                    page.page = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| format!("page={value:?} is not a page number: use 1 or more"))?
+                }
+                "per_page" => {
+                    page.per_page = value
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_PER_PAGE).contains(n))
+                        .ok_or_else(|| {
+                            format!("per_page={value:?} is out of range: use 1 to {MAX_PER_PAGE}")
+                        })?
+                }
+                "severity" => {
+                    page.severity =
+                        Some(SEVERITY_NAMES.into_iter().find(|n| *n == value).ok_or_else(
+                            || {
+                                format!(
+                                    "severity={value:?} is not a severity: use one of {}",
+                                    SEVERITY_NAMES.join(", ")
+                                )
+                            },
+                        )?)
+                }
+                other => {
+                    return Err(format!(
+                        "unknown query parameter {other:?}: /v1/assets takes page, per_page and severity"
+                    ))
+                }
+            }
+        }
+        Ok(page)
+    }
+
+    fn link(&self, page: usize) -> String {
+        let mut link = format!("/v1/assets?page={page}&per_page={}", self.per_page);
+        if let Some(s) = self.severity {
+            link.push_str(&format!("&severity={s}"));
+        }
+        link
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Runs `assay serve` until SIGINT or SIGTERM.
+pub fn run(args: ServeArgs) -> ExitCode {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        eprintln!(
+            "assay: --listen {} is not a loopback address; pass --allow-remote to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1",
+            args.listen
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let Some(store) = args.history.clone().or_else(History::default_path) else {
+        eprintln!("assay: no data directory for the history: pass --history PATH");
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("assay: cannot start the server runtime: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    let server = Arc::new(Server {
+        store,
+        requests: AtomicU64::new(0),
+    });
+    runtime.block_on(serve(args.listen, server))
+}
+
+async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(err) => {
+            eprintln!("assay: cannot listen on {listen}: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(listen);
+    eprintln!(
+        "assay serve: listening on http://{addr} (history {})",
+        server.store.display()
+    );
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(err) => {
+                eprintln!("assay: cannot install the SIGTERM handler: {err}");
+                return ExitCode::from(1);
+            }
+        };
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    eprintln!("assay serve: accept failed: {err}");
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+        };
+        let server = server.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                let server = server.clone();
+                async move { Ok::<_, Infallible>(answer(&server, &req).await) }
+            });
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+    eprintln!("assay serve: stopped");
+    ExitCode::SUCCESS
+}
+
+/// Runs the (blocking, SQLite) answer off the async workers and turns it into an HTTP response.
+async fn answer<B>(server: &Arc<Server>, req: &hyper::Request<B>) -> hyper::Response<Full<Bytes>> {
+    let (method, path, query) = (
+        req.method().as_str().to_string(),
+        req.uri().path().to_string(),
+        req.uri().query().unwrap_or("").to_string(),
+    );
+    let head = method == "HEAD";
+    let server = server.clone();
+    let reply = tokio::task::spawn_blocking(move || server.respond(&method, &path, &query))
+        .await
+        .unwrap_or_else(|_| Reply::problem(500, "internal error while answering".to_string()));
+    let mut response = hyper::Response::builder()
+        .status(reply.status)
+        .header("Content-Type", reply.content_type)
+        .header("Cache-Control", "no-store")
+        .header("X-Content-Type-Options", "nosniff");
+    for (name, value) in reply.headers {
+        response = response.header(name, value);
+    }
+    let body = if head { String::new() } else { reply.body };
+    response
+        .body(Full::new(Bytes::from(body)))
+        .unwrap_or_else(|_| hyper::Response::new(Full::new(Bytes::new())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_parsed_and_bad_values_named() {
+        let p = Page::parse("page=2&per_page=10&severity=high").unwrap();
+        assert_eq!((p.page, p.per_page, p.severity), (2, 10, Some("high")));
+        assert_eq!(p.link(3), "/v1/assets?page=3&per_page=10&severity=high");
+        for (query, named) in [
+            ("page=0", "page=\"0\""),
+            ("per_page=501", "per_page=\"501\""),
+            ("severity=bad", "severity=\"bad\""),
+            ("sort=x", "\"sort\""),
+        ] {
+            let err = Page::parse(query).err().unwrap();
+            assert!(err.contains(named), "{query}: {err}");
+        }
+    }
+
+    #[test]
+    fn path_segments_are_decoded_and_keyed_as_the_store_records_them() {
+        let issuer = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
+        assert_eq!(
+            store_key(&format!("AQUA%3A{issuer}")).unwrap(),
+            format!("AQUA-{issuer}")
+        );
+        assert!(store_key("nonsense").unwrap_err().contains("CODE-ISSUER"));
+        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(percent_decode("%41%zz"), "A%zz");
+    }
+
+    #[test]
+    fn writes_and_unknown_routes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server {
+            store: dir.path().join("none.sqlite3"),
+            requests: AtomicU64::new(0),
+        };
+        assert_eq!(server.respond("POST", "/v1/assets", "").status, 405);
+        assert_eq!(server.respond("GET", "/v2", "").status, 404);
+        // No store yet: unhealthy, and the message says what creates it.
+        let health = server.respond("GET", "/health", "");
+        assert_eq!(health.status, 503);
+        assert!(health.body.contains("assay watch"), "{}", health.body);
+        assert!(server
+            .respond("GET", "/metrics", "")
+            .body
+            .contains("assay_serve_store_up 0"));
+        assert_eq!(server.requests.load(Ordering::Relaxed), 4);
+    }
+}

@@ -1,0 +1,100 @@
+//! `assay demo` end to end: the real binary, the built WASM, the local network and the recorded sources. It
+//! must succeed, and its transcript must show each step's stated outcome.
+
+use crate::common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+#[test]
+fn demo_runs_every_step_with_its_stated_outcome() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    common::ensure_wasm(&root);
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .arg("demo")
+        .current_dir(&root)
+        .env("HOME", home.path())
+        .env_remove("STELLAR_NETWORK")
+        .env_remove("ASSAY_WASM_DIR")
+        .env_remove("ASSAY_EVAL_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("DIFFERS"), "{stdout}");
+    for line in [
+        "== Step 8: deposit each asset through the gate contract",
+        "ok: exit 2: one report is undetermined (the reputation outage)",
+        "ok: four attestations written",
+        "ok: vulnerable_token: exit 1: a check FAILED",
+        "ok: AQUA-GBNZ… admitted",
+        "ok: AQUA-GBNZ… written with the scanned severity clear",
+        "ok: vulnerable_token: sep41-transfer-negative-amount FAILS",
+        "ok: conformant_token: 16 pass, 0 fail",
+        "ok: DOGE-GARD… refused with #1 NotAttested",
+        "ok: DOGE-GA22… refused with #4 SeverityTooHigh",
+        "ok: USDC-GA5Z… refused with #3 IssuerCanTakeIt",
+        "ok: the admitted deposit moved 100 into the gate",
+        "ok: DOGE-GARD… is_safe false",
+        "ok: AQUA-GBNZ… is_safe true",
+        "Demo passed: all 8 steps had their stated outcome",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn demo_without_wasm_names_the_fix_and_exits_2() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["demo", "--wasm-dir"])
+        .arg(empty.path())
+        .current_dir(&root)
+        .env_remove("ASSAY_EVAL_DIR")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "assay_registry.wasm is missing; build the contracts with scripts/build-wasm.sh"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn demo_json_summary_lists_every_check_and_keeps_the_transcript_on_stderr() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["demo", "--output", "json"])
+        .current_dir(&root)
+        .env("HOME", home.path())
+        .env_remove("STELLAR_NETWORK")
+        .env_remove("ASSAY_WASM_DIR")
+        .env_remove("ASSAY_EVAL_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON object");
+    assert_eq!(summary["passed"], true, "{summary}");
+    assert_eq!(summary["differed"], serde_json::json!([]));
+    let steps = summary["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 8);
+    assert_eq!(
+        steps[7]["title"],
+        "deposit each asset through the gate contract"
+    );
+    for step in steps {
+        let checks = step["checks"].as_array().unwrap();
+        assert!(!checks.is_empty(), "{step}");
+        assert!(checks.iter().all(|c| c["held"] == true), "{step}");
+    }
+    assert!(stderr.contains("== Step 1:"), "{stderr}");
+}

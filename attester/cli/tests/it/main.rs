@@ -1,0 +1,23 @@
+//! `assay-cli`'s integration tests as one test binary (one link, not one per file; docs/architecture.md).
+//! Each module was a test file of its own; run one with `cargo test -p assay-cli --test it attest_cli::`.
+
+mod common;
+/// The attester crate's local world helpers, shared with its own tests.
+#[path = "../../../attest/tests/it/common/mod.rs"]
+mod world;
+
+mod attest_cli;
+mod attest_sep41_cli;
+mod attestation_cli;
+mod demo;
+mod docs_commands;
+mod history_cli;
+mod integrator_ts;
+mod release_profile;
+mod scan_cli;
+mod scan_eval;
+mod scan_faults;
+mod secrets_cli;
+mod sep41_cli;
+mod serve_cli;
+mod watch_signals;

@@ -1,0 +1,272 @@
+//! `assay serve` over a history store written by a real `assay watch --once` on the local network: the JSON
+//! routes, the undetermined marker in header and body, health and metrics, and the asset page as headless
+//! Chromium renders it.
+
+use crate::world;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use world::*;
+
+const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
+const OUTG: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
+
+/// A running `assay serve`, killed on drop.
+struct Served {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(history: &std::path::Path) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--history"])
+        .arg(history)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no listening line: {line}"))
+        .to_string();
+    Served { child, addr }
+}
+
+/// One GET over a fresh connection: (status, headers, body).
+fn get(addr: &str, path: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+fn get_json(addr: &str, path: &str) -> (u16, String, Value) {
+    let (status, head, body) = get(addr, path);
+    let json = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+    (status, head, json)
+}
+
+/// The DOM headless Chromium builds for `url` (no JavaScript is needed: the page has none).
+fn rendered(url: &str) -> String {
+    let browser = ["chromium-headless-shell", "chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("no headless Chromium on PATH: scripts/setup.sh installs chromium-headless-shell");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--dump-dom",
+            url,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{browser}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text of the `<section id="ID">` in a rendered DOM.
+fn section<'a>(dom: &'a str, id: &str) -> &'a str {
+    let start = dom
+        .find(&format!("<section id=\"{id}\">"))
+        .unwrap_or_else(|| panic!("no section {id} in {dom}"));
+    let end = dom[start..].find("</section>").unwrap() + start;
+    &dom[start..end]
+}
+
+#[test]
+fn serve_answers_from_the_store_watch_wrote() {
+    let w = World::start(&["aqua.network", "outage.example"]);
+    w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.issue("OUTG", OUTG, 0, Some("outage.example"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    w.serve_outage(OUTG, "outage.example");
+    let ca = w.ca();
+    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    let (aqua, outg) = (format!("AQUA-{AQUA}"), format!("OUTG-{OUTG}"));
+    let history = w.dir.path().join("h.sqlite3");
+    let cfg = w.dir.path().join("watch.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\", \"{}\"]\n[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n",
+            stellar_strkey::Contract(w.registry),
+            w.net.rpc_url(),
+            w.net.passphrase(),
+            w.net.horizon_url(),
+            history.display(),
+            ca.display(),
+            w.server.connect_https(EXPERT),
+            w.server.connect_https("aqua.network"),
+            w.server.connect_https("outage.example"),
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["watch", "--once", "--config"])
+        .arg(&cfg)
+        .env("STELLAR_SECRET_KEY", &secret)
+        .env("HOME", w.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let served = serve(&history);
+    let addr = served.addr.as_str();
+
+    // The listing: both assets, the outage marked undetermined, filter and paging.
+    let (status, _, list) = get_json(addr, "/v1/assets");
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["total"], 2, "{list}");
+    let entry = |asset: &str| {
+        list["assets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["asset"] == asset)
+            .cloned()
+            .unwrap_or_else(|| panic!("{asset} not listed: {list}"))
+    };
+    assert_eq!(entry(&aqua)["severity"], "clear");
+    assert_eq!(entry(&aqua)["accountability"], "verified");
+    assert_eq!(entry(&aqua)["undetermined"], false);
+    assert_eq!(entry(&outg)["undetermined"], true);
+    assert_eq!(entry(&outg)["undetermined_checks"][0], "reputation");
+    let (_, _, paged) = get_json(addr, "/v1/assets?per_page=1");
+    assert_eq!(paged["assets"].as_array().unwrap().len(), 1);
+    assert_eq!(paged["next"], "/v1/assets?page=2&per_page=1");
+    let (_, _, last) = get_json(addr, "/v1/assets?page=2&per_page=1");
+    assert_eq!(last["next"], Value::Null);
+    let (_, _, none) = get_json(addr, "/v1/assets?severity=critical");
+    assert_eq!(none["total"], 0);
+    let (status, _, bad) = get_json(addr, "/v1/assets?severity=scary");
+    assert_eq!(status, 400);
+    assert!(
+        bad["detail"].as_str().unwrap().contains("clear, low"),
+        "{bad}"
+    );
+
+    // One asset: the latest report, marked in the header and the body.
+    let (status, head, clean) = get_json(addr, &format!("/v1/assets/{aqua}"));
+    assert_eq!(status, 200, "{clean}");
+    assert!(head.contains("assay-undetermined: false"), "{head}");
+    assert_eq!(clean["undetermined"], false);
+    assert_eq!(clean["report"]["severity"], "clear");
+    assert_eq!(clean["report"]["asset"]["code"], "AQUA");
+    assert_eq!(clean["observations"].as_array().unwrap().len(), 1);
+    let (status, head, gap) = get_json(addr, &format!("/v1/assets/OUTG%3A{OUTG}"));
+    assert_eq!(status, 200, "{gap}");
+    assert!(head.contains("assay-undetermined: true"), "{head}");
+    assert_eq!(gap["undetermined"], true);
+    assert_eq!(gap["report"]["state"], "unknown");
+    let (status, _, missing) = get_json(addr, &format!("/v1/assets/NONE-{AQUA}"));
+    assert_eq!(status, 404, "{missing}");
+    let (status, _, malformed) = get_json(addr, "/v1/assets/not-an-asset");
+    assert_eq!(status, 400, "{malformed}");
+
+    // Health and metrics read the same store.
+    let (status, _, health) = get_json(addr, "/health");
+    assert_eq!((status, health["assets"].as_u64()), (200, Some(2)));
+    let (_, _, metrics) = get(addr, "/metrics");
+    assert!(
+        metrics.contains("assay_serve_assets{severity=\"clear\",undetermined=\"false\"} 1")
+            && metrics.contains("assay_serve_assets{severity=\"clear\",undetermined=\"true\"} 1")
+            && metrics.contains("assay_serve_assets_undetermined 1")
+            && metrics.contains("assay_serve_store_up 1"),
+        "{metrics}"
+    );
+
+    // The pages, as a browser renders them.
+    let base = format!("http://{addr}");
+    let dom = rendered(&format!("{base}/assets/{outg}"));
+    assert!(dom.contains("id=\"undetermined-banner\""), "{dom}");
+    assert!(
+        section(&dom, "severity").contains("<span class=\"value\">clear</span>"),
+        "{dom}"
+    );
+    let gaps = section(&dom, "could-not-check");
+    assert!(gaps.contains("reputation"), "{gaps}");
+    assert!(!gaps.contains("Every source the verdict depends on answered"));
+    let evidence = section(&dom, "evidence");
+    assert!(
+        evidence.contains("horizon") && evidence.contains("no answer: "),
+        "{evidence}"
+    );
+
+    let dom = rendered(&format!("{base}/assets/{aqua}"));
+    assert!(!dom.contains("undetermined-banner"), "{dom}");
+    assert!(section(&dom, "accountability").contains("verified"));
+    assert!(
+        section(&dom, "could-not-check").contains("Every source the verdict depends on answered")
+    );
+    assert!(
+        section(&dom, "evidence").contains("stellar.toml")
+            || section(&dom, "evidence").contains("aqua.network")
+    );
+    let index = rendered(&format!("{base}/"));
+    assert!(
+        index.contains(&format!("href=\"/assets/{aqua}\"")),
+        "{index}"
+    );
+}
+
+#[test]
+fn serve_refuses_a_public_address_without_allow_remote() {
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args([
+            "serve",
+            "--listen",
+            "0.0.0.0:0",
+            "--history",
+            "/nonexistent/h.sqlite3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--allow-remote") && err.contains("0.0.0.0"),
+        "{err}"
+    );
+}

@@ -1,0 +1,253 @@
+//! Committed preimage/digest vectors (testdata/vectors/NAME.preimage + NAME.digest), each pinned: the builder
+//! reproduces the committed bytes from the inputs below, and SHA-256 of those bytes is the committed digest.
+//! The bytes were written by hand (printf) and the digests by `sha256sum`, not by this crate.
+
+use crate::common;
+
+use assay_core::hash::{evidence_hash, preimage, EvidenceVersion, PreimageInput};
+use assay_core::{Accountability, Severity};
+use sha2::{Digest, Sha256};
+
+const AQ: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
+const DG: &str = "GA22IDJNHUMC3XKUCCBFNTQIJOUBWINC5GCXHLJ2V6KZ3OWAXCULNQ7P";
+const UZ: &str = "GAKTLPC4ZV37SSCITQ5IS5AQ4WPF4CF4VZJQPPAROSGXMYOATF5U6XPR";
+const VL: &str = "GDM4RQUQQUVSKQA7S6EM7XBZP3FCGH4Q7CL6TABQ7B2BEJ5ERARM2M5M";
+const F0: &str = "issuer flags: auth_required=false auth_revocable=false auth_immutable=false auth_clawback_enabled=false";
+const FZ: &str = "issuer flags: auth_required=false auth_revocable=true auth_immutable=false auth_clawback_enabled=true";
+const CHECKS: [&str; 4] = ["sep1-domain", "capability", "reputation", "mutability"];
+const PUB: &str = "Public Global Stellar Network ; September 2015";
+const TEST: &str = "Test SDF Network ; September 2015";
+
+fn ev(s: &str, u: &str, c: &str) -> (String, String, String) {
+    (s.into(), u.into(), c.into())
+}
+
+fn base(
+    asset: String,
+    sev: Severity,
+    b: Severity,
+    esc: bool,
+    m: u32,
+    acc: Accountability,
+) -> PreimageInput {
+    PreimageInput {
+        asset,
+        severity: sev,
+        base_severity: b,
+        escalated: esc,
+        mechanics: m,
+        accountability: acc,
+        checks: vec![],
+        network: None,
+        scanner: None,
+        evidence: vec![],
+    }
+}
+
+fn assets_url(code: &str, issuer: &str) -> String {
+    format!("https://horizon.stellar.org/assets?asset_code={code}&asset_issuer={issuer}")
+}
+
+fn usdz() -> PreimageInput {
+    let mut p = base(
+        format!("USDZ-{UZ}"),
+        Severity::High,
+        Severity::High,
+        false,
+        6,
+        Accountability::Verified,
+    );
+    p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
+    p.evidence = vec![
+        ev(
+            "stellar.toml",
+            "https://zeam.money/.well-known/stellar.toml",
+            &format!("CURRENCIES claims USDZ-{UZ}"),
+        ),
+        ev("horizon", &assets_url("USDZ", UZ), FZ),
+    ];
+    p
+}
+
+fn pin(name: &str, input: &PreimageInput, version: EvidenceVersion) {
+    let dir = common::testdata().join("vectors");
+    let bytes = std::fs::read(dir.join(format!("{name}.preimage"))).unwrap();
+    let digest = std::fs::read_to_string(dir.join(format!("{name}.digest"))).unwrap();
+    let digest = digest.trim();
+    let built = preimage(input, version);
+    assert_eq!(
+        built.as_bytes(),
+        &bytes[..],
+        "{name}: preimage bytes differ:\n{built}"
+    );
+    assert_eq!(
+        hex::encode(Sha256::digest(&bytes)),
+        digest,
+        "{name}: committed digest is not SHA-256 of the bytes"
+    );
+    assert_eq!(
+        evidence_hash(input, version),
+        digest,
+        "{name}: evidence_hash differs"
+    );
+}
+
+#[test]
+fn sorted_multi_evidence() {
+    let mut p = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        0,
+        Accountability::Verified,
+    );
+    p.evidence = vec![
+        ev(
+            "stellar.toml",
+            "https://aqua.network/.well-known/stellar.toml",
+            &format!("CURRENCIES claims AQUA-{AQ}"),
+        ),
+        ev(
+            "stellar.expert/directory",
+            &format!("https://api.stellar.expert/explorer/directory/{AQ}"),
+            r#"listed as "AQUA Issuer" (domain "aqua.network", tags: anchor, issuer)"#,
+        ),
+        ev("horizon", &assets_url("AQUA", AQ), F0),
+        ev(
+            "stellar.expert/blocked-domains",
+            "https://api.stellar.expert/explorer/directory/blocked-domains/aqua.network",
+            r#"domain "aqua.network" blocked=false"#,
+        ),
+    ];
+    pin("sorted-multi-evidence", &p, EvidenceVersion::V1);
+}
+
+#[test]
+fn escapes_in_claim() {
+    let mut p = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unverified,
+    );
+    p.evidence = vec![ev(
+        "stellar.toml",
+        "https://aqua.network/.well-known/stellar.toml",
+        "refused: a\tb\nc\rd \\ e\\\\f",
+    )];
+    pin("escapes-in-claim", &p, EvidenceVersion::V1);
+}
+
+#[test]
+fn each_accountability() {
+    let mut unknown = base(
+        format!("VELO-{VL}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unknown,
+    );
+    unknown.evidence = vec![ev("horizon", &assets_url("VELO", VL), F0)];
+    pin("accountability-unknown", &unknown, EvidenceVersion::V1);
+    let mut unverified = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unverified,
+    );
+    unverified.evidence = vec![ev(
+        "stellar.toml",
+        "https://aqua.network/.well-known/stellar.toml",
+        "not retrievable: status 404",
+    )];
+    pin(
+        "accountability-unverified",
+        &unverified,
+        EvidenceVersion::V1,
+    );
+    let verified = base(
+        format!("AQUA-{AQ}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        0,
+        Accountability::Verified,
+    );
+    pin("accountability-verified", &verified, EvidenceVersion::V1);
+}
+
+#[test]
+fn escalated_true_critical() {
+    let mut p = base(
+        format!("DOGE-{DG}"),
+        Severity::Critical,
+        Severity::Clear,
+        true,
+        48,
+        Accountability::Unverified,
+    );
+    p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
+    p.evidence = vec![
+        ev(
+            "stellar.toml",
+            "https://darkpool.digital/.well-known/stellar.toml",
+            "not retrievable: dns-failure",
+        ),
+        ev(
+            "stellar.expert/directory",
+            &format!("https://api.stellar.expert/explorer/directory/{DG}"),
+            r#"listed as "Scam" (domain "darkpool.digital", tags: malicious, unsafe)"#,
+        ),
+        ev(
+            "stellar.expert/blocked-domains",
+            "https://api.stellar.expert/explorer/directory/blocked-domains/darkpool.digital",
+            r#"domain "darkpool.digital" blocked=false"#,
+        ),
+        ev("horizon", &assets_url("DOGE", DG), F0),
+    ];
+    pin("escalated-true-critical", &p, EvidenceVersion::V2);
+}
+
+#[test]
+fn each_preimage_version() {
+    let mut p = usdz();
+    p.scanner = Some("v0.1.0".into());
+    p.network = Some(PUB.into());
+    pin("version-v1", &p, EvidenceVersion::V1);
+    pin("version-v2", &p, EvidenceVersion::V2);
+    pin("version-v3", &p, EvidenceVersion::V3);
+    assert_eq!(EvidenceVersion::minimal_for(&p), EvidenceVersion::V3);
+}
+
+#[test]
+fn both_network_passphrases() {
+    let mut p = usdz();
+    p.network = Some(PUB.into());
+    pin("network-bound-pubnet", &p, EvidenceVersion::V3);
+    p.network = Some(TEST.into());
+    pin("network-bound-testnet", &p, EvidenceVersion::V3);
+}
+
+#[test]
+fn every_committed_vector_is_pinned_here() {
+    let src = include_str!("vectors.rs");
+    for entry in std::fs::read_dir(common::testdata().join("vectors")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".preimage") {
+            assert!(
+                src.contains(&format!("\"{stem}\"")),
+                "vector {stem} has no pinning test"
+            );
+            assert!(common::testdata()
+                .join("vectors")
+                .join(format!("{stem}.digest"))
+                .is_file());
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! HTTP routing: which path answers JSON-RPC, Horizon reads, friendbot and the admin API.
+
+use std::sync::Arc;
+
+use crate::node::Shared;
+use crate::{admin, friendbot, horizon, http, rpc};
+
+pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response {
+    let path = req.path.trim_end_matches('/');
+    let base = shared.base_url.get().cloned().unwrap_or_default();
+    match (req.method.as_str(), path) {
+        ("POST", "" | "/rpc" | "/soroban/rpc") => {
+            http::Response::json(200, &rpc::handle(shared, &req.body))
+        }
+        ("GET" | "POST", "/friendbot") => friendbot::route(shared, &req),
+        ("GET", "/horizon") => {
+            let (status, v) = horizon::root(&shared.lock());
+            respond_horizon(status, v)
+        }
+        ("GET", p) if p.starts_with("/horizon/accounts/") => {
+            let id = &p["/horizon/accounts/".len()..];
+            let (status, v) = horizon::account(&shared.lock(), &format!("{base}/horizon"), id);
+            respond_horizon(status, v)
+        }
+        ("GET", "/horizon/assets") => {
+            let (status, v) =
+                horizon::assets(&shared.lock(), &format!("{base}/horizon"), &req.query);
+            respond_horizon(status, v)
+        }
+        ("POST", "/admin/ledger-entry") => admin::route(shared, &req.body),
+        _ => {
+            let (status, v) = horizon::not_found();
+            http::Response::problem(status, &v)
+        }
+    }
+}
+
+fn respond_horizon(status: u16, v: serde_json::Value) -> http::Response {
+    if status == 200 {
+        http::Response {
+            status,
+            content_type: "application/hal+json; charset=utf-8",
+            body: v.to_string().into_bytes(),
+        }
+    } else {
+        http::Response::problem(status, &v)
+    }
+}

@@ -1,0 +1,294 @@
+//! Test kit for contracts that read the registry (feature `testutils`), usable from any crate:
+//! it needs nothing from this repository but this crate.
+//!
+//! [`TestRegistry`] deploys the registry in a test [`Env`] — its Rust code natively, or a `.wasm`
+//! you supply as bytes (a release artefact, `include_bytes!`) — with an admin and one admitted
+//! attester, and puts any verdict in place in one call ([`TestRegistry::put`]): fresh, aged by N
+//! seconds, revoked, any severity and mechanics. Every write is a real call of the registry's
+//! `attest` / `revoke`, so a verdict the registry refuses is refused here with the same
+//! [`Error`]. [`TestRegistry::set_age`] and [`advance_ledger_time`] move ledger time across a
+//! staleness boundary. docs/integrating.md shows a complete consumer test.
+//!
+//! The kit's admin and attester are two empty contracts ([`KitSigner`]); it writes as them from
+//! their own contract frame (`Env::as_contract`), which the registry's `require_auth` accepts as
+//! the direct caller's authorisation. So the kit works whatever auth mocking the test set up, and
+//! changes none of it.
+extern crate std;
+
+use soroban_sdk::{
+    contract,
+    testutils::{EnvTestConfig, Ledger as _},
+    Address, BytesN, Env, InvokeError,
+};
+
+use crate::{Error, Safety, SafetyRegistry, SafetyRegistryClient, SEVERITY_CLEAR};
+
+#[cfg(any(test, feature = "workspace-testutils"))]
+mod workspace;
+#[cfg(any(test, feature = "workspace-testutils"))]
+pub use workspace::*;
+
+/// The evidence hash a [`Verdict`] carries unless [`Verdict::with_evidence`] sets one.
+pub const TEST_EVIDENCE_HASH: [u8; 32] = [0xA5; 32];
+
+/// A verdict to put in place for one asset: what `attest` receives, how old it is, and whether
+/// it was revoked since.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct Verdict {
+    /// 0 clear … 4 critical (`SEVERITY_*`).
+    pub severity: u32,
+    /// Mechanics bits (`MECH_*`).
+    pub flags: u32,
+    /// SHA-256 of the evidence; any 32 bytes in a test.
+    pub evidence_hash: [u8; 32],
+    /// How many seconds before the current ledger time the attestation was written.
+    pub age_secs: u64,
+    /// Revoked after it was written: `get_safety` answers `None`, `get_revocation` keeps it.
+    pub revoked: bool,
+}
+
+impl Verdict {
+    /// A fresh verdict with this severity and these mechanics bits.
+    pub fn new(severity: u32, flags: u32) -> Self {
+        Verdict {
+            severity,
+            flags,
+            evidence_hash: TEST_EVIDENCE_HASH,
+            age_secs: 0,
+            revoked: false,
+        }
+    }
+
+    /// A fresh verdict of severity 0 with no mechanics bits: what every gate admits.
+    pub fn clear() -> Self {
+        Verdict::new(SEVERITY_CLEAR, 0)
+    }
+
+    /// Written `secs` seconds before the current ledger time.
+    pub fn aged(mut self, secs: u64) -> Self {
+        self.age_secs = secs;
+        self
+    }
+
+    /// Written, then revoked at the current ledger time.
+    pub fn revoked(mut self) -> Self {
+        self.revoked = true;
+        self
+    }
+
+    /// With this evidence hash instead of [`TEST_EVIDENCE_HASH`].
+    pub fn with_evidence(mut self, evidence_hash: [u8; 32]) -> Self {
+        self.evidence_hash = evidence_hash;
+        self
+    }
+}
+
+/// The kit's admin and attester: a contract with no functions, so that the kit can call the
+/// registry from its frame, as its own direct caller.
+#[contract]
+pub struct KitSigner;
+
+/// A registry deployed in a test [`Env`], with its admin and one admitted attester.
+pub struct TestRegistry {
+    env: Env,
+    address: Address,
+    admin: Address,
+    attester: Address,
+}
+
+impl TestRegistry {
+    /// Deploys the registry's Rust code, registered natively in `env`.
+    pub fn native(env: &Env) -> Self {
+        Self::deploy(env, |admin| env.register(SafetyRegistry, (admin.clone(),)))
+    }
+
+    /// Deploys the registry from `wasm`, the bytes of `assay_registry.wasm` (a release artefact or
+    /// `scripts/build-wasm.sh`'s `target/wasm/assay_registry.wasm`), run in the host's VM.
+    pub fn from_wasm(env: &Env, wasm: &[u8]) -> Self {
+        Self::deploy(env, |admin| env.register(wasm, (admin.clone(),)))
+    }
+
+    fn deploy(env: &Env, register: impl FnOnce(&Address) -> Address) -> Self {
+        let admin = env.register(KitSigner, ());
+        let address = register(&admin);
+        let registry = TestRegistry {
+            env: env.clone(),
+            address,
+            admin,
+            attester: env.register(KitSigner, ()),
+        };
+        registry
+            .add_attester(&registry.attester.clone())
+            .unwrap_or_else(|e| panic!("admitting the kit's attester: {e:?}"));
+        registry
+    }
+
+    /// The registry's contract address: what your contract is given to consult.
+    pub fn address(&self) -> &Address {
+        &self.address
+    }
+
+    /// The admin the registry was deployed under.
+    pub fn admin(&self) -> &Address {
+        &self.admin
+    }
+
+    /// The attester [`TestRegistry::put`] writes as.
+    pub fn attester(&self) -> &Address {
+        &self.attester
+    }
+
+    /// A client for reads, or for calls under your own auth set-up.
+    pub fn client(&self) -> SafetyRegistryClient<'_> {
+        SafetyRegistryClient::new(&self.env, &self.address)
+    }
+
+    /// Admits `attester` as the admin does.
+    ///
+    /// # Errors
+    /// [`Error::AttesterExists`] (11) if it is already in the set.
+    pub fn add_attester(&self, attester: &Address) -> Result<(), Error> {
+        let client = self.client();
+        contract_result(
+            self.env
+                .as_contract(&self.admin, || client.try_add_attester(attester)),
+        )
+    }
+
+    /// Withdraws `attester`'s right to write, as the admin does.
+    ///
+    /// # Errors
+    /// [`Error::NotAttester`] (10) if it is not in the set.
+    pub fn remove_attester(&self, attester: &Address) -> Result<(), Error> {
+        let client = self.client();
+        contract_result(
+            self.env
+                .as_contract(&self.admin, || client.try_remove_attester(attester)),
+        )
+    }
+
+    /// Puts `verdict` in place for `asset` and returns the attestation as written. Ledger time
+    /// is where it was before the call.
+    ///
+    /// # Panics
+    /// With the registry's error if it refuses the verdict (see [`TestRegistry::try_put`]).
+    pub fn put(&self, asset: &Address, verdict: &Verdict) -> Safety {
+        self.try_put(asset, verdict)
+            .unwrap_or_else(|e| panic!("the registry refused {verdict:?}: {e:?}"))
+    }
+
+    /// Puts `verdict` in place for `asset` through the registry's `attest` (at ledger time
+    /// minus `age_secs`), then `revoke` (at the current time) if it is revoked. Returns the
+    /// attestation as written, the revoked one included.
+    ///
+    /// # Errors
+    /// Whatever `attest` returns for this severity and these flags, e.g.
+    /// [`Error::InvalidSeverity`] (3), [`Error::InconsistentAttestation`] (4),
+    /// [`Error::ReservedFlags`] (8), [`Error::ViolationBelowCritical`] (9); nothing is written.
+    ///
+    /// # Panics
+    /// If `age_secs` is larger than the current ledger time: set a realistic time first
+    /// (`env.ledger().set_timestamp(..)`; a test `Env` starts at 0).
+    pub fn try_put(&self, asset: &Address, verdict: &Verdict) -> Result<Safety, Error> {
+        let now = self.env.ledger().timestamp();
+        let attested_at = now.checked_sub(verdict.age_secs).unwrap_or_else(|| {
+            panic!(
+                "a verdict aged {} s needs a ledger time of at least that; it is {now}: call \
+                 env.ledger().set_timestamp(..) first",
+                verdict.age_secs
+            )
+        });
+        let client = self.client();
+        let hash = BytesN::from_array(&self.env, &verdict.evidence_hash);
+        self.env.ledger().set_timestamp(attested_at);
+        let written = contract_result(self.env.as_contract(&self.attester, || {
+            client.try_attest(
+                &self.attester,
+                asset,
+                &verdict.severity,
+                &verdict.flags,
+                &hash,
+            )
+        }));
+        self.env.ledger().set_timestamp(now);
+        written?;
+        if verdict.revoked {
+            contract_result(
+                self.env
+                    .as_contract(&self.attester, || client.try_revoke(&self.attester, asset)),
+            )?;
+        }
+        Ok(Safety {
+            severity: verdict.severity,
+            flags: verdict.flags,
+            evidence_hash: hash,
+            attested_at,
+        })
+    }
+
+    /// Sets ledger time so that `asset`'s current attestation is `age_secs` old. A reader with a
+    /// window of `max_age` admits it at `set_age(asset, max_age)` and refuses it one second later.
+    ///
+    /// # Panics
+    /// If `asset` has no attestation.
+    pub fn set_age(&self, asset: &Address, age_secs: u64) {
+        let safety = self
+            .client()
+            .get_safety(asset)
+            .unwrap_or_else(|| panic!("{asset:?} has no attestation: put one first"));
+        self.env
+            .ledger()
+            .set_timestamp(safety.attested_at.saturating_add(age_secs));
+    }
+}
+
+/// Moves ledger time forward by `secs` (the ledger sequence stays, so no entry's TTL runs out).
+pub fn advance_ledger_time(env: &Env, secs: u64) {
+    let now = env.ledger().timestamp();
+    env.ledger().set_timestamp(now.saturating_add(secs));
+}
+
+/// A fresh host that writes no snapshot files and records (mocked) authorisations.
+pub fn new_env() -> Env {
+    let env = Env::new_with_config(EnvTestConfig {
+        capture_snapshot_at_drop: false,
+    });
+    env.mock_all_auths();
+    env
+}
+
+/// The registry's refusal from a `try_` call; a host failure (which the kit never provokes) panics.
+fn contract_result<T, C: core::fmt::Debug>(
+    result: Result<Result<T, C>, Result<Error, InvokeError>>,
+) -> Result<(), Error> {
+    match result {
+        Ok(Ok(_)) => Ok(()),
+        Err(Ok(e)) => Err(e),
+        Ok(Err(e)) => panic!("the registry's answer did not convert: {e:?}"),
+        Err(Err(e)) => panic!("the host aborted the registry call: {e:?}"),
+    }
+}
+
+/// Asserts a `try_` call failed with this contract error, and that the host reports it as
+/// `Error(Contract, #code)`, the form callers and explorers see.
+pub fn assert_contract_error<T, C, E>(
+    result: Result<Result<T, C>, Result<E, soroban_sdk::InvokeError>>,
+    expected: E,
+    code: u32,
+) where
+    T: core::fmt::Debug,
+    C: core::fmt::Debug,
+    E: core::fmt::Debug + PartialEq + Into<soroban_sdk::Error>,
+{
+    match result {
+        Err(Ok(actual)) => {
+            assert_eq!(actual, expected);
+            let host_error: soroban_sdk::Error = actual.into();
+            assert_eq!(
+                std::format!("{host_error:?}"),
+                std::format!("Error(Contract, #{code})")
+            );
+        }
+        other => panic!("expected Error(Contract, #{code}), got {other:?}"),
+    }
+}

@@ -1,0 +1,93 @@
+//! The vault against the real registry, natively and from its `.wasm`: every refusal and the
+//! admitted case, each verdict put in place by the registry's test kit.
+use assay_integrator_example::{
+    self as example, registry, Error, Vault, VaultClient, MAX_AGE_SECS,
+};
+use assay_registry::testutils::{assert_contract_error, new_env, TestRegistry, Verdict};
+use assay_registry::{
+    MECH_AUTH_REQUIRED, MECH_AUTH_REVOCABLE, MECH_CLAWBACK_ENABLED, SEVERITY_CRITICAL,
+    SEVERITY_HIGH, SEVERITY_LOW, SEVERITY_MEDIUM,
+};
+use soroban_sdk::testutils::{Address as _, Ledger as _};
+use soroban_sdk::{Address, Env};
+
+/// Runs `test` against the registry's Rust code, then against its `.wasm`.
+fn with_each_registry(test: impl Fn(&Env, &TestRegistry, &VaultClient, &Address)) {
+    for wasm in [None, Some(registry::WASM)] {
+        let env = new_env();
+        env.ledger().set_timestamp(1_800_000_000);
+        let registry = match wasm {
+            None => TestRegistry::native(&env),
+            Some(wasm) => TestRegistry::from_wasm(&env, wasm),
+        };
+        let vault = VaultClient::new(&env, &env.register(Vault, (registry.address().clone(),)));
+        test(&env, &registry, &vault, &Address::generate(&env));
+    }
+}
+
+#[test]
+fn accepts_a_fresh_clear_verdict_up_to_the_last_fresh_second() {
+    with_each_registry(|_, registry, vault, token| {
+        registry.put(token, &Verdict::clear());
+        assert_eq!(vault.try_accept(token), Ok(Ok(())));
+        registry.set_age(token, MAX_AGE_SECS);
+        assert_eq!(vault.try_accept(token), Ok(Ok(())));
+        registry.set_age(token, MAX_AGE_SECS + 1);
+        assert_contract_error(vault.try_accept(token), Error::Stale, 2);
+    });
+}
+
+#[test]
+fn refuses_every_unacceptable_verdict() {
+    let (clawback, freeze) = (MECH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE);
+    let cases = [
+        (Verdict::clear().revoked(), Error::NotAttested),
+        (Verdict::clear().aged(MAX_AGE_SECS + 1), Error::Stale),
+        (Verdict::new(SEVERITY_CRITICAL, 0), Error::TooSevere),
+        (Verdict::new(SEVERITY_HIGH, clawback), Error::TooSevere),
+        (
+            Verdict::new(SEVERITY_MEDIUM, freeze),
+            Error::IssuerCanTakeIt,
+        ),
+    ];
+    with_each_registry(|env, registry, vault, never_attested| {
+        assert_contract_error(vault.try_accept(never_attested), Error::NotAttested, 1);
+        for (verdict, error) in &cases {
+            let token = Address::generate(env);
+            registry.put(&token, verdict);
+            assert_contract_error(vault.try_accept(&token), *error, *error as u32);
+        }
+    });
+}
+
+#[test]
+fn refuses_a_stale_verdict() {
+    let env = new_env();
+    env.ledger().set_timestamp(1_800_000_000);
+    let registry = TestRegistry::native(&env);
+    let vault = VaultClient::new(&env, &env.register(Vault, (registry.address().clone(),)));
+    let token = Address::generate(&env);
+    registry.put(&token, &Verdict::clear().aged(MAX_AGE_SECS + 1));
+    assert_eq!(vault.try_accept(&token), Err(Ok(Error::Stale)));
+}
+
+#[test]
+fn the_kit_refuses_what_the_registry_refuses() {
+    with_each_registry(|_, registry, _, token| {
+        let clawback_below_high = Verdict::new(SEVERITY_LOW, MECH_CLAWBACK_ENABLED);
+        assert_eq!(
+            registry.try_put(token, &clawback_below_high),
+            Err(assay_registry::Error::InconsistentAttestation)
+        );
+        assert_eq!(registry.client().get_safety(token), None);
+        assert!(registry
+            .try_put(token, &Verdict::new(SEVERITY_LOW, MECH_AUTH_REQUIRED))
+            .is_ok());
+    });
+}
+
+#[test]
+fn the_vaults_bits_are_the_registrys() {
+    assert_eq!(example::MECH_AUTH_REVOCABLE, MECH_AUTH_REVOCABLE);
+    assert_eq!(example::MECH_CLAWBACK_ENABLED, MECH_CLAWBACK_ENABLED);
+}
