@@ -124,7 +124,7 @@ fn main() {
 
     // watch idle: no asset due during the window (first check done, interval far away).
     let cfg = WatchConfig::parse(
-        "registry = \"C\"\nnetwork = \"local\"\ninterval_secs = 86400\n[[asset]]\nasset = \"AQUA-GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA\"\n",
+        "registry = \"C\"\nnetwork = \"local\"\ninterval_secs = 86400\nmax_age_secs = 200000\nrefresh_margin_secs = 100000\n[[asset]]\nasset = \"AQUA-GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA\"\n",
     )
     .unwrap();
     let tick = 100f64; // USER_HZ
@@ -148,6 +148,7 @@ fn main() {
         health: Arc::new(Mutex::new(Health::default())),
         options: local_invoke_options(),
         sep41: None,
+        unconfirmed: Default::default(),
     };
     let stop2 = stop.clone();
     let stopper = std::thread::spawn(move || {

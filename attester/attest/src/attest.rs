@@ -4,16 +4,34 @@
 use assay_core::{Asset, Freshness, Params, Report, Timestamp};
 use serde::Serialize;
 
-use crate::decide::{decide, Decision};
-use crate::registry::{self, Attestation, MAX_BATCH_SIZE};
+use crate::decide::{decide, Decision, Floor};
+use crate::registry::{self, Attestation, Safety, MAX_BATCH_SIZE};
 use assay_chain::submit::{ChainError, Confirmed, Invoker};
 
 /// Writes batches. The real one signs and sends; tests record.
 pub trait Submitter {
     /// Simulates only: the minimum resource fee the batch needs.
     fn simulate(&mut self, batch: &[Attestation]) -> Result<i64, ChainError>;
-    /// Sends and confirms one `attest_many`.
-    fn submit(&mut self, batch: &[Attestation]) -> Result<Confirmed, ChainError>;
+    /// Sends and confirms one `attest_many`, then reads it back.
+    fn submit(&mut self, batch: &[Attestation]) -> Result<Submitted, ChainError>;
+    /// What the registry holds for `asset` (by simulation; nothing is signed).
+    fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError>;
+    /// Sends and confirms one `revoke` of `asset`'s entry.
+    fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError>;
+}
+
+/// A confirmed `attest_many` and what reading it back found.
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    /// The transaction, confirmed successful on chain: the batch is written.
+    pub confirmed: Confirmed,
+    /// `Err(why)` when the read-back failed or disagreed; the write itself still happened.
+    pub read_back: Result<(), String>,
+}
+
+/// True when `held` is exactly the attestation `a` (severity, flags and evidence hash).
+pub fn holds(held: &Safety, a: &Attestation) -> bool {
+    held.severity == a.severity && held.flags == a.flags && held.evidence_hash == a.evidence_hash
 }
 
 /// An asset to attest: what to scan and which contract address to key it by.
@@ -75,6 +93,44 @@ pub enum Outcome {
     Failed {
         /// Why.
         reason: String,
+    },
+    /// Written and confirmed on chain, but reading the value back failed: it was written; check it
+    /// with `assay verify` (never resend it).
+    WrittenUnconfirmed {
+        /// Severity.
+        severity: u32,
+        /// Severity name.
+        severity_name: String,
+        /// Flags.
+        flags: u32,
+        /// Evidence hash (hex).
+        evidence_hash: String,
+        /// Preimage version.
+        evidence_version: u8,
+        /// Transaction hash.
+        tx_hash: String,
+        /// Ledger.
+        ledger: u32,
+        /// Why the read-back did not confirm it.
+        reason: String,
+    },
+    /// Not attestable, and the registry held a weaker entry than the refused report's capability floor
+    /// proves: the entry was revoked so gates fail closed (an alert).
+    Revoked {
+        /// The refusal rule.
+        rule: String,
+        /// The refusal reason.
+        reason: String,
+        /// What the refused report proves.
+        floor: Floor,
+        /// The severity of the revoked entry.
+        revoked_severity: u32,
+        /// The flags of the revoked entry.
+        revoked_flags: u32,
+        /// The revoke transaction.
+        tx_hash: String,
+        /// Its ledger.
+        ledger: u32,
     },
     /// Sent, outcome unknown: may have been written. Check the hash.
     Unknown {
@@ -184,7 +240,10 @@ pub fn execute<S: Submitter>(
         let result = submitter.submit(&batch);
         for p in chunk {
             outcomes[p.index] = Some(match &result {
-                Ok(c) => Outcome::Written {
+                Ok(Submitted {
+                    confirmed: c,
+                    read_back: Ok(()),
+                }) => Outcome::Written {
                     severity: p.params.severity,
                     severity_name: p.params.severity_name.clone(),
                     flags: p.params.flags,
@@ -192,6 +251,19 @@ pub fn execute<S: Submitter>(
                     evidence_version: p.params.evidence_version,
                     tx_hash: c.hash.clone(),
                     ledger: c.ledger,
+                },
+                Ok(Submitted {
+                    confirmed: c,
+                    read_back: Err(why),
+                }) => Outcome::WrittenUnconfirmed {
+                    severity: p.params.severity,
+                    severity_name: p.params.severity_name.clone(),
+                    flags: p.params.flags,
+                    evidence_hash: p.params.evidence_hash.clone(),
+                    evidence_version: p.params.evidence_version,
+                    tx_hash: c.hash.clone(),
+                    ledger: c.ledger,
+                    reason: why.clone(),
                 },
                 Err(e @ ChainError::Unknown { hash, .. }) => Outcome::Unknown {
                     tx_hash: hash.clone(),
@@ -209,6 +281,85 @@ pub fn execute<S: Submitter>(
             })
         })
         .collect()
+}
+
+/// Revokes the entry of every refused asset whose report proves more than the registry holds
+/// (`floors[i]` is asset `i`'s [`Floor`], from its report before planning). A refused report is never
+/// written, but leaving a weaker entry in place would let gates admit an issuer that can now freeze or
+/// claw back; revoking is the one write that claims nothing, and gates fail closed on the absence. Each
+/// revocation is an alert on stderr. With `dry_run` nothing is sent and the outcome stays refused.
+pub fn revoke_weaker_entries<S: Submitter>(
+    targets: &[Target],
+    floors: &[Option<Floor>],
+    mut outcomes: Vec<Outcome>,
+    submitter: &mut S,
+    dry_run: bool,
+) -> Vec<Outcome> {
+    for (i, (target, floor)) in targets.iter().zip(floors).enumerate() {
+        let (Some(floor), Some(Outcome::Refused { rule, reason })) = (floor, outcomes.get(i))
+        else {
+            continue;
+        };
+        let (rule, reason) = (rule.clone(), reason.clone());
+        let held = match submitter.read(target.contract) {
+            Ok(Some(held)) if floor.exceeds(&held) => held,
+            Ok(_) => continue,
+            Err(e) => {
+                outcomes[i] = Outcome::Failed {
+                    reason: format!(
+                        "refused ({rule}); the registry could not be read to compare its entry with the \
+                         capability the scan did read: {}",
+                        explain(&e)
+                    ),
+                };
+                continue;
+            }
+        };
+        let alert = format!(
+            "ALERT {}: refused ({rule}), yet its issuer flags prove severity {} / capability bits {}, more than \
+             the registry holds (severity {}, flags {})",
+            target.asset, floor.severity, floor.flags, held.severity, held.flags
+        );
+        if dry_run {
+            eprintln!("assay attest: {alert}; --dry-run: the entry would be revoked");
+            continue;
+        }
+        outcomes[i] = match submitter.revoke(target.contract) {
+            Ok(c) => {
+                eprintln!("assay attest: {alert}; revoked in tx {}", c.hash);
+                Outcome::Revoked {
+                    rule,
+                    reason,
+                    floor: *floor,
+                    revoked_severity: held.severity,
+                    revoked_flags: held.flags,
+                    tx_hash: c.hash,
+                    ledger: c.ledger,
+                }
+            }
+            Err(ChainError::Unknown { hash, detail }) => {
+                eprintln!("assay attest: {alert}; the revoke's outcome is unknown");
+                let reason = explain(&ChainError::Unknown {
+                    hash: hash.clone(),
+                    detail,
+                });
+                Outcome::Unknown {
+                    tx_hash: hash,
+                    reason: format!("revoking the weaker entry: {reason}"),
+                }
+            }
+            Err(e) => {
+                eprintln!("assay attest: {alert}; revoking it failed");
+                Outcome::Failed {
+                    reason: format!(
+                        "refused ({rule}) and the weaker on-chain entry could not be revoked: {}",
+                        explain(&e)
+                    ),
+                }
+            }
+        };
+    }
+    outcomes
 }
 
 /// An error with registry codes named.
@@ -241,43 +392,61 @@ impl Submitter for ChainSubmitter<'_> {
         Ok(self.invoker.simulate(&f)?.min_resource_fee)
     }
 
-    fn submit(&mut self, batch: &[Attestation]) -> Result<Confirmed, ChainError> {
+    fn submit(&mut self, batch: &[Attestation]) -> Result<Submitted, ChainError> {
         let f = registry::attest_many(self.registry, self.invoker.signer.public_key(), batch);
         let confirmed = self.invoker.invoke(&f)?;
-        if self.confirm_read_back {
-            // The last write of an asset wins inside a batch, so compare against that one.
-            for a in batch.iter().rev() {
-                if batch.iter().rev().position(|b| b.asset == a.asset)
-                    != batch.iter().rev().position(|b| b == a)
-                {
-                    continue;
+        let read_back = if self.confirm_read_back {
+            self.read_back(batch, &confirmed.hash)
+        } else {
+            Ok(())
+        };
+        Ok(Submitted {
+            confirmed,
+            read_back,
+        })
+    }
+
+    /// An unsigned, sourceless simulation: nothing is signed for a read.
+    fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
+        crate::verify::read_safety(self.invoker.rpc, self.registry, asset)
+            .map_err(ChainError::Simulation)
+    }
+
+    fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError> {
+        let f = registry::revoke(self.registry, self.invoker.signer.public_key(), asset);
+        self.invoker.invoke(&f)
+    }
+}
+
+impl ChainSubmitter<'_> {
+    /// Reads back every asset of a confirmed batch. An error here never means "not written": the
+    /// transaction `tx` succeeded on chain.
+    fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), String> {
+        // The last write of an asset wins inside a batch, so compare against that one.
+        for a in batch.iter().rev() {
+            if batch.iter().rev().position(|b| b.asset == a.asset)
+                != batch.iter().rev().position(|b| b == a)
+            {
+                continue;
+            }
+            let asset = crate::sac::contract_strkey(a.asset);
+            match self.read(a.asset) {
+                Ok(Some(s)) if holds(&s, a) => {}
+                Ok(other) => {
+                    return Err(format!(
+                        "transaction {tx} succeeded but get_safety now reads {other:?} for {asset}"
+                    ))
                 }
-                let read = self
-                    .invoker
-                    .read(&registry::get_safety(self.registry, a.asset))?;
-                let safety = read
-                    .as_ref()
-                    .map(registry::decode_safety)
-                    .transpose()
-                    .map_err(ChainError::Simulation)?
-                    .flatten();
-                match safety {
-                    Some(s)
-                        if s.severity == a.severity
-                            && s.flags == a.flags
-                            && s.evidence_hash == a.evidence_hash => {}
-                    other => {
-                        return Err(ChainError::Simulation(format!(
-                            "transaction {} succeeded but get_safety now reads {:?} for {}",
-                            confirmed.hash,
-                            other,
-                            crate::sac::contract_strkey(a.asset)
-                        )))
-                    }
+                Err(e) => {
+                    return Err(format!(
+                        "transaction {tx} succeeded but reading {asset} back failed: {}",
+                        // The read's own "nothing was submitted" is about the read, not the write.
+                        e.to_string().trim_end_matches("; nothing was submitted")
+                    ));
                 }
             }
         }
-        Ok(confirmed)
+        Ok(())
     }
 }
 
@@ -291,16 +460,22 @@ pub mod exit {
     pub const REFUSED: u8 = 2;
     /// A transaction was sent but its outcome is unknown: check the printed hash before retrying.
     pub const UNKNOWN: u8 = 3;
+    /// A write was confirmed on chain but reading it back failed: it is written (the hash is printed);
+    /// check it with `assay verify`, do not resend it.
+    pub const WRITTEN_UNCONFIRMED: u8 = 4;
 }
 
-/// The exit code for a set of outcomes: unknown beats error beats refused beats success.
+/// The exit code for a set of outcomes: unknown beats error beats written-unconfirmed beats refused
+/// (a revocation is a refusal) beats success.
 pub fn exit_code(outcomes: &[Outcome]) -> u8 {
     let has = |f: fn(&Outcome) -> bool| outcomes.iter().any(f);
     if has(|o| matches!(o, Outcome::Unknown { .. })) {
         exit::UNKNOWN
     } else if has(|o| matches!(o, Outcome::Failed { .. } | Outcome::NoReport { .. })) {
         exit::ERROR
-    } else if has(|o| matches!(o, Outcome::Refused { .. })) {
+    } else if has(|o| matches!(o, Outcome::WrittenUnconfirmed { .. })) {
+        exit::WRITTEN_UNCONFIRMED
+    } else if has(|o| matches!(o, Outcome::Refused { .. } | Outcome::Revoked { .. })) {
         exit::REFUSED
     } else {
         exit::ALL_WRITTEN
@@ -318,7 +493,15 @@ pub fn render_text(r: &AssetResult) -> String {
             "{}  dry run (not sent): severity {severity_name}, flags {flags}, hash {evidence_hash}; batch min resource fee {batch_min_resource_fee} stroops ({})\n",
             r.asset, r.contract
         ),
+        Outcome::WrittenUnconfirmed { severity_name, flags, evidence_hash, tx_hash, ledger, reason, .. } => format!(
+            "{}  written, NOT READ BACK: severity {severity_name}, flags {flags}, hash {evidence_hash}, tx {tx_hash}, ledger {ledger} ({}): {reason}; check it with `assay verify`, do not resend\n",
+            r.asset, r.contract
+        ),
         Outcome::Refused { rule, reason } => format!("{}  not attested ({rule}): {reason}\n", r.asset),
+        Outcome::Revoked { rule, reason, floor, revoked_severity, revoked_flags, tx_hash, ledger } => format!(
+            "{}  not attested ({rule}): {reason}; REVOKED the weaker entry (severity {revoked_severity}, flags {revoked_flags}; the scan proves severity {}, capability bits {}) in tx {tx_hash}, ledger {ledger}\n",
+            r.asset, floor.severity, floor.flags
+        ),
         Outcome::NoReport { reason } => format!("{}  not attested (no report): {reason}\n", r.asset),
         Outcome::Failed { reason } => format!("{}  not attested (chain): {reason}\n", r.asset),
         Outcome::Unknown { tx_hash, reason } => format!("{}  OUTCOME UNKNOWN for tx {tx_hash}: {reason}\n", r.asset),

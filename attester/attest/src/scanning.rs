@@ -7,7 +7,7 @@ use std::time::Duration;
 use assay_core::{Asset, Report, Subject};
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
-use assay_scan::{Network, ScanConfig, Scanner};
+use assay_scan::{ScanConfig, Scanner};
 
 use assay_chain::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
 
@@ -64,13 +64,8 @@ pub fn scan_subjects(
         request_timeout: settings.timeout,
         dns_answers: Default::default(),
     };
-    let network = if settings.asset_passphrase == MAINNET_PASSPHRASE {
-        Network::Mainnet
-    } else {
-        Network::Testnet
-    };
     let config = ScanConfig {
-        network,
+        network_passphrase: settings.asset_passphrase.clone(),
         horizon_url: settings.horizon_url.clone(),
         expert_url: settings.expert_url.clone(),
         asset_lists: Vec::new(),
@@ -89,10 +84,6 @@ pub fn scan_subjects(
     })?;
     Ok(subjects
         .into_iter()
-        .map(|r| {
-            let mut subject = r.map_err(|e| e.to_string())?;
-            subject.network = Some(settings.asset_passphrase.clone());
-            Ok(subject)
-        })
+        .map(|r| r.map_err(|e| e.to_string()))
         .collect())
 }

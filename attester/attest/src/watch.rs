@@ -14,8 +14,8 @@ use assay_core::{Asset, Freshness, Params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::attest::{explain, ChainSubmitter, Submitter};
-use crate::decide::{decide, Decision};
+use crate::attest::{explain, holds, ChainSubmitter, Submitted, Submitter};
+use crate::decide::{decide, Decision, Floor};
 use crate::registry::{Attestation, Safety};
 use crate::scanning::{scan_subjects, ScanSettings};
 use crate::sep41::evaluate_subject;
@@ -154,6 +154,15 @@ fn default_margin() -> u64 {
     3_600
 }
 
+/// The longest one asset's check is allowed to take when deciding whether a config can keep entries
+/// fresh: its source fetches (15 s each, up to six in sequence with the root, asset, account and
+/// StellarExpert retries) and a transaction followed to its final status.
+pub const CHECK_ALLOWANCE_SECS: u64 = 120;
+
+/// Refusals in a row after which an asset degrades `/health`: one refusal can be a passing outage,
+/// repeated ones mean the on-chain value is ageing out (or was revoked) and nobody is renewing it.
+pub const REPEATED_REFUSALS: u32 = 2;
+
 impl WatchConfig {
     /// Parses and checks the file's values.
     pub fn parse(text: &str) -> Result<WatchConfig, String> {
@@ -180,6 +189,7 @@ impl WatchConfig {
                 c.refresh_margin_secs, c.max_age_secs
             ));
         }
+        c.check_interval_fits_margin()?;
         if let Some(addr) = &c.metrics_addr {
             let parsed: SocketAddr = addr
                 .parse()
@@ -191,6 +201,43 @@ impl WatchConfig {
             }
         }
         Ok(c)
+    }
+}
+
+impl WatchConfig {
+    /// Refuses a config whose checks can come too far apart to refresh an entry before it goes stale.
+    /// An asset is next checked at most its interval plus one pass over every asset later (each check
+    /// bounded by [`CHECK_ALLOWANCE_SECS`]); that must fit inside `refresh_margin_secs`, the head start
+    /// a refresh gets before `max_age_secs`.
+    fn check_interval_fits_margin(&self) -> Result<(), String> {
+        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(self.assets.len() as u64);
+        let widest = self
+            .assets
+            .iter()
+            .map(|a| (a.interval_secs.unwrap_or(self.interval_secs), a))
+            .max_by_key(|(interval, _)| *interval);
+        let Some((interval, asset)) = widest else {
+            return Ok(());
+        };
+        let gap = interval.saturating_add(pass);
+        if gap <= self.refresh_margin_secs {
+            return Ok(());
+        }
+        let key = match asset.interval_secs {
+            Some(_) => format!("interval_secs of [[asset]] {:?}", asset.asset),
+            None => "interval_secs".to_string(),
+        };
+        let most = self.refresh_margin_secs.saturating_sub(pass);
+        Err(format!(
+            "{key} ({interval}) plus a pass over {} asset(s) ({} s each, {pass} s) can reach {gap} s between \
+             checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
+             Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
+             max_age_secs, {})",
+            self.assets.len(),
+            CHECK_ALLOWANCE_SECS,
+            self.refresh_margin_secs,
+            self.max_age_secs
+        ))
     }
 }
 
@@ -241,6 +288,8 @@ pub struct AssetHealth {
     pub last_outcome: Option<String>,
     /// Last written transaction.
     pub last_tx: Option<String>,
+    /// Consecutive refused checks (revocations included); [`REPEATED_REFUSALS`] degrades `/health`.
+    pub consecutive_refusals: u32,
 }
 
 /// Counters for `/metrics`.
@@ -256,6 +305,10 @@ pub struct Health {
     pub failures_total: u64,
     /// Checks run.
     pub checks_total: u64,
+    /// Alerts raised, by kind (`refused_stricter_floor`).
+    pub alerts_total: BTreeMap<String, u64>,
+    /// Weaker entries revoked after a refusal.
+    pub revoked_total: u64,
 }
 
 impl Health {
@@ -275,6 +328,17 @@ impl Health {
                 "assay_watch_refusals_total{{rule=\"{rule}\"}} {n}\n"
             ));
         }
+        s.push_str("# HELP assay_watch_alerts_total Alerts raised, by kind (refused_stricter_floor: a refused report proved more than the registry held).\n# TYPE assay_watch_alerts_total counter\n");
+        for (alert, n) in &self.alerts_total {
+            s.push_str(&format!(
+                "assay_watch_alerts_total{{alert=\"{alert}\"}} {n}\n"
+            ));
+        }
+        s.push_str("# HELP assay_watch_revocations_total Weaker entries revoked after a refusal.\n# TYPE assay_watch_revocations_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_revocations_total {}\n",
+            self.revoked_total
+        ));
         s.push_str("# HELP assay_watch_failures_total Failed checks (source, network or chain).\n# TYPE assay_watch_failures_total counter\n");
         s.push_str(&format!(
             "assay_watch_failures_total {}\n",
@@ -295,7 +359,27 @@ impl Health {
                 h.consecutive_failures
             ));
         }
+        s.push_str("# HELP assay_watch_consecutive_refusals Consecutive refused checks per asset.\n# TYPE assay_watch_consecutive_refusals gauge\n");
+        for (asset, h) in &self.assets {
+            s.push_str(&format!(
+                "assay_watch_consecutive_refusals{{asset=\"{asset}\"}} {}\n",
+                h.consecutive_refusals
+            ));
+        }
         s
+    }
+
+    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly.
+    pub fn status(&self) -> &'static str {
+        let degraded = self
+            .assets
+            .values()
+            .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
+        if degraded {
+            "degraded"
+        } else {
+            "ok"
+        }
     }
 }
 
@@ -317,8 +401,7 @@ pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc
             let (status, ctype, body) = match path {
                 "/health" => {
                     let h = health.lock().expect("health lock");
-                    let failing = h.assets.values().any(|a| a.consecutive_failures > 0);
-                    let body = json!({"status": if failing { "degraded" } else { "ok" }, "assets": h.assets}).to_string();
+                    let body = json!({"status": h.status(), "assets": h.assets}).to_string();
                     ("200 OK", "application/json", body)
                 }
                 "/metrics" => (
@@ -381,6 +464,9 @@ pub struct Watcher<'a> {
     pub options: InvokeOptions,
     /// The SEP-41 suite's runner, when any asset has `sep41 = true`.
     pub sep41: Option<crate::sep41::Sep41Runner>,
+    /// Writes confirmed on chain whose read-back failed, by asset index: the next check re-reads them
+    /// instead of scanning and writing again.
+    pub unconfirmed: Mutex<BTreeMap<usize, (Attestation, String)>>,
 }
 
 /// The result of checking one asset.
@@ -392,6 +478,10 @@ pub enum Checked {
     Unchanged,
     /// Not attestable.
     Refused(String),
+    /// Not attestable, and the weaker on-chain entry was revoked (rule, transaction).
+    Revoked(String, String),
+    /// Written and confirmed, but the read-back failed (transaction, why); re-read next check.
+    WrittenUnconfirmed(String, String),
     /// Failed (will back off).
     Failed(String),
     /// Sent, outcome unknown.
@@ -403,6 +493,9 @@ impl Watcher<'_> {
     pub fn check(&self, index: usize) -> Checked {
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
+        if let Some(checked) = self.re_read_unconfirmed(index) {
+            return checked;
+        }
         let subject = match scan_subjects(&self.settings, std::slice::from_ref(asset))
             .map(|mut v| v.remove(0))
         {
@@ -456,7 +549,7 @@ impl Watcher<'_> {
                     json!({"asset": name, "rule": r.rule(), "reason": r.to_string(),
                     "note": "not written; the on-chain value (if any) ages out and gates fail closed"}),
                 );
-                return Checked::Refused(r.rule().to_string());
+                return self.revoke_if_weaker(index, r.rule(), Floor::of(&report));
             }
             Decision::Attest(p) => p,
         };
@@ -492,7 +585,46 @@ impl Watcher<'_> {
             flags: params.flags,
             evidence_hash: hash,
         }];
-        let mut submitter = ChainSubmitter {
+        let mut submitter = self.submitter();
+        log(
+            "submitting",
+            json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
+            "evidence_hash": params.evidence_hash}),
+        );
+        match submitter.submit(&batch) {
+            Ok(Submitted {
+                confirmed: c,
+                read_back: Ok(()),
+            }) => {
+                log(
+                    "written",
+                    json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
+                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger}),
+                );
+                Checked::Written(c.hash)
+            }
+            Ok(Submitted {
+                confirmed: c,
+                read_back: Err(why),
+            }) => {
+                log(
+                    "written_unconfirmed",
+                    json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
+                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger, "error": why,
+                    "note": "the transaction succeeded; the next check re-reads the entry instead of writing again"}),
+                );
+                self.unconfirmed
+                    .lock()
+                    .expect("unconfirmed lock")
+                    .insert(index, (batch[0].clone(), c.hash.clone()));
+                Checked::WrittenUnconfirmed(c.hash, why)
+            }
+            Err(e) => chain_failure(&name, "write_failed", &e),
+        }
+    }
+
+    fn submitter(&self) -> ChainSubmitter<'_> {
+        ChainSubmitter {
             invoker: Invoker {
                 rpc: self.rpc,
                 network: self.network,
@@ -501,32 +633,89 @@ impl Watcher<'_> {
             },
             registry: self.registry,
             confirm_read_back: true,
-        };
+        }
+    }
+
+    /// After a write whose read-back failed: read the entry again rather than scan and write again.
+    /// `None` when nothing is pending or the entry no longer holds the write (then the full check runs).
+    fn re_read_unconfirmed(&self, index: usize) -> Option<Checked> {
+        let pending = self
+            .unconfirmed
+            .lock()
+            .expect("unconfirmed lock")
+            .get(&index)
+            .cloned();
+        let (written, tx) = pending?;
+        let (asset, contract, _) = &self.assets[index];
+        let name = asset.to_string();
+        let result = self.submitter().read(*contract);
+        if let Ok(held) = &result {
+            self.unconfirmed
+                .lock()
+                .expect("unconfirmed lock")
+                .remove(&index);
+            if held.as_ref().is_some_and(|h| holds(h, &written)) {
+                log("read_back_confirmed", json!({"asset": name, "tx_hash": tx}));
+                return Some(Checked::Unchanged);
+            }
+            log(
+                "read_back_differs",
+                json!({"asset": name, "tx_hash": tx, "on_chain": held.as_ref().map(|h| json!({"severity": h.severity, "flags": h.flags, "evidence_hash": hex::encode(h.evidence_hash)})),
+                "note": "the entry no longer holds that write; checking afresh"}),
+            );
+            return None;
+        }
+        let error = result.err().map(|e| explain(&e)).unwrap_or_default();
         log(
-            "submitting",
-            json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
-            "evidence_hash": params.evidence_hash}),
+            "read_back_failed",
+            json!({"asset": name, "tx_hash": tx, "error": error, "note": "not writing again; re-reading later"}),
         );
-        match submitter.submit(&batch) {
+        Some(Checked::Failed(error))
+    }
+
+    /// A refused report still proves the flags it read. When that floor is stricter than the
+    /// registry's entry, the entry is revoked (gates then fail closed) and an alert is raised; a
+    /// weaker entry left in place would keep admitting an issuer that can now freeze or claw back.
+    fn revoke_if_weaker(&self, index: usize, rule: &str, floor: Option<Floor>) -> Checked {
+        let refused = Checked::Refused(rule.to_string());
+        let Some(floor) = floor else {
+            return refused;
+        };
+        let (asset, contract, _) = &self.assets[index];
+        let name = asset.to_string();
+        let mut submitter = self.submitter();
+        let held = match submitter.read(*contract) {
+            Ok(Some(held)) if floor.exceeds(&held) => held,
+            Ok(_) => return refused,
+            Err(e) => {
+                log(
+                    "chain_read_failed",
+                    json!({"asset": name, "error": explain(&e)}),
+                );
+                return Checked::Failed(explain(&e));
+            }
+        };
+        {
+            let mut h = self.health.lock().expect("health lock");
+            *h.alerts_total
+                .entry("refused_stricter_floor".into())
+                .or_default() += 1;
+        }
+        log(
+            "alert",
+            json!({"alert": "refused_stricter_floor", "asset": name, "rule": rule,
+            "floor": floor, "on_chain": {"severity": held.severity, "flags": held.flags},
+            "note": "the refused report proves more than the registry holds; revoking the entry so gates fail closed"}),
+        );
+        match submitter.revoke(*contract) {
             Ok(c) => {
                 log(
-                    "written",
-                    json!({"asset": name, "why": reason, "severity": params.severity, "flags": params.flags,
-                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger}),
+                    "revoked",
+                    json!({"asset": name, "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
                 );
-                Checked::Written(c.hash)
+                Checked::Revoked(rule.to_string(), c.hash)
             }
-            Err(e @ ChainError::Unknown { .. }) => {
-                log(
-                    "outcome_unknown",
-                    json!({"asset": name, "error": e.to_string()}),
-                );
-                Checked::Unknown(e.to_string())
-            }
-            Err(e) => {
-                log("write_failed", json!({"asset": name, "error": explain(&e)}));
-                Checked::Failed(explain(&e))
-            }
+            Err(e) => chain_failure(&name, "revoke_failed", &e),
         }
     }
 
@@ -535,14 +724,19 @@ impl Watcher<'_> {
         let mut h = self.health.lock().expect("health lock");
         h.checks_total += 1;
         match outcome {
-            Checked::Written(_) => h.written_total += 1,
+            Checked::Written(_) | Checked::WrittenUnconfirmed(..) => h.written_total += 1,
             Checked::Refused(rule) => *h.refused_total.entry(rule.clone()).or_default() += 1,
+            Checked::Revoked(rule, _) => {
+                *h.refused_total.entry(rule.clone()).or_default() += 1;
+                h.revoked_total += 1;
+            }
             Checked::Failed(_) | Checked::Unknown(_) => h.failures_total += 1,
             Checked::Unchanged => {}
         }
         let a = h.assets.entry(name).or_default();
         match outcome {
-            Checked::Failed(m) | Checked::Unknown(m) => {
+            // A written-unconfirmed check backs off like a failure, so the re-read comes soon.
+            Checked::Failed(m) | Checked::Unknown(m) | Checked::WrittenUnconfirmed(_, m) => {
                 a.consecutive_failures += 1;
                 a.last_error = Some(m.clone());
             }
@@ -554,10 +748,20 @@ impl Watcher<'_> {
                 }
             }
         }
+        if let Checked::WrittenUnconfirmed(tx, _) = outcome {
+            a.last_tx = Some(tx.clone());
+        }
+        match outcome {
+            Checked::Refused(_) | Checked::Revoked(..) => a.consecutive_refusals += 1,
+            Checked::Failed(_) | Checked::Unknown(_) => {}
+            _ => a.consecutive_refusals = 0,
+        }
         a.last_outcome = Some(match outcome {
             Checked::Written(_) => "written".into(),
+            Checked::WrittenUnconfirmed(..) => "written_unconfirmed".into(),
             Checked::Unchanged => "unchanged".into(),
             Checked::Refused(rule) => format!("refused:{rule}"),
+            Checked::Revoked(rule, _) => format!("revoked:{rule}"),
             Checked::Failed(_) => "failed".into(),
             Checked::Unknown(_) => "unknown".into(),
         });
@@ -608,6 +812,20 @@ impl Watcher<'_> {
             .map(|o| o.unwrap_or(Checked::Failed("not checked".into())))
             .collect()
     }
+}
+
+/// A failed transaction as a check's outcome, logged: `outcome_unknown` when it may have applied (never
+/// retried blindly), else `failed_event` with the registry's error named.
+fn chain_failure(asset: &str, failed_event: &str, e: &ChainError) -> Checked {
+    if e.may_have_written() {
+        log(
+            "outcome_unknown",
+            json!({"asset": asset, "error": e.to_string()}),
+        );
+        return Checked::Unknown(e.to_string());
+    }
+    log(failed_event, json!({"asset": asset, "error": explain(e)}));
+    Checked::Failed(explain(e))
 }
 
 /// Runs one asset's check; a panic inside it (a bug on some input) becomes that asset's failure,
@@ -801,6 +1019,41 @@ mod tests {
             ),
             Some("refresh before it goes stale")
         );
+    }
+
+    /// Issue #16, "Also": an interval plus a pass over the assets that can exceed the refresh margin
+    /// is refused, naming the keys and the fix.
+    #[test]
+    fn also_watch_refuses_an_interval_that_can_outrun_the_refresh_margin() {
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let config = |top: &str, assets: &str| {
+            WatchConfig::parse(&format!(
+                "registry = \"C\"\nnetwork = \"testnet\"\n{top}{assets}"
+            ))
+        };
+        // 3500 + 120 > 3600: refused, with the bound and both ways out.
+        let err = config("interval_secs = 3500\n", asset).unwrap_err();
+        for needle in [
+            "interval_secs (3500)",
+            "refresh_margin_secs (3600)",
+            "Lower interval_secs to at most 3480",
+            "raise refresh_margin_secs to at least 3620",
+        ] {
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+        assert!(config("interval_secs = 3480\n", asset).is_ok());
+        // A per-asset override is named as such.
+        let err = config("", "[[asset]]\nasset = \"A-B\"\ninterval_secs = 4000\n").unwrap_err();
+        assert!(
+            err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
+            "{err}"
+        );
+        // Every asset adds a check to the pass: 30 at the defaults (300 + 30 x 120 = 3900) is too many.
+        let many = asset.repeat(30);
+        let err = config("", &many).unwrap_err();
+        assert!(err.contains("a pass over 30 asset(s)"), "{err}");
+        assert!(config("refresh_margin_secs = 3900\n", &many).is_ok());
+        assert!(config("", &asset.repeat(27)).is_ok());
     }
 
     #[test]

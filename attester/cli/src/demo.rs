@@ -330,8 +330,11 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         "severity (what the ledger lets the issuer do) and accountability (who claims it) are separate; \
          a source that did not answer makes the report undetermined, never clean",
     );
+    // The subjects live on the local network, whose Horizon names it: `--network local`.
     let mut scan_args = vec![
         "scan".to_string(),
+        "--network".into(),
+        "local".into(),
         "--no-history".into(),
         "--no-cache".into(),
     ];

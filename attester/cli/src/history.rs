@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use assay_core::report::Report;
 use assay_core::transitions::{transition, Observation, Transition};
 use assay_scan::asset_arg::parse_asset_arg;
-use assay_scan::history::History;
+use assay_scan::history::{CorruptRow, History, Listed};
 use clap::Args;
 use serde::Serialize;
 
@@ -16,8 +16,9 @@ use crate::EXIT_USAGE;
 const EXIT_CODES: &str = "\
 Exit codes:
   0   at least one observation is listed
-  1   the history could not be read, or a stored report is not a valid schema_version 1 report
-  2   no observation of this asset is recorded
+  1   the history could not be read, or a stored row is corrupt (not a valid schema_version 1 report):
+      each corrupt row is named on stderr and in `corrupt`, skipped, and the rest is still listed
+  2   no observation of this asset is recorded (and none is corrupt)
   64  usage error: a malformed asset or option";
 
 /// Arguments of `assay history`.
@@ -59,12 +60,21 @@ pub(crate) struct Step {
     pub(crate) transition: Transition,
 }
 
+/// A stored row that is not a readable report.
+#[derive(Serialize)]
+pub(crate) struct Skipped {
+    pub(crate) id: i64,
+    pub(crate) reason: String,
+}
+
 /// An asset's observations, oldest first, and the transition between each consecutive pair.
 #[derive(Serialize)]
 pub(crate) struct Listing {
     pub(crate) asset: String,
     pub(crate) observations: Vec<Entry>,
     pub(crate) transitions: Vec<Step>,
+    /// Rows that could not be read as reports (`assay history`): skipped, but counted here.
+    pub(crate) corrupt: Vec<Skipped>,
 }
 
 impl Listing {
@@ -95,6 +105,7 @@ impl Listing {
                 })
                 .collect(),
             transitions,
+            corrupt: Vec::new(),
         }
     }
 }
@@ -112,15 +123,15 @@ pub fn run(args: HistoryArgs) -> ExitCode {
         eprintln!("assay: no data directory for the history: pass --history PATH");
         return ExitCode::from(EXIT_USAGE);
     };
-    let rows = match History::open_existing(&path) {
+    let Listed { rows, mut corrupt } = match History::open_existing(&path) {
         Ok(Some(history)) => match history.list(&asset.to_string()) {
-            Ok(rows) => rows,
+            Ok(listed) => listed,
             Err(err) => {
                 eprintln!("assay: {err}");
                 return ExitCode::from(1);
             }
         },
-        Ok(None) => Vec::new(),
+        Ok(None) => Listed::default(),
         Err(err) => {
             eprintln!("assay: {err}");
             return ExitCode::from(1);
@@ -130,24 +141,38 @@ pub fn run(args: HistoryArgs) -> ExitCode {
     for row in &rows {
         match Report::from_json(&row.report_json) {
             Ok(report) => reports.push(report),
-            Err(err) => {
-                eprintln!(
-                    "assay: history {}: observation {} of {}: {err}",
-                    path.display(),
-                    row.id,
-                    row.asset
-                );
-                return ExitCode::from(1);
-            }
+            Err(err) => corrupt.push(CorruptRow {
+                id: row.id,
+                reason: err.to_string(),
+            }),
         }
     }
-    let listing = Listing::of(asset.to_string(), &reports);
+    corrupt.sort_by_key(|c| c.id);
+    for c in &corrupt {
+        eprintln!(
+            "assay: history {}: observation {} of {asset} is corrupt and was skipped: {}",
+            path.display(),
+            c.id,
+            c.reason
+        );
+    }
+    let mut listing = Listing::of(asset.to_string(), &reports);
+    listing.corrupt = corrupt
+        .into_iter()
+        .map(|c| Skipped {
+            id: c.id,
+            reason: c.reason,
+        })
+        .collect();
     match args.output {
         OutputFormat::Json => println!(
             "{}",
             serde_json::to_string(&listing).expect("listing serialises")
         ),
         OutputFormat::Text => print!("{}", render(&listing)),
+    }
+    if !listing.corrupt.is_empty() {
+        return ExitCode::from(1);
     }
     if listing.observations.is_empty() {
         eprintln!(
@@ -162,6 +187,14 @@ pub fn run(args: HistoryArgs) -> ExitCode {
 
 fn render(listing: &Listing) -> String {
     let mut out = format!("{}\n", listing.asset);
+    if !listing.corrupt.is_empty() {
+        let ids: Vec<String> = listing.corrupt.iter().map(|c| c.id.to_string()).collect();
+        out.push_str(&format!(
+            "  {} corrupt observation(s) skipped: id {}\n",
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
     for (i, entry) in listing.observations.iter().enumerate() {
         let o = &entry.observation;
         let mechanics = o.mechanics.names().join(", ");

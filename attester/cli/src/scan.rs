@@ -56,6 +56,8 @@ pub enum OutputFormat {
 pub enum NetworkArg {
     Mainnet,
     Testnet,
+    /// A standalone network, e.g. `assay localnet` (passphrase "Standalone Network ; February 2017").
+    Local,
 }
 
 /// Arguments of `assay scan`.
@@ -162,6 +164,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
     let network = match args.network {
         NetworkArg::Mainnet => Network::Mainnet,
         NetworkArg::Testnet => Network::Testnet,
+        NetworkArg::Local => Network::Local,
     };
     let horizon_url = args
         .horizon_url
@@ -225,7 +228,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         }
     };
     let config = ScanConfig {
-        network,
+        network_passphrase: network.passphrase().to_string(),
         horizon_url,
         expert_url: args.expert_url.clone(),
         asset_lists: args.asset_lists.clone(),

@@ -282,14 +282,15 @@ impl Server {
     /// The asset's observations, oldest first, or the reply that says why there are none.
     fn observations(&self, segment: &str) -> Result<AssetView, Reply> {
         let key = store_key(segment).map_err(|detail| Reply::problem(400, detail))?;
-        let rows = self
+        let listed = self
             .open()?
             .list(&key)
             .map_err(|e| Reply::problem(503, e.to_string()))?;
+        let rows = listed.rows;
         let mut view = AssetView {
             key,
             reports: Vec::with_capacity(rows.len()),
-            corrupt: Vec::new(),
+            corrupt: listed.corrupt.iter().map(|c| c.id).collect(),
         };
         for row in rows {
             match Report::from_json(&row.report_json) {

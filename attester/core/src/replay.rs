@@ -348,6 +348,17 @@ pub fn build_subject(
             let url = urls::blocked_domain(se, domain);
             match recorded(read, "blocked.json")? {
                 None => return Err(ReplayError::Missing("blocked.json".into())),
+                // A 404 is the blocklist read with no entry for the domain (scanner-checks.md).
+                Some(Recorded::Failed(FailureCategory::Status(404))) => {
+                    BlocklistOutcome::Answered(Observed {
+                        url,
+                        retrieved_at: at,
+                        value: BlocklistAnswer {
+                            domain: domain.to_string(),
+                            blocked: false,
+                        },
+                    })
+                }
                 Some(Recorded::Failed(c)) => BlocklistOutcome::Failed(attempt(url, c)),
                 Some(Recorded::Body(b)) => match parse::parse_blocked_domain(&b) {
                     Ok(answer) => BlocklistOutcome::Answered(Observed {

@@ -26,6 +26,8 @@ pub const DEFAULT_STELLAR_EXPERT_URL: &str = "https://api.stellar.expert";
 pub const PUBNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
 /// Testnet network passphrase.
 pub const TESTNET_PASSPHRASE: &str = "Test SDF Network ; September 2015";
+/// A standalone (local) network's passphrase, as stellar-core's `--standalone` and `assay localnet` use.
+pub const STANDALONE_PASSPHRASE: &str = "Standalone Network ; February 2017";
 
 /// A classic Stellar asset: its code and issuing account. `Display` gives `CODE-ISSUER`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

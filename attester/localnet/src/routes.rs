@@ -13,6 +13,10 @@ pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response 
             http::Response::json(200, &rpc::handle(shared, &req.body))
         }
         ("GET" | "POST", "/friendbot") => friendbot::route(shared, &req),
+        ("GET", "/horizon") => {
+            let (status, v) = horizon::root(&shared.lock());
+            respond_horizon(status, v)
+        }
         ("GET", p) if p.starts_with("/horizon/accounts/") => {
             let id = &p["/horizon/accounts/".len()..];
             if let Some(account) = crate::xdrutil::parse_g_address(id) {

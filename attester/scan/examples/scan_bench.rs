@@ -16,7 +16,7 @@ use assay_core::Asset;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{FetchOptions, HttpClient, NetConfig, RedirectPolicy};
 use assay_scan::testsupport::{ReplayServer, Reply};
-use assay_scan::{Network, ScanConfig, Scanner};
+use assay_scan::{ScanConfig, Scanner};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 
@@ -113,6 +113,11 @@ async fn run(n: usize, concurrency: usize) {
         server.connect_https("horizon.stellar.org"),
         server.connect_https("api.stellar.expert"),
     ];
+    server.route(
+        "horizon.stellar.org",
+        "/",
+        vec![Reply::horizon_root(assay_core::PUBNET_PASSPHRASE)],
+    );
     for (domain, toml) in &domains {
         server.route(
             domain,
@@ -163,7 +168,7 @@ async fn run(n: usize, concurrency: usize) {
     let scanner = Arc::new(Scanner::new(
         http,
         ScanConfig {
-            network: Network::Mainnet,
+            network_passphrase: assay_core::PUBNET_PASSPHRASE.into(),
             horizon_url: assay_core::DEFAULT_HORIZON_URL.into(),
             expert_url: assay_core::DEFAULT_STELLAR_EXPERT_URL.into(),
             asset_lists: Vec::new(),

@@ -17,6 +17,23 @@ pub struct StoredObservation {
     pub report_json: String,
 }
 
+/// A stored row that cannot be read as an observation: reported and skipped, never silently dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorruptRow {
+    pub id: i64,
+    pub reason: String,
+}
+
+/// An asset's readable observations, oldest first, and the rows that could not be read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listed {
+    pub rows: Vec<StoredObservation>,
+    pub corrupt: Vec<CorruptRow>,
+}
+
+/// How long a reader or writer waits for another process's lock before giving up.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A history error, naming the file.
 #[derive(Debug, thiserror::Error)]
 #[error("history {path}: {message}")]
@@ -65,8 +82,18 @@ impl History {
             std::fs::create_dir_all(parent).map_err(|e| Self::err(path, e))?;
         }
         let conn = Connection::open(path).map_err(|e| Self::err(path, e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Self::err(path, e))?;
+        // Write-ahead logging: `assay history` reads while `watch` appends, without "database is locked".
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(|e| Self::err(path, e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Self::err(
+                path,
+                format!("cannot use write-ahead logging (journal mode stays {mode}); put the history on a local file system"),
+            ));
+        }
         conn.execute_batch(SCHEMA).map_err(|e| Self::err(path, e))?;
         Ok(History {
             conn,
@@ -80,6 +107,8 @@ impl History {
             return Ok(None);
         }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| Self::err(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Self::err(path, e))?;
         Ok(Some(History {
             conn,
@@ -106,17 +135,30 @@ impl History {
         tx.commit().map_err(|e| Self::err(&path, e))
     }
 
-    /// Every observation of `asset`, oldest first.
-    pub fn list(&self, asset: &str) -> Result<Vec<StoredObservation>, HistoryError> {
+    /// Every observation of `asset`, oldest first. A row whose columns cannot be read (wrong type,
+    /// not UTF-8) is listed in `corrupt` instead of failing the whole listing.
+    pub fn list(&self, asset: &str) -> Result<Listed, HistoryError> {
         let mut query = self
             .conn
             .prepare("SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id")
             .map_err(|e| Self::err(&self.path, e))?;
         let rows = query
-            .query_map(params![asset], stored_observation)
+            .query_map(params![asset], |row| {
+                let id: i64 = row.get(0)?;
+                Ok(stored_observation(row).map_err(|e| CorruptRow {
+                    id,
+                    reason: e.to_string(),
+                }))
+            })
             .map_err(|e| Self::err(&self.path, e))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|e| Self::err(&self.path, e))
+        let mut listed = Listed::default();
+        for row in rows {
+            match row.map_err(|e| Self::err(&self.path, e))? {
+                Ok(row) => listed.rows.push(row),
+                Err(corrupt) => listed.corrupt.push(corrupt),
+            }
+        }
+        Ok(listed)
     }
 
     /// The newest observation of every asset, ordered by asset.
@@ -180,7 +222,7 @@ mod tests {
                 ),
             ])
             .unwrap();
-        let rows = history.list("A-G1").unwrap();
+        let rows = history.list("A-G1").unwrap().rows;
         assert_eq!(
             rows.iter()
                 .map(|r| r.report_json.as_str())
@@ -195,7 +237,7 @@ mod tests {
         assert!(delete.unwrap_err().to_string().contains("append-only"));
         drop(history);
         let reopened = History::open_existing(&path).unwrap().unwrap();
-        assert_eq!(reopened.list("A-G1").unwrap().len(), 2);
+        assert_eq!(reopened.list("A-G1").unwrap().rows.len(), 2);
         let latest = reopened.latest_per_asset().unwrap();
         assert_eq!(
             latest

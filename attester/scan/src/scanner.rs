@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::redact;
 use assay_core::{
-    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistOutcome, Currency,
+    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome, Currency,
     DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
     LinkedOutcome, Observed, Subject, Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
@@ -24,6 +24,8 @@ use crate::shared::Shared;
 pub enum Network {
     Mainnet,
     Testnet,
+    /// A standalone network (`assay localnet`, stellar-core `--standalone`).
+    Local,
 }
 
 impl Network {
@@ -31,6 +33,7 @@ impl Network {
         match self {
             Network::Mainnet => assay_core::PUBNET_PASSPHRASE,
             Network::Testnet => assay_core::TESTNET_PASSPHRASE,
+            Network::Local => assay_core::STANDALONE_PASSPHRASE,
         }
     }
 
@@ -38,6 +41,7 @@ impl Network {
         match self {
             Network::Mainnet => assay_core::DEFAULT_HORIZON_URL,
             Network::Testnet => "https://horizon-testnet.stellar.org",
+            Network::Local => "http://localhost:8000",
         }
     }
 }
@@ -45,7 +49,8 @@ impl Network {
 /// What a scan reads and how.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {
-    pub network: Network,
+    /// Passphrase of the network the assets live on: Horizon must serve it, and reports bind it.
+    pub network_passphrase: String,
     pub horizon_url: String,
     pub expert_url: String,
     /// SEP-42 list URLs, in the order given.
@@ -71,6 +76,19 @@ pub enum ScanError {
     /// Horizon has no such issuer account.
     #[error("horizon: issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
+    /// Horizon serves a different network than the asset's: its flags would be another ledger's.
+    #[error(
+        "horizon: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
+         scanned. Point --horizon-url (or ASSAY_HORIZON_URL) at a Horizon of the asset's network, or pick \
+         the asset's network with --network / --asset-network",
+        redact::url(url)
+    )]
+    WrongNetwork {
+        /// Horizon's base URL (shown redacted).
+        url: String,
+        served: String,
+        expected: String,
+    },
     /// This asset's scan panicked (a bug on some input): it is this asset's error, never the
     /// process's; the other assets are scanned as usual.
     #[error("scan of {asset} stopped on an internal error ({detail}); nothing was judged for it — please report this")]
@@ -97,6 +115,13 @@ enum TomlAnswer {
     Refused(String, Timestamp, String),
 }
 
+/// Which StellarExpert answer is being read (decides the parser that gates caching).
+#[derive(Clone, Copy)]
+enum ExpertEndpoint {
+    Directory,
+    Blocklist,
+}
+
 #[derive(Clone)]
 enum ExpertAnswer {
     Read {
@@ -112,6 +137,7 @@ enum ExpertAnswer {
 pub struct Scanner {
     http: HttpClient,
     config: ScanConfig,
+    horizon_network: Shared<(), Result<(), ScanError>>,
     accounts: Shared<String, AccountAnswer>,
     tomls: Shared<String, TomlAnswer>,
     linked: Shared<String, LinkedOutcome>,
@@ -180,6 +206,7 @@ impl Scanner {
         Scanner {
             http,
             config,
+            horizon_network: Shared::default(),
             accounts: Shared::default(),
             tomls: Shared::default(),
             linked: Shared::default(),
@@ -248,6 +275,9 @@ impl Scanner {
     /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
     /// then stellar.toml, the directory, the blocklist and the asset lists concurrently.
     pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
+        self.horizon_network
+            .get_or_fetch(&(), || self.check_horizon_network())
+            .await?;
         let horizon = self.config.horizon_url.as_str();
         let assets_url = urls::horizon_assets(horizon, asset);
         let fetched = self
@@ -302,10 +332,39 @@ impl Scanner {
             directory,
             blocklist,
             asset_lists,
-            network: Some(self.config.network.passphrase().to_string()),
+            network: Some(self.config.network_passphrase.clone()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
             scanned_at: Timestamp::now(),
         })
+    }
+
+    /// Reads Horizon's root once per run and refuses a Horizon that serves another network: its
+    /// flags would be another ledger's, bound into evidence as if observed on the asset's network.
+    async fn check_horizon_network(&self) -> Result<(), ScanError> {
+        let url = urls::horizon_root(&self.config.horizon_url);
+        let horizon_error = |failure: String| ScanError::Horizon {
+            url: url.clone(),
+            failure: format!("{failure} (the root names the network Horizon serves)"),
+        };
+        let fetched = self
+            .get(&url, API)
+            .await
+            .map_err(|err| horizon_error(to_failure(&err).describe()))?;
+        if fetched.status != 200 {
+            return Err(horizon_error(
+                FailureCategory::Status(fetched.status).to_string(),
+            ));
+        }
+        let served = parse::parse_horizon_root(&fetched.body)
+            .map_err(|err| horizon_error(err.to_failure().describe()))?;
+        if served != self.config.network_passphrase {
+            return Err(ScanError::WrongNetwork {
+                url: self.config.horizon_url.clone(),
+                served,
+                expected: self.config.network_passphrase.clone(),
+            });
+        }
+        Ok(())
     }
 
     async fn account(&self, issuer: &str) -> AccountAnswer {
@@ -474,7 +533,7 @@ impl Scanner {
 
     async fn directory(&self, issuer: &str) -> DirectoryOutcome {
         let url = urls::directory(&self.config.expert_url, issuer);
-        match self.stellar_expert(&url, true).await {
+        match self.stellar_expert(&url, ExpertEndpoint::Directory).await {
             ExpertAnswer::Failed(attempt) => DirectoryOutcome::Failed(attempt),
             ExpertAnswer::Read {
                 url,
@@ -519,8 +578,22 @@ impl Scanner {
                 ),
             });
         }
-        match self.stellar_expert(&url, false).await {
+        match self.stellar_expert(&url, ExpertEndpoint::Blocklist).await {
             ExpertAnswer::Failed(attempt) => BlocklistOutcome::Failed(attempt),
+            // The spec's reading of a 404: the blocklist was read and has no entry for the domain.
+            ExpertAnswer::Read {
+                url,
+                status: 404,
+                retrieved_at,
+                ..
+            } => BlocklistOutcome::Answered(Observed {
+                url,
+                retrieved_at,
+                value: BlocklistAnswer {
+                    domain: domain.to_string(),
+                    blocked: false,
+                },
+            }),
             ExpertAnswer::Read {
                 url,
                 body,
@@ -541,9 +614,9 @@ impl Scanner {
         }
     }
 
-    /// A StellarExpert answer: cache, then up to `retry::ATTEMPTS` tries. `not_found_is_answer`: a
-    /// 404 is a read answer (the directory's "not listed"); otherwise only 200 is.
-    async fn stellar_expert(&self, url: &str, not_found_is_answer: bool) -> ExpertAnswer {
+    /// A StellarExpert answer: cache, then up to `retry::ATTEMPTS` tries. A 200 and a 404 are read
+    /// answers (the spec: a 404 means the source was read and has no entry); 429, 5xx and timeouts are not.
+    async fn stellar_expert(&self, url: &str, endpoint: ExpertEndpoint) -> ExpertAnswer {
         self.expert
             .get_or_fetch(&url.to_string(), || async {
                 if let Some(cache) = &self.config.cache {
@@ -559,7 +632,7 @@ impl Scanner {
                         }
                     }
                 }
-                let answer = self.stellar_expert_fetch(url, not_found_is_answer).await;
+                let answer = self.stellar_expert_fetch(url).await;
                 if let (
                     Some(cache),
                     ExpertAnswer::Read {
@@ -572,10 +645,9 @@ impl Scanner {
                 {
                     if let Some(ttl) = answer.1 {
                         // Cache only what parses: a malformed body is a failure, and failures are never cached.
-                        let parses = if not_found_is_answer {
-                            parse::parse_directory(body).is_ok()
-                        } else {
-                            parse::parse_blocked_domain(body).is_ok()
+                        let parses = match endpoint {
+                            ExpertEndpoint::Directory => parse::parse_directory(body).is_ok(),
+                            ExpertEndpoint::Blocklist => parse::parse_blocked_domain(body).is_ok(),
                         };
                         if parses {
                             cache.put(url, body, retrieved_at.unix(), ttl);
@@ -587,16 +659,12 @@ impl Scanner {
             .await
     }
 
-    async fn stellar_expert_fetch(
-        &self,
-        url: &str,
-        not_found_is_answer: bool,
-    ) -> (ExpertAnswer, Option<Duration>) {
+    async fn stellar_expert_fetch(&self, url: &str) -> (ExpertAnswer, Option<Duration>) {
         let mut attempt = 0;
         loop {
             let result = self.get(url, API).await;
             let (failure, server_asked, retryable) = match &result {
-                Ok(f) if f.status == 200 || (not_found_is_answer && f.status == 404) => {
+                Ok(f) if f.status == 200 || f.status == 404 => {
                     let ttl = max_age(
                         f.headers
                             .get(hyper::header::CACHE_CONTROL)

@@ -62,6 +62,17 @@ impl Reply {
         }
     }
 
+    /// Horizon's root document for the network `passphrase` (what the scan reads to confirm the network).
+    pub fn horizon_root(passphrase: &str) -> Reply {
+        Reply::json(
+            serde_json::json!({
+                "horizon_version": "replay",
+                "network_passphrase": passphrase,
+            })
+            .to_string(),
+        )
+    }
+
     /// A redirect to `location`.
     pub fn redirect(location: &str) -> Reply {
         Reply::status_with(301, &[("location", location)], Vec::new())

@@ -11,7 +11,11 @@ use clap::Args;
 use super::{
     reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, SignerArgs, SourceArgs, EXIT_USAGE,
 };
-use crate::attest::{execute, exit_code, plan, render_text, AssetResult, ChainSubmitter, Target};
+use crate::attest::{
+    execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
+    Target,
+};
+use crate::decide::Floor;
 use crate::registry::MAX_BATCH_SIZE;
 use crate::sac;
 use crate::scanning::scan_subjects;
@@ -36,14 +40,23 @@ any UNVERIFIABLE or SKIPPED check, or a suite that could not start, leaves it un
 object with every row. Writes on a network other than testnet/futurenet/standalone need
 --allow-non-testnet-write. Only classic assets are attested; a C… token is refused (use `assay sep41`).
 
+A refused report still proves the issuer flags it read (its capability floor). When that floor is
+stricter than the registry's entry for the asset (a higher severity, or a capability bit the entry
+lacks), the entry is revoked so gates fail closed, and an ALERT line goes to stderr (status `revoked`;
+with --dry-run the alert says it would be revoked and nothing is sent).
+
 Exit codes:
   0   every asset was written (with --dry-run: simulated successfully)
-  1   error: an asset had no report, or its transaction failed or was refused; nothing was written for it
-  2   at least one asset was refused as not attestable (the rule is printed); all others were written
+  1   error: an asset had no report (a Horizon that serves another network included), or its transaction
+      failed or was refused; nothing was written for it
+  2   at least one asset was refused as not attestable (the rule is printed; a revoked weaker entry is a
+      refusal too); all others were written
   3   a transaction was sent but its outcome is unknown: check the printed hash before retrying
+  4   a write was confirmed on chain but reading it back failed: it IS written (the hash is printed);
+      check it with `assay verify`, do not resend
   64  usage error (bad asset, network, registry, identity; a secret on the command line; --sep41 without
       consent off test networks)
-Priority when several apply: 64, 3, 1, 2.
+Priority when several apply: 64, 3, 1, 4, 2.
 
 Secrets: --source names a stellar-cli identity; otherwise STELLAR_SECRET_KEY or --source-file. A secret
 typed on the command line is refused. Secrets are never printed.
@@ -190,6 +203,10 @@ pub fn run(args: AttestArgs) -> ExitCode {
         let at = assay_scan::scanner::timestamp(SystemTime::now());
         reports.push(evaluate_subject(&subject, suites[i].as_ref(), at));
     }
+    let floors: Vec<Option<Floor>> = reports
+        .iter()
+        .map(|r| r.as_ref().ok().and_then(Floor::of))
+        .collect();
     let as_of = assay_scan::scanner::timestamp(SystemTime::now());
     let (planned, outcomes) = plan(&targets, reports, as_of, Freshness::default());
     let options = InvokeOptions {
@@ -214,6 +231,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
         args.batch_size,
         args.dry_run,
     );
+    let outcomes = revoke_weaker_entries(&targets, &floors, outcomes, &mut submitter, args.dry_run);
     let mut out = std::io::stdout().lock();
     for ((target, outcome), suite) in targets.iter().zip(&outcomes).zip(&suites) {
         let line = AssetResult {

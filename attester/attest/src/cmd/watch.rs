@@ -40,15 +40,23 @@ UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused an
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
-verdict is logged with its rule and not written, so the old value ages out and gates fail closed.
-Failures back off (15 s doubling, capped). Logs are JSON lines on stderr; a write logs \"submitting\" then
-\"written\" (or \"write_failed\" / \"outcome_unknown\"). SIGINT/SIGTERM log \"stopping\" and stop the loop
-after the check in progress: a transaction being submitted is followed to its final status (and its
-observation recorded) before \"stopped\" and exit 0.
+verdict is logged with its rule and not written, so the old value ages out and gates fail closed. When
+the refused report's issuer flags prove more than the registry holds (a higher severity or a capability
+bit the entry lacks), the entry is revoked at once and an \"alert\" line (alert refused_stricter_floor)
+is logged and counted in assay_watch_alerts_total; two refusals in a row for an asset mark /health
+degraded. A write confirmed on chain whose read-back failed logs \"written_unconfirmed\" with the hash;
+the next check re-reads the entry instead of writing again. Failures back off (15 s doubling, capped).
+Logs are JSON lines on stderr; a write logs \"submitting\" then \"written\" (or \"write_failed\" /
+\"outcome_unknown\"). SIGINT/SIGTERM log \"stopping\" and stop the loop after the check in progress: a
+transaction being submitted is followed to its final status (and its observation recorded) before
+\"stopped\" and exit 0.
+
+The config is refused when an asset's interval_secs plus one pass over every asset (120 s allowed per
+check) exceeds refresh_margin_secs: entries could go stale between checks.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
-  1   --once: at least one check failed or a transaction's outcome is unknown
+  1   --once: at least one check failed, a transaction's outcome is unknown, or a write was not read back
   64  usage error (bad config, network, identity)";
 
 /// Arguments of `assay watch`.
@@ -185,11 +193,15 @@ pub fn run(args: WatchArgs) -> ExitCode {
         health,
         options,
         sep41,
+        unconfirmed: Default::default(),
     };
     let outcomes = watcher.run(&stop, args.once);
-    let failed = outcomes
-        .iter()
-        .any(|o| matches!(o, Checked::Failed(_) | Checked::Unknown(_)));
+    let failed = outcomes.iter().any(|o| {
+        matches!(
+            o,
+            Checked::Failed(_) | Checked::Unknown(_) | Checked::WrittenUnconfirmed(..)
+        )
+    });
     ExitCode::from(if args.once && failed { 1 } else { 0 })
 }
 

@@ -57,9 +57,11 @@ fn re_attesting_an_archived_entry_restores_it() {
         flags: 2,
         evidence_hash: [2; 32],
     };
-    let confirmed = s
+    let written = s
         .submit(std::slice::from_ref(&second))
         .expect("re-attest an archived entry");
+    assert_eq!(written.read_back, Ok(()));
+    let confirmed = written.confirmed;
     assert!(confirmed.ledger > now);
     let read = read_safety(&w.rpc, w.registry, [7; 32]).unwrap().unwrap();
     assert_eq!(

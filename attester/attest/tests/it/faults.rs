@@ -44,7 +44,10 @@ fn submit_via(
         registry: w.registry,
         confirm_read_back: true,
     };
-    s.submit(batch)
+    s.submit(batch).map(|s| {
+        assert_eq!(s.read_back, Ok(()), "the write reads back");
+        s.confirmed
+    })
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod common;
 
 mod archival;
 mod faults;
+mod hardening;
 mod localnet_e2e;
 mod runbook_config;
 mod sep41_e2e;

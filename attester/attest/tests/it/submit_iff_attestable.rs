@@ -2,8 +2,8 @@
 //! real one with every refusal-relevant field varied; a recording submitter sees everything that would have
 //! reached sendTransaction.
 
-use assay_attest::attest::{execute, plan, Outcome, Submitter, Target};
-use assay_attest::registry::Attestation;
+use assay_attest::attest::{execute, plan, Outcome, Submitted, Submitter, Target};
+use assay_attest::registry::{Attestation, Safety};
 use assay_chain::submit::{ChainError, Confirmed};
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity, State, Timestamp};
 use proptest::prelude::*;
@@ -19,15 +19,28 @@ impl Submitter for Recording {
         self.simulated += 1;
         Ok(1)
     }
-    fn submit(&mut self, batch: &[Attestation]) -> Result<Confirmed, ChainError> {
+    fn submit(&mut self, batch: &[Attestation]) -> Result<Submitted, ChainError> {
         self.submitted.push(batch.to_vec());
-        Ok(Confirmed {
-            hash: "ab".repeat(32),
-            ledger: 7,
-            created_at: None,
-            return_value: None,
-            fee: 100,
+        Ok(Submitted {
+            confirmed: confirmed(),
+            read_back: Ok(()),
         })
+    }
+    fn read(&mut self, _: [u8; 32]) -> Result<Option<Safety>, ChainError> {
+        Ok(None)
+    }
+    fn revoke(&mut self, _: [u8; 32]) -> Result<Confirmed, ChainError> {
+        panic!("execute never revokes")
+    }
+}
+
+fn confirmed() -> Confirmed {
+    Confirmed {
+        hash: "ab".repeat(32),
+        ledger: 7,
+        created_at: None,
+        return_value: None,
+        fee: 100,
     }
 }
 

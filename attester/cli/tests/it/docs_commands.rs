@@ -540,6 +540,11 @@ fn doc_commands_run_as_written_against_local_stand_ins() {
     hosts.extend(domains.iter().map(|d| d.to_string()));
     let names: Vec<&str> = hosts.iter().map(String::as_str).collect();
     let server = rt.block_on(ReplayServer::start(&names));
+    server.route(
+        "horizon.stellar.org",
+        "/",
+        vec![Reply::horizon_root(assay_core::PUBNET_PASSPHRASE)],
+    );
     for s in subjects {
         serve_subject(&server, s);
     }

@@ -11,6 +11,7 @@ mod attest_sep41_cli;
 mod attestation_cli;
 mod demo;
 mod docs_commands;
+mod history_cli;
 mod integrator_ts;
 mod localnet_fork_cli;
 mod release_profile;

@@ -458,3 +458,63 @@ fn help_documents_the_exit_codes() {
         assert!(run.stdout.contains("64  usage error"), "{}", run.stdout);
     }
 }
+
+/// Issue #16 item 2: a Horizon serving another network (a leftover testnet ASSAY_HORIZON_URL) is
+/// refused before anything is read from it: an error naming the URL (credentials redacted) and both
+/// passphrases, no report.
+#[test]
+fn item2_scan_refuses_a_horizon_that_serves_another_network() {
+    let h = Harness::new(&[USDC.domain]);
+    USDC.route_all(&h);
+    h.route(
+        HORIZON,
+        "/",
+        vec![Reply::horizon_root(assay_core::TESTNET_PASSPHRASE)],
+    );
+    let run = h.assay(&[
+        "scan",
+        "--output",
+        "json",
+        "--no-history",
+        "--horizon-url",
+        "https://ops:hunter2@horizon.stellar.org",
+        &USDC.id(),
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
+    for needle in [
+        "https://horizon.stellar.org serves the network",
+        assay_core::TESTNET_PASSPHRASE,
+        assay_core::PUBNET_PASSPHRASE,
+        "--horizon-url",
+    ] {
+        assert!(run.stderr.contains(needle), "{needle}: {}", run.stderr);
+    }
+    assert!(!run.stderr.contains("hunter2"), "{}", run.stderr);
+    assert_eq!(
+        h.server
+            .hit_count(HORIZON, &assets_path(USDC.code, USDC.issuer)),
+        0,
+        "nothing is read from the wrong network"
+    );
+
+    // A root that does not name its network is not taken on trust either.
+    h.route(HORIZON, "/", vec![Reply::json("{}")]);
+    let run = h.assay(&["scan", "--no-history", &USDC.id()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("network_passphrase") && run.stdout.is_empty(),
+        "{}",
+        run.stderr
+    );
+
+    // The matching network scans as before.
+    h.route(
+        HORIZON,
+        "/",
+        vec![Reply::horizon_root(assay_core::PUBNET_PASSPHRASE)],
+    );
+    let run = h.assay(&["scan", "--output", "json", "--no-history", &USDC.id()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.report()["severity"], "medium");
+}

@@ -336,3 +336,38 @@ fn a_blocklist_hit_still_escalates_when_the_directory_is_down() {
         "three attempts on 5xx"
     );
 }
+
+/// Issue #16 item 10: a blocklist 404 is "read, no entry" (the spec), not an outage; 5xx, 429 and
+/// timeouts stay failures (the fault matrix above).
+#[test]
+fn item10_blocklist_404_is_read_no_entry_not_an_outage() {
+    let h = Harness::new(&[USDC.domain]);
+    USDC.route_all(&h);
+    h.route(
+        EXPERT,
+        &blocked_path(USDC.domain),
+        vec![Reply::status_with(
+            404,
+            &[("content-type", "application/json")],
+            r#"{"error":"Not found","status":404}"#,
+        )],
+    );
+    let run = h.assay(&["scan", "--output", "json", "--no-history", &USDC.id()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.report();
+    assert_eq!(report["undetermined"], false, "{report}");
+    assert!(
+        !strings(&report["undetermined_checks"]).contains(&"reputation".to_string()),
+        "{report}"
+    );
+    assert_eq!(report["severity"], "medium", "a 404 never escalates");
+    assert_eq!(
+        claim_of(&report, "stellar.expert/blocked-domains"),
+        vec![r#"domain "circle.com" blocked=false"#.to_string()]
+    );
+    assert_eq!(
+        h.server.hit_count(EXPERT, &blocked_path(USDC.domain)),
+        1,
+        "an answer is not retried"
+    );
+}

@@ -105,7 +105,7 @@ fn sigterm_and_sigint_finish_the_submission_in_flight() {
     std::fs::write(
         &cfg,
         format!(
-            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\"]\ninterval_secs = 3600\n[[asset]]\nasset = \"AQUA-{AQUA}\"\n",
+            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\"]\ninterval_secs = 3600\nrefresh_margin_secs = 7200\n[[asset]]\nasset = \"AQUA-{AQUA}\"\n",
             stellar_strkey::Contract(w.registry),
             w.net.rpc_url(),
             w.net.passphrase(),
@@ -174,7 +174,7 @@ fn sigterm_and_sigint_finish_the_submission_in_flight() {
         let store = assay_scan::history::History::open_existing(&history)
             .unwrap()
             .expect("history written");
-        let rows = store.list(&asset).unwrap();
+        let rows = store.list(&asset).unwrap().rows;
         assert_eq!(rows.len(), round + 1, "one observation per check");
         for row in &rows {
             let report: serde_json::Value = serde_json::from_str(&row.report_json).unwrap();

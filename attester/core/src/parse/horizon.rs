@@ -110,9 +110,36 @@ pub fn parse_horizon_account(body: &[u8]) -> Result<AccountRecord, ParseError> {
     })
 }
 
+/// The `network_passphrase` of Horizon's root document (`GET {horizon}/`): which network it serves.
+pub fn parse_horizon_root(body: &[u8]) -> Result<String, ParseError> {
+    const SRC: &str = "horizon /";
+    let root = json(SRC, body)?;
+    opt_string(&root, "network_passphrase")
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| ParseError::new(SRC, "root has no string `network_passphrase`"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn root_names_the_network() {
+        let body = br#"{"horizon_version":"2.32.0","network_passphrase":"Test SDF Network ; September 2015"}"#;
+        assert_eq!(
+            parse_horizon_root(body).unwrap(),
+            "Test SDF Network ; September 2015"
+        );
+        for bad in [
+            &b"{}"[..],
+            b"[]",
+            b"not json",
+            br#"{"network_passphrase":7}"#,
+            br#"{"network_passphrase":""}"#,
+        ] {
+            assert!(parse_horizon_root(bad).is_err(), "{bad:?}");
+        }
+    }
 
     const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 

@@ -8,7 +8,9 @@ mod stellar_toml;
 pub mod urls;
 
 pub use asset_list::{parse_asset_list, AssetList, AssetListEntry};
-pub use horizon::{parse_horizon_account, parse_horizon_assets, AccountRecord, AssetRecord};
+pub use horizon::{
+    parse_horizon_account, parse_horizon_assets, parse_horizon_root, AccountRecord, AssetRecord,
+};
 pub use stellar_expert::{parse_blocked_domain, parse_directory};
 pub use stellar_toml::{
     parse_linked_currency_document, parse_stellar_toml, unresolved_links, StellarToml,

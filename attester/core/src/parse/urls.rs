@@ -7,6 +7,11 @@ fn trim(base: &str) -> &str {
     base.trim_end_matches('/')
 }
 
+/// `{horizon}/`: the root document, which names the network Horizon serves.
+pub fn horizon_root(horizon: &str) -> String {
+    format!("{}/", trim(horizon))
+}
+
 /// `{horizon}/assets?asset_code=CODE&asset_issuer=ISSUER`.
 pub fn horizon_assets(horizon: &str, asset: &Asset) -> String {
     format!(

@@ -16,7 +16,7 @@ async fn item5_a_panicking_scan_task_is_that_assets_error() {
     let scanner = Arc::new(Scanner::new(
         http,
         ScanConfig {
-            network: Network::Testnet,
+            network_passphrase: Network::Testnet.passphrase().into(),
             horizon_url: "http://127.0.0.1:1".into(),
             expert_url: "http://127.0.0.1:1".into(),
             asset_lists: Vec::new(),

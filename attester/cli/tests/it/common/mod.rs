@@ -73,6 +73,12 @@ impl Harness {
         let server = rt.block_on(ReplayServer::start(&names));
         let dir = tempfile::tempdir().unwrap();
         let ca = server.write_ca(dir.path());
+        // Horizon's root names the network it serves; `assay scan` reads it before anything else.
+        server.route(
+            HORIZON,
+            "/",
+            vec![Reply::horizon_root(assay_core::PUBNET_PASSPHRASE)],
+        );
         Harness {
             rt,
             server,

@@ -1,0 +1,315 @@
+//! Issue #16 on the local network: an issuer that evades the update, a Horizon of another network, and
+//! a write whose read-back fails. Registry and gate from the built WASM, sources over local HTTPS.
+
+use crate::common;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use assay_attest::attest::{
+    execute, exit, exit_code, plan, revoke_weaker_entries, ChainSubmitter, Outcome, Target,
+};
+use assay_attest::decide::Floor;
+use assay_attest::registry;
+use assay_attest::sac;
+use assay_attest::scanning::{scan_fresh, scan_subjects, ScanSettings};
+use assay_attest::verify::read_safety;
+use assay_attest::watch::{Checked, Health, WatchConfig, Watcher};
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::Invoker;
+use assay_core::Freshness;
+use common::proxy::{Fault, Proxy};
+use common::*;
+use serde_json::json;
+
+const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
+const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+const AUTH_REVOCABLE: u32 = 2;
+
+fn target(w: &World, asset: &ClassicAsset) -> Target {
+    Target {
+        asset: asset.core(),
+        contract: sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap(),
+    }
+}
+
+fn submitter<'a>(w: &'a World, rpc: &'a RpcClient) -> ChainSubmitter<'a> {
+    ChainSubmitter {
+        invoker: Invoker {
+            rpc,
+            network: &w.spec,
+            signer: &w.attester,
+            options: local_invoke_options(),
+        },
+        registry: w.registry,
+        confirm_read_back: true,
+    }
+}
+
+/// `assay attest`'s steps for `targets`: scan fresh, plan, write, revoke weaker entries.
+fn attest(
+    w: &World,
+    settings: &ScanSettings,
+    targets: &[Target],
+    rpc: &RpcClient,
+    dry_run: bool,
+) -> Vec<Outcome> {
+    let assets: Vec<_> = targets.iter().map(|t| t.asset.clone()).collect();
+    let reports = scan_fresh(settings, &assets).unwrap();
+    let floors: Vec<Option<Floor>> = reports
+        .iter()
+        .map(|r| r.as_ref().ok().and_then(Floor::of))
+        .collect();
+    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let (planned, slots) = plan(targets, reports, now, Freshness::default());
+    let mut s = submitter(w, rpc);
+    let outcomes = execute(&planned, slots, &mut s, 50, dry_run);
+    revoke_weaker_entries(targets, &floors, outcomes, &mut s, dry_run)
+}
+
+fn watcher<'a>(
+    w: &'a World,
+    rpc: &'a RpcClient,
+    settings: ScanSettings,
+    t: &Target,
+) -> Watcher<'a> {
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n[[asset]]\nasset = \"{}\"\n",
+        t.asset
+    ))
+    .unwrap();
+    Watcher {
+        rpc,
+        network: &w.spec,
+        signer: &w.attester,
+        registry: w.registry,
+        settings,
+        config,
+        assets: vec![(t.asset.clone(), t.contract, Duration::from_secs(300))],
+        history: None,
+        health: Arc::new(Mutex::new(Health::default())),
+        options: local_invoke_options(),
+        sep41: None,
+        unconfirmed: Default::default(),
+    }
+}
+
+fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {
+    let f = registry::call(
+        w.registry,
+        "get_revocation",
+        vec![registry::contract_val(contract)],
+    );
+    w.invoker(&w.admin)
+        .read(&f)
+        .unwrap()
+        .filter(|v| *v != stellar_xdr::ScVal::Void)
+}
+
+/// Issue #16 item 1: an issuer sets AUTH_REVOCABLE and clears home_domain in one go, so the blocklist
+/// cannot be asked and the report is refused. The refused report still proves the flags it read,
+/// which are stricter than the clear entry on chain: `watch` and `attest` revoke the entry (gates fail
+/// closed) and raise an alert; repeated refusals degrade health.
+#[test]
+fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
+    let w = World::start(&["aqua.network"]);
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let settings = w.settings(&["aqua.network"]);
+    let t = target(&w, &aqua);
+    let issuer = g_account(AQUA);
+    let evade = || {
+        w.net
+            .admin_set_account_flags(&issuer, AUTH_REVOCABLE)
+            .unwrap();
+        w.net.admin_set_home_domain(&issuer, "").unwrap();
+    };
+    let restore = || {
+        w.net.admin_set_account_flags(&issuer, 0).unwrap();
+        w.net
+            .admin_set_home_domain(&issuer, "aqua.network")
+            .unwrap();
+    };
+    let clear_on_chain = |w: &World| {
+        let outcomes = attest(w, &settings, std::slice::from_ref(&t), &w.rpc, false);
+        assert!(
+            matches!(&outcomes[0], Outcome::Written { severity: 0, .. }),
+            "{outcomes:?}"
+        );
+        assert_eq!(w.gate_check(t.contract), Ok(()), "the gate admits it");
+    };
+
+    // watch: the clear entry is revoked at the first refused check, with an alert and its metric.
+    clear_on_chain(&w);
+    evade();
+    let watch = watcher(&w, &w.rpc, settings.clone(), &t);
+    let stop = AtomicBool::new(false);
+    let checked = watch.run(&stop, true);
+    assert!(
+        matches!(&checked[0], Checked::Revoked(rule, tx) if rule == "undetermined" && tx.len() == 64),
+        "{checked:?}"
+    );
+    assert_eq!(read_safety(&w.rpc, w.registry, t.contract).unwrap(), None);
+    assert!(
+        revocation(&w, t.contract).is_some(),
+        "the revocation is traced"
+    );
+    assert!(w.gate_check(t.contract).is_err(), "gates now fail closed");
+    let metrics = watch.health.lock().unwrap().metrics();
+    assert!(
+        metrics.contains("assay_watch_alerts_total{alert=\"refused_stricter_floor\"} 1\n")
+            && metrics.contains("assay_watch_revocations_total 1\n"),
+        "{metrics}"
+    );
+    assert_eq!(watch.health.lock().unwrap().status(), "ok", "one refusal");
+    // Refused again: nothing left to revoke, no second alert, but repeated refusals degrade health.
+    let checked = watch.run(&stop, true);
+    assert_eq!(checked[0], Checked::Refused("undetermined".into()));
+    let health = watch.health.lock().unwrap();
+    assert_eq!(health.status(), "degraded");
+    assert_eq!(health.alerts_total.get("refused_stricter_floor"), Some(&1));
+    assert!(
+        health.metrics().contains(&format!(
+            "assay_watch_consecutive_refusals{{asset=\"{}\"}} 2\n",
+            t.asset
+        )),
+        "{}",
+        health.metrics()
+    );
+    drop(health);
+
+    // attest: the same evasion after a fresh clear write. A dry run only reports; the real run revokes.
+    restore();
+    clear_on_chain(&w);
+    evade();
+    let dry = attest(&w, &settings, std::slice::from_ref(&t), &w.rpc, true);
+    assert!(matches!(&dry[0], Outcome::Refused { .. }), "{dry:?}");
+    assert!(read_safety(&w.rpc, w.registry, t.contract)
+        .unwrap()
+        .is_some());
+    let outcomes = attest(&w, &settings, std::slice::from_ref(&t), &w.rpc, false);
+    match &outcomes[0] {
+        Outcome::Revoked {
+            rule,
+            floor,
+            revoked_severity,
+            revoked_flags,
+            tx_hash,
+            ..
+        } => {
+            assert_eq!(rule, "undetermined");
+            assert!(
+                floor.severity > 0 && floor.flags & AUTH_REVOCABLE != 0,
+                "{floor:?}"
+            );
+            assert_eq!((*revoked_severity, *revoked_flags), (0, 0));
+            assert_eq!(tx_hash.len(), 64);
+        }
+        other => panic!("expected revoked, got {other:?}"),
+    }
+    assert_eq!(exit_code(&outcomes), exit::REFUSED);
+    assert_eq!(read_safety(&w.rpc, w.registry, t.contract).unwrap(), None);
+    assert!(w.gate_check(t.contract).is_err());
+}
+
+/// Issue #16 item 2 on the local network: assets said to live on testnet, read from the local
+/// network's Horizon, are refused before any flag is read, and nothing is attested.
+#[test]
+fn item2_attest_refuses_a_horizon_of_another_network() {
+    let w = World::start(&["aqua.network"]);
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let t = target(&w, &aqua);
+    let mut settings = w.settings(&["aqua.network"]);
+    let local = settings.asset_passphrase.clone();
+    settings.asset_passphrase = assay_core::TESTNET_PASSPHRASE.into();
+    let subjects = scan_subjects(&settings, &[aqua.core()]).unwrap();
+    let err = subjects[0].as_ref().unwrap_err();
+    for needle in [
+        local.as_str(),
+        assay_core::TESTNET_PASSPHRASE,
+        &w.net.horizon_url(),
+    ] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    let outcomes = attest(&w, &settings, std::slice::from_ref(&t), &w.rpc, false);
+    assert!(
+        matches!(&outcomes[0], Outcome::NoReport { reason } if reason.contains("serves the network")),
+        "{outcomes:?}"
+    );
+    assert_eq!(exit_code(&outcomes), exit::ERROR);
+    assert_eq!(read_safety(&w.rpc, w.registry, t.contract).unwrap(), None);
+
+    // The local network's own passphrase: the same Horizon scans and attests.
+    settings.asset_passphrase = local;
+    let outcomes = attest(&w, &settings, std::slice::from_ref(&t), &w.rpc, false);
+    assert!(
+        matches!(&outcomes[0], Outcome::Written { .. }),
+        "{outcomes:?}"
+    );
+}
+
+/// Issue #16 item 6: the write is confirmed but reading it back fails. `attest` reports it written
+/// but unconfirmed, with the hash and its own exit code (never "nothing was submitted"); `watch`
+/// re-reads it at the next check instead of writing again.
+#[test]
+fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
+    let w = World::start(&["aqua.network", "circle.com"]);
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    let usdc = w.issue("USDC", USDC, AUTH_REVOCABLE, Some("circle.com"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
+    let settings = w.settings(&["aqua.network", "circle.com"]);
+    let lost_read =
+        || Fault::Answer(json!({"error": "HostError: the read-back was lost", "latestLedger": 1}));
+    let forward = || Fault::Rewrite(Arc::new(|r: serde_json::Value| r));
+
+    // attest: simulate (forwarded), send, confirm; the read-back's simulation fails.
+    let t = target(&w, &aqua);
+    let proxy = Proxy::start(w.net.rpc_url());
+    proxy.queue("simulateTransaction", vec![forward(), lost_read()]);
+    let rpc = RpcClient::new(&proxy.url).unwrap();
+    let outcomes = attest(&w, &settings, std::slice::from_ref(&t), &rpc, false);
+    match &outcomes[0] {
+        Outcome::WrittenUnconfirmed {
+            tx_hash, reason, ..
+        } => {
+            assert_eq!(tx_hash.len(), 64);
+            assert!(
+                reason.contains(tx_hash.as_str()) && reason.contains("succeeded"),
+                "{reason}"
+            );
+            assert!(!reason.contains("nothing was submitted"), "{reason}");
+        }
+        other => panic!("expected written_unconfirmed, got {other:?}"),
+    }
+    assert_eq!(exit_code(&outcomes), exit::WRITTEN_UNCONFIRMED);
+    assert_eq!(proxy.count("sendTransaction"), 1);
+    assert!(
+        read_safety(&w.rpc, w.registry, t.contract)
+            .unwrap()
+            .is_some(),
+        "it is written"
+    );
+
+    // watch: read the chain (forwarded), simulate the write (forwarded), lose the read-back.
+    let t = target(&w, &usdc);
+    let proxy = Proxy::start(w.net.rpc_url());
+    proxy.queue(
+        "simulateTransaction",
+        vec![forward(), forward(), lost_read()],
+    );
+    let rpc = RpcClient::new(&proxy.url).unwrap();
+    let watch = watcher(&w, &rpc, settings, &t);
+    let first = watch.check(0);
+    assert!(
+        matches!(&first, Checked::WrittenUnconfirmed(tx, why) if tx.len() == 64 && why.contains("succeeded")),
+        "{first:?}"
+    );
+    assert_eq!(proxy.count("sendTransaction"), 1);
+    let second = watch.check(0);
+    assert_eq!(second, Checked::Unchanged, "re-read and found the write");
+    assert_eq!(proxy.count("sendTransaction"), 1, "never written twice");
+    assert!(watch.unconfirmed.lock().unwrap().is_empty());
+}
