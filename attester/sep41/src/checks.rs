@@ -1,4 +1,5 @@
-//! The sixteen checks and the premise rules they share.
+//! The checks and the premise rules they share: the sixteen that read and write here, the
+//! authorization layer in [`authorization`], the events layer in [`events`].
 //!
 //! Rules applied everywhere:
 //! - a missing premise (key, funded holder, readable value, distinct non-issuer real parties) is
@@ -20,9 +21,12 @@ use serde_json::json;
 use stellar_xdr::{Int128Parts, ScAddress, ScVal};
 
 use crate::{
-    chain::{Signer, TokenChain},
+    chain::{Authorization, Signer, Simulation, TokenChain},
     model::{CheckDef, CheckResult, Evidence, Status, CHECKS},
 };
+
+mod authorization;
+mod events;
 
 /// The SAC issuer's balance sentinel.
 pub const ISSUER_SENTINEL: i128 = i64::MAX as i128;
@@ -151,6 +155,10 @@ const HOLDER_AND_RECIPIENT: &Watched = &[
     ("recipient", Quantity::Balance(Who::Spender)),
 ];
 const ALLOWANCE: &Watched = &[("allowance", Quantity::Allowance)];
+const HOLDER_AND_SPENDABLE: &Watched = &[
+    ("holder", Quantity::FundedHolder),
+    ("allowance", Quantity::SpendableAllowance),
+];
 
 /// What the watched quantities read before a write and, once [`Run::after`] has run, after it.
 struct Watch {
@@ -210,7 +218,7 @@ fn pass_if(held: bool, actual: String) -> Outcome {
     }
 }
 
-/// Runs the sixteen checks in order.
+/// Runs the checks in order.
 pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckResult> {
     let mut run = Run {
         chain,
@@ -256,6 +264,15 @@ impl Run<'_> {
                     "sep41-burn" => self.burn(),
                     "sep41-burn_from" => self.burn_from(),
                     "sep41-transfer_from-expired" => self.transfer_from_expired(),
+                    "sep41-transfer-auth" => self.transfer_auth(),
+                    "sep41-transfer_from-auth" => self.transfer_from_auth(),
+                    "sep41-approve-auth" => self.approve_auth(),
+                    "sep41-burn-auth" => self.burn_auth(),
+                    "sep41-burn_from-auth" => self.burn_from_auth(),
+                    "sep41-events-transfer" => self.transfer_event(),
+                    "sep41-events-approve" => self.approve_event(),
+                    "sep41-events-burn" => self.burn_event(),
+                    "sep41-approve-past-expiry" => self.approve_past_expiry(),
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
                 step.unwrap_or_else(|o| o)
@@ -531,6 +548,7 @@ impl Run<'_> {
         if standing >= 1 {
             return Ok(standing);
         }
+        self.need_key(Who::Holder)?;
         let live_until = self
             .latest_ledger()?
             .saturating_add(self.config.approve_ledgers);
@@ -977,6 +995,38 @@ impl Run<'_> {
                     "accepted a spend at ledger {ledger} on a grant that expired at ledger {expires_at}{after}"
                 )))
             }
+        }
+    }
+}
+
+impl Run<'_> {
+    fn approve_past_expiry(&mut self) -> Step<Outcome> {
+        self.need_distinct()?;
+        let latest = self.latest_ledger()?;
+        let Some(past) = latest.checked_sub(1) else {
+            return Err(unverifiable(
+                "the network is at ledger 0: no ledger lies in the past",
+            ));
+        };
+        match self
+            .chain
+            .simulate("approve", self.approve_args(1, past), Authorization::Record)
+        {
+            Ok(Simulation::Refused(error)) => {
+                self.evidence.error = Some(first_line(&error).to_string());
+                Self::trustline_refusal(&error)?;
+                Ok(pass(format!(
+                    "refused approve(1) until ledger {past} after ledger {latest} had closed"
+                )))
+            }
+            Ok(Simulation::Ran { .. }) => Ok(fail(format!(
+                "accepted approve(1) until ledger {past} after ledger {latest} had closed: a \
+                 grant already expired when given"
+            ))),
+            Ok(Simulation::Archived) => Err(unverifiable("approve met archived state")),
+            Err(fault) => Err(skipped(format!(
+                "simulating approve got no answer: {fault}"
+            ))),
         }
     }
 }
