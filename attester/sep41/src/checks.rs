@@ -225,8 +225,17 @@ pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckR
         config,
         unsound: BTreeMap::new(),
         evidence: Evidence::default(),
+        lent_allowance: None,
     };
-    CHECKS.iter().map(|def| run.run_check(def)).collect()
+    let mut results: Vec<CheckResult> = CHECKS.iter().map(|def| run.run_check(def)).collect();
+    if let Some(id) = run.lent_allowance {
+        let note = run.revoke_lent_allowance();
+        if let Some(row) = results.iter_mut().find(|r| r.id == id) {
+            let granted = row.evidence.granted.take().unwrap_or_default();
+            row.evidence.granted = Some(format!("{granted}; {note}"));
+        }
+    }
+    results
 }
 
 struct Run<'a> {
@@ -235,6 +244,9 @@ struct Run<'a> {
     /// Accounts that read negative, with the value: accounting is unsound from then on.
     unsound: BTreeMap<String, i128>,
     evidence: Evidence,
+    /// The check that granted an allowance only so a simulation could spend it; the suite revokes
+    /// it at the end, so the next run still finds no allowance between the parties.
+    lent_allowance: Option<&'static str>,
 }
 
 impl Run<'_> {
@@ -247,6 +259,7 @@ impl Run<'_> {
                 actual: format!("the contract spec declares no `{}`", def.member),
             },
             _ => {
+                let granted_before = self.lent_allowance.is_some();
                 let step = match def.id {
                     "sep41-decimals" => self.decimals(),
                     "sep41-balance" => self.balance(),
@@ -275,6 +288,11 @@ impl Run<'_> {
                     "sep41-approve-past-expiry" => self.approve_past_expiry(),
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
+                if !granted_before && def.layer == crate::Layer::Authorization {
+                    if self.evidence.granted.is_some() {
+                        self.lent_allowance = Some(def.id);
+                    }
+                }
                 step.unwrap_or_else(|o| o)
             }
         };
@@ -1000,6 +1018,30 @@ impl Run<'_> {
 }
 
 impl Run<'_> {
+    /// Sets the allowance an authorization check granted back to zero; says how it went.
+    fn revoke_lent_allowance(&mut self) -> String {
+        self.evidence = Evidence::default();
+        let revoked = self.latest_ledger().and_then(|latest| {
+            self.attempt(Signer::Holder, "approve", self.approve_args(0, latest))
+        });
+        match revoked {
+            Ok(Attempt::Landed { .. }) => format!(
+                "revoked (approve 0) after the run in tx {}",
+                self.evidence.tx_hash.take().unwrap_or_default()
+            ),
+            Ok(Attempt::Refused(error)) => format!(
+                "revoking it after the run was refused ({}): the spender keeps an allowance of 1; \
+                 revoke it with approve 0",
+                first_line(&error)
+            ),
+            Err(outcome) => format!(
+                "revoking it after the run failed ({}): the spender keeps an allowance of 1; revoke \
+                 it with approve 0",
+                outcome.actual
+            ),
+        }
+    }
+
     fn approve_past_expiry(&mut self) -> Step<Outcome> {
         self.need_distinct()?;
         let latest = self.latest_ledger()?;

@@ -270,9 +270,6 @@ pub const CHECKS: [CheckDef; 25] = [
     ),
 ];
 
-/// How many of [`CHECKS`] are the original sixteen (reads, negative checks, writes, expiry).
-pub const VALUE_CHECKS: usize = 16;
-
 /// The SEP-41 members; all are required.
 pub const MEMBERS: [&str; 10] = [
     "allowance",

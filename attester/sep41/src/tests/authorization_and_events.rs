@@ -446,3 +446,23 @@ fn approve_of_an_expired_grant_must_be_refused() {
         Some(Unverifiable)
     );
 }
+
+#[test]
+fn an_allowance_granted_for_a_simulation_is_revoked_so_a_second_run_finds_none() {
+    let (mut chain, cfg) = setup(10);
+    let report = run(&mut chain, &cfg);
+    let granted = row(&report, "sep41-transfer_from-auth")
+        .evidence
+        .granted
+        .clone();
+    let granted = granted.expect("the check granted the allowance it simulates spending");
+    assert!(
+        granted.contains("; revoked (approve 0) after the run in tx "),
+        "{granted}"
+    );
+    assert_eq!(chain.allowance.0, 0);
+    let again = run(&mut chain, &cfg);
+    for r in &again.results {
+        assert_eq!(r.status, Pass, "second run: {}: {}", r.id, r.actual);
+    }
+}
