@@ -288,10 +288,11 @@ impl Run<'_> {
                     "sep41-approve-past-expiry" => self.approve_past_expiry(),
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
-                if !granted_before && def.layer == crate::Layer::Authorization {
-                    if self.evidence.granted.is_some() {
-                        self.lent_allowance = Some(def.id);
-                    }
+                if !granted_before
+                    && def.layer == crate::Layer::Authorization
+                    && self.evidence.granted.is_some()
+                {
+                    self.lent_allowance = Some(def.id);
                 }
                 step.unwrap_or_else(|o| o)
             }
