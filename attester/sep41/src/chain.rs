@@ -41,8 +41,9 @@ pub enum Simulation {
     Archived,
 }
 
-/// The source account of authorization simulations: the all-zero key, which is neither party, so
-/// no authorization is folded into the source account's.
+/// The source account of authorization simulations: the all-zero key (`GAAA…AWHF`, the null account
+/// @stellar/stellar-sdk also simulates from), which is neither party, so no authorization is folded
+/// into the source account's and every one names its address.
 pub fn observer() -> AccountId {
     AccountId(PublicKey::PublicKeyTypeEd25519(Uint256([0; 32])))
 }
