@@ -195,7 +195,10 @@ done
 # target/wasm/defect_token_<feature>.wasm (the featureless conformant_token.wasm is their control).
 if $defect_builds; then
     for feature in fee-on-transfer allowance-not-decremented approve-accumulates \
-        burn-from-debits-spender zero-transfer-mints transfer-from-ignores-allowance; do
+        burn-from-debits-spender zero-transfer-mints transfer-from-ignores-allowance \
+        transfer-skips-auth transfer-from-skips-auth approve-skips-auth burn-skips-auth \
+        burn-from-skips-auth transfer-event-swaps-parties approve-event-omits-expiry \
+        burn-emits-no-event approve-accepts-past-expiry transfer-pulls-xlm; do
         build_with conformant-token -- --features "$feature"
         install_wasm "$build_dir/$TARGET/release/conformant_token.wasm" "defect_token_${feature//-/_}"
     done

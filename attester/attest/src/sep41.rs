@@ -239,7 +239,7 @@ impl Sep41Outcome {
         }
     }
 
-    /// `16 checks: 16 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented`, or why it did not run.
+    /// `25 checks: 25 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented`, or why it did not run.
     pub fn summary(&self) -> String {
         match (&self.report, &self.error) {
             (Some(r), _) => {

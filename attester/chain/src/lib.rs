@@ -29,7 +29,7 @@ pub use network::{
     NetworkSpec, FUTURENET_PASSPHRASE, LOCAL_PASSPHRASE as STANDALONE_PASSPHRASE,
     MAINNET_PASSPHRASE as PUBNET_PASSPHRASE, TESTNET_PASSPHRASE,
 };
-pub use rpc::{RpcClient, RpcError};
+pub use rpc::{AuthMode, RpcClient, RpcError, SimulateTransactionResponse};
 pub use submit::{ChainError, Confirmed, InvokeOptions, Invoker, Simulated};
 pub use tx::{ContractCode, InvokeOutcome, Network, ReadOutcome};
 

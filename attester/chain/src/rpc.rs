@@ -15,10 +15,10 @@ use std::{
 
 use jsonrpsee_core::{client::ClientT, params::ObjectParams, ClientError};
 use serde_json::Value;
+pub use stellar_rpc_client::{AuthMode, SimulateTransactionResponse};
 use stellar_rpc_client::{
     Client, Error as ClientFailure, GetEventsResponse, GetFeeStatsResponse,
     GetLatestLedgerResponse, GetLedgerEntriesResponse, GetNetworkResponse,
-    SimulateTransactionResponse,
 };
 use stellar_xdr::{LedgerKey, Limits, TransactionEnvelope, WriteXdr};
 
@@ -339,9 +339,20 @@ impl RpcClient {
         &self,
         envelope: &TransactionEnvelope,
     ) -> Result<SimulateTransactionResponse, RpcError> {
+        self.simulate_transaction_in(envelope, None)
+    }
+
+    /// `simulateTransaction` in `auth_mode`: `Record` reports the authorizations the call asks
+    /// for, `Enforce` checks the ones the envelope carries (none: the call as nobody signed it).
+    pub fn simulate_transaction_in(
+        &self,
+        envelope: &TransactionEnvelope,
+        auth_mode: Option<AuthMode>,
+    ) -> Result<SimulateTransactionResponse, RpcError> {
         self.run(
             "simulateTransaction",
-            self.inner()?.simulate_transaction_envelope(envelope, None),
+            self.inner()?
+                .simulate_transaction_envelope(envelope, auth_mode),
         )
     }
 

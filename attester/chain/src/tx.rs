@@ -18,7 +18,7 @@ use crate::{
     deploy,
     identity::Signer,
     network::NetworkSpec,
-    rpc::RpcClient,
+    rpc::{AuthMode, RpcClient, SimulateTransactionResponse},
     submit::{decode_rpc_xdr, ChainError, InvokeOptions, Invoker, Simulated},
 };
 
@@ -147,6 +147,30 @@ impl Network {
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<ReadOutcome, ChainError> {
+        let sim = self.simulate_call(source, contract, function, args, None)?;
+        if let Some(error) = sim.error {
+            return Ok(ReadOutcome::Trapped(error));
+        }
+        if sim.restore_preamble.is_some() {
+            return Ok(ReadOutcome::Archived);
+        }
+        let result = sim
+            .results
+            .first()
+            .ok_or_else(|| ChainError::Simulation("simulation answered with no result".into()))?;
+        Ok(ReadOutcome::Value(decode(&result.xdr, "a return value")?))
+    }
+
+    /// Simulates `function` from `source` in `auth_mode` (`None`: stellar-rpc's default) and returns
+    /// stellar-rpc's answer as sent. Nothing is signed or submitted.
+    pub fn simulate_call(
+        &self,
+        source: &AccountId,
+        contract: &ScAddress,
+        function: &str,
+        args: Vec<ScVal>,
+        auth_mode: Option<AuthMode>,
+    ) -> Result<SimulateTransactionResponse, ChainError> {
         let AccountId(stellar_xdr::PublicKey::PublicKeyTypeEd25519(key)) = source;
         let tx = Transaction {
             source_account: MuxedAccount::Ed25519(key.clone()),
@@ -159,23 +183,11 @@ impl Network {
                 .expect("one operation"),
             ext: TransactionExt::V0,
         };
-        let sim =
-            self.rpc
-                .simulate_transaction(&TransactionEnvelope::Tx(TransactionV1Envelope {
-                    tx,
-                    signatures: Default::default(),
-                }))?;
-        if let Some(error) = sim.error {
-            return Ok(ReadOutcome::Trapped(error));
-        }
-        if sim.restore_preamble.is_some() {
-            return Ok(ReadOutcome::Archived);
-        }
-        let result = sim
-            .results
-            .first()
-            .ok_or_else(|| ChainError::Simulation("simulation answered with no result".into()))?;
-        Ok(ReadOutcome::Value(decode(&result.xdr, "a return value")?))
+        let envelope = TransactionEnvelope::Tx(TransactionV1Envelope {
+            tx,
+            signatures: Default::default(),
+        });
+        Ok(self.rpc.simulate_transaction_in(&envelope, auth_mode)?)
     }
 
     /// Invokes `function` on `contract`, signed and authorized by `signer`.

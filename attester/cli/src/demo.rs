@@ -486,8 +486,8 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         demo.check(r.code == want, &format!("{token}: {stated}"));
         if token == "conformant_token" {
             demo.check(
-                r.stdout.contains("16 pass, 0 fail"),
-                "conformant_token: 16 pass, 0 fail",
+                r.stdout.contains("25 pass, 0 fail"),
+                "conformant_token: 25 pass, 0 fail",
             );
         } else {
             for check in ["sep41-transfer-self", "sep41-transfer-negative-amount"] {

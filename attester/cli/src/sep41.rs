@@ -28,9 +28,11 @@ pub enum Output {
 
 #[derive(Args)]
 #[command(
-    about = "Run the 16-check SEP-41 conformance suite against a token (on a fork of its network, live with keys, or offline on a WASM or SAC)",
-    long_about = "Run the sixteen SEP-41 checks in order: five reads, five negative checks, five value-moving \
-        writes, then the expired-allowance check. Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
+    about = "Run the 25-check SEP-41 conformance suite against a token (on a fork of its network, live with keys, or offline on a WASM or SAC)",
+    long_about = "Run the twenty-five SEP-41 checks in order: five reads, five negative checks, five \
+        value-moving writes, the expired-allowance check, then nine simulated (never submitted): the \
+        authorization each write asks for, the events transfer, approve and burn publish, and an approval \
+        already expired when given. Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
         when a premise is missing (a key, a funded holder, a readable value, a real non-issuer party); \
         SKIPPED on harness or network faults; NOT_IMPLEMENTED when the contract spec lacks the member.\n\n\
         Fork (the default for a contract id): assay sep41 C… --network mainnet|testnet|local or --rpc-url URL \

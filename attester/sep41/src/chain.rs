@@ -1,10 +1,14 @@
-//! The suite's only window on the token: simulated reads, signed writes, the ledger clock.
+//! The suite's only window on the token: simulated reads, signed writes, simulations that show
+//! the authorization a call asks for and the events it publishes, the ledger clock.
 //!
 //! [`RpcChain`] speaks stellar-rpc, so the same suite runs against any network; tests script it.
 use std::time::Duration;
 
-use assay_chain::{InvokeOutcome, Network, ReadOutcome, Secret};
-use stellar_xdr::{AccountId, ScAddress, ScVal};
+use assay_chain::{AuthMode, InvokeOutcome, Network, ReadOutcome, Secret};
+use stellar_xdr::{
+    AccountId, ContractEvent, ContractEventType, DiagnosticEvent, Limits, PublicKey, ReadXdr,
+    ScAddress, ScVal, SorobanAuthorizationEntry, Uint256,
+};
 
 /// Which party signs a write. Every write is signed by the party the clause names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,8 +17,41 @@ pub enum Signer {
     Spender,
 }
 
+/// How a simulation treats authorization. Neither signs anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authorization {
+    /// Record the authorizations the call asks for.
+    Record,
+    /// Enforce, with no authorization at all: the call as if nobody had signed it.
+    None,
+}
+
+/// A call run by the host against the current state and never submitted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Simulation {
+    /// The call succeeded: the authorizations recorded (from a source account that is neither party,
+    /// so every one names its address) and the contract events it published, in order.
+    Ran {
+        auth: Vec<SorobanAuthorizationEntry>,
+        events: Vec<ContractEvent>,
+    },
+    /// The host refused the call; its error text.
+    Refused(String),
+    /// The call needs archived state restored first: no answer.
+    Archived,
+}
+
+/// The source account of authorization simulations: the all-zero key (`GAAA…AWHF`, the null account
+/// @stellar/stellar-sdk also simulates from), which is neither party, so no authorization is folded
+/// into the source account's and every one names its address.
+pub fn observer() -> AccountId {
+    AccountId(PublicKey::PublicKeyTypeEd25519(Uint256([0; 32])))
+}
+
 /// The token under test, as the suite sees it.
 pub trait TokenChain {
+    /// The token's contract address.
+    fn token(&self) -> ScAddress;
     /// A read-only call of `function`. `Err` is a harness or network fault (no answer).
     fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String>;
     /// A signed call of `function`. `Err` is a harness or network fault: the attempt never
@@ -25,6 +62,14 @@ pub trait TokenChain {
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<InvokeOutcome, String>;
+    /// `function` run by the host and never submitted, from [`observer`]. `Err` is a harness or
+    /// network fault (no answer).
+    fn simulate(
+        &mut self,
+        function: &str,
+        args: Vec<ScVal>,
+        authorization: Authorization,
+    ) -> Result<Simulation, String>;
     /// The latest closed ledger.
     fn latest_ledger(&mut self) -> Result<u32, String>;
     /// Waits `duration` of wall-clock time (scripted chains advance their own clock instead).
@@ -42,6 +87,10 @@ pub struct RpcChain<'a> {
 }
 
 impl TokenChain for RpcChain<'_> {
+    fn token(&self) -> ScAddress {
+        self.contract.clone()
+    }
+
     fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String> {
         self.network
             .read(&self.read_source, &self.contract, function, args)
@@ -68,6 +117,45 @@ impl TokenChain for RpcChain<'_> {
             .map_err(|e| e.to_string())
     }
 
+    fn simulate(
+        &mut self,
+        function: &str,
+        args: Vec<ScVal>,
+        authorization: Authorization,
+    ) -> Result<Simulation, String> {
+        let mode = match authorization {
+            Authorization::Record => AuthMode::Record,
+            Authorization::None => AuthMode::Enforce,
+        };
+        let sim = self
+            .network
+            .simulate_call(&observer(), &self.contract, function, args, Some(mode))
+            .map_err(|e| e.to_string())?;
+        if let Some(error) = sim.error {
+            return Ok(Simulation::Refused(error));
+        }
+        if sim.restore_preamble.is_some() {
+            return Ok(Simulation::Archived);
+        }
+        let auth = match sim.results.first() {
+            Some(result) => result
+                .auth
+                .iter()
+                .map(|entry| decode::<SorobanAuthorizationEntry>(entry, "an authorization entry"))
+                .collect::<Result<_, _>>()?,
+            None => return Err("simulation answered with no result".into()),
+        };
+        let mut events = Vec::new();
+        for text in &sim.events {
+            let event: DiagnosticEvent = decode(text, "an event")?;
+            if event.in_successful_contract_call && event.event.type_ == ContractEventType::Contract
+            {
+                events.push(event.event);
+            }
+        }
+        Ok(Simulation::Ran { auth, events })
+    }
+
     fn latest_ledger(&mut self) -> Result<u32, String> {
         self.network.latest_ledger().map_err(|e| e.to_string())
     }
@@ -75,4 +163,9 @@ impl TokenChain for RpcChain<'_> {
     fn pause(&mut self, duration: Duration) {
         std::thread::sleep(duration);
     }
+}
+
+fn decode<T: ReadXdr>(base64: &str, what: &str) -> Result<T, String> {
+    T::from_xdr_base64(base64, Limits::none())
+        .map_err(|e| format!("the RPC server sent {what} that does not decode: {e}"))
 }

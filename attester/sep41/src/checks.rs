@@ -1,4 +1,5 @@
-//! The sixteen checks and the premise rules they share.
+//! The checks and the premise rules they share: the sixteen that read and write here, the
+//! authorization layer in [`authorization`], the events layer in [`events`].
 //!
 //! Rules applied everywhere:
 //! - a missing premise (key, funded holder, readable value, distinct non-issuer real parties) is
@@ -20,9 +21,12 @@ use serde_json::json;
 use stellar_xdr::{Int128Parts, ScAddress, ScVal};
 
 use crate::{
-    chain::{Signer, TokenChain},
+    chain::{Authorization, Signer, Simulation, TokenChain},
     model::{CheckDef, CheckResult, Evidence, Status, CHECKS},
 };
+
+mod authorization;
+mod events;
 
 /// The SAC issuer's balance sentinel.
 pub const ISSUER_SENTINEL: i128 = i64::MAX as i128;
@@ -154,6 +158,10 @@ const HOLDER_AND_RECIPIENT: &Watched = &[
     ("recipient", Quantity::Balance(Who::Spender)),
 ];
 const ALLOWANCE: &Watched = &[("allowance", Quantity::Allowance)];
+const HOLDER_AND_SPENDABLE: &Watched = &[
+    ("holder", Quantity::FundedHolder),
+    ("allowance", Quantity::SpendableAllowance),
+];
 
 /// What the watched quantities read before a write and, once [`Run::after`] has run, after it.
 struct Watch {
@@ -218,15 +226,24 @@ fn pass_if(held: bool, actual: String) -> Outcome {
     }
 }
 
-/// Runs the sixteen checks in order.
+/// Runs the checks in order.
 pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckResult> {
     let mut run = Run {
         chain,
         config,
         unsound: BTreeMap::new(),
         evidence: Evidence::default(),
+        lent_allowance: None,
     };
-    CHECKS.iter().map(|def| run.run_check(def)).collect()
+    let mut results: Vec<CheckResult> = CHECKS.iter().map(|def| run.run_check(def)).collect();
+    if let Some(id) = run.lent_allowance {
+        let note = run.revoke_lent_allowance();
+        if let Some(row) = results.iter_mut().find(|r| r.id == id) {
+            let granted = row.evidence.granted.take().unwrap_or_default();
+            row.evidence.granted = Some(format!("{granted}; {note}"));
+        }
+    }
+    results
 }
 
 struct Run<'a> {
@@ -235,6 +252,9 @@ struct Run<'a> {
     /// Accounts that read negative, with the value: accounting is unsound from then on.
     unsound: BTreeMap<String, i128>,
     evidence: Evidence,
+    /// The check that granted an allowance only so a simulation could spend it; the suite revokes
+    /// it at the end, so the next run still finds no allowance between the parties.
+    lent_allowance: Option<&'static str>,
 }
 
 impl Run<'_> {
@@ -247,6 +267,7 @@ impl Run<'_> {
                 actual: format!("the contract spec declares no `{}`", def.member),
             },
             _ => {
+                let granted_before = self.lent_allowance.is_some();
                 let step = match def.id {
                     "sep41-decimals" => self.decimals(),
                     "sep41-balance" => self.balance(),
@@ -264,8 +285,23 @@ impl Run<'_> {
                     "sep41-burn" => self.burn(),
                     "sep41-burn_from" => self.burn_from(),
                     "sep41-transfer_from-expired" => self.transfer_from_expired(),
+                    "sep41-transfer-auth" => self.transfer_auth(),
+                    "sep41-transfer_from-auth" => self.transfer_from_auth(),
+                    "sep41-approve-auth" => self.approve_auth(),
+                    "sep41-burn-auth" => self.burn_auth(),
+                    "sep41-burn_from-auth" => self.burn_from_auth(),
+                    "sep41-events-transfer" => self.transfer_event(),
+                    "sep41-events-approve" => self.approve_event(),
+                    "sep41-events-burn" => self.burn_event(),
+                    "sep41-approve-past-expiry" => self.approve_past_expiry(),
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
+                if !granted_before
+                    && def.layer == crate::Layer::Authorization
+                    && self.evidence.granted.is_some()
+                {
+                    self.lent_allowance = Some(def.id);
+                }
                 step.unwrap_or_else(|o| o)
             }
         };
@@ -539,6 +575,7 @@ impl Run<'_> {
         if standing >= 1 {
             return Ok(standing);
         }
+        self.need_key(Who::Holder)?;
         let live_until = self
             .latest_ledger()?
             .saturating_add(self.config.approve_ledgers);
@@ -985,6 +1022,62 @@ impl Run<'_> {
                     "accepted a spend at ledger {ledger} on a grant that expired at ledger {expires_at}{after}"
                 )))
             }
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Sets the allowance an authorization check granted back to zero; says how it went.
+    fn revoke_lent_allowance(&mut self) -> String {
+        self.evidence = Evidence::default();
+        let revoked = self.latest_ledger().and_then(|latest| {
+            self.attempt(Signer::Holder, "approve", self.approve_args(0, latest))
+        });
+        match revoked {
+            Ok(Attempt::Landed { .. }) => format!(
+                "revoked (approve 0) after the run in tx {}",
+                self.evidence.tx_hash.take().unwrap_or_default()
+            ),
+            Ok(Attempt::Refused(error)) => format!(
+                "revoking it after the run was refused ({}): the spender keeps an allowance of 1; \
+                 revoke it with approve 0",
+                first_line(&error)
+            ),
+            Err(outcome) => format!(
+                "revoking it after the run failed ({}): the spender keeps an allowance of 1; revoke \
+                 it with approve 0",
+                outcome.actual
+            ),
+        }
+    }
+
+    fn approve_past_expiry(&mut self) -> Step<Outcome> {
+        self.need_distinct()?;
+        let latest = self.latest_ledger()?;
+        let Some(past) = latest.checked_sub(1) else {
+            return Err(unverifiable(
+                "the network is at ledger 0: no ledger lies in the past",
+            ));
+        };
+        match self
+            .chain
+            .simulate("approve", self.approve_args(1, past), Authorization::Record)
+        {
+            Ok(Simulation::Refused(error)) => {
+                self.evidence.error = Some(first_line(&error).to_string());
+                Self::trustline_refusal(&error)?;
+                Ok(pass(format!(
+                    "refused approve(1) until ledger {past} after ledger {latest} had closed"
+                )))
+            }
+            Ok(Simulation::Ran { .. }) => Ok(fail(format!(
+                "accepted approve(1) until ledger {past} after ledger {latest} had closed: a \
+                 grant already expired when given"
+            ))),
+            Ok(Simulation::Archived) => Err(unverifiable("approve met archived state")),
+            Err(fault) => Err(skipped(format!(
+                "simulating approve got no answer: {fault}"
+            ))),
         }
     }
 }

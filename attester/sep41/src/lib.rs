@@ -1,11 +1,12 @@
 //! `assay sep41`: does this token behave as SEP-41 says?
 //!
-//! Sixteen checks ([`model::CHECKS`], in run order) over a [`chain::TokenChain`]: on a live
-//! network through stellar-rpc ([`chain::RpcChain`]) or on an embedded local network
-//! ([`offline`]). Verdicts are PASS/FAIL about the contract, UNVERIFIABLE when a premise is
+//! Twenty-five checks ([`model::CHECKS`], in run order, in four layers: interface, behavior,
+//! authorization, events) over a [`chain::TokenChain`]: on a live network through stellar-rpc
+//! ([`chain::RpcChain`]) or on an embedded local network ([`offline`]). Verdicts are PASS/FAIL about the contract, UNVERIFIABLE when a premise is
 //! missing, SKIPPED on harness faults, NOT_IMPLEMENTED when the spec lacks the member.
 pub mod chain;
 pub mod checks;
+pub mod describe;
 pub mod fork;
 pub mod live;
 pub mod model;

@@ -1,19 +1,32 @@
 //! The checks, their verdicts and the run's report.
 use serde::Serialize;
 
-/// Where a check sits: the interface (getters' shapes) or the behaviour (what writes do).
+/// Where a check sits: the interface (getters' shapes), the behaviour (what writes do), the
+/// authorization a call asks for, or the events it publishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layer {
     Interface,
     Behavior,
+    Authorization,
+    Events,
 }
 
 impl Layer {
+    /// The four layers, in report order.
+    pub const ALL: [Layer; 4] = [
+        Layer::Interface,
+        Layer::Behavior,
+        Layer::Authorization,
+        Layer::Events,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Layer::Interface => "interface",
             Layer::Behavior => "behavior",
+            Layer::Authorization => "authorization",
+            Layer::Events => "events",
         }
     }
 }
@@ -55,7 +68,7 @@ impl Status {
     }
 }
 
-/// One of the sixteen checks.
+/// One of the checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckDef {
     pub id: &'static str,
@@ -84,9 +97,11 @@ const fn check(
     }
 }
 
-/// The sixteen checks in run order: five reads; five of the six negative checks,
-/// least-destructive first; the five writes that move value; the expiry check last.
-pub const CHECKS: [CheckDef; 16] = [
+/// The checks in run order. The sixteen: five reads; five of the six negative checks,
+/// least-destructive first; the five writes that move value; the expiry check. Then nine that
+/// simulate and submit nothing: the authorization each write asks for, the events three writes
+/// publish, and an approval that expired before it was given.
+pub const CHECKS: [CheckDef; 25] = [
     check(
         "sep41-decimals",
         Layer::Interface,
@@ -187,6 +202,72 @@ pub const CHECKS: [CheckDef; 16] = [
         "transfer_from",
         "a spend on an expired allowance is refused",
     ),
+    check(
+        "sep41-transfer-auth",
+        Layer::Authorization,
+        "transfer: authorization",
+        "transfer",
+        "refused with no authorization; asks the holder's, for exactly the call, nothing nested",
+    ),
+    check(
+        "sep41-transfer_from-auth",
+        Layer::Authorization,
+        "transfer_from: authorization",
+        "transfer_from",
+        "asks the spender's authorization only, for exactly the call, nothing nested",
+    ),
+    check(
+        "sep41-approve-auth",
+        Layer::Authorization,
+        "approve: authorization",
+        "approve",
+        "asks the holder's (from) authorization only, for exactly the call, nothing nested",
+    ),
+    check(
+        "sep41-burn-auth",
+        Layer::Authorization,
+        "burn: authorization",
+        "burn",
+        "asks the holder's (from) authorization only, for exactly the call, nothing nested",
+    ),
+    check(
+        "sep41-burn_from-auth",
+        Layer::Authorization,
+        "burn_from: authorization",
+        "burn_from",
+        "asks the spender's authorization only, for exactly the call, nothing nested",
+    ),
+    check(
+        "sep41-events-transfer",
+        Layer::Events,
+        "transfer: event",
+        "transfer",
+        "one event from the token: topics [\"transfer\", from, to] (a SAC adds the asset name), \
+         data the amount as i128 or {amount, to_muxed_id}",
+    ),
+    check(
+        "sep41-events-approve",
+        Layer::Events,
+        "approve: event",
+        "approve",
+        "one event from the token: topics [\"approve\", from, spender] (a SAC adds the asset \
+         name), data [amount, live_until_ledger]",
+    ),
+    check(
+        "sep41-events-burn",
+        Layer::Events,
+        "burn: event",
+        "burn",
+        "one event from the token: topics [\"burn\", from] (a SAC adds the asset name), data \
+         the amount as i128",
+    ),
+    check(
+        "sep41-approve-past-expiry",
+        Layer::Behavior,
+        "approve: live_until_ledger in the past",
+        "approve",
+        "approve(1) with a live_until_ledger below the current ledger is refused",
+    ),
 ];
 
 /// The SEP-41 members; all are required.
@@ -220,6 +301,10 @@ pub struct Evidence {
     /// An allowance the check granted itself to set up its premise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub granted: Option<String>,
+    /// What a simulation showed, one line each: the authorization tree asked for, or the events
+    /// published (topics and data).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<String>,
 }
 
 impl Evidence {

@@ -77,7 +77,8 @@ pub enum OfflineError {
 
 const XLM: i64 = 10_000_000;
 
-/// Deploys `subject` on a fresh embedded network and runs the sixteen checks.
+/// Deploys `subject` on a fresh embedded network (with the native asset's contract deployed, as on
+/// every real network) and runs the checks.
 pub fn run_offline(
     subject: &Subject,
     options: &OfflineOptions,
@@ -93,6 +94,8 @@ pub fn run_offline(
 
     let setup_started = Instant::now();
     create_accounts(&localnet, &network, &[&admin, &holder, &spender])?;
+    // Every real network has the native asset's contract; a token may call it.
+    network.deploy_sac(&admin, &Asset::Native)?;
 
     let (contract, declared) = match subject {
         Subject::Wasm {

@@ -45,7 +45,7 @@ fn layer_counts(report: &Report, layer: Layer) -> (usize, usize) {
 }
 
 fn by_layer(report: &Report, sep: &str) -> String {
-    [Layer::Interface, Layer::Behavior]
+    Layer::ALL
         .iter()
         .map(|l| {
             let (p, n) = layer_counts(report, *l);
@@ -90,7 +90,7 @@ pub fn markdown(report: &Report) -> String {
         s.pass, s.fail, s.unverifiable, s.skipped, s.not_implemented
     );
     let _ = writeln!(out, "\n**{}**", headline(report));
-    for layer in [Layer::Interface, Layer::Behavior] {
+    for layer in Layer::ALL {
         let (p, n) = layer_counts(report, layer);
         let _ = writeln!(out, "\n## Layer: {} ({p}/{n} pass)\n", layer.as_str());
         out.push_str("| Check | Clause | Requirement | Status | Observed |\n| --- | --- | --- | --- | --- |\n");
@@ -137,6 +137,12 @@ pub fn markdown(report: &Report) -> String {
         }
         if let Some(v) = &e.error {
             let _ = writeln!(out, "- error: `{}`", cell(v));
+        }
+        if !e.observed.is_empty() {
+            out.push_str("- observed in simulation:\n");
+            for line in &e.observed {
+                let _ = writeln!(out, "  - `{line}`");
+            }
         }
     }
     let _ = writeln!(

@@ -5,10 +5,15 @@
 use std::{collections::HashMap, time::Duration};
 
 use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
-use stellar_xdr::{ScAddress, ScVal};
+use stellar_xdr::{
+    ContractEvent, ContractEventBody, ContractEventType, ContractEventV0, ContractId,
+    ExtensionPoint, Hash, InvokeContractArgs, ScAddress, ScSymbol, ScVal,
+    SorobanAddressCredentials, SorobanAuthorizationEntry, SorobanAuthorizedFunction,
+    SorobanAuthorizedInvocation, SorobanCredentials,
+};
 
 use crate::{
-    chain::{Signer, TokenChain},
+    chain::{Authorization, Signer, Simulation, TokenChain},
     checks::{i128_val, Party},
 };
 
@@ -24,6 +29,10 @@ pub struct Flaws {
     pub accumulate: bool,
     /// transfer of a negative amount lands and leaves the sender's balance at i128::MIN.
     pub negative_transfer_to_min: bool,
+    /// approve accepts a live_until_ledger already in the past.
+    pub accept_past_expiry: bool,
+    /// Calls succeed with no authorization at all.
+    pub accept_unauthorized: bool,
 }
 
 pub struct ScriptedChain {
@@ -38,10 +47,93 @@ pub struct ScriptedChain {
     pub read_script: HashMap<(String, String), Result<ReadOutcome, String>>,
     /// Scripted answers to writes by function name.
     pub write_script: HashMap<String, Result<InvokeOutcome, String>>,
+    /// Scripted simulations by function name (a refusal, archived state, a fault).
+    pub simulate_script: HashMap<String, Result<Simulation, String>>,
+    /// Authorizations a simulated call records, by function name, instead of its party's exact one.
+    pub auth_script: HashMap<String, Vec<SorobanAuthorizationEntry>>,
+    /// Events a simulated call publishes, by function name, instead of the SEP-41 ones.
+    pub event_script: HashMap<String, Vec<ContractEvent>>,
     pub holder: String,
     pub spender: String,
     pub writes: Vec<String>,
     next_hash: u32,
+}
+
+/// The scripted token's address.
+pub fn token() -> ScAddress {
+    ScAddress::Contract(ContractId(Hash([0xc0; 32])))
+}
+
+/// `party`'s authorization of exactly `function(args)` on `contract`, with `nested` under it.
+pub fn authorization(
+    party: &ScAddress,
+    contract: &ScAddress,
+    function: &str,
+    args: Vec<ScVal>,
+    nested: Vec<SorobanAuthorizedInvocation>,
+) -> SorobanAuthorizationEntry {
+    SorobanAuthorizationEntry {
+        credentials: SorobanCredentials::Address(SorobanAddressCredentials {
+            address: party.clone(),
+            nonce: 1,
+            signature_expiration_ledger: 0,
+            signature: ScVal::Void,
+        }),
+        root_invocation: invocation(contract, function, args, nested),
+    }
+}
+
+pub fn invocation(
+    contract: &ScAddress,
+    function: &str,
+    args: Vec<ScVal>,
+    nested: Vec<SorobanAuthorizedInvocation>,
+) -> SorobanAuthorizedInvocation {
+    SorobanAuthorizedInvocation {
+        function: SorobanAuthorizedFunction::ContractFn(InvokeContractArgs {
+            contract_address: contract.clone(),
+            function_name: ScSymbol(function.try_into().unwrap()),
+            args: args.try_into().unwrap(),
+        }),
+        sub_invocations: nested.try_into().unwrap(),
+    }
+}
+
+/// A contract event from `contract`.
+pub fn event(contract: &ScAddress, topics: Vec<ScVal>, data: ScVal) -> ContractEvent {
+    let ScAddress::Contract(id) = contract else {
+        panic!("events come from contracts")
+    };
+    ContractEvent {
+        ext: ExtensionPoint::V0,
+        contract_id: Some(id.clone()),
+        type_: ContractEventType::Contract,
+        body: ContractEventBody::V0(ContractEventV0 {
+            topics: topics.try_into().unwrap(),
+            data,
+        }),
+    }
+}
+
+pub fn symbol(name: &str) -> ScVal {
+    ScVal::Symbol(ScSymbol(name.try_into().unwrap()))
+}
+
+/// The SEP-41 event a successful call publishes.
+fn sep41_event(function: &str, args: &[ScVal]) -> ContractEvent {
+    let a = |i: usize| args[i].clone();
+    let (topics, data) = match function {
+        "transfer" => (vec![symbol("transfer"), a(0), a(1)], a(2)),
+        "transfer_from" => (vec![symbol("transfer"), a(1), a(2)], a(3)),
+        "approve" => (
+            vec![symbol("approve"), a(0), a(1)],
+            ScVal::Vec(Some(vec![a(2), a(3)].try_into().unwrap())),
+        ),
+        "burn" => (vec![symbol("burn"), a(0)], a(1)),
+        "burn_from" => (vec![symbol("burn"), a(1)], a(2)),
+        other => panic!("no event for {other}"),
+    };
+    event(&token(), topics, data)
 }
 
 pub fn account(seed: u8) -> ScAddress {
@@ -77,6 +169,9 @@ impl ScriptedChain {
             flaws: Flaws::default(),
             read_script: HashMap::new(),
             write_script: HashMap::new(),
+            simulate_script: HashMap::new(),
+            auth_script: HashMap::new(),
+            event_script: HashMap::new(),
             holder: h,
             spender: s,
             writes: vec![],
@@ -131,6 +226,10 @@ fn amount_of(v: &ScVal) -> i128 {
 }
 
 impl TokenChain for ScriptedChain {
+    fn token(&self) -> ScAddress {
+        token()
+    }
+
     fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String> {
         let first = args.first().map(addr_of).unwrap_or_default();
         if let Some(answer) = self.read_script.get(&(function.to_string(), first.clone())) {
@@ -156,10 +255,78 @@ impl TokenChain for ScriptedChain {
         if let Some(answer) = self.write_script.get(function) {
             return answer.clone();
         }
+        let expected = match function {
+            "transfer_from" | "burn_from" => Signer::Spender,
+            _ => Signer::Holder,
+        };
+        assert_eq!(signer, expected, "{function} signed by the wrong party");
+        self.apply(function, &args)
+    }
+
+    fn simulate(
+        &mut self,
+        function: &str,
+        args: Vec<ScVal>,
+        mode: Authorization,
+    ) -> Result<Simulation, String> {
+        if let Some(answer) = self.simulate_script.get(function) {
+            return answer.clone();
+        }
+        let auth = self.auth_script.get(function).cloned().unwrap_or_else(|| {
+            // Each SEP-41 write is authorized by its first argument.
+            let party = match &args[0] {
+                ScVal::Address(a) => a.clone(),
+                other => panic!("not an address: {other:?}"),
+            };
+            vec![authorization(
+                &party,
+                &token(),
+                function,
+                args.clone(),
+                vec![],
+            )]
+        });
+        if mode == Authorization::None && !auth.is_empty() && !self.flaws.accept_unauthorized {
+            return Ok(Simulation::Refused(
+                "HostError: Error(Auth, InvalidAction)".into(),
+            ));
+        }
+        let saved = (
+            self.balances.clone(),
+            self.allowance,
+            self.ledger,
+            self.next_hash,
+        );
+        let outcome = self.apply(function, &args);
+        (self.balances, self.allowance, self.ledger, self.next_hash) = saved;
+        match outcome? {
+            InvokeOutcome::Refused(error) => Ok(Simulation::Refused(error)),
+            InvokeOutcome::Landed { .. } => {
+                let events = (self.event_script.get(function).cloned())
+                    .unwrap_or_else(|| vec![sep41_event(function, &args)]);
+                Ok(Simulation::Ran { auth, events })
+            }
+            other => panic!("unexpected outcome {other:?}"),
+        }
+    }
+
+    fn latest_ledger(&mut self) -> Result<u32, String> {
+        Ok(self.ledger)
+    }
+
+    fn pause(&mut self, _duration: Duration) {
+        if self.advances {
+            self.ledger += 1;
+        }
+    }
+}
+
+impl ScriptedChain {
+    /// A call's effect on the in-memory token (writes land; simulations roll back).
+    fn apply(&mut self, function: &str, args: &[ScVal]) -> Result<InvokeOutcome, String> {
         let (h, s) = (self.holder.clone(), self.spender.clone());
         match function {
             "transfer" => {
-                assert_eq!(signer, Signer::Holder);
                 let (from, to, amount) =
                     (addr_of(&args[0]), addr_of(&args[1]), amount_of(&args[2]));
                 if self.flaws.negative_transfer_to_min && amount < 0 {
@@ -183,7 +350,6 @@ impl TokenChain for ScriptedChain {
                 Ok(self.land())
             }
             "approve" => {
-                assert_eq!(signer, Signer::Holder);
                 let (amount, until) = (
                     amount_of(&args[2]),
                     match args[3] {
@@ -191,6 +357,9 @@ impl TokenChain for ScriptedChain {
                         _ => 0,
                     },
                 );
+                if amount > 0 && until <= self.ledger && !self.flaws.accept_past_expiry {
+                    return Ok(Self::refuse("live_until_ledger is in the past"));
+                }
                 let base = if self.flaws.accumulate {
                     self.live_allowance()
                 } else {
@@ -200,7 +369,6 @@ impl TokenChain for ScriptedChain {
                 Ok(self.land())
             }
             "transfer_from" | "burn_from" => {
-                assert_eq!(signer, Signer::Spender);
                 let amount = amount_of(args.last().unwrap());
                 if !self.flaws.ignore_allowance {
                     if self.live_allowance() < amount {
@@ -226,16 +394,6 @@ impl TokenChain for ScriptedChain {
                 Ok(self.land())
             }
             other => panic!("unexpected write {other}"),
-        }
-    }
-
-    fn latest_ledger(&mut self) -> Result<u32, String> {
-        Ok(self.ledger)
-    }
-
-    fn pause(&mut self, _duration: Duration) {
-        if self.advances {
-            self.ledger += 1;
         }
     }
 }

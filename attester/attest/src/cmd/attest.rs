@@ -31,7 +31,7 @@ registry's attester set; each transaction is followed to a final status, and a l
 re-polled by hash (the same envelope is re-sent, so nothing is written twice).
 
 SEP-41 (--sep41): before deciding, each asset's Stellar Asset Contract on the registry's network is run
-through the 16-check conformance suite as the holder (ASSAY_OWNER_SECRET or --owner-identity) and spender
+through the 25-check conformance suite as the holder (ASSAY_OWNER_SECRET or --owner-identity) and spender
 (ASSAY_SPENDER_SECRET or --spender-identity); the holder needs 5 units of the asset, both need XLM for fees
 and the spender a trustline. Each check becomes one `sep41` evidence line (bound by the evidence hash).
 Any FAIL escalates the report to critical with flag sep41_violation (bit 8; capability bits untouched);
@@ -95,7 +95,7 @@ pub struct AttestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
-    /// Also run the 16-check SEP-41 conformance suite against each asset's Stellar Asset Contract (on
+    /// Also run the 25-check SEP-41 conformance suite against each asset's Stellar Asset Contract (on
     /// the registry's network) and bind its verdicts into the report: a FAIL escalates to critical with
     /// sep41_violation (bit 8); an UNVERIFIABLE or SKIPPED check leaves the report undetermined (not
     /// attested). The suite's transactions are sent even with --dry-run: they are the measurement.

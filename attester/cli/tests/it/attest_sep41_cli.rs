@@ -121,7 +121,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert!(plain.get("sep41").is_none(), "{plain}");
     let plain_hash = plain["evidence_hash"].as_str().unwrap().to_string();
 
-    // (a) With the suite: sixteen PASS rows, written, and the sep41 object in the JSON line.
+    // (a) With the suite: twenty-five PASS rows, written, and the sep41 object in the JSON line.
     let (code, out, err) = env.run(
         &["attest", &asset, "--sep41", "--output", "json"],
         Some(13),
@@ -139,7 +139,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
         format!("{}", stellar_strkey::Contract(sac))
     );
     let rows = sep41["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 16, "{sep41}");
+    assert_eq!(rows.len(), 25, "{sep41}");
     assert!(rows.iter().all(|r| r["status"] == "PASS"), "{sep41}");
     assert!(
         rows.iter()
@@ -158,7 +158,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(hex::encode(on_chain.evidence_hash), written_hash);
     assert_eq!((on_chain.severity, on_chain.flags), (0, 0));
 
-    // The hash read back is SHA-256 over a preimage holding the sixteen sep41 lines: rebuild it through
+    // The hash read back is SHA-256 over a preimage holding the twenty-five sep41 lines: rebuild it through
     // the library (the suite runs again; same verdicts, same lines — the lines bind verdicts, not the
     // run's balances or transaction hashes).
     let parties = assay_sep41::live::Parties {
@@ -189,7 +189,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     .unwrap();
     let preimage = params.preimage.expect("asked for the preimage");
     let sep41_lines: Vec<&str> = preimage.lines().filter(|l| l.contains("sep41-")).collect();
-    assert_eq!(sep41_lines.len(), 16, "{preimage}");
+    assert_eq!(sep41_lines.len(), 25, "{preimage}");
     assert!(
         sep41_lines
             .iter()
@@ -213,7 +213,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains(&format!(
-            "{asset}  sep41 conformant on {}: 16 checks: 16 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented",
+            "{asset}  sep41 conformant on {}: 25 checks: 25 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented",
             stellar_strkey::Contract(sac)
         )),
         "{out}"

@@ -47,7 +47,7 @@ fn secret(seed: u8) -> String {
 }
 
 #[test]
-fn offline_conformant_token_prints_sixteen_passes_and_exits_zero() {
+fn offline_conformant_token_prints_twenty_five_passes_and_exits_zero() {
     let path = wasm("conformant_token");
     let out = assay(&["--wasm", path.to_str().unwrap()], &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -62,11 +62,14 @@ fn offline_conformant_token_prints_sixteen_passes_and_exits_zero() {
             .lines()
             .filter(|l| l.starts_with("  ✓ sep41-"))
             .count(),
-        16,
+        25,
         "{stdout}"
     );
     assert!(stdout
-        .contains("16 pass, 0 fail, 0 skipped, 0 unverifiable, 0 not implemented (16 checks)"));
+        .contains("25 pass, 0 fail, 0 skipped, 0 unverifiable, 0 not implemented (25 checks)"));
+    assert!(stdout.contains(
+        "by layer: interface 3/3 pass · behavior 14/14 pass · authorization 5/5 pass · events 3/3 pass"
+    ));
 }
 
 #[test]
@@ -90,8 +93,22 @@ fn offline_vulnerable_token_json_report_exits_one() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(report["schema"], "assay/sep41-report@1");
     assert_eq!(report["exitCode"], 1);
-    assert_eq!(report["summary"]["pass"], 9);
-    assert_eq!(report["summary"]["fail"], 2);
+    // The sixteen read as before: 9 pass, 2 fail, 5 unverifiable.
+    let results = report["results"].as_array().unwrap();
+    let count = |rows: &[serde_json::Value], status: &str| {
+        rows.iter().filter(|r| r["status"] == status).count()
+    };
+    assert_eq!(
+        (
+            count(&results[..16], "PASS"),
+            count(&results[..16], "FAIL"),
+            count(&results[..16], "UNVERIFIABLE")
+        ),
+        (9, 2, 5)
+    );
+    // The nine: authorization held; no events at all; an already-expired approval accepted.
+    assert_eq!(report["summary"]["pass"], 14);
+    assert_eq!(report["summary"]["fail"], 6);
     assert_eq!(report["summary"]["unverifiable"], 5);
     assert_eq!(
         report["results"][3]["actual"],

@@ -43,8 +43,9 @@ fn assert_status(report: &Report, id: &str, status: Status) {
 }
 
 #[test]
-fn conformant_token_passes_all_sixteen() {
+fn conformant_token_passes_all_twenty_five() {
     let report = run_wasm("conformant_token");
+    assert_eq!(report.results.len(), 25);
     for def in assay_sep41::CHECKS {
         assert_status(&report, def.id, Pass);
     }
@@ -74,26 +75,39 @@ fn vulnerable_token_fails_self_and_negative_like_the_reference_run() {
 }
 
 #[test]
-fn stellar_asset_contract_passes_all_sixteen() {
+fn stellar_asset_contract_passes_all_twenty_five() {
     let subject = Subject::Sac {
         code: "ASSAY".into(),
     };
     let run = run_offline(&subject, &OfflineOptions::default()).expect("offline SAC run");
     eprintln!("{}", assay_sep41::render::text(&run.report));
+    assert_eq!(run.report.results.len(), 25);
     for def in assay_sep41::CHECKS {
         assert_status(&run.report, def.id, Pass);
     }
+    // The asset contract appends its asset's name to each event's topics.
+    let transfer_event = run
+        .report
+        .results
+        .iter()
+        .find(|r| r.id == "sep41-events-transfer");
+    assert!(
+        transfer_event.unwrap().actual.contains("\"ASSAY:G"),
+        "{}",
+        transfer_event.unwrap().actual
+    );
     assert_eq!(run.report.exit_code(), 0);
 }
 
-/// Each planted defect FAILs its own check, and every other check still passes.
-fn assert_only_failure(wasm_name: &str, failing: &str) {
+/// Each planted defect FAILs its own check, and every other of the twenty-five still passes.
+fn assert_only_failure(wasm_name: &str, failing: &str) -> Report {
     let report = run_wasm(wasm_name);
     for def in assay_sep41::CHECKS {
         let expected = if def.id == failing { Fail } else { Pass };
         assert_status(&report, def.id, expected);
     }
     assert_eq!(report.exit_code(), 1);
+    report
 }
 
 #[test]
@@ -132,5 +146,108 @@ fn transfer_from_ignoring_the_allowance_fails_unauthorized() {
     assert_only_failure(
         "defect_token_transfer_from_ignores_allowance",
         "sep41-transfer_from-unauthorized",
+    );
+}
+
+#[test]
+fn transfer_without_authorization_fails_transfer_auth() {
+    let report = assert_only_failure("defect_token_transfer_skips_auth", "sep41-transfer-auth");
+    let row = report
+        .results
+        .iter()
+        .find(|r| r.id == "sep41-transfer-auth");
+    assert!(row.unwrap().actual.contains("nobody authorized"));
+}
+
+#[test]
+fn transfer_from_without_authorization_fails_transfer_from_auth() {
+    assert_only_failure(
+        "defect_token_transfer_from_skips_auth",
+        "sep41-transfer_from-auth",
+    );
+}
+
+#[test]
+fn approve_without_authorization_fails_approve_auth() {
+    assert_only_failure("defect_token_approve_skips_auth", "sep41-approve-auth");
+}
+
+#[test]
+fn burn_without_authorization_fails_burn_auth() {
+    assert_only_failure("defect_token_burn_skips_auth", "sep41-burn-auth");
+}
+
+#[test]
+fn burn_from_without_authorization_fails_burn_from_auth() {
+    assert_only_failure("defect_token_burn_from_skips_auth", "sep41-burn_from-auth");
+}
+
+#[test]
+fn swapped_transfer_event_fails_events_transfer() {
+    let report = assert_only_failure(
+        "defect_token_transfer_event_swaps_parties",
+        "sep41-events-transfer",
+    );
+    let row = report
+        .results
+        .iter()
+        .find(|r| r.id == "sep41-events-transfer");
+    assert!(
+        row.unwrap()
+            .actual
+            .starts_with("token: topics [transfer, spender, holder] data 1; expected"),
+        "{}",
+        row.unwrap().actual
+    );
+}
+
+#[test]
+fn approve_event_without_expiry_fails_events_approve() {
+    assert_only_failure(
+        "defect_token_approve_event_omits_expiry",
+        "sep41-events-approve",
+    );
+}
+
+#[test]
+fn silent_burn_fails_events_burn() {
+    assert_only_failure("defect_token_burn_emits_no_event", "sep41-events-burn");
+}
+
+#[test]
+fn approve_of_an_expired_grant_fails_approve_past_expiry() {
+    assert_only_failure(
+        "defect_token_approve_accepts_past_expiry",
+        "sep41-approve-past-expiry",
+    );
+}
+
+/// The holder's authorization of `transfer` also covers a native XLM transfer to the admin: the
+/// recorded tree shows it nested under the call.
+#[test]
+fn transfer_pulling_xlm_fails_transfer_auth_and_shows_the_nested_call() {
+    let report = run_wasm("defect_token_transfer_pulls_xlm");
+    assert_status(&report, "sep41-transfer-auth", Fail);
+    let row = report
+        .results
+        .iter()
+        .find(|r| r.id == "sep41-transfer-auth");
+    let row = row.unwrap();
+    assert!(row.actual.contains("nested call"), "{}", row.actual);
+    assert_eq!(
+        row.evidence.observed.len(),
+        2,
+        "{:?}",
+        row.evidence.observed
+    );
+    assert_eq!(
+        row.evidence.observed[0],
+        "holder authorizes token.transfer(holder, spender, 1)"
+    );
+    assert!(
+        row.evidence.observed[1].starts_with("  ⤷ C")
+            && row.evidence.observed[1].contains(".transfer(holder, G"),
+        "{:?}",
+        row.evidence.observed
     );
 }
