@@ -8,8 +8,8 @@ use assay_chain::{strkey_of, ChainError, Network, Secret};
 use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
 use serde_json::Value;
 use stellar_xdr::{
-    AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ChangeTrustAsset, ChangeTrustOp,
-    CreateAccountOp, OperationBody, ScAddress, ScVal, SetOptionsOp, SetTrustLineFlagsOp,
+    Asset, ChangeTrustAsset, ChangeTrustOp, CreateAccountOp, OperationBody, ScAddress, ScVal,
+    SetOptionsOp, SetTrustLineFlagsOp,
 };
 
 use crate::{
@@ -255,25 +255,11 @@ fn deploy_sac(
 }
 
 fn asset(code: &str, issuer: &Secret) -> Result<Asset, OfflineError> {
-    let bytes = code.as_bytes();
-    if bytes.is_empty() || bytes.len() > 12 || !bytes.iter().all(u8::is_ascii_alphanumeric) {
-        return Err(OfflineError::Usage(format!(
+    let usage = || {
+        OfflineError::Usage(format!(
             "--sac {code:?}: an asset code is 1 to 12 ASCII letters or digits"
-        )));
-    }
-    if bytes.len() <= 4 {
-        let mut c = [0u8; 4];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Ok(Asset::CreditAlphanum4(AlphaNum4 {
-            asset_code: AssetCode4(c),
-            issuer: issuer.account_id(),
-        }))
-    } else {
-        let mut c = [0u8; 12];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Ok(Asset::CreditAlphanum12(AlphaNum12 {
-            asset_code: AssetCode12(c),
-            issuer: issuer.account_id(),
-        }))
-    }
+        ))
+    };
+    let classic = assay_core::Asset::new(code, &issuer.address()).map_err(|_| usage())?;
+    assay_chain::asset::xdr_asset(&assay_core::Token::Classic(classic)).map_err(|_| usage())
 }
