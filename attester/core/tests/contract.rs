@@ -73,9 +73,18 @@ fn claims(r: &assay_core::Report) -> Vec<&str> {
     r.evidence.iter().map(|e| e.claim.as_str()).collect()
 }
 
+/// Imports, spec functions, the bits and floor expected, and the evidence line that names them.
+type Case = (
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+    u32,
+    Severity,
+    &'static str,
+);
+
 #[test]
 fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
-    let cases: [(&[(&str, &str)], &[&str], u32, Severity, &str); 6] = [
+    let cases: [Case; 6] = [
         (&[], &["balance", "transfer"], 0, Severity::Clear, ""),
         (
             &[("l", "6")],
