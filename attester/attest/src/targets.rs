@@ -98,7 +98,7 @@ pub fn evaluate_targets(
             Token::Classic(a) => Plan::Classic(a.clone(), None),
             Token::Native => Plan::NoReport("the native asset has no issuer to read".into()),
             Token::Contract(c) => match read_token(settings, rpc_url, passphrase, t.contract) {
-                Ok(TokenRead::Custom(s)) => Plan::Custom(Box::new(s)),
+                Ok(TokenRead::Custom(s)) => Plan::Custom(s),
                 Ok(TokenRead::StellarAsset { name, admin }) => match Token::parse(&name) {
                     Ok(Token::Classic(a)) => Plan::Classic(
                         a,

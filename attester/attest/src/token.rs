@@ -20,7 +20,7 @@ use crate::scanning::{account_domain, ScanSettings};
 #[derive(Debug, Clone)]
 pub enum TokenRead {
     /// A custom token: the facts for [`assay_core::contract::evaluate_contract`].
-    Custom(ContractSubject),
+    Custom(Box<ContractSubject>),
     /// A Stellar Asset Contract: the classic asset it wraps (`CODE:ISSUER` from its `name()`, or `native`)
     /// and its current `admin()`.
     StellarAsset {
@@ -113,7 +113,7 @@ pub fn read_token(
         },
         None => (None, HomeDomain::Absent, TomlOutcome::NotFetched),
     };
-    Ok(TokenRead::Custom(ContractSubject {
+    Ok(TokenRead::Custom(Box::new(ContractSubject {
         contract: id,
         code,
         admin,
@@ -123,7 +123,7 @@ pub fn read_token(
         network: Some(passphrase.to_string()),
         scanner_version: Some(assay_scan::SCANNER_VERSION.to_string()),
         scanned_at: now(),
-    }))
+    })))
 }
 
 /// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.

@@ -23,9 +23,12 @@ pub const SOURCE_CONTRACT_CODE: &str = "contract/wasm";
 /// Evidence source of the contract's `admin()` answer.
 pub const SOURCE_CONTRACT_ADMIN: &str = "contract/admin";
 
-/// The host import that replaces a contract's code: module `l`, function `6` in the Soroban environment
-/// interface (`update_current_contract_wasm`).
-pub const UPDATE_IMPORT: (&str, &str, &str) = ("l", "6", "update_current_contract_wasm");
+/// The host imports that replace a contract's code, by module and export name in the Soroban environment
+/// interface: `l.6` (`update_current_contract_wasm`) and `l.j` (`update_current_contract_executable_ref`).
+pub const UPDATE_IMPORTS: [(&str, &str, &str); 2] = [
+    ("l", "6", "update_current_contract_wasm"),
+    ("l", "j", "update_current_contract_executable_ref"),
+];
 /// Spec functions that take a holder's balance.
 pub const CLAWBACK_FUNCTIONS: [&str; 1] = ["clawback"];
 /// Spec functions that freeze a holder's balance where it is.
@@ -157,20 +160,21 @@ impl ContractMechanics {
             .push(line(format!("wasm {}", code.value.wasm_hash)));
         let mut bits = 0u32;
         let mut powers = Vec::new();
-        let (module, name, label) = UPDATE_IMPORT;
-        if code
-            .value
-            .imports
-            .iter()
-            .any(|i| i.module == module && i.name == name)
-        {
-            bits |= Mechanics::CODE_MUTABLE;
-            f.evidence.push(line(format!(
-                "imports {module}.{name} ({label}): the code can be replaced"
-            )));
-            powers.push(format!(
-                "imports {label}, so whoever its logic admits can replace every rule"
-            ));
+        for (module, name, label) in UPDATE_IMPORTS {
+            if code
+                .value
+                .imports
+                .iter()
+                .any(|i| i.module == module && i.name == name)
+            {
+                bits |= Mechanics::CODE_MUTABLE;
+                f.evidence.push(line(format!(
+                    "imports {module}.{name} ({label}): the code can be replaced"
+                )));
+                powers.push(format!(
+                    "imports {label}, so whoever its logic admits can replace every rule"
+                ));
+            }
         }
         for (names, bit, what) in [
             (

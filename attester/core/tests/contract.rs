@@ -84,7 +84,14 @@ type Case = (
 
 #[test]
 fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
+        (
+            &[("l", "j")],
+            &[],
+            Mechanics::CODE_MUTABLE,
+            Severity::High,
+            "imports l.j (update_current_contract_executable_ref): the code can be replaced",
+        ),
         (&[], &["balance", "transfer"], 0, Severity::Clear, ""),
         (
             &[("l", "6")],
