@@ -640,7 +640,7 @@ fn token_contracts(
         &parties(13, 14),
     );
     demo.check(
-        r.code == 0 && r.stdout.contains("written: severity 3,"),
+        r.code == 0 && r.stdout.contains("written: severity high, flags 512,"),
         "upgradable token written high (code_mutable, bit 9)",
     );
     let r = run(
@@ -663,11 +663,11 @@ fn token_contracts(
     };
     demo.check(r.code == 0, "exit 0: both written");
     demo.check(
-        line(conformant).contains("written: severity 0,"),
+        line(conformant).contains("written: severity clear, flags 4096,"),
         "conformant token written clear (admin_mint only, every check passed)",
     );
     demo.check(
-        line(vulnerable).contains("written: severity 4,"),
+        line(vulnerable).contains("written: severity critical, flags 4352,"),
         "vulnerable token written critical (sep41_violation) although some checks could not conclude",
     );
     for (token, want, stated) in [
