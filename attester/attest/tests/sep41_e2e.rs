@@ -15,25 +15,11 @@ use assay_attest::verify::read_safety;
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Severity};
 use assay_sep41::live::Parties;
-use assay_sep41::{Party, Status};
+use assay_sep41::Status;
 use common::*;
-use stellar_xdr::{Int128Parts, ScString, ScVal};
+use stellar_xdr::{Int128Parts, ScVal};
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-
-fn party(key: &Secret) -> Party {
-    Party {
-        address: key.sc_address(),
-        generated: false,
-        can_sign: true,
-        key_hint: "set ASSAY_OWNER_SECRET".into(),
-        address_hint: String::new(),
-    }
-}
-
-fn string(s: &str) -> ScVal {
-    ScVal::String(ScString(s.try_into().unwrap()))
-}
 
 /// Deploys `wasm_name` (a token with the fixtures' constructor and `mint`), mints 1000 to the holder, and runs
 /// the suite against it as the attester does.

@@ -15,23 +15,8 @@ use assay_attest::verify::{compare, ledger_time, read_safety, Verdict};
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
 use assay_sep41::live::Parties;
-use assay_sep41::Party;
 use common::*;
-use stellar_xdr::{Int128Parts, ScString, ScVal};
-
-fn party(key: &Secret) -> Party {
-    Party {
-        address: key.sc_address(),
-        generated: false,
-        can_sign: true,
-        key_hint: "set ASSAY_OWNER_SECRET".into(),
-        address_hint: String::new(),
-    }
-}
-
-fn string(s: &str) -> ScVal {
-    ScVal::String(ScString(s.try_into().unwrap()))
-}
+use stellar_xdr::{Int128Parts, ScVal};
 
 fn deploy(w: &World, wasm_name: &str, salt: u8) -> [u8; 32] {
     w.deploy(

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use assay_attest::scanning::ScanSettings;
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_core::{Asset, Token};
+use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
@@ -297,33 +297,17 @@ pub fn run(args: ScanArgs) -> ExitCode {
         Err(message) => return usage(format!("--cacert: {message}")),
     };
 
-    let mut exit = EXIT_COMPLETE;
-    let mut stdout = std::io::stdout().lock();
-    let mut rows = Vec::new();
-    for (asset, result) in assets.iter().zip(results) {
-        let report = match result.map_err(|e| e.to_string()).and_then(|subject| {
-            assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
-        }) {
-            Ok(report) => report,
-            Err(message) => {
-                eprintln!("assay: {asset}: {message}");
-                exit = EXIT_ERROR;
-                continue;
-            }
-        };
-        if report.undetermined && exit == EXIT_COMPLETE {
-            exit = EXIT_UNDETERMINED;
-        }
-        let line = serde_json::to_string(&report).expect("a report always serialises");
-        let rendered = match args.output {
-            OutputFormat::Json => format!("{line}\n"),
-            OutputFormat::Text => crate::scan_text::render(&report),
-        };
-        if stdout.write_all(rendered.as_bytes()).is_err() {
-            return ExitCode::from(EXIT_ERROR);
-        }
-        rows.push((asset.to_string(), report.scanned_at.to_string(), line));
-    }
+    // Every report in argument-kind order: classic assets, then token contracts.
+    let mut outcomes: Vec<(String, Result<Report, String>)> = assets
+        .iter()
+        .zip(results)
+        .map(|(asset, result)| {
+            let report = result.map_err(|e| e.to_string()).and_then(|subject| {
+                assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
+            });
+            (asset.to_string(), report)
+        })
+        .collect();
     if let Some(rpc_url) = &args.rpc_url {
         let passphrase = args
             .network_passphrase
@@ -344,35 +328,44 @@ pub fn run(args: ScanArgs) -> ExitCode {
                 Err(m) => return usage(m),
             }
         }
-        let evaluated = match evaluate_targets(&settings, rpc_url, &passphrase, &targets, None) {
-            Ok(e) => e,
+        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, None) {
+            Ok(evaluated) => outcomes.extend(
+                contracts
+                    .iter()
+                    .cloned()
+                    .zip(evaluated.into_iter().map(|(report, _)| report)),
+            ),
             Err(m) => {
                 eprintln!("assay: {m}");
                 return ExitCode::from(EXIT_ERROR);
             }
-        };
-        for (contract, (report, _)) in contracts.iter().zip(evaluated) {
-            let report = match report {
-                Ok(r) => r,
-                Err(message) => {
-                    eprintln!("assay: {contract}: {message}");
-                    exit = EXIT_ERROR;
-                    continue;
-                }
-            };
-            if report.undetermined && exit == EXIT_COMPLETE {
-                exit = EXIT_UNDETERMINED;
-            }
-            let line = serde_json::to_string(&report).expect("a report always serialises");
-            let rendered = match args.output {
-                OutputFormat::Json => format!("{line}\n"),
-                OutputFormat::Text => crate::scan_text::render(&report),
-            };
-            if stdout.write_all(rendered.as_bytes()).is_err() {
-                return ExitCode::from(EXIT_ERROR);
-            }
-            rows.push((contract.clone(), report.scanned_at.to_string(), line));
         }
+    }
+
+    let mut exit = EXIT_COMPLETE;
+    let mut stdout = std::io::stdout().lock();
+    let mut rows = Vec::new();
+    for (name, report) in outcomes {
+        let report = match report {
+            Ok(report) => report,
+            Err(message) => {
+                eprintln!("assay: {name}: {message}");
+                exit = EXIT_ERROR;
+                continue;
+            }
+        };
+        if report.undetermined && exit == EXIT_COMPLETE {
+            exit = EXIT_UNDETERMINED;
+        }
+        let line = serde_json::to_string(&report).expect("a report always serialises");
+        let rendered = match args.output {
+            OutputFormat::Json => format!("{line}\n"),
+            OutputFormat::Text => crate::scan_text::render(&report),
+        };
+        if stdout.write_all(rendered.as_bytes()).is_err() {
+            return ExitCode::from(EXIT_ERROR);
+        }
+        rows.push((name, report.scanned_at.to_string(), line));
     }
     let _ = stdout.flush();
     if let Some(path) = history_path {
