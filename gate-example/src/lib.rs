@@ -25,8 +25,19 @@ use registry::SafetyRegistryClient;
 pub const MECH_AUTH_REVOCABLE: u32 = 2;
 /// Bit 2 of the registry's mechanics: the issuer can take a balance.
 pub const MECH_CLAWBACK_ENABLED: u32 = 4;
-/// Default forbidden mechanics: freezing and confiscation.
-pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
+/// Bit 9 of the registry's mechanics: a token's code can be replaced.
+pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
+/// Bit 10 of the registry's mechanics: a token's admin can take a balance.
+pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
+/// Bit 11 of the registry's mechanics: a token's admin can freeze a balance.
+pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
+/// Default forbidden mechanics: freezing and confiscation, by issuer flags (bits 1, 2) or by a
+/// token's code (bits 10, 11), and code that can be replaced (bit 9): 3,590.
+pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE
+    | MECH_CLAWBACK_ENABLED
+    | MECH_CODE_MUTABLE
+    | MECH_ADMIN_CLAWBACK
+    | MECH_ADMIN_FREEZE;
 /// Default severity ceiling: medium.
 pub const MAX_SEVERITY: u32 = 2;
 /// Default freshness window: 24 hours.
@@ -55,7 +66,7 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Ceiling 2, forbidden mechanics 6 (freeze, clawback), 24 h.
+    /// Ceiling 2, forbidden mechanics 3,590 (bits 1, 2, 9, 10, 11), 24 h.
     pub fn default_policy() -> Self {
         Policy {
             max_severity: MAX_SEVERITY,
@@ -83,7 +94,7 @@ pub struct Gate;
 impl Gate {
     /// # Arguments
     /// * `registry` - the Assay registry to consult.
-    /// * `policy` - `None` for the defaults (ceiling 2, mask 6, 86,400 s).
+    /// * `policy` - `None` for the defaults (ceiling 2, mask 3,590, 86,400 s).
     ///
     /// # Errors
     /// * [`Error::InvalidPolicy`] (5) - ceiling above 3 or `max_age_secs` of 0.

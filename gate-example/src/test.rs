@@ -167,14 +167,14 @@ fn error_codes_are_pinned() {
 }
 
 #[test]
-fn defaults_are_ceiling_2_mask_6_and_one_day() {
+fn defaults_are_ceiling_2_mask_3590_and_one_day() {
     for_each_build(|build| {
         let s = Setup::new(build);
         assert_eq!(
             s.gate().policy(),
             Policy {
                 max_severity: 2,
-                forbidden_mask: 6,
+                forbidden_mask: 2 | 4 | (1 << 9) | (1 << 10) | (1 << 11),
                 max_age_secs: 86_400
             }
         );
@@ -282,6 +282,35 @@ fn forbidden_mechanics_are_refused_within_the_ceiling() {
         s.attest(2, 2 | 16); // freezable: USDC's shape
         s.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
         s.assert_withdraw_succeeds(25);
+        // A custom token whose admin can freeze (bit 11) sits within the ceiling but is refused.
+        s.attest(2, MECH_ADMIN_FREEZE | (1 << 12));
+        s.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
+        // Minting alone (bit 12) is not forbidden.
+        s.attest(0, 1 << 12);
+        s.gate().deposit(&s.asset, &s.user, &5);
+    });
+}
+
+#[test]
+fn replaceable_or_clawback_code_is_refused_by_the_ceiling_and_the_mask() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        for flags in [MECH_CODE_MUTABLE, MECH_ADMIN_CLAWBACK] {
+            s.attest(3, flags);
+            s.assert_deposit_refused(Error::SeverityTooHigh, 4);
+        }
+        let lenient = Setup::with_policy(
+            build,
+            Some(Policy {
+                max_severity: 3,
+                forbidden_mask: REFUSED_MECHANICS,
+                max_age_secs: 86_400,
+            }),
+        );
+        for flags in [MECH_CODE_MUTABLE, MECH_ADMIN_CLAWBACK] {
+            lenient.attest(3, flags);
+            lenient.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
+        }
     });
 }
 

@@ -1,7 +1,7 @@
 //! `assay attest`: decide per asset, batch the attestable ones through `attest_many`, confirm, and say
 //! per asset what was written or why not. Nothing reaches a [`Submitter`] unless [`decide`] said attest.
 
-use assay_core::{Asset, Freshness, Params, Report, Timestamp};
+use assay_core::{Freshness, Params, Report, Timestamp, Token};
 use serde::Serialize;
 
 use crate::decide::{decide, Decision, Floor};
@@ -37,8 +37,8 @@ pub fn holds(held: &Safety, a: &Attestation) -> bool {
 /// An asset to attest: what to scan and which contract address to key it by.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// The classic asset.
-    pub asset: Asset,
+    /// The classic asset, or the token contract itself.
+    pub asset: Token,
     /// Its SAC id on the registry's network.
     pub contract: [u8; 32],
 }

@@ -9,9 +9,75 @@ use clap::{Args, ValueEnum};
 
 use crate::sac;
 use crate::scanning::ScanSettings;
+use crate::sep41::Sep41Runner;
 use assay_chain::identity::{self, Signer, SECRET_ENV};
 use assay_chain::network::{self, NetworkSpec};
 use assay_chain::rpc::RpcClient;
+
+/// `--sep41`: run the SEP-41 conformance suite against each target's contract and bind its verdicts.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Sep41Args {
+    /// Also run the 16-check SEP-41 conformance suite against each target's contract (a classic asset's
+    /// Stellar Asset Contract, or the token contract itself, on the registry's network) and bind its
+    /// verdicts into the report: a FAIL escalates to critical with sep41_violation (bit 8), even beside
+    /// checks that could not conclude; without a FAIL, an UNVERIFIABLE or SKIPPED check leaves the report
+    /// undetermined. The suite's transactions are sent even with --dry-run: they are the measurement.
+    #[arg(long)]
+    pub sep41: bool,
+    /// stellar-cli identity of the suite's holder (instead of ASSAY_OWNER_SECRET). Needs 5 units of the
+    /// asset and XLM for fees.
+    #[arg(long, value_name = "NAME", requires = "sep41")]
+    pub owner_identity: Option<String>,
+    /// stellar-cli identity of the suite's spender (instead of ASSAY_SPENDER_SECRET). Needs a trustline
+    /// to the asset (for a classic asset) and XLM for fees.
+    #[arg(long, value_name = "NAME", requires = "sep41")]
+    pub spender_identity: Option<String>,
+    /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
+    #[arg(long, requires = "sep41")]
+    pub allow_non_testnet_write: bool,
+}
+
+impl Sep41Args {
+    /// The suite's runner when `--sep41` is given: the registry's network (the contract an asset is keyed
+    /// by lives there), the holder and spender from identities or ASSAY_OWNER_SECRET /
+    /// ASSAY_SPENDER_SECRET, and the consent gate.
+    pub fn runner(
+        &self,
+        spec: &NetworkSpec,
+        asset_passphrase: &str,
+    ) -> Result<Option<Sep41Runner>, String> {
+        use assay_sep41::live::{self, PartiesInput, PartyInput};
+        if !self.sep41 {
+            return Ok(None);
+        }
+        if asset_passphrase != spec.passphrase {
+            return Err(
+                "--sep41 runs the conformance suite against the contract on the registry's network, so \
+                 the assets must live there: drop --asset-network (or point --network at the assets' \
+                 network)"
+                    .into(),
+            );
+        }
+        let parties = live::resolve_parties(&PartiesInput {
+            owner: PartyInput {
+                address: None,
+                identity: self.owner_identity.clone(),
+            },
+            spender: PartyInput {
+                address: None,
+                identity: self.spender_identity.clone(),
+            },
+        })
+        .map_err(|e| format!("--sep41: {e}"))?;
+        live::consent(&spec.passphrase, &parties, self.allow_non_testnet_write)
+            .map_err(|e| format!("--sep41: {e}"))?;
+        Ok(Some(Sep41Runner {
+            rpc_url: spec.rpc_url.clone(),
+            passphrase: spec.passphrase.clone(),
+            parties,
+        }))
+    }
+}
 
 /// Usage errors exit 64 in every subcommand.
 pub const EXIT_USAGE: u8 = 64;

@@ -25,9 +25,11 @@ impl Decision {
 }
 
 /// Decides as of `as_of`: unevaluated, stale, undetermined and inconsistent reports are refused (in that
-/// order, the core's rules); anything else is attested with the default (v3) preimage.
+/// order, the core's rules); anything else is attested with the default preimage for its subject (v3 for a
+/// classic asset, v4 for a token contract).
 pub fn decide(report: &Report, as_of: Timestamp, freshness: Freshness) -> Decision {
-    match attestation_params(report, as_of, freshness, EvidenceVersion::DEFAULT, false) {
+    let version = EvidenceVersion::default_for(&report.asset);
+    match attestation_params(report, as_of, freshness, version, false) {
         Ok(p) => Decision::Attest(p),
         Err(r) => Decision::Refuse(r),
     }

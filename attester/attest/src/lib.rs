@@ -16,6 +16,8 @@ pub mod registry;
 pub mod sac;
 pub mod scanning;
 pub mod sep41;
+pub mod targets;
+pub mod token;
 pub mod verify;
 pub mod watch;
 

@@ -2,39 +2,19 @@
 //! `HashIdPreimage::ContractId { network_id, FromAsset(asset) }`, as a `C…` StrKey. The registry keys
 //! attestations by this address, so it must match what `stellar contract id asset` prints.
 
-use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, PublicKey, Uint256,
-};
+use stellar_xdr::Asset;
 
 /// Why an asset has no SAC address.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid asset {0:?}: expected CODE-ISSUER with a 1-12 character code and a G… issuer")]
 pub struct SacError(pub String);
 
-/// The XDR asset of `code` issued by `issuer` (`G…`).
+/// The XDR asset of `code` issued by `issuer` (`G…`), through the one conversion
+/// ([`assay_chain::asset::xdr_asset`]).
 pub fn xdr_asset(code: &str, issuer: &str) -> Result<Asset, SacError> {
     let bad = || SacError(format!("{code}-{issuer}"));
-    let key = stellar_strkey::ed25519::PublicKey::from_string(issuer).map_err(|_| bad())?;
-    let account = AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(key.0)));
-    let bytes = code.as_bytes();
-    if bytes.is_empty() || bytes.len() > 12 || !bytes.iter().all(u8::is_ascii_alphanumeric) {
-        return Err(bad());
-    }
-    Ok(if bytes.len() <= 4 {
-        let mut c = [0u8; 4];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Asset::CreditAlphanum4(AlphaNum4 {
-            asset_code: AssetCode4(c),
-            issuer: account,
-        })
-    } else {
-        let mut c = [0u8; 12];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Asset::CreditAlphanum12(AlphaNum12 {
-            asset_code: AssetCode12(c),
-            issuer: account,
-        })
-    })
+    let asset = assay_core::Asset::new(code, issuer).map_err(|_| bad())?;
+    assay_chain::asset::xdr_asset(&assay_core::Token::Classic(asset)).map_err(|_| bad())
 }
 
 /// The 32-byte contract id of `asset`'s SAC on the network with `passphrase` (assay-chain's derivation).

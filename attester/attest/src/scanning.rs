@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use assay_core::{Asset, Report, Subject};
+use assay_core::{Asset, HomeDomain, Report, Subject, TomlOutcome};
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{ScanConfig, Scanner};
@@ -57,6 +57,41 @@ pub fn scan_subjects(
     settings: &ScanSettings,
     assets: &[Asset],
 ) -> Result<Vec<Result<Subject, String>>, String> {
+    let assets = assets.to_vec();
+    let subjects = with_scanner(settings, |scanner| async move {
+        scanner.scan_many(assets, Arc::new(|_| {})).await
+    })?;
+    Ok(subjects
+        .into_iter()
+        .map(|r| {
+            let mut subject = r.map_err(|e| e.to_string())?;
+            subject.network = Some(settings.asset_passphrase.clone());
+            Ok(subject)
+        })
+        .collect())
+}
+
+/// The `home_domain` of `account` (a token contract's admin) and its stellar.toml, read fresh under the
+/// scan's fetch policy: the account URL, the domain and the toml outcome.
+pub fn account_domain(
+    settings: &ScanSettings,
+    account: &str,
+) -> Result<(String, HomeDomain, TomlOutcome), String> {
+    let account = account.to_string();
+    with_scanner(settings, |scanner| async move {
+        scanner
+            .account_domain(&account)
+            .await
+            .map_err(|e| e.to_string())
+    })?
+}
+
+/// Runs `work` with a fresh scanner (cache bypassed) for `settings` on a runtime of its own.
+fn with_scanner<F, Fut, T>(settings: &ScanSettings, work: F) -> Result<T, String>
+where
+    F: FnOnce(Arc<Scanner>) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
     let net = NetConfig {
         mappings: settings.mappings.clone(),
         extra_roots: settings.extra_roots.clone(),
@@ -77,13 +112,8 @@ pub fn scan_subjects(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let subjects = runtime.block_on(async {
+    runtime.block_on(async {
         let http = HttpClient::new(&net)?;
-        let scanner = Arc::new(Scanner::new(http, config));
-        Ok::<_, String>(scanner.scan_many(assets.to_vec(), Arc::new(|_| {})).await)
-    })?;
-    Ok(subjects
-        .into_iter()
-        .map(|r| r.map_err(|e| e.to_string()))
-        .collect())
+        Ok::<_, String>(work(Arc::new(Scanner::new(http, config))).await)
+    })
 }

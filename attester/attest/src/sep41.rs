@@ -1,120 +1,11 @@
-//! The `sep41` check: SEP-41 conformance verdicts entering the report. One evidence line per check (so the
-//! evidence hash binds every verdict); any FAIL escalates to critical with `sep41_violation` (bit 8) and never
-//! touches a capability bit; any UNVERIFIABLE or SKIPPED row leaves the check, and so the report,
-//! undetermined — and an undetermined report is never attested.
+//! The `sep41` check at work in the attester: running the suite against a token contract and turning its
+//! results into the core's `sep41` rows (the check itself, with the FAIL-ceiling rule, is
+//! `assay_core::checks::sep41`).
 
 use assay_core::checks::default_checks;
-use assay_core::{
-    Check, Engine, EngineError, Evidence, Finding, Mechanics, Rating, Report, Severity, Subject,
-    Timestamp,
-};
-
-/// Evidence source of the conformance suite's lines.
-pub const SOURCE_SEP41: &str = "sep41";
-
-/// A conformance verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sep41Status {
-    /// Behaved as SEP-41 requires.
-    Pass,
-    /// Violated SEP-41 (a defective read is a FAIL too).
-    Fail,
-    /// A premise was missing; says nothing about the contract.
-    Unverifiable,
-    /// The harness or network failed; no answer.
-    Skipped,
-}
-
-impl Sep41Status {
-    /// `PASS`, `FAIL`, `UNVERIFIABLE`, `SKIPPED`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Sep41Status::Pass => "PASS",
-            Sep41Status::Fail => "FAIL",
-            Sep41Status::Unverifiable => "UNVERIFIABLE",
-            Sep41Status::Skipped => "SKIPPED",
-        }
-    }
-}
-
-/// One row of a suite run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sep41Row {
-    /// Check id (e.g. `transfer-moves-balance`).
-    pub id: String,
-    /// Verdict.
-    pub status: Sep41Status,
-    /// What was observed.
-    pub detail: String,
-}
-
-/// The check over a finished suite run against `contract` (`C…`).
-pub struct Sep41Check {
-    /// Token contract address.
-    pub contract: String,
-    /// Suite rows in run order.
-    pub rows: Vec<Sep41Row>,
-    /// When the suite ran.
-    pub at: Timestamp,
-}
-
-impl Check for Sep41Check {
-    fn id(&self) -> &'static str {
-        "sep41"
-    }
-
-    fn title(&self) -> &'static str {
-        "SEP-41 conformance of the token contract"
-    }
-
-    fn run(&self, _subject: &Subject) -> Finding {
-        let mut f = Finding::new(self);
-        f.escalation = true;
-        let count = |s: Sep41Status| self.rows.iter().filter(|r| r.status == s).count();
-        let (fail, unver, skipped) = (
-            count(Sep41Status::Fail),
-            count(Sep41Status::Unverifiable),
-            count(Sep41Status::Skipped),
-        );
-        f.evidence = self
-            .rows
-            .iter()
-            .map(|r| {
-                Evidence::answer(
-                    SOURCE_SEP41,
-                    &self.contract,
-                    format!("{} {}: {}", r.id, r.status.name(), r.detail),
-                    self.at,
-                )
-            })
-            .collect();
-        if fail > 0 {
-            f.severity = Rating::Level(Severity::Critical);
-            f.mechanics = Mechanics::from_bits(Mechanics::SEP41_VIOLATION).unwrap_or_default();
-        }
-        if self.rows.is_empty() || unver + skipped > 0 {
-            f.undetermined = true;
-            f.undetermined_by_source
-                .insert(SOURCE_SEP41.into(), (unver + skipped).max(1) as u32);
-            f.undetermined_rate = Some(format!("{}/{}", unver + skipped, self.rows.len()));
-        }
-        f.reasoning = format!(
-            "{} checks: {} failed, {} unverifiable, {} skipped. {}",
-            self.rows.len(),
-            fail,
-            unver,
-            skipped,
-            if fail > 0 {
-                "A failed check means the token does not behave as SEP-41 says: escalated to critical (sep41_violation); capability bits are untouched."
-            } else if unver + skipped > 0 || self.rows.is_empty() {
-                "Not every check could conclude, so conformance is undetermined and the report is not attested."
-            } else {
-                "Every check passed."
-            }
-        );
-        f
-    }
-}
+pub use assay_core::checks::sep41::{Sep41Check, Sep41Row, Sep41Status, SOURCE_SEP41};
+use assay_core::contract::{evaluate_contract, ContractSubject};
+use assay_core::{Engine, EngineError, Report, Subject, Timestamp};
 
 /// Evaluates `subject` with the default checks plus the `sep41` check.
 pub fn evaluate_with_sep41(subject: &Subject, check: Sep41Check) -> Result<Report, EngineError> {
@@ -134,6 +25,16 @@ pub fn evaluate_subject(
         None => assay_core::engine::evaluate(subject),
     }
     .map_err(|e| format!("internal: {e}"))
+}
+
+/// Evaluates a custom token contract's subject, with the `sep41` check when the suite ran for it.
+pub fn evaluate_contract_subject(
+    subject: &ContractSubject,
+    sep41: Option<&Sep41Outcome>,
+    at: Timestamp,
+) -> Result<Report, String> {
+    let check = sep41.map(|run| run.check(at));
+    evaluate_contract(subject, check.as_ref()).map_err(|e| format!("internal: {e}"))
 }
 
 /// Converts the suite's results into report rows. The bound line carries the check id, the verdict and the
@@ -325,6 +226,7 @@ impl Sep41Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use assay_core::{Mechanics, Rating, Severity};
 
     fn subject() -> Subject {
         let dir = std::path::PathBuf::from(concat!(
@@ -477,10 +379,10 @@ mod tests {
                 "{d:?}"
             );
         }
+        // A FAIL is the ceiling: beside open rows the report is critical, determined and attested.
         let r = eval(&[Sep41Status::Fail, Sep41Status::Skipped]);
-        assert!(
-            r.undetermined && r.mechanics.has(Mechanics::SEP41_VIOLATION),
-            "a FAIL still shows, but nothing is attested"
-        );
+        assert!(!r.undetermined && r.mechanics.has(Mechanics::SEP41_VIOLATION));
+        assert_eq!(r.severity, Rating::Level(Severity::Critical));
+        assert!(crate::decide(&r, r.scanned_at, Default::default()).is_attest());
     }
 }

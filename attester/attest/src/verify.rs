@@ -103,11 +103,7 @@ pub fn compare(on_chain: Option<&Safety>, report: &Report, now: u64, max_age_sec
     // Never age the fresh report itself: freshness here is about the on-chain value.
     let never = Freshness { window_secs: 0 };
     let as_of = report.scanned_at;
-    let versions = [
-        EvidenceVersion::V3,
-        EvidenceVersion::V2,
-        EvidenceVersion::V1,
-    ];
+    let versions = EvidenceVersion::candidates_for(&report.asset);
     let derived: Vec<_> = versions
         .iter()
         .filter_map(|v| attestation_params(report, as_of, never, *v, false).ok())

@@ -10,15 +10,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assay_core::{Asset, Freshness, Params};
+use assay_core::{Freshness, Params, Token};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::attest::{explain, holds, ChainSubmitter, Submitted, Submitter};
 use crate::decide::{decide, Decision, Floor};
 use crate::registry::{Attestation, Safety};
-use crate::scanning::{scan_subjects, ScanSettings};
-use crate::sep41::evaluate_subject;
+use crate::scanning::ScanSettings;
+use crate::targets::evaluate_targets;
 use crate::verify::{ledger_time, read_safety};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
@@ -454,8 +454,8 @@ pub struct Watcher<'a> {
     pub settings: ScanSettings,
     /// Config.
     pub config: WatchConfig,
-    /// Parsed assets with SAC ids.
-    pub assets: Vec<(Asset, [u8; 32], Duration)>,
+    /// Parsed assets (classic, or token contracts) with the contract ids they are keyed by.
+    pub assets: Vec<(Token, [u8; 32], Duration)>,
     /// History database path.
     pub history: Option<PathBuf>,
     /// Health state.
@@ -496,30 +496,35 @@ impl Watcher<'_> {
         if let Some(checked) = self.re_read_unconfirmed(index) {
             return checked;
         }
-        let subject = match scan_subjects(&self.settings, std::slice::from_ref(asset))
-            .map(|mut v| v.remove(0))
+        let wants_sep41 = self.config.assets.get(index).is_some_and(|a| a.sep41);
+        let runner = self.sep41.as_ref().filter(|_| wants_sep41);
+        let target = crate::attest::Target {
+            asset: asset.clone(),
+            contract: *contract,
+        };
+        let (report, suite) = match evaluate_targets(
+            &self.settings,
+            &self.network.rpc_url,
+            &self.network.passphrase,
+            std::slice::from_ref(&target),
+            runner,
+        )
+        .map(|mut v| v.remove(0))
         {
-            Ok(Ok(s)) => s,
-            Ok(Err(m)) | Err(m) => {
+            Ok(evaluated) => evaluated,
+            Err(m) => {
                 log("scan_failed", json!({"asset": name, "error": m}));
                 return Checked::Failed(m);
             }
         };
-        let wants_sep41 = self.config.assets.get(index).is_some_and(|a| a.sep41);
-        let suite = match (&self.sep41, wants_sep41) {
-            (Some(runner), true) => {
-                let run = runner.run(*contract);
-                log(
-                    "sep41",
-                    json!({"asset": name, "contract": run.contract, "verdict": run.verdict(),
-                    "summary": run.summary()}),
-                );
-                Some(run)
-            }
-            _ => None,
-        };
-        let at = assay_scan::scanner::timestamp(std::time::SystemTime::now());
-        let report = match evaluate_subject(&subject, suite.as_ref(), at) {
+        if let Some(run) = &suite {
+            log(
+                "sep41",
+                json!({"asset": name, "contract": run.contract, "verdict": run.verdict(),
+                "summary": run.summary()}),
+            );
+        }
+        let report = match report {
             Ok(r) => r,
             Err(m) => {
                 log("scan_failed", json!({"asset": name, "error": m}));

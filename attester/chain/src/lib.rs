@@ -13,6 +13,7 @@
 //!   from the environment, files or identity files, never argv, never printed);
 //! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer).
 pub mod address;
+pub mod asset;
 pub mod deploy;
 pub mod identity;
 pub mod network;

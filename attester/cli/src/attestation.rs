@@ -54,9 +54,10 @@ pub struct AttestationArgs {
     #[arg(long, value_name = "FILE|-")]
     from_report: PathBuf,
 
-    /// Evidence preimage version: 1, 2 or 3 (3 binds the check set, scanner version and network).
-    #[arg(long, value_name = "1|2|3", default_value = "3", value_parser = parse_version)]
-    evidence_version: EvidenceVersion,
+    /// Evidence preimage version: 1, 2 or 3 for a classic asset (3 binds the check set, scanner version and
+    /// network; the default), 4 for a token contract (its only version, and its default).
+    #[arg(long, value_name = "1|2|3|4", value_parser = parse_version)]
+    evidence_version: Option<EvidenceVersion>,
 
     /// Print only `SEVERITY<TAB>FLAGS<TAB>HASH`.
     #[arg(long, conflicts_with_all = ["preimage", "output"])]
@@ -146,8 +147,11 @@ fn rule_hint(refusal: &Refusal) -> &'static str {
         Refusal::Undetermined { .. } => {
             "rule 3 (undetermined): re-scan when the sources answer; a partial scan is never attested"
         }
-        Refusal::Inconsistent { .. } => {
+        Refusal::Inconsistent { .. } | Refusal::BelowFloor { .. } => {
             "rule 4 (inconsistent): the report contradicts itself; re-scan rather than editing it"
+        }
+        Refusal::WrongVersion { .. } => {
+            "rule 5 (version): drop --evidence-version, or pick 1-3 for a classic asset and 4 for a token contract"
         }
     }
 }
@@ -193,7 +197,8 @@ pub fn run(args: AttestationArgs) -> ExitCode {
         &report,
         as_of,
         freshness,
-        args.evidence_version,
+        args.evidence_version
+            .unwrap_or_else(|| EvidenceVersion::default_for(&report.asset)),
         args.preimage,
     ) {
         Ok(params) => {

@@ -256,6 +256,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         "assay_gate_example",
         "conformant_token",
         "vulnerable_token",
+        "upgradable_token",
     ] {
         let p = args.wasm_dir.join(format!("{wasm}.wasm"));
         if !p.is_file() {
@@ -553,5 +554,172 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
         bal == Ok(100),
         "the admitted deposit moved 100 into the gate",
     );
+    token_contracts(demo, args, &w, &chain, &home)
+}
+
+/// Step 9: custom Soroban tokens attested by their code, refused or admitted by the gate, and verified.
+fn token_contracts(
+    demo: &mut Demo,
+    args: &DemoArgs,
+    w: &LocalWorld,
+    chain: &[String],
+    home: &Path,
+) -> Result<(), String> {
+    use assay_attest::registry::{account_id, account_val, call};
+    use stellar_xdr::{Int128Parts, ScString, ScVal};
+    demo.step(
+        "attest custom token contracts by their code, and verify them",
+        "a token's code decides what can happen to a balance: its WASM is read from the network (bits 9-12), \
+         a SEP-41 FAIL is critical even beside checks that could not conclude, and the gate follows",
+    );
+    let text = |s: &str| ScVal::String(ScString(s.try_into().expect("short string")));
+    let mut deployed = Vec::new();
+    for (i, name) in ["conformant_token", "upgradable_token", "vulnerable_token"]
+        .iter()
+        .enumerate()
+    {
+        let wasm = std::fs::read(args.wasm_dir.join(format!("{name}.wasm")))
+            .map_err(|e| format!("{name}.wasm: {e}"))?;
+        let args = vec![
+            account_val(w.admin.public_key()),
+            ScVal::U32(7),
+            text("Demo Token"),
+            text("DEMO"),
+        ];
+        deployed.push(w.deploy(&wasm, 30 + i as u8, args)?);
+    }
+    let [conformant, upgradable, vulnerable] = [deployed[0], deployed[1], deployed[2]];
+    let id = |c: [u8; 32]| assay_attest::sac::contract_strkey(c);
+    // The suite's parties: the world's holder, a spender, and a fresh pair for re-runs.
+    let seeds = [13u8, 14, 15, 16];
+    for seed in &seeds[1..] {
+        w.net
+            .fund(&account_id(
+                assay_chain::Signer::from_seed([*seed; 32]).public_key(),
+            ))
+            .map_err(|e| format!("fund: {e}"))?;
+    }
+    let mint = |token: [u8; 32], seed: u8| {
+        let to = assay_chain::Signer::from_seed([seed; 32]).public_key();
+        let f = call(
+            token,
+            "mint",
+            vec![
+                account_val(to),
+                ScVal::I128(Int128Parts { hi: 0, lo: 1000 }),
+            ],
+        );
+        w.invoker(&w.admin)
+            .invoke(&f)
+            .map(|_| ())
+            .map_err(|e| format!("mint: {e}"))
+    };
+    for token in [conformant, vulnerable] {
+        mint(token, 13)?;
+        mint(token, 15)?;
+    }
+    let secret = |seed: u8| format!("{}", stellar_strkey::ed25519::PrivateKey([seed; 32]));
+    let attester = secret(12);
+    let parties = |owner: u8, spender: u8| {
+        vec![
+            ("STELLAR_SECRET_KEY", attester.clone()),
+            ("ASSAY_OWNER_SECRET", secret(owner)),
+            ("ASSAY_SPENDER_SECRET", secret(spender)),
+        ]
+    };
+    let run = |demo: &mut Demo, shown: &str, mut a: Vec<String>, env: &[(&str, String)]| {
+        a.extend(chain.iter().cloned());
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let r = demo.assay(shown, &a, &env, home);
+        indent(&r.stdout);
+        indent(&r.stderr);
+        r
+    };
+
+    let r = run(
+        demo,
+        "attest C…(upgradable) --registry C…",
+        vec!["attest".into(), id(upgradable)],
+        &parties(13, 14),
+    );
+    demo.check(
+        r.code == 0 && r.stdout.contains("written: severity high, flags 512,"),
+        "upgradable token written high (code_mutable, bit 9)",
+    );
+    let r = run(
+        demo,
+        "attest C…(conformant) C…(vulnerable) --sep41 --registry C…",
+        vec![
+            "attest".into(),
+            id(conformant),
+            id(vulnerable),
+            "--sep41".into(),
+        ],
+        &parties(13, 14),
+    );
+    let line = |c: [u8; 32]| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with(&id(c)) && l.contains("written"))
+            .unwrap_or("")
+            .to_string()
+    };
+    demo.check(r.code == 0, "exit 0: both written");
+    demo.check(
+        line(conformant).contains("written: severity clear, flags 4096,"),
+        "conformant token written clear (admin_mint only, every check passed)",
+    );
+    demo.check(
+        line(vulnerable).contains("written: severity critical, flags 4352,"),
+        "vulnerable token written critical (sep41_violation) although some checks could not conclude",
+    );
+    for (token, want, stated) in [
+        (conformant, None, "conformant token admitted"),
+        (
+            upgradable,
+            Some(4),
+            "upgradable token refused with #4 SeverityTooHigh",
+        ),
+        (
+            vulnerable,
+            Some(4),
+            "vulnerable token refused with #4 SeverityTooHigh",
+        ),
+    ] {
+        let got = w.deposit(token, 100);
+        say!(
+            "   deposit 100 {} -> {}",
+            id(token),
+            match &got {
+                Ok(()) => "admitted".to_string(),
+                Err(Ok(c)) => format!("refused: Error(Contract, #{c}) {}", gate_error(*c)),
+                Err(Err(e)) => format!("error: {e}"),
+            }
+        );
+        let ok = match want {
+            None => got.is_ok(),
+            Some(c) => got == Err(Ok(c)),
+        };
+        demo.check(ok, stated);
+    }
+    // verify re-reads each token (and, for a --sep41 attestation, re-runs the suite with a fresh pair: the
+    // vulnerable token's defect wrecked the first pair's accounting).
+    for (token, sep41, stated) in [
+        (upgradable, false, "verify upgradable: exit 0"),
+        (conformant, true, "verify --sep41 conformant: exit 0"),
+        (vulnerable, true, "verify --sep41 vulnerable: exit 0"),
+    ] {
+        let mut a = vec!["verify".to_string(), id(token)];
+        if sep41 {
+            a.push("--sep41".into());
+        }
+        let r = run(
+            demo,
+            &format!("verify {} --registry C…", id(token)),
+            a,
+            &parties(15, 16),
+        );
+        demo.check(r.code == 0 && r.stdout.contains("agreement"), stated);
+    }
     Ok(())
 }

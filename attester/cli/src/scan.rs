@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use assay_core::Asset;
-use assay_scan::asset_arg::parse_asset_arg;
+use assay_attest::scanning::ScanSettings;
+use assay_attest::targets::{evaluate_targets, resolve};
+use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
@@ -40,7 +41,11 @@ When several outcomes apply, the highest-priority code wins: 64, then 1, then 2.
 Examples:
   assay scan USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN
   assay scan --output json AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA SHX-GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH
-  assay scan --connect-to horizon.stellar.org:443:127.0.0.1:8443 --cacert ca.pem USDC-GA5Z...";
+  assay scan --connect-to horizon.stellar.org:443:127.0.0.1:8443 --cacert ca.pem USDC-GA5Z...
+  assay scan --network testnet --rpc-url https://soroban-testnet.stellar.org CDLZ...
+
+A token contract (C...) is judged by its code (bits 9-12 and their floors) and by whether its admin()
+account's home domain lists it in [[CURRENCIES]]; see docs/severity-model.md, \"Contract tokens\".";
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -72,9 +77,18 @@ A source that did not answer is reported as not retrievable, never as a clean an
     after_help = EXIT_CODES
 )]
 pub struct ScanArgs {
-    /// Assets to scan, as CODE-ISSUER or CODE:ISSUER.
+    /// Assets to scan, as CODE-ISSUER or CODE:ISSUER, or token contracts as C… (read through --rpc-url).
     #[arg(value_name = "ASSET", required = true)]
     pub assets: Vec<String>,
+
+    /// stellar-rpc endpoint a token contract (C…) is read from: its instance and WASM by
+    /// getLedgerEntries, its admin() by simulation. Needed only for C… arguments.
+    #[arg(long, value_name = "URL", env = "STELLAR_RPC_URL")]
+    pub rpc_url: Option<String>,
+
+    /// Passphrase of the network at --rpc-url (default: --network's), bound into a token's evidence hash.
+    #[arg(long, value_name = "TEXT", env = "STELLAR_NETWORK_PASSPHRASE")]
+    pub network_passphrase: Option<String>,
 
     /// Output format: text for people, json for one schema_version 1 report per line.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -155,11 +169,25 @@ fn usage(message: impl std::fmt::Display) -> ExitCode {
 /// Runs `assay scan`.
 pub fn run(args: ScanArgs) -> ExitCode {
     let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
+    let mut contracts: Vec<String> = Vec::new();
     for input in &args.assets {
-        match parse_asset_arg(input) {
-            Ok(asset) => assets.push(asset),
+        match Token::parse(input) {
+            Ok(Token::Classic(asset)) => assets.push(asset),
+            Ok(Token::Contract(c)) => contracts.push(c),
+            Ok(Token::Native) => {
+                return usage(format!(
+                    "invalid asset {input:?}: the native asset has no issuer to read; name a classic asset \
+                     (CODE-ISSUER) or a token contract (C…)"
+                ))
+            }
             Err(err) => return usage(err),
         }
+    }
+    if !contracts.is_empty() && args.rpc_url.is_none() {
+        return usage(format!(
+            "{} is a token contract: pass --rpc-url (or STELLAR_RPC_URL) of the network it lives on",
+            contracts[0]
+        ));
     }
     let network = match args.network {
         NetworkArg::Mainnet => Network::Mainnet,
@@ -227,6 +255,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
             }
         }
     };
+    let config_horizon = horizon_url.clone();
     let config = ScanConfig {
         network_passphrase: network.passphrase().to_string(),
         horizon_url,
@@ -261,6 +290,9 @@ pub fn run(args: ScanArgs) -> ExitCode {
                 }
             }
         });
+        if assets.is_empty() {
+            return Ok::<_, String>(Vec::new());
+        }
         Ok::<_, String>(scanner.scan_many(assets.clone(), on_done).await)
     });
     let results = match results {
@@ -268,16 +300,59 @@ pub fn run(args: ScanArgs) -> ExitCode {
         Err(message) => return usage(format!("--cacert: {message}")),
     };
 
+    // Every report in argument-kind order: classic assets, then token contracts.
+    let mut outcomes: Vec<(String, Result<Report, String>)> = assets
+        .iter()
+        .zip(results)
+        .map(|(asset, result)| {
+            let report = result.map_err(|e| e.to_string()).and_then(|subject| {
+                assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
+            });
+            (asset.to_string(), report)
+        })
+        .collect();
+    if let Some(rpc_url) = &args.rpc_url {
+        let passphrase = args
+            .network_passphrase
+            .clone()
+            .unwrap_or_else(|| network.passphrase().to_string());
+        let settings = ScanSettings {
+            asset_passphrase: passphrase.clone(),
+            horizon_url: config_horizon.clone(),
+            expert_url: args.expert_url.clone(),
+            mappings: net.mappings.clone(),
+            extra_roots: net.extra_roots.clone(),
+            timeout,
+        };
+        let mut targets = Vec::with_capacity(contracts.len());
+        for c in &contracts {
+            match resolve(c, &passphrase, &passphrase) {
+                Ok(t) => targets.push(t),
+                Err(m) => return usage(m),
+            }
+        }
+        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, None) {
+            Ok(evaluated) => outcomes.extend(
+                contracts
+                    .iter()
+                    .cloned()
+                    .zip(evaluated.into_iter().map(|(report, _)| report)),
+            ),
+            Err(m) => {
+                eprintln!("assay: {m}");
+                return ExitCode::from(EXIT_ERROR);
+            }
+        }
+    }
+
     let mut exit = EXIT_COMPLETE;
     let mut stdout = std::io::stdout().lock();
     let mut rows = Vec::new();
-    for (asset, result) in assets.iter().zip(results) {
-        let report = match result.map_err(|e| e.to_string()).and_then(|subject| {
-            assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
-        }) {
+    for (name, report) in outcomes {
+        let report = match report {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("assay: {asset}: {}", assay_core::redact::text(&message));
+                eprintln!("assay: {name}: {}", assay_core::redact::text(&message));
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -293,7 +368,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         if stdout.write_all(rendered.as_bytes()).is_err() {
             return ExitCode::from(EXIT_ERROR);
         }
-        rows.push((asset.to_string(), report.scanned_at.to_string(), line));
+        rows.push((name, report.scanned_at.to_string(), line));
     }
     let _ = stdout.flush();
     if let Some(path) = history_path {

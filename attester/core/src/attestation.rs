@@ -6,6 +6,7 @@ use crate::hash::{evidence_hash, preimage, EvidenceVersion, PreimageInput};
 use crate::model::{Mechanics, Rating, State};
 use crate::report::{Freshness, Report};
 use crate::time::Timestamp;
+use crate::token::Token;
 
 /// Why a report cannot be attested. Checked in this order; the first match wins.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +32,28 @@ pub enum Refusal {
         /// The severity level number.
         severity: u32,
     },
+    /// Rule 4: another mechanics bit is set below the severity it implies (e.g. `code_mutable` below high):
+    /// the registry would reject it as InconsistentAttestation.
+    #[error("attest: attestation is below the floor its mechanics imply: {bits} implies at least {floor}, the report says {severity}")]
+    BelowFloor {
+        /// The report's severity name.
+        severity: String,
+        /// The implied floor's name.
+        floor: String,
+        /// The mechanics names.
+        bits: String,
+    },
+    /// Rule 5: the preimage version does not fit the subject (v4 is for token contracts only, v1-v3 for
+    /// classic assets only).
+    #[error("attest: evidence version {version} does not apply to {asset}: {expected}")]
+    WrongVersion {
+        /// The version asked for.
+        version: String,
+        /// The asset.
+        asset: String,
+        /// Which versions do.
+        expected: &'static str,
+    },
 }
 
 impl Refusal {
@@ -40,7 +63,8 @@ impl Refusal {
             Refusal::Unevaluated => "unevaluated",
             Refusal::Stale { .. } => "stale",
             Refusal::Undetermined { .. } => "undetermined",
-            Refusal::Inconsistent { .. } => "inconsistent",
+            Refusal::Inconsistent { .. } | Refusal::BelowFloor { .. } => "inconsistent",
+            Refusal::WrongVersion { .. } => "version",
         }
     }
 }
@@ -48,7 +72,7 @@ impl Refusal {
 /// What an attester writes on chain, plus what a person needs to check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Params {
-    /// `CODE-ISSUER`.
+    /// `CODE-ISSUER`, or the token contract's `C…` address.
     pub asset: String,
     /// Severity level number.
     pub severity: u32,
@@ -120,6 +144,25 @@ pub fn attestation_params(
     if report.mechanics.has(Mechanics::AUTH_CLAWBACK_ENABLED) && severity.level() < 3 {
         return Err(Refusal::Inconsistent {
             severity: severity.level(),
+        });
+    }
+    if severity < report.mechanics.floor() {
+        return Err(Refusal::BelowFloor {
+            severity: severity.name().into(),
+            floor: report.mechanics.floor().name().into(),
+            bits: report.mechanics.names().join(", "),
+        });
+    }
+    let contract = matches!(report.asset, Token::Contract(_));
+    if version.is_contract() != contract {
+        return Err(Refusal::WrongVersion {
+            version: version.to_string(),
+            asset: report.asset.to_string(),
+            expected: if contract {
+                "a token contract is hashed with v4"
+            } else {
+                "a classic asset is hashed with v1, v2 or v3"
+            },
         });
     }
     let mut input = PreimageInput::from_report(report).map_err(|_| Refusal::Unevaluated)?;

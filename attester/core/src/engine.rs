@@ -7,6 +7,8 @@ use crate::finding::{Check, Finding};
 use crate::model::{Accountability, Mechanics, Rating, Severity};
 use crate::report::{Report, SCHEMA_VERSION};
 use crate::subject::Subject;
+use crate::time::Timestamp;
+use crate::token::Token;
 
 /// A finding broke an invariant the on-chain gate relies on. Never masked: the report is not produced.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,15 +67,45 @@ pub fn evaluate(subject: &Subject) -> Result<Report, EngineError> {
     Engine::default().run(subject)
 }
 
+/// What a report is about, apart from its findings.
+#[derive(Debug, Clone)]
+pub struct ReportHeader {
+    /// The asset or token contract.
+    pub asset: Token,
+    /// Network passphrase.
+    pub network: Option<String>,
+    /// Scanner version bound into the hash.
+    pub scanner_version: Option<String>,
+    /// When the scan ran.
+    pub scanned_at: Timestamp,
+}
+
 /// Builds a report from findings in run order, enforcing the escalation invariants.
-pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report, EngineError> {
+pub fn assemble(subject: &Subject, findings: Vec<Finding>) -> Result<Report, EngineError> {
+    assemble_token(
+        ReportHeader {
+            asset: Token::Classic(subject.asset.clone()),
+            network: subject.network.clone(),
+            scanner_version: subject.scanner_version.clone(),
+            scanned_at: subject.scanned_at,
+        },
+        findings,
+    )
+}
+
+/// Builds a report about `header.asset` from findings in run order, enforcing the escalation invariants.
+pub fn assemble_token(
+    header: ReportHeader,
+    mut findings: Vec<Finding>,
+) -> Result<Report, EngineError> {
     let mut ids: Vec<String> = Vec::new();
     for f in &findings {
         if ids.contains(&f.check) {
             return Err(EngineError::DuplicateCheck(f.check.clone()));
         }
         ids.push(f.check.clone());
-        let caps = f.mechanics.bits() & Mechanics::CAPABILITY_MASK;
+        // Capability bits and a token's code powers are both the ledger's record of a power.
+        let caps = f.mechanics.bits() & (Mechanics::CAPABILITY_MASK | Mechanics::CONTRACT_MASK);
         if f.escalation && caps != 0 {
             return Err(EngineError::EscalationSetsCapability {
                 check: f.check.clone(),
@@ -146,15 +178,15 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
         .iter()
         .map(|e| e.retrieved_at)
         .min()
-        .unwrap_or(subject.scanned_at);
+        .unwrap_or(header.scanned_at);
     let end = evidence
         .iter()
         .map(|e| e.retrieved_at)
         .max()
-        .unwrap_or(subject.scanned_at);
+        .unwrap_or(header.scanned_at);
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
-        asset: subject.asset.clone(),
+        asset: header.asset,
         severity,
         base_severity,
         escalated,
@@ -166,15 +198,15 @@ pub fn assemble(subject: &Subject, mut findings: Vec<Finding>) -> Result<Report,
         undetermined_checks,
         undetermined_by_source: by_source,
         undetermined_rate,
-        network: subject.network.clone(),
+        network: header.network,
         checks,
-        scanner_bound: subject.scanner_version.clone(),
+        scanner_bound: header.scanner_version,
         mechanics,
         findings,
         evidence,
         observation_window_start: start,
         observation_window_end: end,
-        scanned_at: subject.scanned_at,
+        scanned_at: header.scanned_at,
     };
     report.state = report.complete_state();
     Ok(report)

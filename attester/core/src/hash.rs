@@ -1,4 +1,5 @@
-//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3).
+//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 for classic assets; v4 for
+//! custom token contracts).
 //!
 //! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
 //! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
@@ -21,8 +22,11 @@ pub enum EvidenceVersion {
     /// `assay-evidence-v2`: adds `checks` when the check set is non-empty.
     V2,
     /// `assay-evidence-v3`: adds `scanner` when scanner-bound and `network` when set. Default for new
-    /// attestations.
+    /// attestations of classic assets.
     V3,
+    /// `assay-evidence-v4`: the v3 lines with `token<TAB>C…` in place of `asset`. The only version of a
+    /// custom token contract's report; never used for a classic asset, so classic hashes do not move.
+    V4,
 }
 
 impl EvidenceVersion {
@@ -35,6 +39,32 @@ impl EvidenceVersion {
             EvidenceVersion::V1 => 1,
             EvidenceVersion::V2 => 2,
             EvidenceVersion::V3 => 3,
+            EvidenceVersion::V4 => 4,
+        }
+    }
+
+    /// Whether this version hashes a custom token contract (v4) rather than a classic asset (v1-v3).
+    pub fn is_contract(self) -> bool {
+        self == EvidenceVersion::V4
+    }
+
+    /// The version new attestations of `asset` use: v4 for a token contract, v3 otherwise.
+    pub fn default_for(asset: &crate::token::Token) -> EvidenceVersion {
+        match asset {
+            crate::token::Token::Contract(_) => EvidenceVersion::V4,
+            _ => EvidenceVersion::DEFAULT,
+        }
+    }
+
+    /// The versions an attestation of `asset` may have been written with, newest first.
+    pub fn candidates_for(asset: &crate::token::Token) -> &'static [EvidenceVersion] {
+        match asset {
+            crate::token::Token::Contract(_) => &[EvidenceVersion::V4],
+            _ => &[
+                EvidenceVersion::V3,
+                EvidenceVersion::V2,
+                EvidenceVersion::V1,
+            ],
         }
     }
 
@@ -65,8 +95,9 @@ impl FromStr for EvidenceVersion {
             "1" => Ok(EvidenceVersion::V1),
             "2" => Ok(EvidenceVersion::V2),
             "3" => Ok(EvidenceVersion::V3),
+            "4" => Ok(EvidenceVersion::V4),
             _ => Err(format!(
-                "unknown evidence version {s:?}: expected 1, 2 or 3"
+                "unknown evidence version {s:?}: expected 1, 2, 3 (classic assets) or 4 (token contracts)"
             )),
         }
     }
@@ -75,7 +106,7 @@ impl FromStr for EvidenceVersion {
 /// Everything the preimage binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreimageInput {
-    /// `CODE-ISSUER`.
+    /// `CODE-ISSUER`, or the token contract's `C…` address (v4).
     pub asset: String,
     /// Severity level.
     pub severity: Severity,
@@ -153,7 +184,14 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
             line("scanner", scanner);
         }
     }
-    line("asset", &input.asset);
+    line(
+        if version.is_contract() {
+            "token"
+        } else {
+            "asset"
+        },
+        &input.asset,
+    );
     line("severity", &input.severity.level().to_string());
     line("base_severity", &input.base_severity.level().to_string());
     line("escalated", if input.escalated { "true" } else { "false" });

@@ -5,6 +5,7 @@
 
 pub mod attestation;
 pub mod checks;
+pub mod contract;
 pub mod engine;
 pub mod evidence;
 pub mod failure;
@@ -17,6 +18,7 @@ pub mod replay;
 pub mod report;
 pub mod subject;
 pub mod time;
+pub mod token;
 pub mod transitions;
 
 pub use attestation::{attestation_params, Params, Refusal};
@@ -29,4 +31,5 @@ pub use model::{Accountability, Mechanics, Rating, Severity, State};
 pub use report::{Freshness, Report, ReportError, DEFAULT_FRESHNESS_SECS};
 pub use subject::*;
 pub use time::Timestamp;
+pub use token::{Token, TokenParseError};
 pub use transitions::{transition, Attribution, Observation, Transition, TransitionState};

@@ -194,16 +194,29 @@ impl Mechanics {
     /// Bit 8: a SEP-41 conformance check (`sep41`) failed and escalated to critical. Not a capability bit;
     /// set only together with that escalation.
     pub const SEP41_VIOLATION: u32 = 256;
+    /// Bit 9: a custom token's WASM imports the host's contract-update function, so whoever its logic admits
+    /// can replace every rule. Implies at least high.
+    pub const CODE_MUTABLE: u32 = 512;
+    /// Bit 10: a custom token's spec exposes `clawback`. Implies at least high.
+    pub const ADMIN_CLAWBACK: u32 = 1024;
+    /// Bit 11: a custom token's spec exposes a freeze of a holder's balance (`set_authorized`, `freeze`, …).
+    /// Implies at least medium.
+    pub const ADMIN_FREEZE: u32 = 2048;
+    /// Bit 12: a custom token's spec exposes `mint`. Recorded; no severity floor (minting does not move a
+    /// holder's balance).
+    pub const ADMIN_MINT: u32 = 4096;
 
     /// Bits 0-2: mask a bitset with this to read the issuer's powers.
     pub const CAPABILITY_MASK: u32 = 7;
     /// Bit 2: confiscation.
     pub const CONFISCATION_MASK: u32 = 4;
+    /// Bits 9-12: contract mechanics of a custom token, read from its WASM.
+    pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096;
     /// Every defined bit.
-    pub const KNOWN_MASK: u32 = 511;
+    pub const KNOWN_MASK: u32 = 8191;
 
     /// Names in bit order.
-    pub const NAMES: [(u32, &'static str); 9] = [
+    pub const NAMES: [(u32, &'static str); 13] = [
         (Self::AUTH_REQUIRED, "auth_required"),
         (Self::AUTH_REVOCABLE, "auth_revocable"),
         (Self::AUTH_CLAWBACK_ENABLED, "auth_clawback_enabled"),
@@ -216,7 +229,27 @@ impl Mechanics {
         ),
         (Self::TRUSTLINE_DEAUTHORIZED, "trustline_deauthorized"),
         (Self::SEP41_VIOLATION, "sep41_violation"),
+        (Self::CODE_MUTABLE, "code_mutable"),
+        (Self::ADMIN_CLAWBACK, "admin_clawback"),
+        (Self::ADMIN_FREEZE, "admin_freeze"),
+        (Self::ADMIN_MINT, "admin_mint"),
     ];
+
+    /// The lowest severity the set bits imply (the registry's consistency rule): clawback (bit 2),
+    /// `code_mutable` (9) or `admin_clawback` (10) → high; revocable (1) or `admin_freeze` (11) → medium;
+    /// auth required (0) → low; otherwise clear. `admin_mint` (12) and the report bits imply nothing.
+    pub fn floor(self) -> Severity {
+        let b = self.0;
+        if b & (Self::AUTH_CLAWBACK_ENABLED | Self::CODE_MUTABLE | Self::ADMIN_CLAWBACK) != 0 {
+            Severity::High
+        } else if b & (Self::AUTH_REVOCABLE | Self::ADMIN_FREEZE) != 0 {
+            Severity::Medium
+        } else if b & Self::AUTH_REQUIRED != 0 {
+            Severity::Low
+        } else {
+            Severity::Clear
+        }
+    }
 
     /// No bits.
     pub const fn empty() -> Mechanics {
@@ -329,12 +362,34 @@ mod tests {
         );
         assert_eq!(m.capabilities().bits(), 6);
         assert_eq!(Mechanics::SEP41_VIOLATION, 1 << 8);
-        assert!(Mechanics::from_bits(512).is_none());
+        assert!(Mechanics::from_bits(1 << 13).is_none());
+        assert_eq!(
+            Mechanics::from_bits(512 | 4096).unwrap().names(),
+            ["code_mutable", "admin_mint"]
+        );
         let json = serde_json::to_string(&m).unwrap();
         assert_eq!(serde_json::from_str::<Mechanics>(&json).unwrap(), m);
         assert!(serde_json::from_str::<Mechanics>(r#"["blocklisted","auth_required"]"#).is_err());
         assert!(serde_json::from_str::<Mechanics>(r#"["auth_required","auth_required"]"#).is_err());
         assert!(serde_json::from_str::<Mechanics>(r#"["flying"]"#).is_err());
+    }
+
+    #[test]
+    fn each_bit_implies_its_floor() {
+        let floor = |bits| Mechanics::from_bits(bits).unwrap().floor();
+        assert_eq!(floor(0), Severity::Clear);
+        assert_eq!(floor(Mechanics::AUTH_REQUIRED), Severity::Low);
+        assert_eq!(floor(Mechanics::AUTH_REVOCABLE), Severity::Medium);
+        assert_eq!(floor(Mechanics::AUTH_CLAWBACK_ENABLED), Severity::High);
+        assert_eq!(floor(Mechanics::CODE_MUTABLE), Severity::High);
+        assert_eq!(floor(Mechanics::ADMIN_CLAWBACK), Severity::High);
+        assert_eq!(floor(Mechanics::ADMIN_FREEZE), Severity::Medium);
+        assert_eq!(floor(Mechanics::ADMIN_MINT), Severity::Clear);
+        assert_eq!(
+            floor(Mechanics::ADMIN_MINT | Mechanics::ADMIN_FREEZE),
+            Severity::Medium
+        );
+        assert_eq!(floor(Mechanics::SEP41_VIOLATION), Severity::Clear);
     }
 
     #[test]

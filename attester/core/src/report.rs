@@ -9,6 +9,7 @@ use crate::finding::Finding;
 use crate::model::{Accountability, Mechanics, Rating, State};
 use crate::subject::Asset;
 use crate::time::{format_duration, Timestamp};
+use crate::token::Token;
 
 /// The only schema version this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -22,8 +23,8 @@ pub const DEFAULT_FRESHNESS_SECS: i64 = 86_400;
 pub struct Report {
     /// Always 1.
     pub schema_version: u32,
-    /// The asset.
-    pub asset: Asset,
+    /// The asset: `{code, issuer}`, or `{contract}` for a custom token.
+    pub asset: Token,
     /// Highest level over all findings (after escalation); `unknown` when unevaluated.
     pub severity: Rating,
     /// Highest level over non-escalation findings: the capability reading alone.
@@ -162,8 +163,18 @@ impl Report {
                 self.schema_version
             ));
         }
-        if let Err(e) = Asset::new(&self.asset.code, &self.asset.issuer) {
-            return bad(e.to_string());
+        match &self.asset {
+            Token::Classic(a) => {
+                if let Err(e) = Asset::new(&a.code, &a.issuer) {
+                    return bad(e.to_string());
+                }
+            }
+            Token::Contract(_) => {}
+            Token::Native => {
+                return bad(
+                    "a report is about a classic asset or a token contract, not native".into(),
+                )
+            }
         }
         if self.severity < self.base_severity {
             return bad(format!(

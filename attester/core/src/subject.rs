@@ -83,22 +83,18 @@ impl Asset {
 }
 
 impl std::str::FromStr for Asset {
-    type Err = AssetParseError;
+    type Err = crate::token::TokenParseError;
 
-    /// Parses `CODE-ISSUER`, splitting at the first `-`; a trailing `-N` type digit on the issuer
-    /// (StellarExpert's `CODE-ISSUER-1` form) is dropped.
-    fn from_str(text: &str) -> Result<Asset, AssetParseError> {
-        let (code, issuer) = text.split_once('-').ok_or(AssetParseError {
-            text: text.to_string(),
-            reason: "no '-' between code and issuer",
-        })?;
-        let issuer = match issuer.rsplit_once('-') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
-                head
-            }
-            _ => issuer,
-        };
-        Asset::new(code, issuer)
+    /// Parses `CODE-ISSUER` or `CODE:ISSUER` with [`crate::token::Token::parse`] (the one parser), accepting
+    /// only a classic asset.
+    fn from_str(text: &str) -> Result<Asset, Self::Err> {
+        match crate::token::Token::parse(text)? {
+            crate::token::Token::Classic(a) => Ok(a),
+            other => Err(crate::token::TokenParseError {
+                input: text.to_string(),
+                reason: format!("{other} is not a classic asset (CODE-ISSUER)"),
+            }),
+        }
     }
 }
 
@@ -187,6 +183,9 @@ pub struct Currency {
     /// `toml`: a delegation link to a separate currency document, if present. May sit beside other keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toml: Option<String>,
+    /// `contract`: the `C…` address of a Soroban token the entry declares (SEP-1), if present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
 }
 
 impl Currency {
@@ -194,6 +193,11 @@ impl Currency {
     pub fn declares(&self, asset: &Asset) -> bool {
         matches!((&self.code, &self.issuer), (Some(c), Some(i))
             if c.eq_ignore_ascii_case(&asset.code) && i.eq_ignore_ascii_case(&asset.issuer))
+    }
+
+    /// Whether this entry declares the token contract `contract` (`C…`), exactly.
+    pub fn declares_contract(&self, contract: &str) -> bool {
+        self.contract.as_deref() == Some(contract)
     }
 }
 

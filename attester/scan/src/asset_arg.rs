@@ -1,9 +1,9 @@
-//! Parsing an asset argument: `CODE-ISSUER` or `CODE:ISSUER`, strictly.
-use assay_core::Asset;
+//! Parsing a classic asset argument (`CODE-ISSUER` or `CODE:ISSUER`) with the one parser,
+//! [`assay_core::Token::parse`], for the commands that take only classic assets.
+use assay_core::{Asset, Token};
 
 /// The expected form, quoted in every error.
-pub const EXPECTED_FORM: &str =
-    "CODE-ISSUER or CODE:ISSUER, CODE 1-12 letters or digits, ISSUER a G... account address (e.g. USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN)";
+pub const EXPECTED_FORM: &str = assay_core::token::EXPECTED_FORM;
 
 /// A rejected asset argument. `Display` is one line naming the input and the expected form.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -13,51 +13,20 @@ pub struct AssetArgError {
     pub reason: String,
 }
 
-/// Parses one asset argument. A trailing StellarExpert type digit (`-1`, `-2`) after the issuer is
-/// accepted, as StellarExpert prints assets that way.
+/// Parses one classic asset argument. A trailing StellarExpert type digit (`-1`, `-2`) after the issuer is
+/// accepted, as StellarExpert prints assets that way; `native` and `C…` parse but are not classic assets.
 pub fn parse_asset_arg(input: &str) -> Result<Asset, AssetArgError> {
-    let err = |reason: &str| AssetArgError {
-        input: input.to_string(),
-        reason: reason.to_string(),
-    };
-    if input.trim().is_empty() {
-        return Err(err("the asset is empty"));
+    match Token::parse(input) {
+        Ok(Token::Classic(asset)) => Ok(asset),
+        Ok(other) => Err(AssetArgError {
+            input: input.to_string(),
+            reason: format!("{other} is not a classic asset; this command takes CODE-ISSUER"),
+        }),
+        Err(e) => Err(AssetArgError {
+            input: e.input,
+            reason: e.reason,
+        }),
     }
-    let Some(split) = input.find(['-', ':']) else {
-        return Err(err("no '-' or ':' between code and issuer"));
-    };
-    let (code, issuer) = (&input[..split], &input[split + 1..]);
-    let issuer = match issuer.rsplit_once('-') {
-        Some((head, "1" | "2")) => head,
-        _ => issuer,
-    };
-    if code.is_empty() {
-        return Err(err("the code is empty"));
-    }
-    if code.chars().count() > 12 {
-        return Err(err(&format!(
-            "the code {code:?} is longer than 12 characters"
-        )));
-    }
-    if !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(err(&format!(
-            "the code {code:?} has characters other than ASCII letters and digits"
-        )));
-    }
-    if issuer.is_empty() {
-        return Err(err("the issuer is empty"));
-    }
-    if !issuer.starts_with('G') || issuer.len() != 56 {
-        return Err(err(&format!(
-            "the issuer {issuer:?} is not a 56-character G... account address"
-        )));
-    }
-    if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_err() {
-        return Err(err(&format!(
-            "the issuer {issuer:?} is not a valid account address (bad encoding or checksum)"
-        )));
-    }
-    Asset::new(code, issuer).map_err(|e| err(&e.to_string()))
 }
 
 #[cfg(test)]

@@ -318,7 +318,7 @@ impl Scanner {
         };
 
         let (stellar_toml, directory, blocklist, asset_lists) = tokio::join!(
-            self.stellar_toml(asset, &home_domain),
+            self.stellar_toml(Some(asset), &home_domain),
             self.directory(&asset.issuer),
             self.blocklist(&home_domain),
             self.asset_lists(asset),
@@ -410,7 +410,24 @@ impl Scanner {
             .await
     }
 
-    async fn stellar_toml(&self, asset: &Asset, home_domain: &HomeDomain) -> TomlOutcome {
+    /// The `home_domain` of `account` (a token contract's admin) and that domain's stellar.toml, under the
+    /// same fetch policy as an issuer's; `toml=` links are not followed (a token's claim is an inline
+    /// `contract` key). Returns the account URL read, the domain and the toml outcome.
+    pub async fn account_domain(
+        &self,
+        account: &str,
+    ) -> Result<(String, HomeDomain, TomlOutcome), ScanError> {
+        let url = urls::horizon_account(&self.config.horizon_url, account);
+        let home_domain = match self.account(account).await {
+            AccountAnswer::Read(_, Some(domain)) => HomeDomain::Present(domain),
+            AccountAnswer::Read(_, None) => HomeDomain::Absent,
+            AccountAnswer::Error(err) => return Err(err),
+        };
+        let toml = self.stellar_toml(None, &home_domain).await;
+        Ok((url, home_domain, toml))
+    }
+
+    async fn stellar_toml(&self, asset: Option<&Asset>, home_domain: &HomeDomain) -> TomlOutcome {
         let Some(domain) = home_domain.domain() else {
             return TomlOutcome::NotFetched;
         };
@@ -466,7 +483,7 @@ impl Scanner {
                 failure,
             },
             TomlAnswer::Read(fetched, doc) => {
-                let links = doc.unresolved_links(asset);
+                let links = asset.map(|a| doc.unresolved_links(a)).unwrap_or_default();
                 let mut linked = Vec::with_capacity(links.len());
                 let follow = links.iter().take(MAX_LINKED_DOCUMENTS);
                 let outcomes = join_all(follow.map(|link| self.linked_document(link))).await;

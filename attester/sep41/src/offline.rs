@@ -8,9 +8,8 @@ use assay_chain::{strkey_of, ChainError, Network, Secret};
 use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
 use serde_json::Value;
 use stellar_xdr::{
-    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ChangeTrustAsset,
-    ChangeTrustOp, CreateAccountOp, OperationBody, ScAddress, ScVal, SetOptionsOp,
-    SetTrustLineFlagsOp,
+    AccountId, Asset, ChangeTrustAsset, ChangeTrustOp, CreateAccountOp, OperationBody, ScAddress,
+    ScVal, SetOptionsOp, SetTrustLineFlagsOp,
 };
 
 use crate::{
@@ -300,26 +299,9 @@ fn asset(code: &str, issuer: &Secret) -> Result<Asset, OfflineError> {
     })
 }
 
-/// The credit asset `code` issued by `issuer`; `None` unless the code is 1 to 12 ASCII letters
-/// or digits.
+/// The credit asset `code` issued by `issuer`, through the one parser (core) and the one XDR conversion
+/// (chain); `None` unless the code is 1 to 12 ASCII letters or digits.
 pub(crate) fn classic_asset(code: &str, issuer: AccountId) -> Option<Asset> {
-    let bytes = code.as_bytes();
-    if bytes.is_empty() || bytes.len() > 12 || !bytes.iter().all(u8::is_ascii_alphanumeric) {
-        return None;
-    }
-    if bytes.len() <= 4 {
-        let mut c = [0u8; 4];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Some(Asset::CreditAlphanum4(AlphaNum4 {
-            asset_code: AssetCode4(c),
-            issuer,
-        }))
-    } else {
-        let mut c = [0u8; 12];
-        c[..bytes.len()].copy_from_slice(bytes);
-        Some(Asset::CreditAlphanum12(AlphaNum12 {
-            asset_code: AssetCode12(c),
-            issuer,
-        }))
-    }
+    let classic = assay_core::Asset::new(code, &strkey_of(&ScAddress::Account(issuer))).ok()?;
+    assay_chain::asset::xdr_asset(&assay_core::Token::Classic(classic)).ok()
 }

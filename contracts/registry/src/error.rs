@@ -16,8 +16,9 @@ pub enum Error {
     NotInitialized = 2,
     /// `severity` is above 4 (critical).
     InvalidSeverity = 3,
-    /// A capability bit is set below the severity that power implies: clawback (bit 2) below 3,
-    /// revocable (bit 1) below 2, auth required (bit 0) below 1.
+    /// A power bit is set below the severity that power implies: clawback (bit 2), code_mutable
+    /// (bit 9) or admin_clawback (bit 10) below 3; revocable (bit 1) or admin_freeze (bit 11)
+    /// below 2; auth required (bit 0) below 1.
     InconsistentAttestation = 4,
     /// `revoke` of an asset that has no attestation.
     NotAttested = 5,
@@ -25,7 +26,7 @@ pub enum Error {
     NoPendingAdmin = 6,
     /// `attest_many` with more than `MAX_BATCH_SIZE` (50) elements.
     BatchTooLarge = 7,
-    /// `flags` sets a reserved bit (9 or above).
+    /// `flags` sets a reserved bit (13 or above).
     ReservedFlags = 8,
     /// `flags` sets `sep41_violation` (bit 8) but `severity` is not 4 (critical).
     ViolationBelowCritical = 9,

@@ -25,6 +25,14 @@ pub const MECH_TRUSTLINE_CLAWBACK_ENABLED: u32 = 1 << 6;
 pub const MECH_TRUSTLINE_DEAUTHORIZED: u32 = 1 << 7;
 /// Bit 8: the SEP-41 conformance suite observed a FAIL; only accompanies severity 4.
 pub const MECH_SEP41_VIOLATION: u32 = 1 << 8;
+/// Bit 9: a custom token's code imports the contract-update function; implies at least high.
+pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
+/// Bit 10: a custom token's spec exposes `clawback`; implies at least high.
+pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
+/// Bit 11: a custom token's spec exposes a freeze of a holder's balance; implies at least medium.
+pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
+/// Bit 12: a custom token's spec exposes `mint`; recorded, no floor.
+pub const MECH_ADMIN_MINT: u32 = 1 << 12;
 
 /// Bits 0-2: powers the issuer holds over every balance.
 pub const CAPABILITY_MASK: u32 = MECH_AUTH_REQUIRED | MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
@@ -34,8 +42,11 @@ pub const CONFISCATION_MASK: u32 = MECH_CLAWBACK_ENABLED;
 pub const POLICY_MASK_CONFISCATION_ONLY: u32 = MECH_CLAWBACK_ENABLED;
 /// Policy mask for `is_safe_masked`: refuse confiscation and freezing.
 pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 = MECH_CLAWBACK_ENABLED | MECH_AUTH_REVOCABLE;
+/// Bits 9-12: powers a custom token's code grants.
+pub const CONTRACT_MASK: u32 =
+    MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK | MECH_ADMIN_FREEZE | MECH_ADMIN_MINT;
 /// Every bit with a meaning; anything above is reserved and refused.
-pub const KNOWN_FLAGS_MASK: u32 = (MECH_SEP41_VIOLATION << 1) - 1;
+pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_MINT << 1) - 1;
 
 /// Largest `attest_many` batch. One `attest` event is about 260 bytes with its attester and a
 /// transaction may emit 16,384 bytes of events, so 50 leaves room; it also matches the earlier
@@ -52,9 +63,10 @@ pub fn validate(severity: u32, flags: u32) -> Result<(), Error> {
         return Err(Error::ReservedFlags);
     }
     // Severity is the strongest single power, so a power bit implies at least its level.
-    let implied = if flags & MECH_CLAWBACK_ENABLED != 0 {
+    let implied = if flags & (MECH_CLAWBACK_ENABLED | MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK) != 0
+    {
         SEVERITY_HIGH
-    } else if flags & MECH_AUTH_REVOCABLE != 0 {
+    } else if flags & (MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE) != 0 {
         SEVERITY_MEDIUM
     } else if flags & MECH_AUTH_REQUIRED != 0 {
         SEVERITY_LOW

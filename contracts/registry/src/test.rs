@@ -157,7 +157,12 @@ fn masks_and_bits_match_the_published_abi() {
     assert_eq!(POLICY_MASK_CONFISCATION_ONLY, 4);
     assert_eq!(POLICY_MASK_FREEZE_INCLUSIVE, 6);
     assert_eq!(MECH_SEP41_VIOLATION, 256);
-    assert_eq!(KNOWN_FLAGS_MASK, 511);
+    assert_eq!(MECH_CODE_MUTABLE, 512);
+    assert_eq!(MECH_ADMIN_CLAWBACK, 1024);
+    assert_eq!(MECH_ADMIN_FREEZE, 2048);
+    assert_eq!(MECH_ADMIN_MINT, 4096);
+    assert_eq!(CONTRACT_MASK, 7680);
+    assert_eq!(KNOWN_FLAGS_MASK, 8191);
     assert_eq!(MAX_BATCH_SIZE, 50);
 }
 
@@ -234,7 +239,7 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
             3,
         );
         assert_contract_error(
-            c.try_attest(a, &asset, &4, &512, &h),
+            c.try_attest(a, &asset, &4, &(1 << 13), &h),
             Error::ReservedFlags,
             8,
         );
@@ -259,6 +264,21 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
             Error::InconsistentAttestation,
             4,
         );
+        // A token's code powers below their floors: code_mutable and admin_clawback below high,
+        // admin_freeze below medium.
+        for (severity, flags) in [
+            (2, MECH_CODE_MUTABLE),
+            (0, MECH_CODE_MUTABLE | MECH_ADMIN_MINT),
+            (2, MECH_ADMIN_CLAWBACK),
+            (1, MECH_ADMIN_FREEZE),
+            (0, MECH_ADMIN_FREEZE | MECH_ADMIN_MINT),
+        ] {
+            assert_contract_error(
+                c.try_attest(a, &asset, &severity, &flags, &h),
+                Error::InconsistentAttestation,
+                4,
+            );
+        }
         // sep41_violation only accompanies critical.
         assert_contract_error(
             c.try_attest(a, &asset, &3, &256, &h),
@@ -285,6 +305,13 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
         c.attest(a, &asset, &3, &7, &h);
         c.attest(a, &asset, &4, &511, &h);
         assert_eq!(c.get_safety(&asset).unwrap().flags, 511);
+        // A token's code powers at their floors; mint has none.
+        c.attest(a, &asset, &0, &MECH_ADMIN_MINT, &h);
+        c.attest(a, &asset, &2, &(MECH_ADMIN_FREEZE | MECH_ADMIN_MINT), &h);
+        c.attest(a, &asset, &3, &(MECH_CODE_MUTABLE | MECH_ADMIN_MINT), &h);
+        c.attest(a, &asset, &3, &MECH_ADMIN_CLAWBACK, &h);
+        c.attest(a, &asset, &4, &8191, &h);
+        assert_eq!(c.get_safety(&asset).unwrap().flags, 8191);
     });
 }
 

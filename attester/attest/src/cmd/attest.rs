@@ -4,23 +4,20 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use assay_core::{Asset, Freshness};
-use assay_scan::asset_arg::parse_asset_arg;
+use assay_core::Freshness;
 use clap::Args;
 
 use super::{
-    reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, SignerArgs, SourceArgs, EXIT_USAGE,
+    reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, Sep41Args, SignerArgs, SourceArgs,
+    EXIT_USAGE,
 };
 use crate::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
-    Target,
 };
 use crate::decide::Floor;
 use crate::registry::MAX_BATCH_SIZE;
 use crate::sac;
-use crate::scanning::scan_subjects;
-use crate::sep41::{evaluate_subject, Sep41Outcome, Sep41Runner};
-use assay_chain::network::NetworkSpec;
+use crate::targets::{evaluate_targets, resolve};
 use assay_chain::submit::{InvokeOptions, Invoker, DEFAULT_MAX_FEE_STROOPS};
 
 const AFTER_HELP: &str = "\
@@ -38,7 +35,14 @@ Any FAIL escalates the report to critical with flag sep41_violation (bit 8; capa
 any UNVERIFIABLE or SKIPPED check, or a suite that could not start, leaves it undetermined: not attested
 (exit 2, rule `undetermined`). The suite's summary is printed per asset; --output json adds a `sep41`
 object with every row. Writes on a network other than testnet/futurenet/standalone need
---allow-non-testnet-write. Only classic assets are attested; a C… token is refused (use `assay sep41`).
+--allow-non-testnet-write.
+
+Token contracts (C…): a custom token is judged by its code, read from the network (getLedgerEntries of
+its instance and WASM): importing the contract-update function sets code_mutable (bit 9, at least high),
+a `clawback` sets admin_clawback (bit 10, at least high), `set_authorized` or another named freeze sets
+admin_freeze (bit 11, at least medium), `mint` sets admin_mint (bit 12, no floor). Accountability is
+verified when the admin() account's home domain lists the contract in [[CURRENCIES]]. Its evidence hash
+is v4. A Stellar Asset Contract named by C… is judged by its issuer's flags, plus its current admin().
 
 A refused report still proves the issuer flags it read (its capability floor). When that floor is
 stricter than the registry's entry for the asset (a higher severity, or a capability bit the entry
@@ -64,13 +68,15 @@ typed on the command line is refused. Secrets are never printed.
 Examples:
   assay attest USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --source assay-attester --network testnet --asset-network mainnet
   STELLAR_SECRET_KEY=… assay attest AQUA-GBNZ… --registry C… --network local --horizon-url http://localhost:8000 --dry-run
-  assay attest USDC-GBBD… --registry C… --source assay-attester --network testnet --sep41 --owner-identity holder --spender-identity spender";
+  assay attest USDC-GBBD… --registry C… --source assay-attester --network testnet --sep41 --owner-identity holder --spender-identity spender
+  assay attest CDLZ… --registry C… --source assay-attester --network testnet";
 
 /// Arguments of `assay attest`.
 #[derive(Args, Debug)]
 #[command(about = "Scan assets fresh and write the attestable verdicts to the registry", after_help = AFTER_HELP)]
 pub struct AttestArgs {
-    /// Assets as CODE-ISSUER or CODE:ISSUER.
+    /// Assets as CODE-ISSUER or CODE:ISSUER, or token contracts as C… (a custom token, or a Stellar Asset
+    /// Contract).
     #[arg(value_name = "ASSET", required = true)]
     pub assets: Vec<String>,
     #[command(flatten)]
@@ -95,23 +101,8 @@ pub struct AttestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
-    /// Also run the 25-check SEP-41 conformance suite against each asset's Stellar Asset Contract (on
-    /// the registry's network) and bind its verdicts into the report: a FAIL escalates to critical with
-    /// sep41_violation (bit 8); an UNVERIFIABLE or SKIPPED check leaves the report undetermined (not
-    /// attested). The suite's transactions are sent even with --dry-run: they are the measurement.
-    #[arg(long)]
-    pub sep41: bool,
-    /// stellar-cli identity of the suite's holder (instead of ASSAY_OWNER_SECRET). Needs 5 units of the
-    /// asset and XLM for fees.
-    #[arg(long, value_name = "NAME", requires = "sep41")]
-    pub owner_identity: Option<String>,
-    /// stellar-cli identity of the suite's spender (instead of ASSAY_SPENDER_SECRET). Needs a trustline
-    /// to the asset and XLM for fees.
-    #[arg(long, value_name = "NAME", requires = "sep41")]
-    pub spender_identity: Option<String>,
-    /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
-    #[arg(long, requires = "sep41")]
-    pub allow_non_testnet_write: bool,
+    #[command(flatten)]
+    pub suite: Sep41Args,
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitCode {
@@ -145,64 +136,36 @@ pub fn run(args: AttestArgs) -> ExitCode {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
-    let runner = if args.sep41 {
-        match sep41_runner(&args, &spec, &settings.asset_passphrase) {
-            Ok(r) => Some(r),
-            Err(m) => return usage(m),
-        }
-    } else {
-        None
+    let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
+        Ok(r) => r,
+        Err(m) => return usage(m),
     };
-    let mut assets: Vec<Asset> = Vec::new();
     let mut targets = Vec::new();
     for input in &args.assets {
-        if input.trim().starts_with('C') && sac::parse_contract(input.trim()).is_some() {
-            return usage(format!(
-                "{input} is a contract address: assay attest takes classic assets (CODE-ISSUER) and keys each \
-                 by its Stellar Asset Contract; for a Soroban token's conformance run `assay sep41 {input}`"
-            ));
+        match resolve(input, &spec.passphrase, &settings.asset_passphrase) {
+            Ok(t) => targets.push(t),
+            Err(m) => return usage(m),
         }
-        let asset = match parse_asset_arg(input) {
-            Ok(a) => a,
-            Err(e) => return usage(e),
-        };
-        let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
-            Ok(c) => c,
-            Err(e) => return usage(e),
-        };
-        targets.push(Target {
-            asset: asset.clone(),
-            contract,
-        });
-        assets.push(asset);
     }
     let rpc = match rpc_client(&spec) {
         Ok(r) => r,
         Err(m) => return usage(m),
     };
-    let subjects = match scan_subjects(&settings, &assets) {
+    let evaluated = match evaluate_targets(
+        &settings,
+        &spec.rpc_url,
+        &spec.passphrase,
+        &targets,
+        runner.as_ref(),
+    ) {
         Ok(r) => r,
         Err(m) => {
             eprintln!("assay attest: {}", assay_core::redact::text(&m));
             return ExitCode::from(crate::attest::exit::ERROR);
         }
     };
-    let mut suites: Vec<Option<Sep41Outcome>> = vec![None; targets.len()];
-    let mut reports = Vec::with_capacity(targets.len());
-    for (i, (target, subject)) in targets.iter().zip(subjects).enumerate() {
-        let subject = match subject {
-            Ok(s) => s,
-            Err(m) => {
-                reports.push(Err(m));
-                continue;
-            }
-        };
-        if let Some(runner) = &runner {
-            suites[i] = Some(runner.run(target.contract));
-        }
-        let at = assay_scan::scanner::timestamp(SystemTime::now());
-        reports.push(evaluate_subject(&subject, suites[i].as_ref(), at));
-    }
+    let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
+    // What each refused report still proves (the flags it did read), to revoke a weaker entry on chain.
     let floors: Vec<Option<Floor>> = reports
         .iter()
         .map(|r| r.as_ref().ok().and_then(Floor::of))
@@ -260,40 +223,4 @@ pub fn run(args: AttestArgs) -> ExitCode {
     }
     let _ = out.flush();
     ExitCode::from(exit_code(&outcomes))
-}
-
-/// The suite's runner for `--sep41`: the registry's network (the SAC it keys an asset by lives there), the
-/// holder and spender from identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET, and the consent gate.
-fn sep41_runner(
-    args: &AttestArgs,
-    spec: &NetworkSpec,
-    asset_passphrase: &str,
-) -> Result<Sep41Runner, String> {
-    use assay_sep41::live::{self, PartiesInput, PartyInput};
-    if asset_passphrase != spec.passphrase {
-        return Err(
-            "--sep41 runs the conformance suite against the Stellar Asset Contract on the registry's \
-             network, so the assets must live there: drop --asset-network (or point --network at the \
-             assets' network)"
-                .into(),
-        );
-    }
-    let parties = live::resolve_parties(&PartiesInput {
-        owner: PartyInput {
-            address: None,
-            identity: args.owner_identity.clone(),
-        },
-        spender: PartyInput {
-            address: None,
-            identity: args.spender_identity.clone(),
-        },
-    })
-    .map_err(|e| format!("--sep41: {e}"))?;
-    live::consent(&spec.passphrase, &parties, args.allow_non_testnet_write)
-        .map_err(|e| format!("--sep41: {e}"))?;
-    Ok(Sep41Runner {
-        rpc_url: spec.rpc_url.clone(),
-        passphrase: spec.passphrase.clone(),
-        parties,
-    })
 }

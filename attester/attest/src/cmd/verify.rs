@@ -3,19 +3,21 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use assay_scan::asset_arg::parse_asset_arg;
 use clap::Args;
 use serde::Serialize;
 
-use super::{rpc_client, NetworkArgs, OutputFormat, SourceArgs, EXIT_USAGE};
+use super::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs, EXIT_USAGE};
 use crate::sac;
-use crate::scanning::scan_fresh;
+use crate::targets::{evaluate_targets, resolve};
 use crate::verify::{compare, exit, ledger_time, read_safety, Verdict};
 
 const AFTER_HELP: &str = "\
 Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
-recomputes the evidence hash in the preimage version (v3, v2, v1) that matches the on-chain value, and
-compares severity, then flags, then hash. The age is measured on the ledger clock.
+recomputes the evidence hash in the preimage version (v3, v2, v1 for a classic asset; v4 for a token
+contract) that matches the on-chain value, and compares severity, then flags, then hash. The age is
+measured on the ledger clock. A token contract (C…) is read again from the network exactly as `assay
+attest` reads it. An attestation written with --sep41 binds the suite's verdicts: verify it with --sep41
+(the same holder and spender), which re-runs the suite and compares the hash it then derives.
 
 Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
@@ -33,7 +35,7 @@ Example:
 #[derive(Args, Debug)]
 #[command(about = "Check what the registry holds for an asset against a fresh scan", after_help = AFTER_HELP)]
 pub struct VerifyArgs {
-    /// The asset, as CODE-ISSUER or CODE:ISSUER.
+    /// The asset, as CODE-ISSUER or CODE:ISSUER, or a token contract as C….
     #[arg(value_name = "ASSET")]
     pub asset: String,
     #[command(flatten)]
@@ -46,6 +48,8 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    #[command(flatten)]
+    pub suite: Sep41Args,
 }
 
 #[derive(Serialize)]
@@ -101,13 +105,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
-    let asset = match parse_asset_arg(&args.asset) {
-        Ok(a) => a,
-        Err(e) => return usage(e.to_string()),
+    let target = match resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase) {
+        Ok(t) => t,
+        Err(m) => return usage(m),
     };
-    let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
-        Ok(c) => c,
-        Err(e) => return usage(e.to_string()),
+    let (asset, contract) = (target.asset.clone(), target.contract);
+    let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
+        Ok(r) => r,
+        Err(m) => return usage(m),
     };
     let rpc = match rpc_client(&spec) {
         Ok(r) => r,
@@ -124,11 +129,18 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let verdict = if on_chain.is_none() {
         Verdict::Absent
     } else {
-        let report =
-            match scan_fresh(&settings, std::slice::from_ref(&asset)).map(|mut v| v.remove(0)) {
-                Ok(Ok(r)) => r,
-                Ok(Err(m)) | Err(m) => return fail(m),
-            };
+        let evaluated = evaluate_targets(
+            &settings,
+            &spec.rpc_url,
+            &spec.passphrase,
+            std::slice::from_ref(&target),
+            runner.as_ref(),
+        )
+        .map(|mut v| v.remove(0).0);
+        let report = match evaluated {
+            Ok(Ok(r)) => r,
+            Ok(Err(m)) | Err(m) => return fail(m),
+        };
         let now = match ledger_time(&rpc) {
             Ok(t) => t,
             Err(m) => return fail(m),

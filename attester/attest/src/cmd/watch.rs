@@ -6,11 +6,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assay_scan::asset_arg::parse_asset_arg;
+use crate::targets::resolve;
 use clap::Args;
 
 use super::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs, EXIT_USAGE};
-use crate::sac;
 use crate::sep41::Sep41Runner;
 use crate::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
@@ -141,16 +140,12 @@ pub fn run(args: WatchArgs) -> ExitCode {
     };
     let mut assets = Vec::new();
     for a in &config.assets {
-        let asset = match parse_asset_arg(&a.asset) {
-            Ok(x) => x,
-            Err(e) => return usage(e),
-        };
-        let contract = match sac::asset_contract_id(&asset, &spec.passphrase) {
-            Ok(c) => c,
+        let target = match resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase) {
+            Ok(t) => t,
             Err(e) => return usage(e),
         };
         let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
-        assets.push((asset, contract, interval));
+        assets.push((target.asset, target.contract, interval));
     }
     let sep41 = if config.assets.iter().any(|a| a.sep41) {
         match sep41_runner(&config, &spec, &settings.asset_passphrase) {

@@ -29,7 +29,7 @@ const AUTH_REVOCABLE: u32 = 2;
 
 fn target(w: &World, asset: &ClassicAsset) -> Target {
     Target {
-        asset: asset.core(),
+        asset: assay_core::Token::Classic(asset.core()),
         contract: sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap(),
     }
 }
@@ -55,7 +55,13 @@ fn attest(
     rpc: &RpcClient,
     dry_run: bool,
 ) -> Vec<Outcome> {
-    let assets: Vec<_> = targets.iter().map(|t| t.asset.clone()).collect();
+    let assets: Vec<_> = targets
+        .iter()
+        .map(|t| match &t.asset {
+            assay_core::Token::Classic(asset) => asset.clone(),
+            other => panic!("{other}: the hardening tests attest classic assets"),
+        })
+        .collect();
     let reports = scan_fresh(settings, &assets).unwrap();
     let floors: Vec<Option<Floor>> = reports
         .iter()

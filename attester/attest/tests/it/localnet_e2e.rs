@@ -43,7 +43,7 @@ fn attest_read_back_gate_and_verify_on_localnet() {
     let targets: Vec<Target> = assets
         .iter()
         .map(|a| Target {
-            asset: a.core(),
+            asset: a.core().into(),
             contract: sac::asset_contract_id(&a.core(), &w.spec.passphrase).unwrap(),
         })
         .collect();

@@ -10,3 +10,4 @@ mod localnet_e2e;
 mod runbook_config;
 mod sep41_e2e;
 mod submit_iff_attestable;
+mod token_e2e;

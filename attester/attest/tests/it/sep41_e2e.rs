@@ -15,25 +15,11 @@ use assay_attest::verify::read_safety;
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Severity};
 use assay_sep41::live::Parties;
-use assay_sep41::{Party, Status};
+use assay_sep41::Status;
 use common::*;
-use stellar_xdr::{Int128Parts, ScString, ScVal};
+use stellar_xdr::{Int128Parts, ScVal};
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-
-fn party(key: &Secret) -> Party {
-    Party {
-        address: key.sc_address(),
-        generated: false,
-        can_sign: true,
-        key_hint: "set ASSAY_OWNER_SECRET".into(),
-        address_hint: String::new(),
-    }
-}
-
-fn string(s: &str) -> ScVal {
-    ScVal::String(ScString(s.try_into().unwrap()))
-}
 
 /// Deploys `wasm_name` (a token with the fixtures' constructor and `mint`), mints 1000 to the holder, and runs
 /// the suite against it as the attester does.
@@ -161,7 +147,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
 
     // Attested under the token's own address: the registry holds critical with bit 8.
     let targets = [Target {
-        asset: aqua.core(),
+        asset: aqua.core().into(),
         contract: token,
     }];
     let (planned, slots) = plan(
@@ -204,8 +190,8 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     );
 
     // The vulnerable fixture fails several clauses, and its over-balance transfer wrecks the holder's
-    // accounting, so later checks cannot conclude: the FAIL shows in the report (critical, bit 8), but a
-    // report with UNVERIFIABLE rows is undetermined and nothing is written.
+    // accounting, so later checks cannot conclude. A FAIL is the ceiling: the report is critical with bit 8
+    // and determined although rows are open, so it is written, and the gate refuses it.
     let (vuln, run) = suite_on(&w, "vulnerable_token", 4);
     let suite = run.report.as_ref().expect("the suite ran");
     assert_eq!(suite.status_of("sep41-transfer-self"), Some(Status::Fail));
@@ -220,18 +206,25 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     let report = evaluate_subject(&subject, Some(&run), now).unwrap();
     assert_eq!(report.severity, Rating::Level(Severity::Critical));
     assert!(report.mechanics.has(Mechanics::SEP41_VIOLATION));
-    assert!(report.undetermined && report.undetermined_checks.contains(&"sep41".to_string()));
+    assert!(!report.undetermined, "{:?}", report.undetermined_checks);
     let targets = [Target {
-        asset: aqua.core(),
+        asset: aqua.core().into(),
         contract: vuln,
     }];
     let (planned, slots) = plan(&targets, vec![Ok(report)], now, Freshness::default());
-    assert!(planned.is_empty());
+    assert_eq!(planned.len(), 1);
     let outcomes = execute(&planned, slots, &mut submitter, 50, false);
     assert!(
-        matches!(&outcomes[0], Outcome::Refused { rule, .. } if rule == "undetermined"),
+        matches!(&outcomes[0], Outcome::Written { severity: 4, .. }),
         "{:?}",
         outcomes[0]
     );
-    assert_eq!(read_safety(&w.rpc, w.registry, vuln).unwrap(), None);
+    assert_eq!(
+        read_safety(&w.rpc, w.registry, vuln)
+            .unwrap()
+            .unwrap()
+            .severity,
+        4
+    );
+    assert_eq!(w.gate_check(vuln), Err(4), "SeverityTooHigh");
 }

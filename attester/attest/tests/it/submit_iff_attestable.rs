@@ -68,7 +68,17 @@ fn attestable(r: &Report, as_of: Timestamp, window: i64) -> bool {
     let aged = window > 0 && as_of.unix() - r.scanned_at.unix() > window;
     let stale = r.stale || r.state == State::Stale || aged;
     let sev = r.severity.level().map(|s| s.level()).unwrap_or(5);
-    let inconsistent = r.mechanics.bits() & 4 != 0 && sev < 3;
+    // The registry's floor: a power bit implies at least its level (clawback, code_mutable, admin_clawback →
+    // high; revocable, admin_freeze → medium; auth required → low).
+    let b = r.mechanics.bits();
+    let floor = if b & (4 | 512 | 1024) != 0 {
+        3
+    } else if b & (2 | 2048) != 0 {
+        2
+    } else {
+        b & 1
+    };
+    let inconsistent = sev < floor;
     !unevaluated && !stale && !r.undetermined && !inconsistent
 }
 
@@ -88,7 +98,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
         0u8..6,
         any::<bool>(),
         prop::bool::weighted(0.2),
-        0u32..512,
+        0u32..8192,
         0i64..200_000,
     )
         .prop_map(|(severity, base, undetermined, stale, bits, age)| Knobs {

@@ -340,12 +340,12 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
         "{err}"
     );
 
-    // A C… token is refused with the way forward; the party flags need --sep41.
-    let token = format!("{}", stellar_strkey::Contract(sac));
-    let (code, _, err) = env.run(&["attest", &token, "--sep41"], None, None);
+    // The native asset has no issuer to read: refused with the forms that work; the party flags need
+    // --sep41.
+    let (code, _, err) = env.run(&["attest", "native", "--sep41"], None, None);
     assert_eq!(code, 64);
     assert!(
-        err.contains("is a contract address") && err.contains("assay sep41"),
+        err.contains("native asset has no issuer") && err.contains("C…"),
         "{err}"
     );
     let (code, _, err) = env.run(

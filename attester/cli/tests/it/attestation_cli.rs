@@ -272,7 +272,7 @@ fn usage_errors_exit_64() {
             "--from-report",
             hand,
             "--evidence-version",
-            "4",
+            "5",
         ],
         vec![
             "attestation",

@@ -39,7 +39,14 @@ fn demo_runs_every_step_with_its_stated_outcome() {
         "ok: the admitted deposit moved 100 into the gate",
         "ok: DOGE-GARD… is_safe false",
         "ok: AQUA-GBNZ… is_safe true",
-        "Demo passed: all 8 steps had their stated outcome",
+        "== Step 9: attest custom token contracts by their code, and verify them",
+        "ok: upgradable token written high (code_mutable, bit 9)",
+        "ok: conformant token written clear (admin_mint only, every check passed)",
+        "ok: vulnerable token written critical (sep41_violation) although some checks could not conclude",
+        "ok: upgradable token refused with #4 SeverityTooHigh",
+        "ok: vulnerable token refused with #4 SeverityTooHigh",
+        "ok: verify --sep41 vulnerable: exit 0",
+        "Demo passed: all 9 steps had their stated outcome",
     ] {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
@@ -86,10 +93,14 @@ fn demo_json_summary_lists_every_check_and_keeps_the_transcript_on_stderr() {
     assert_eq!(summary["passed"], true, "{summary}");
     assert_eq!(summary["differed"], serde_json::json!([]));
     let steps = summary["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 8);
+    assert_eq!(steps.len(), 9);
     assert_eq!(
         steps[7]["title"],
         "deposit each asset through the gate contract"
+    );
+    assert_eq!(
+        steps[8]["title"],
+        "attest custom token contracts by their code, and verify them"
     );
     for step in steps {
         let checks = step["checks"].as_array().unwrap();

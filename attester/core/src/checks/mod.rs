@@ -1,9 +1,12 @@
-//! The four checks, in run order: capability, mutability, sep1-domain, reputation.
+//! The four checks, in run order: capability, mutability, sep1-domain, reputation; and `sep41`, added when a
+//! SEP-41 conformance run accompanies a scan.
 
 mod capability;
 mod mutability;
 mod reputation;
+pub mod sac_admin;
 mod sep1;
+pub mod sep41;
 
 pub use capability::Capability;
 pub use mutability::Mutability;

@@ -6,6 +6,7 @@ mod horizon;
 mod stellar_expert;
 mod stellar_toml;
 pub mod urls;
+mod wasm;
 
 pub use asset_list::{parse_asset_list, AssetList, AssetListEntry};
 pub use horizon::{
@@ -15,6 +16,7 @@ pub use stellar_expert::{parse_blocked_domain, parse_directory};
 pub use stellar_toml::{
     parse_linked_currency_document, parse_stellar_toml, unresolved_links, StellarToml,
 };
+pub use wasm::parse_wasm_imports;
 
 use crate::failure::{FailureCategory, FetchFailure};
 

@@ -58,6 +58,7 @@ fn currency(table: &Table) -> Currency {
         code: field("code"),
         issuer: field("issuer"),
         toml: field("toml"),
+        contract: field("contract"),
     }
 }
 

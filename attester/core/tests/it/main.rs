@@ -4,6 +4,7 @@
 mod common;
 
 mod checks;
+mod contract;
 mod eval;
 mod imports;
 mod invariants;

@@ -74,6 +74,7 @@ fn currency(code: String, issuer: String) -> impl Strategy<Value = Currency> {
             code: c.then(|| code.clone()),
             issuer: i.then(|| issuer.clone()),
             toml,
+            contract: None,
         })
 }
 

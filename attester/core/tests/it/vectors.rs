@@ -251,3 +251,72 @@ fn every_committed_vector_is_pinned_here() {
         }
     }
 }
+
+const TOKEN: &str = "CA2E53VHFZ6YSWQIEIPBXJQGT6VW3VKWWZO555XKRQXYJ63GEBJJGHY7";
+const ADMIN: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+
+#[test]
+fn contract_tokens_hash_with_v4_and_a_token_line() {
+    // Scanner-bound and network-bound: an upgradable token that can also mint.
+    let mut p = base(
+        TOKEN.into(),
+        Severity::High,
+        Severity::High,
+        false,
+        512 | 4096,
+        Accountability::Unverified,
+    );
+    p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
+    p.network = Some(TEST.into());
+    p.scanner = Some("v0.1.0".into());
+    p.evidence = vec![
+        ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
+        ev(
+            "contract/wasm",
+            TOKEN,
+            "imports l.6 (update_current_contract_wasm): the code can be replaced",
+        ),
+        ev("contract/wasm", TOKEN, "spec exposes mint"),
+    ];
+    pin("contract-upgradable-v4", &p, EvidenceVersion::V4);
+
+    // A SEP-41 FAIL beside an open row (the ceiling), a verified admin domain, no scanner or network line.
+    let mut p = base(
+        TOKEN.into(),
+        Severity::Critical,
+        Severity::Clear,
+        true,
+        256 | 4096,
+        Accountability::Verified,
+    );
+    p.checks = vec![
+        "contract-mechanics".into(),
+        "contract-domain".into(),
+        "sep41".into(),
+    ];
+    p.evidence = vec![
+        ev("contract/wasm", TOKEN, "spec exposes mint"),
+        ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
+        ev(
+            "horizon",
+            &format!("https://horizon-testnet.stellar.org/accounts/{ADMIN}"),
+            "home_domain \"token.example\"",
+        ),
+        ev(
+            "stellar.toml",
+            "https://token.example/.well-known/stellar.toml",
+            &format!("CURRENCIES claims contract {TOKEN}"),
+        ),
+        ev(
+            "sep41",
+            TOKEN,
+            "sep41-transfer FAIL: requires holder -1, recipient +1",
+        ),
+        ev(
+            "sep41",
+            TOKEN,
+            "sep41-transfer-from UNVERIFIABLE: requires d",
+        ),
+    ];
+    pin("contract-sep41-critical-v4", &p, EvidenceVersion::V4);
+}

@@ -79,7 +79,7 @@ fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32
 fn query() -> impl Strategy<Value = (u32, u32, u64)> {
     (
         prop_oneof![0u32..=5, any::<u32>()],
-        prop_oneof![0u32..512, any::<u32>()],
+        prop_oneof![0u32..8192, any::<u32>()],
         prop_oneof![Just(0u64), 0u64..200_000, any::<u64>()],
     )
 }
@@ -87,7 +87,7 @@ fn query() -> impl Strategy<Value = (u32, u32, u64)> {
 fn verdict() -> impl Strategy<Value = (u32, u32, u64)> {
     (
         prop_oneof![0u32..=4, any::<u32>()],
-        prop_oneof![0u32..512, any::<u32>()],
+        prop_oneof![0u32..8192, any::<u32>()],
         prop_oneof![0u64..200_000, Just(86_400u64), Just(86_401u64)],
     )
 }

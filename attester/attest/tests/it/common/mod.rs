@@ -21,6 +21,22 @@ pub use assay_attest::local_world::local_invoke_options;
 
 pub mod proxy;
 
+/// A suite party that signs with `key`.
+pub fn party(key: &assay_chain::Secret) -> assay_sep41::Party {
+    assay_sep41::Party {
+        address: key.sc_address(),
+        generated: false,
+        can_sign: true,
+        key_hint: "set ASSAY_OWNER_SECRET".into(),
+        address_hint: String::new(),
+    }
+}
+
+/// A contract string value.
+pub fn string(s: &str) -> ScVal {
+    ScVal::String(stellar_xdr::ScString(s.try_into().unwrap()))
+}
+
 pub fn wasm(name: &str) -> Vec<u8> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let path = root.join("target/wasm").join(format!("{name}.wasm"));

@@ -312,6 +312,7 @@ pub fn ensure_wasm(root: &Path) {
         "assay_gate_example",
         "conformant_token",
         "vulnerable_token",
+        "upgradable_token",
     ];
     if needed
         .iter()

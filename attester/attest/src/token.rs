@@ -1,0 +1,139 @@
+//! Reading a token contract for the judgment: what its instance runs (`getLedgerEntries` of the instance and
+//! the code), the WASM's host imports and spec functions, its `admin()` (by simulation, nothing signed), and
+//! the admin account's home domain and stellar.toml. The core judges the facts
+//! ([`assay_core::contract`]); nothing here decides anything.
+
+use std::time::SystemTime;
+
+use assay_chain::address::account_id;
+use assay_chain::strkey_of;
+use assay_chain::tx::{ContractCode as Executable, Network, ReadOutcome};
+use assay_core::contract::{AdminOutcome, CodeOutcome, ContractCode, ContractSubject};
+use assay_core::parse::parse_wasm_imports;
+use assay_core::{Attempt, FailureCategory, FetchFailure, HomeDomain, Observed, TomlOutcome};
+use sha2::{Digest, Sha256};
+use stellar_xdr::{ContractId, Hash, ScAddress, ScVal};
+
+use crate::scanning::{account_domain, ScanSettings};
+
+/// What a `C…` address turned out to be.
+#[derive(Debug, Clone)]
+pub enum TokenRead {
+    /// A custom token: the facts for [`assay_core::contract::evaluate_contract`].
+    Custom(Box<ContractSubject>),
+    /// A Stellar Asset Contract: the classic asset it wraps (`CODE:ISSUER` from its `name()`, or `native`)
+    /// and its current `admin()`.
+    StellarAsset {
+        /// `name()` as the SAC answers it.
+        name: String,
+        /// `admin()`, when it answered with an address.
+        admin: Option<String>,
+    },
+}
+
+fn now() -> assay_core::Timestamp {
+    assay_scan::scanner::timestamp(SystemTime::now())
+}
+
+/// Reads `function()` of `contract` by simulation from the all-zero account (nothing is signed).
+fn read_address(net: &Network, contract: &ScAddress, function: &str) -> Result<String, String> {
+    match net.read(&account_id([0; 32]), contract, function, vec![]) {
+        Ok(ReadOutcome::Value(ScVal::Address(a))) => Ok(strkey_of(&a)),
+        Ok(ReadOutcome::Value(other)) => {
+            Err(format!("{function}() returned {other:?}, not an address"))
+        }
+        Ok(ReadOutcome::Trapped(e)) => Err(format!("{function}() trapped: {e}")),
+        Ok(ReadOutcome::Archived) => Err(format!("{function}() needs archived state restored")),
+        Err(e) => Err(format!("{function}(): {e}")),
+    }
+}
+
+/// Reads the token contract `contract` on the network at `rpc_url`. `Err` only when there is no contract at
+/// the address (nothing to judge) or the network cannot be asked at all.
+pub fn read_token(
+    settings: &ScanSettings,
+    rpc_url: &str,
+    passphrase: &str,
+    contract: [u8; 32],
+) -> Result<TokenRead, String> {
+    let net = Network::new(rpc_url, passphrase);
+    let address = ScAddress::Contract(ContractId(Hash(contract)));
+    let id = crate::sac::contract_strkey(contract);
+    let failed = |category: FailureCategory, detail: String| Attempt {
+        url: rpc_url.to_string(),
+        retrieved_at: now(),
+        failure: FetchFailure::with_detail(category, detail),
+    };
+    let code = match net.contract_code(&address) {
+        Ok(Executable::Missing) => {
+            return Err(format!(
+                "no contract at {id} on this network (getLedgerEntries found no instance); check the address and --network"
+            ))
+        }
+        Ok(Executable::StellarAsset) => {
+            let name = match net.read(&account_id([0; 32]), &address, "name", vec![]) {
+                Ok(ReadOutcome::Value(ScVal::String(s))) => s.to_utf8_string_lossy(),
+                other => return Err(format!("{id} is a Stellar Asset Contract but name() did not answer: {other:?}")),
+            };
+            let admin = read_address(&net, &address, "admin").ok();
+            return Ok(TokenRead::StellarAsset { name, admin });
+        }
+        Ok(Executable::Archived) => CodeOutcome::Failed(failed(
+            FailureCategory::UnknownFailure,
+            format!("the instance or code of {id} is archived"),
+        )),
+        Ok(Executable::Wasm(wasm)) => match read_code(&wasm, &id) {
+            Ok(code) => CodeOutcome::Read(Observed {
+                url: rpc_url.to_string(),
+                retrieved_at: now(),
+                value: code,
+            }),
+            Err(e) => CodeOutcome::Failed(failed(FailureCategory::Malformed, e)),
+        },
+        Err(e) => return Err(format!("cannot read {id} from {rpc_url}: {e}")),
+    };
+    let has_admin =
+        matches!(&code, CodeOutcome::Read(c) if c.value.functions.iter().any(|f| f == "admin"));
+    let admin = if !has_admin {
+        AdminOutcome::NoAdminFunction
+    } else {
+        match read_address(&net, &address, "admin") {
+            Ok(a) => AdminOutcome::Address(Observed {
+                url: id.clone(),
+                retrieved_at: now(),
+                value: a,
+            }),
+            Err(e) => AdminOutcome::Failed(failed(FailureCategory::UnknownFailure, e)),
+        }
+    };
+    let (account_url, home_domain, stellar_toml) = match admin.account() {
+        Some(account) => match account_domain(settings, account) {
+            Ok((url, domain, toml)) => (Some(url), domain, toml),
+            Err(_) => (None, HomeDomain::Unknown, TomlOutcome::NotFetched),
+        },
+        None => (None, HomeDomain::Absent, TomlOutcome::NotFetched),
+    };
+    Ok(TokenRead::Custom(Box::new(ContractSubject {
+        contract: id,
+        code,
+        admin,
+        home_domain,
+        account_url,
+        stellar_toml,
+        network: Some(passphrase.to_string()),
+        scanner_version: Some(assay_scan::SCANNER_VERSION.to_string()),
+        scanned_at: now(),
+    })))
+}
+
+/// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.
+pub fn read_code(wasm: &[u8], origin: &str) -> Result<ContractCode, String> {
+    let imports = parse_wasm_imports(wasm).map_err(|e| e.to_string())?;
+    let spec =
+        assay_sep41::spec::ContractSpec::from_wasm(wasm, origin).map_err(|e| e.to_string())?;
+    Ok(ContractCode {
+        wasm_hash: hex::encode(Sha256::digest(wasm)),
+        imports,
+        functions: spec.declared().into_iter().collect(),
+    })
+}

@@ -1,0 +1,221 @@
+//! Custom Soroban tokens end to end on the local network, through the library path `assay attest` and
+//! `assay verify` call: the registry and gate deployed from WASM; each token read from the network (its
+//! instance and WASM by getLedgerEntries), judged, attested, refused or admitted by the gate, and verified
+//! by a fresh read that agrees.
+
+use crate::common;
+
+use std::time::SystemTime;
+
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target};
+use assay_attest::registry;
+use assay_attest::sep41::Sep41Runner;
+use assay_attest::targets::{evaluate_targets, resolve};
+use assay_attest::verify::{compare, ledger_time, read_safety, Verdict};
+use assay_chain::Secret;
+use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
+use assay_sep41::live::Parties;
+use common::*;
+use stellar_xdr::{Int128Parts, ScVal};
+
+fn deploy(w: &World, wasm_name: &str, salt: u8) -> [u8; 32] {
+    w.deploy(
+        wasm_name,
+        salt,
+        vec![
+            registry::account_val(w.admin.public_key()),
+            ScVal::U32(7),
+            string("Test Token"),
+            string("TEST"),
+        ],
+    )
+}
+
+fn mint(w: &World, token: [u8; 32], to: &Secret) {
+    let f = registry::call(
+        token,
+        "mint",
+        vec![
+            registry::account_val(to.public_key()),
+            ScVal::I128(Int128Parts { hi: 0, lo: 1000 }),
+        ],
+    );
+    w.invoker(&w.admin).invoke(&f).expect("mint");
+}
+
+fn runner(w: &World, holder: &Secret, spender: &Secret) -> Sep41Runner {
+    Sep41Runner {
+        rpc_url: w.spec.rpc_url.clone(),
+        passphrase: w.spec.passphrase.clone(),
+        parties: Parties {
+            holder: party(holder),
+            holder_key: Some(holder.clone()),
+            spender: party(spender),
+            spender_key: Some(spender.clone()),
+        },
+    }
+}
+
+/// Reads and evaluates `token` as `assay attest C…` does (with the suite when `suite` is given).
+fn evaluate(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> (Target, Report) {
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let target = resolve(&id, &w.spec.passphrase, &w.spec.passphrase).unwrap();
+    let report = evaluate_targets(
+        &w.settings(&[]),
+        &w.spec.rpc_url,
+        &w.spec.passphrase,
+        std::slice::from_ref(&target),
+        suite,
+    )
+    .unwrap()
+    .remove(0)
+    .0
+    .unwrap();
+    (target, report)
+}
+
+fn attest(w: &World, target: Target, report: Report) -> Outcome {
+    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let (planned, slots) = plan(&[target], vec![Ok(report)], now, Freshness::default());
+    let mut submitter = ChainSubmitter {
+        invoker: w.invoker(&w.attester),
+        registry: w.registry,
+        confirm_read_back: true,
+    };
+    execute(&planned, slots, &mut submitter, 50, false).remove(0)
+}
+
+/// `assay verify C…`: the on-chain value against a fresh read (and a fresh suite run when given).
+fn verify(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> Verdict {
+    let on_chain = read_safety(&w.rpc, w.registry, token).unwrap();
+    let (_, fresh) = evaluate(w, token, suite);
+    compare(
+        on_chain.as_ref(),
+        &fresh,
+        ledger_time(&w.rpc).unwrap(),
+        86_400,
+    )
+}
+
+#[test]
+fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
+    let w = World::start(&[]);
+    let holder = Secret::from_bytes([13; 32]);
+    let spender = Secret::from_bytes([14; 32]);
+    w.net.fund(&account_id(spender.public_key())).unwrap();
+    let suite = runner(&w, &holder, &spender);
+
+    // The conformant token: `mint` only (bit 12, no floor), the suite all PASS: clear, admitted.
+    let conformant = deploy(&w, "conformant_token", 21);
+    mint(&w, conformant, &holder);
+    let (target, report) = evaluate(&w, conformant, Some(&suite));
+    assert_eq!(
+        report.mechanics.bits(),
+        Mechanics::ADMIN_MINT,
+        "{:?}",
+        report.evidence
+    );
+    assert_eq!(report.severity, Rating::Level(Severity::Clear));
+    assert!(!report.undetermined, "{:?}", report.undetermined_checks);
+    assert!(report
+        .evidence
+        .iter()
+        .any(|e| e.source == "contract/wasm" && e.claim == "spec exposes mint"));
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written {
+            severity: 0,
+            flags: 4096,
+            evidence_version: 4,
+            ..
+        }
+    ));
+    assert_eq!(w.gate_check(conformant), Ok(()), "admitted");
+    mint(&w, conformant, &holder);
+    assert!(
+        matches!(
+            verify(&w, conformant, Some(&suite)),
+            Verdict::Agreement {
+                evidence_version: 4,
+                ..
+            }
+        ),
+        "verify --sep41 agrees"
+    );
+
+    // The upgradable token: imports the contract-update function (bit 9): high, refused by the gate.
+    let upgradable = deploy(&w, "upgradable_token", 22);
+    let (target, report) = evaluate(&w, upgradable, None);
+    assert_eq!(report.mechanics.bits(), Mechanics::CODE_MUTABLE);
+    assert_eq!(report.severity, Rating::Level(Severity::High));
+    assert!(
+        report
+            .evidence
+            .iter()
+            .any(|e| e.claim
+                == "imports l.6 (update_current_contract_wasm): the code can be replaced")
+    );
+    assert!(
+        matches!(
+            report
+                .findings
+                .iter()
+                .find(|f| f.check == "contract-domain")
+                .and_then(|f| f.accountability),
+            Some(assay_core::Accountability::Unverified)
+        ),
+        "an admin account without a home domain is unverified, not undetermined"
+    );
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written {
+            severity: 3,
+            flags: 512,
+            ..
+        }
+    ));
+    assert_eq!(w.gate_check(upgradable), Err(4), "SeverityTooHigh");
+    assert!(matches!(
+        verify(&w, upgradable, None),
+        Verdict::Agreement { .. }
+    ));
+
+    // The vulnerable token: FAILs beside UNVERIFIABLE rows; a FAIL is the ceiling: critical, bit 8,
+    // determined, written, refused by the gate.
+    let vulnerable = deploy(&w, "vulnerable_token", 23);
+    mint(&w, vulnerable, &holder);
+    let (target, report) = evaluate(&w, vulnerable, Some(&suite));
+    let open = report
+        .evidence
+        .iter()
+        .filter(|e| {
+            e.source == "sep41"
+                && (e.claim.contains(" UNVERIFIABLE:") || e.claim.contains(" SKIPPED:"))
+        })
+        .count();
+    assert!(open > 0, "{:?}", report.evidence);
+    assert_eq!(report.severity, Rating::Level(Severity::Critical));
+    assert!(!report.undetermined);
+    assert_eq!(
+        report.mechanics.bits(),
+        Mechanics::SEP41_VIOLATION | Mechanics::ADMIN_MINT
+    );
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written {
+            severity: 4,
+            flags: 4352,
+            ..
+        }
+    ));
+    assert_eq!(w.gate_check(vulnerable), Err(4), "SeverityTooHigh");
+    // The first run wrecked these parties' accounting (that is the defect), so the re-run is made by a
+    // fresh holder and spender: the rows bind verdicts, not who observed them.
+    let (holder2, spender2) = (Secret::from_bytes([15; 32]), Secret::from_bytes([16; 32]));
+    for k in [&holder2, &spender2] {
+        w.net.fund(&account_id(k.public_key())).unwrap();
+    }
+    mint(&w, vulnerable, &holder2);
+    let v = verify(&w, vulnerable, Some(&runner(&w, &holder2, &spender2)));
+    assert!(matches!(v, Verdict::Agreement { .. }), "{v:?}");
+}

@@ -1,0 +1,414 @@
+//! Custom token contracts: each mechanics bit and the floor it implies, accountability through the admin
+//! account's home domain (never undetermined), the FAIL ceiling of the `sep41` check at the report level,
+//! and a property: no contract-token report is attestable below a floor its bits imply.
+
+use assay_core::checks::sep41::{Sep41Check, Sep41Row, Sep41Status};
+use assay_core::contract::{
+    evaluate_contract, AdminOutcome, CodeOutcome, ContractCode, ContractSubject, HostImport,
+};
+use assay_core::hash::EvidenceVersion;
+use assay_core::{
+    attestation_params, Accountability, Attempt, Currency, FailureCategory, FetchFailure,
+    Freshness, HomeDomain, Mechanics, Observed, Rating, Refusal, Severity, Timestamp, Token,
+    TomlDocument, TomlOutcome,
+};
+use proptest::prelude::*;
+
+const TOKEN: &str = "CA2E53VHFZ6YSWQIEIPBXJQGT6VW3VKWWZO555XKRQXYJ63GEBJJGHY7";
+const ADMIN: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
+
+fn at() -> Timestamp {
+    Timestamp::from_unix(1_786_771_651).unwrap()
+}
+
+fn code(imports: &[(&str, &str)], functions: &[&str]) -> CodeOutcome {
+    CodeOutcome::Read(Observed {
+        url: "http://rpc.example".into(),
+        retrieved_at: at(),
+        value: ContractCode {
+            wasm_hash: "ab".repeat(32),
+            imports: imports
+                .iter()
+                .map(|(m, n)| HostImport {
+                    module: m.to_string(),
+                    name: n.to_string(),
+                })
+                .collect(),
+            functions: functions.iter().map(|f| f.to_string()).collect(),
+        },
+    })
+}
+
+fn subject(code: CodeOutcome) -> ContractSubject {
+    ContractSubject {
+        contract: TOKEN.into(),
+        code,
+        admin: AdminOutcome::NoAdminFunction,
+        home_domain: HomeDomain::Absent,
+        account_url: None,
+        stellar_toml: TomlOutcome::NotFetched,
+        network: Some("Standalone Network ; February 2017".into()),
+        scanner_version: Some("v0.1.0".into()),
+        scanned_at: at(),
+    }
+}
+
+fn sep41(statuses: &[Sep41Status]) -> Sep41Check {
+    Sep41Check {
+        contract: TOKEN.into(),
+        rows: statuses
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Sep41Row {
+                id: format!("sep41-c{i}"),
+                status: *s,
+                detail: "requires d".into(),
+            })
+            .collect(),
+        at: at(),
+    }
+}
+
+fn claims(r: &assay_core::Report) -> Vec<&str> {
+    r.evidence.iter().map(|e| e.claim.as_str()).collect()
+}
+
+/// Imports, spec functions, the bits and floor expected, and the evidence line that names them.
+type Case = (
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+    u32,
+    Severity,
+    &'static str,
+);
+
+#[test]
+fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
+    let cases: [Case; 7] = [
+        (
+            &[("l", "j")],
+            &[],
+            Mechanics::CODE_MUTABLE,
+            Severity::High,
+            "imports l.j (update_current_contract_executable_ref): the code can be replaced",
+        ),
+        (&[], &["balance", "transfer"], 0, Severity::Clear, ""),
+        (
+            &[("l", "6")],
+            &["balance"],
+            Mechanics::CODE_MUTABLE,
+            Severity::High,
+            "imports l.6 (update_current_contract_wasm): the code can be replaced",
+        ),
+        (
+            &[],
+            &["clawback"],
+            Mechanics::ADMIN_CLAWBACK,
+            Severity::High,
+            "spec exposes clawback",
+        ),
+        (
+            &[],
+            &["set_authorized"],
+            Mechanics::ADMIN_FREEZE,
+            Severity::Medium,
+            "spec exposes set_authorized",
+        ),
+        (
+            &[],
+            &["freeze"],
+            Mechanics::ADMIN_FREEZE,
+            Severity::Medium,
+            "spec exposes freeze",
+        ),
+        (
+            &[("x", "1")],
+            &["mint"],
+            Mechanics::ADMIN_MINT,
+            Severity::Clear,
+            "spec exposes mint",
+        ),
+    ];
+    for (imports, functions, bits, floor, line) in cases {
+        let r = evaluate_contract(&subject(code(imports, functions)), None).unwrap();
+        assert_eq!(r.mechanics.bits(), bits, "{functions:?}");
+        assert_eq!(r.severity, Rating::Level(floor), "{functions:?}");
+        assert_eq!(r.base_severity, Rating::Level(floor));
+        assert!(!r.escalated && !r.undetermined);
+        assert_eq!(r.asset, Token::Contract(TOKEN.into()));
+        let c = claims(&r);
+        assert!(
+            c.contains(&format!("wasm {}", "ab".repeat(32)).as_str()),
+            "{c:?}"
+        );
+        if !line.is_empty() {
+            assert!(c.contains(&line), "{c:?}");
+        }
+        let p =
+            attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, true).unwrap();
+        assert_eq!((p.severity, p.flags), (floor.level(), bits));
+        assert!(p.preimage.unwrap().starts_with(&format!(
+            "assay-evidence-v4\nscanner\tv0.1.0\ntoken\t{TOKEN}\n"
+        )));
+    }
+    // The strongest power decides; the others are still recorded.
+    let r = evaluate_contract(
+        &subject(code(&[("l", "6")], &["mint", "set_authorized"])),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        r.mechanics.names(),
+        ["code_mutable", "admin_freeze", "admin_mint"]
+    );
+    assert_eq!(r.severity, Rating::Level(Severity::High));
+}
+
+#[test]
+fn unreadable_code_is_undetermined_never_clear() {
+    let r = evaluate_contract(
+        &subject(CodeOutcome::Failed(Attempt {
+            url: "http://rpc.example".into(),
+            retrieved_at: at(),
+            failure: FetchFailure::new(FailureCategory::Timeout),
+        })),
+        None,
+    )
+    .unwrap();
+    assert!(r.undetermined);
+    assert_eq!(r.undetermined_checks, ["contract-mechanics"]);
+    assert!(r.unevaluated());
+    assert!(
+        attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false).is_err()
+    );
+}
+
+#[test]
+fn accountability_is_verified_only_by_the_admin_domains_contract_entry() {
+    let toml = |contract: Option<&str>| {
+        TomlOutcome::Document(TomlDocument {
+            requested_url: "https://token.example/.well-known/stellar.toml".into(),
+            url: "https://token.example/.well-known/stellar.toml".into(),
+            retrieved_at: at(),
+            currencies: vec![Currency {
+                code: Some("TKN".into()),
+                contract: contract.map(str::to_string),
+                ..Default::default()
+            }],
+            linked: vec![],
+        })
+    };
+    let with = |admin: AdminOutcome, domain: HomeDomain, t: TomlOutcome| {
+        let mut s = subject(code(&[], &["mint"]));
+        s.admin = admin;
+        s.home_domain = domain;
+        s.account_url = Some(format!("https://horizon.example/accounts/{ADMIN}"));
+        s.stellar_toml = t;
+        evaluate_contract(&s, None).unwrap()
+    };
+    let account = || {
+        AdminOutcome::Address(Observed {
+            url: TOKEN.into(),
+            retrieved_at: at(),
+            value: ADMIN.into(),
+        })
+    };
+    let domain = || HomeDomain::Present("token.example".into());
+
+    let r = with(account(), domain(), toml(Some(TOKEN)));
+    assert_eq!(r.accountability, Accountability::Verified);
+    let c = claims(&r);
+    assert!(c.contains(&format!("admin() is {ADMIN}").as_str()), "{c:?}");
+    assert!(c.contains(&"home_domain \"token.example\""), "{c:?}");
+    assert!(c.contains(&format!("CURRENCIES claims contract {TOKEN}").as_str()));
+    assert_eq!(r.mechanics.bits(), Mechanics::ADMIN_MINT, "no domain bit");
+
+    let unverified = [
+        with(account(), domain(), toml(None)),
+        with(account(), domain(), toml(Some("CBAD"))),
+        with(account(), HomeDomain::Absent, TomlOutcome::NotFetched),
+        with(
+            AdminOutcome::NoAdminFunction,
+            HomeDomain::Absent,
+            TomlOutcome::NotFetched,
+        ),
+        with(
+            AdminOutcome::Address(Observed {
+                url: TOKEN.into(),
+                retrieved_at: at(),
+                value: TOKEN.into(),
+            }),
+            HomeDomain::Absent,
+            TomlOutcome::NotFetched,
+        ),
+        with(
+            AdminOutcome::Failed(Attempt {
+                url: TOKEN.into(),
+                retrieved_at: at(),
+                failure: FetchFailure::new(FailureCategory::Timeout),
+            }),
+            HomeDomain::Absent,
+            TomlOutcome::NotFetched,
+        ),
+        with(
+            account(),
+            domain(),
+            TomlOutcome::Failed {
+                requested_url: "https://token.example/.well-known/stellar.toml".into(),
+                retrieved_at: at(),
+                failure: FetchFailure::new(FailureCategory::Status(404)),
+            },
+        ),
+    ];
+    for r in unverified {
+        assert_eq!(
+            r.accountability,
+            Accountability::Unverified,
+            "{:?}",
+            claims(&r)
+        );
+        assert!(!r.undetermined, "accountability is never undetermined");
+        assert_eq!(r.severity, Rating::Level(Severity::Clear));
+    }
+}
+
+#[test]
+fn a_fail_is_the_ceiling_beside_open_rows_and_open_rows_alone_are_undetermined() {
+    use Sep41Status::*;
+    let s = subject(code(&[], &["mint"]));
+    // The vulnerable token's shape: FAILs and five UNVERIFIABLE rows.
+    let rows = [
+        Pass,
+        Fail,
+        Fail,
+        Unverifiable,
+        Unverifiable,
+        Unverifiable,
+        Unverifiable,
+        Unverifiable,
+    ];
+    let r = evaluate_contract(&s, Some(&sep41(&rows))).unwrap();
+    assert_eq!(r.severity, Rating::Level(Severity::Critical));
+    assert_eq!(r.base_severity, Rating::Level(Severity::Clear));
+    assert!(r.escalated && !r.undetermined);
+    assert_eq!(
+        r.mechanics.bits(),
+        Mechanics::SEP41_VIOLATION | Mechanics::ADMIN_MINT
+    );
+    assert_eq!(
+        claims(&r)
+            .iter()
+            .filter(|c| c.contains("UNVERIFIABLE"))
+            .count(),
+        5,
+        "the open rows stay bound by the hash"
+    );
+    let p = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false).unwrap();
+    assert_eq!((p.severity, p.flags), (4, 256 | 4096));
+
+    let r = evaluate_contract(&s, Some(&sep41(&[Pass, Unverifiable]))).unwrap();
+    assert!(r.undetermined && r.undetermined_checks == ["sep41"]);
+    assert!(matches!(
+        attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false),
+        Err(Refusal::Undetermined { .. })
+    ));
+    let r = evaluate_contract(&s, Some(&sep41(&[Pass, Pass]))).unwrap();
+    assert_eq!(r.severity, Rating::Level(Severity::Clear));
+    assert!(!r.undetermined);
+}
+
+#[test]
+fn versions_fit_their_subject() {
+    let r = evaluate_contract(&subject(code(&[], &[])), None).unwrap();
+    for v in [
+        EvidenceVersion::V1,
+        EvidenceVersion::V2,
+        EvidenceVersion::V3,
+    ] {
+        assert!(matches!(
+            attestation_params(&r, at(), Freshness::default(), v, false),
+            Err(Refusal::WrongVersion { .. })
+        ));
+    }
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V4);
+    let json = r.to_json_pretty();
+    assert!(
+        json.contains(&format!("\"contract\": \"{TOKEN}\"")),
+        "{json}"
+    );
+    assert_eq!(assay_core::Report::from_json(&json).unwrap(), r);
+}
+
+#[test]
+fn a_report_edited_below_its_floor_is_refused() {
+    let mut r = evaluate_contract(&subject(code(&[("l", "6")], &[])), None).unwrap();
+    r.severity = Rating::Level(Severity::Medium);
+    r.base_severity = Rating::Level(Severity::Medium);
+    assert!(matches!(
+        attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false),
+        Err(Refusal::BelowFloor { .. })
+    ));
+}
+
+fn status() -> impl Strategy<Value = Sep41Status> {
+    prop_oneof![
+        Just(Sep41Status::Pass),
+        Just(Sep41Status::Fail),
+        Just(Sep41Status::Unverifiable),
+        Just(Sep41Status::Skipped),
+    ]
+}
+
+fn function() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("mint".to_string()),
+        Just("clawback".to_string()),
+        Just("set_authorized".to_string()),
+        Just("freeze".to_string()),
+        Just("blacklist".to_string()),
+        Just("balance".to_string()),
+        "[a-z_]{1,12}",
+    ]
+}
+
+fn import() -> impl Strategy<Value = (String, String)> {
+    prop_oneof![
+        Just(("l".to_string(), "6".to_string())),
+        Just(("l".to_string(), "0".to_string())),
+        ("[a-z]", "[0-9a-z_]{1,2}"),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Whatever the code and the suite say, an attestable contract-token report is never below the floor
+    /// its bits imply, so the registry's consistency rule can never refuse what the attester decided.
+    #[test]
+    fn no_contract_token_report_is_attested_below_its_floor(
+        imports in proptest::collection::vec(import(), 0..4),
+        functions in proptest::collection::vec(function(), 0..6),
+        rows in proptest::option::of(proptest::collection::vec(status(), 0..8)),
+    ) {
+        let imports: Vec<(&str, &str)> = imports.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
+        let functions: Vec<&str> = functions.iter().map(String::as_str).collect();
+        let s = subject(code(&imports, &functions));
+        let check = rows.as_ref().map(|r| sep41(r));
+        let r = evaluate_contract(&s, check.as_ref()).unwrap();
+        if let Ok(p) = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false) {
+            let floor = Mechanics::from_bits(p.flags).unwrap().floor();
+            prop_assert!(p.severity >= floor.level(), "{} below {floor}", p.severity);
+            if p.flags & Mechanics::SEP41_VIOLATION != 0 {
+                prop_assert_eq!(p.severity, 4);
+            }
+        }
+        if let Some(rows) = &rows {
+            if rows.contains(&Sep41Status::Fail) {
+                prop_assert!(!r.undetermined);
+                prop_assert_eq!(r.severity, Rating::Level(Severity::Critical));
+            } else if rows.is_empty() || rows.iter().any(|s| *s != Sep41Status::Pass) {
+                prop_assert!(r.undetermined);
+            }
+        }
+    }
+}
