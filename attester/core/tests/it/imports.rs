@@ -34,6 +34,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-gate-example", &[]),
     ("conformant-token", &[]),
     ("vulnerable-token", &[]),
+    ("upgradable-token", &[]),
     ("read-floor", &[]),
     ("assay-spec-shake", &[]),
 ];
