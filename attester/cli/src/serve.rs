@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use assay_core::report::Report;
 use assay_scan::asset_arg::parse_asset_arg;
-use assay_scan::history::{History, StoredObservation};
+use assay_scan::history::{History, Listed, StoredObservation};
 use clap::Args;
 use http_body_util::Full;
 use hyper::body::Bytes;
@@ -160,21 +160,12 @@ impl Server {
     }
 
     fn latest(&self) -> Result<Latest, Reply> {
-        let rows = self
+        let listed = self
             .open()?
             .latest_per_asset()
             .map_err(|e| Reply::problem(503, e.to_string()))?;
-        let mut latest = Latest {
-            reports: Vec::with_capacity(rows.len()),
-            corrupt: Vec::new(),
-        };
-        for row in rows {
-            match Report::from_json(&row.report_json) {
-                Ok(report) => latest.reports.push((row, report)),
-                Err(_) => latest.corrupt.push(row.id),
-            }
-        }
-        Ok(latest)
+        let (reports, corrupt) = readable(listed);
+        Ok(Latest { reports, corrupt })
     }
 
     fn health(&self) -> Reply {
@@ -286,18 +277,12 @@ impl Server {
             .open()?
             .list(&key)
             .map_err(|e| Reply::problem(503, e.to_string()))?;
-        let rows = listed.rows;
-        let mut view = AssetView {
+        let (rows, corrupt) = readable(listed);
+        let view = AssetView {
             key,
-            reports: Vec::with_capacity(rows.len()),
-            corrupt: listed.corrupt.iter().map(|c| c.id).collect(),
+            reports: rows.into_iter().map(|(_, report)| report).collect(),
+            corrupt,
         };
-        for row in rows {
-            match Report::from_json(&row.report_json) {
-                Ok(report) => view.reports.push(report),
-                Err(_) => view.corrupt.push(row.id),
-            }
-        }
         if view.reports.is_empty() {
             return Err(Reply::problem(
                 404,
@@ -371,6 +356,20 @@ impl Server {
             Err(reply) => reply,
         }
     }
+}
+
+/// Each row with its report; a row whose report cannot be read, or that could not be read at all, is
+/// named in the second list, never dropped silently.
+fn readable(listed: Listed) -> (Vec<(StoredObservation, Report)>, Vec<i64>) {
+    let mut corrupt: Vec<i64> = listed.corrupt.iter().map(|c| c.id).collect();
+    let mut reports = Vec::with_capacity(listed.rows.len());
+    for row in listed.rows {
+        match Report::from_json(&row.report_json) {
+            Ok(report) => reports.push((row, report)),
+            Err(_) => corrupt.push(row.id),
+        }
+    }
+    (reports, corrupt)
 }
 
 struct AssetView {

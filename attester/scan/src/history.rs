@@ -138,12 +138,30 @@ impl History {
     /// Every observation of `asset`, oldest first. A row whose columns cannot be read (wrong type,
     /// not UTF-8) is listed in `corrupt` instead of failing the whole listing.
     pub fn list(&self, asset: &str) -> Result<Listed, HistoryError> {
+        self.listed(
+            "SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id",
+            params![asset],
+        )
+    }
+
+    /// The newest observation of every asset, ordered by asset; unreadable rows as in [`History::list`].
+    pub fn latest_per_asset(&self) -> Result<Listed, HistoryError> {
+        self.listed(
+            "SELECT o.id, o.asset, o.scanned_at, o.report_json FROM observations o \
+             JOIN (SELECT asset, MAX(id) AS id FROM observations GROUP BY asset) latest \
+             ON o.id = latest.id ORDER BY o.asset",
+            [],
+        )
+    }
+
+    /// Runs a `SELECT id, asset, scanned_at, report_json` query, keeping unreadable rows apart.
+    fn listed(&self, sql: &str, params: impl rusqlite::Params) -> Result<Listed, HistoryError> {
         let mut query = self
             .conn
-            .prepare("SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id")
+            .prepare(sql)
             .map_err(|e| Self::err(&self.path, e))?;
         let rows = query
-            .query_map(params![asset], |row| {
+            .query_map(params, |row| {
                 let id: i64 = row.get(0)?;
                 Ok(stored_observation(row).map_err(|e| CorruptRow {
                     id,
@@ -159,23 +177,6 @@ impl History {
             }
         }
         Ok(listed)
-    }
-
-    /// The newest observation of every asset, ordered by asset.
-    pub fn latest_per_asset(&self) -> Result<Vec<StoredObservation>, HistoryError> {
-        let mut query = self
-            .conn
-            .prepare(
-                "SELECT o.id, o.asset, o.scanned_at, o.report_json FROM observations o \
-                 JOIN (SELECT asset, MAX(id) AS id FROM observations GROUP BY asset) latest \
-                 ON o.id = latest.id ORDER BY o.asset",
-            )
-            .map_err(|e| Self::err(&self.path, e))?;
-        let rows = query
-            .query_map([], stored_observation)
-            .map_err(|e| Self::err(&self.path, e))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|e| Self::err(&self.path, e))
     }
 
     /// Direct access for tests that prove the store refuses rewrites.
@@ -239,8 +240,10 @@ mod tests {
         let reopened = History::open_existing(&path).unwrap().unwrap();
         assert_eq!(reopened.list("A-G1").unwrap().rows.len(), 2);
         let latest = reopened.latest_per_asset().unwrap();
+        assert!(latest.corrupt.is_empty());
         assert_eq!(
             latest
+                .rows
                 .iter()
                 .map(|r| (r.asset.as_str(), r.report_json.as_str()))
                 .collect::<Vec<_>>(),
@@ -249,5 +252,28 @@ mod tests {
         assert!(History::open_existing(&dir.path().join("none.sqlite3"))
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn latest_per_asset_keeps_an_unreadable_row_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        let mut history = History::open(&path).unwrap();
+        history
+            .append(&[("A-G1".into(), "2026-01-01T00:00:00Z".into(), "{}".into())])
+            .unwrap();
+        // A report that is not text: the row cannot be read as a String.
+        history
+            .connection()
+            .execute(
+                "INSERT INTO observations (asset, scanned_at, report_json) VALUES ('B-G2', 't', x'ff00')",
+                [],
+            )
+            .unwrap();
+        let latest = history.latest_per_asset().unwrap();
+        assert_eq!(latest.rows.len(), 1);
+        assert_eq!(latest.rows[0].asset, "A-G1");
+        assert_eq!(latest.corrupt.len(), 1);
+        assert_eq!(latest.corrupt[0].id, 2);
     }
 }
