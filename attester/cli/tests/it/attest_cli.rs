@@ -112,20 +112,13 @@ fn attest_verify_and_watch_binaries() {
 
     // watch --once: AQUA is already fresh (unchanged), OUTG is refused and logged, never written.
     let cfg = w.dir.path().join("watch.toml");
-    let reg = format!("{}", stellar_strkey::Contract(w.registry));
     std::fs::write(
         &cfg,
-        format!(
-            "registry = \"{reg}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\", \"{}\"]\n[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n",
-            w.net.rpc_url(),
-            w.net.passphrase(),
-            w.net.horizon_url(),
-            w.dir.path().join("h.sqlite3").display(),
-            env.ca.display(),
-            w.server.connect_https(EXPERT),
-            w.server.connect_https("aqua.network"),
-            w.server.connect_https("outage.example"),
-        ),
+        w.watch_toml(
+            &env.ca,
+            &w.dir.path().join("h.sqlite3"),
+            &["aqua.network", "outage.example"],
+        ) + &format!("[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n"),
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))

@@ -225,17 +225,8 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let cfg = w.dir.path().join("watch.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\"]\n[[asset]]\nasset = \"{asset}\"\nsep41 = true\n",
-            stellar_strkey::Contract(w.registry),
-            w.net.rpc_url(),
-            w.net.passphrase(),
-            w.net.horizon_url(),
-            w.dir.path().join("h.sqlite3").display(),
-            env.ca.display(),
-            w.server.connect_https(EXPERT),
-            w.server.connect_https("aqua.network"),
-        ),
+        w.watch_toml(&env.ca, &w.dir.path().join("h.sqlite3"), &["aqua.network"])
+            + &format!("[[asset]]\nasset = \"{asset}\"\nsep41 = true\n"),
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))

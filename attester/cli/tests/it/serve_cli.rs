@@ -124,18 +124,8 @@ fn serve_answers_from_the_store_watch_wrote() {
     let cfg = w.dir.path().join("watch.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\", \"{}\"]\n[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n",
-            stellar_strkey::Contract(w.registry),
-            w.net.rpc_url(),
-            w.net.passphrase(),
-            w.net.horizon_url(),
-            history.display(),
-            ca.display(),
-            w.server.connect_https(EXPERT),
-            w.server.connect_https("aqua.network"),
-            w.server.connect_https("outage.example"),
-        ),
+        w.watch_toml(&ca, &history, &["aqua.network", "outage.example"])
+            + &format!("[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n"),
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))

@@ -104,17 +104,10 @@ fn sigterm_and_sigint_finish_the_submission_in_flight() {
     let cfg = w.dir.path().join("watch.toml");
     std::fs::write(
         &cfg,
-        format!(
-            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [\"{}\", \"{}\"]\ninterval_secs = 3600\nrefresh_margin_secs = 7200\n[[asset]]\nasset = \"AQUA-{AQUA}\"\n",
-            stellar_strkey::Contract(w.registry),
-            w.net.rpc_url(),
-            w.net.passphrase(),
-            w.net.horizon_url(),
-            history.display(),
-            ca.display(),
-            w.server.connect_https(EXPERT),
-            w.server.connect_https("aqua.network"),
-        ),
+        w.watch_toml(&ca, &history, &["aqua.network"])
+            + &format!(
+                "interval_secs = 3600\nrefresh_margin_secs = 7200\n[[asset]]\nasset = \"AQUA-{AQUA}\"\n"
+            ),
     )
     .unwrap();
     let asset = format!("AQUA-{AQUA}");

@@ -140,6 +140,31 @@ impl World {
         args
     }
 
+    /// The top of a `watch.toml` that points `assay watch` at this world (registry, network, sources,
+    /// `history`, the CA and a connect-to rule per replayed `domains`); callers append their own keys and
+    /// `[[asset]]` tables.
+    pub fn watch_toml(
+        &self,
+        ca: &std::path::Path,
+        history: &std::path::Path,
+        domains: &[&str],
+    ) -> String {
+        let connect_to: Vec<String> = std::iter::once(EXPERT)
+            .chain(domains.iter().copied())
+            .map(|host| format!("\"{}\"", self.server.connect_https(host)))
+            .collect();
+        format!(
+            "registry = \"{}\"\nrpc_url = \"{}\"\nnetwork_passphrase = \"{}\"\nhorizon_url = \"{}\"\nexpert_url = \"https://{EXPERT}\"\nhistory = \"{}\"\ncacert = [\"{}\"]\nconnect_to = [{}]\n",
+            stellar_strkey::Contract(self.registry),
+            self.net.rpc_url(),
+            self.net.passphrase(),
+            self.net.horizon_url(),
+            history.display(),
+            ca.display(),
+            connect_to.join(", "),
+        )
+    }
+
     /// Creates the issuer with `flags` (R=1 V=2 I=4 C=8) and `home_domain`, and a holder trustline so Horizon
     /// lists the asset.
     pub fn issue(
