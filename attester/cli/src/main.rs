@@ -7,17 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod attestation;
-mod attester;
+mod commands;
+
 #[cfg(feature = "demo")]
-mod demo;
-mod history;
-mod localnet;
-mod scan;
-mod scan_text;
-mod sep41;
-mod serve;
-mod serve_page;
+use commands::demo;
+use commands::{attest, attestation, history, localnet, scan, sep41, serve, verify, watch};
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = 64;
@@ -39,9 +33,9 @@ enum Command {
     Attestation(attestation::AttestationArgs),
     Scan(scan::ScanArgs),
     History(history::HistoryArgs),
-    Attest(attester::attest::AttestArgs),
-    Verify(attester::verify::VerifyArgs),
-    Watch(attester::watch::WatchArgs),
+    Attest(attest::AttestArgs),
+    Verify(verify::VerifyArgs),
+    Watch(watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
     #[cfg(feature = "demo")]
@@ -84,9 +78,9 @@ fn main() -> ExitCode {
         Command::Attestation(args) => attestation::run(args),
         Command::Scan(args) => scan::run(args),
         Command::History(args) => history::run(args),
-        Command::Attest(args) => attester::attest::run(args),
-        Command::Verify(args) => attester::verify::run(args),
-        Command::Watch(args) => attester::watch::run(args),
+        Command::Attest(args) => attest::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Watch(args) => watch::run(args),
         Command::Localnet(args) => localnet::run(args),
         Command::Sep41(args) => sep41::run(args),
         #[cfg(feature = "demo")]

@@ -22,8 +22,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
-use crate::history::Listing;
-use crate::serve_page;
+use super::history::Listing;
+use super::serve_page;
 use crate::EXIT_USAGE;
 
 const EXIT_CODES: &str = "\

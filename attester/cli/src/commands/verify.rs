@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use super::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs, EXIT_USAGE};
-use crate::sac;
-use crate::targets::{evaluate_targets, resolve};
-use crate::verify::{compare, exit, ledger_time, read_safety, Verdict};
+use super::shared::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs};
+use crate::EXIT_USAGE;
+use assay_attest::sac;
+use assay_attest::targets::{evaluate_targets, resolve};
+use assay_attest::verify::{compare, exit, ledger_time, read_safety, Verdict};
 
 const AFTER_HELP: &str = "\
 Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),

@@ -7,9 +7,9 @@ use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
 use assay_scan::options;
 use clap::{Args, ValueEnum};
 
-use crate::sac;
-use crate::scanning::ScanSettings;
-use crate::sep41::Sep41Runner;
+use assay_attest::sac;
+use assay_attest::scanning::ScanSettings;
+use assay_attest::sep41::Sep41Runner;
 use assay_chain::identity::{self, Signer, SECRET_ENV};
 use assay_chain::network::{self, NetworkSpec};
 use assay_chain::rpc::RpcClient;
@@ -79,15 +79,12 @@ impl Sep41Args {
     }
 }
 
-/// Usage errors exit 64 in every subcommand.
-pub const EXIT_USAGE: u8 = 64;
-
-/// Output format.
+/// Output format of every command that prints results (`assay sep41` adds `md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
-    /// One line per asset for people.
+    /// For people.
     Text,
-    /// One JSON object per asset per line.
+    /// One JSON object per result per line, for machines.
     Json,
 }
 
@@ -252,7 +249,3 @@ pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<()
 pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, String> {
     RpcClient::new(&spec.rpc_url).map_err(|e| e.to_string())
 }
-
-pub mod attest;
-pub mod verify;
-pub mod watch;

@@ -10,7 +10,7 @@ use assay_scan::history::{CorruptRow, History, Listed};
 use clap::Args;
 use serde::Serialize;
 
-use crate::scan::OutputFormat;
+use super::shared::OutputFormat;
 use crate::EXIT_USAGE;
 
 const EXIT_CODES: &str = "\

@@ -6,12 +6,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::targets::resolve;
+use assay_attest::targets::resolve;
 use clap::Args;
 
-use super::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs, EXIT_USAGE};
-use crate::sep41::Sep41Runner;
-use crate::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
+use crate::EXIT_USAGE;
+use assay_attest::sep41::Sep41Runner;
+use assay_attest::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\

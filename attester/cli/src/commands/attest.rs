@@ -7,17 +7,17 @@ use std::time::SystemTime;
 use assay_core::Freshness;
 use clap::Args;
 
-use super::{
+use super::shared::{
     reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, Sep41Args, SignerArgs, SourceArgs,
-    EXIT_USAGE,
 };
-use crate::attest::{
+use crate::EXIT_USAGE;
+use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
 };
-use crate::decide::Floor;
-use crate::registry::MAX_BATCH_SIZE;
-use crate::sac;
-use crate::targets::{evaluate_targets, resolve};
+use assay_attest::decide::Floor;
+use assay_attest::registry::MAX_BATCH_SIZE;
+use assay_attest::sac;
+use assay_attest::targets::{evaluate_targets, resolve};
 use assay_chain::submit::{InvokeOptions, Invoker, DEFAULT_MAX_FEE_STROOPS};
 
 const AFTER_HELP: &str = "\
@@ -161,7 +161,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
         Ok(r) => r,
         Err(m) => {
             eprintln!("assay attest: {}", assay_core::redact::text(&m));
-            return ExitCode::from(crate::attest::exit::ERROR);
+            return ExitCode::from(assay_attest::attest::exit::ERROR);
         }
     };
     let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();

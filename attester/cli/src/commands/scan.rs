@@ -17,6 +17,7 @@ use assay_scan::options::{check_base_url, fetch_timeout, read_pem_roots};
 use assay_scan::{Network, ScanConfig, Scanner};
 use clap::{Args, ValueEnum};
 
+use super::shared::OutputFormat;
 use crate::EXIT_USAGE;
 
 /// Every report is complete.
@@ -46,15 +47,6 @@ Examples:
 
 A token contract (C...) is judged by its code (bits 9-12 and their floors) and by whether its admin()
 account's home domain lists it in [[CURRENCIES]]; see docs/severity-model.md, \"Contract tokens\".";
-
-/// Output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// Human-readable report.
-    Text,
-    /// One schema_version 1 report per line.
-    Json,
-}
 
 /// Network whose default endpoints and passphrase are used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -363,7 +355,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         let line = serde_json::to_string(&report).expect("a report always serialises");
         let rendered = match args.output {
             OutputFormat::Json => format!("{line}\n"),
-            OutputFormat::Text => crate::scan_text::render(&report),
+            OutputFormat::Text => super::scan_text::render(&report),
         };
         if stdout.write_all(rendered.as_bytes()).is_err() {
             return ExitCode::from(EXIT_ERROR);
