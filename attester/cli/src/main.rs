@@ -1,11 +1,10 @@
 //! `assay`: results on stdout, diagnostics on stderr, documented exit codes.
 //!
-//! Exit codes shared by every subcommand (each subcommand documents its own 0..=5 in its help):
-//! - 0: the command did what was asked and the answer is complete;
-//! - 64: usage error: a bad argument or malformed input (the message names it and the expected form).
+//! Exit codes are one table for every command ([`assay_core::exit`]), shown by `assay --help` and the
+//! README; each subcommand's help lists the ones it returns.
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
 
@@ -14,7 +13,7 @@ use commands::demo;
 use commands::{attest, attestation, history, localnet, scan, sep41, serve, verify, watch};
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
-pub const EXIT_USAGE: u8 = 64;
+pub const EXIT_USAGE: u8 = assay_core::exit::USAGE;
 
 #[derive(Parser)]
 #[command(
@@ -62,7 +61,14 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     }
-    let cli = match Cli::try_parse() {
+    let command = Cli::command().after_help(format!(
+        "Exit codes (the same numbers in every command; each command's --help lists its own):\n{}",
+        assay_core::exit::TABLE
+    ));
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();

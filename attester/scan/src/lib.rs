@@ -10,7 +10,7 @@ mod shared;
 #[cfg(feature = "test-support")]
 pub mod testsupport;
 
-pub use scanner::{Network, ScanConfig, ScanError, Scanner};
+pub use scanner::{ScanConfig, ScanError, Scanner};
 
 /// The scanner version every report binds (its `scanner_bound`, the v3 evidence hash's `scanner` line):
 /// this crate's version, `v`-prefixed.

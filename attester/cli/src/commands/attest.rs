@@ -53,14 +53,14 @@ Exit codes:
   0   every asset was written (with --dry-run: simulated successfully)
   1   error: an asset had no report (a Horizon that serves another network included), or its transaction
       failed or was refused; nothing was written for it
-  2   at least one asset was refused as not attestable (the rule is printed; a revoked weaker entry is a
+  3   at least one asset was refused as not attestable (the rule is printed; a revoked weaker entry is a
       refusal too); all others were written
-  3   a transaction was sent but its outcome is unknown: check the printed hash before retrying
-  4   a write was confirmed on chain but reading it back failed: it IS written (the hash is printed);
+  6   a transaction was sent but its outcome is unknown: check the printed hash before retrying
+  7   a write was confirmed on chain but reading it back failed: it IS written (the hash is printed);
       check it with `assay verify`, do not resend
   64  usage error (bad asset, network, registry, identity; a secret on the command line; --sep41 without
       consent off test networks)
-Priority when several apply: 64, 3, 1, 4, 2.
+Priority when several apply: 64, 6, 1, 7, 3.
 
 Secrets: --source names a stellar-cli identity; otherwise STELLAR_SECRET_KEY or --source-file. A secret
 typed on the command line is refused. Secrets are never printed.

@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use crate::EXIT_USAGE;
 
 /// Exit code when the report is well-formed but must not be attested.
-pub const EXIT_REFUSED: u8 = 1;
+pub const EXIT_REFUSED: u8 = assay_core::exit::NEGATIVE;
 
 const AFTER_HELP: &str = "\
 Refusal rules, checked in this order (the first that matches is reported):
@@ -24,7 +24,7 @@ Refusal rules, checked in this order (the first that matches is reported):
 
 Exit codes:
   0   parameters printed on stdout
-  1   refused: the report is well-formed but not attestable; stderr names the rule
+  3   refused: the report is well-formed but not attestable; stderr names the rule
   64  usage error: bad argument, unreadable file, or a report that is not valid schema_version 1 JSON
 
 Examples:

@@ -39,9 +39,9 @@ pub enum Output {
 }
 
 /// Exit code when at least one step's outcome differed from what the demo states.
-const EXIT_DIFFERED: u8 = 1;
+const EXIT_DIFFERED: u8 = assay_core::exit::NEGATIVE;
 /// Exit code when the demo could not set up (missing WASM or eval data, network failed to start).
-const EXIT_SETUP: u8 = 2;
+const EXIT_SETUP: u8 = assay_core::exit::ERROR;
 
 #[derive(Args)]
 #[command(
@@ -55,8 +55,8 @@ const EXIT_SETUP: u8 = 2;
     after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n  \
         assay demo --output json > demo.json\n\n\
         Exit codes:\n  0   every step's outcome was the stated one\n  \
-        1   at least one step's outcome differed (the step says how)\n  \
-        2   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        1   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        3   at least one step's outcome differed (the step says how)\n  \
         64  usage error"
 )]
 pub struct DemoArgs {
@@ -418,7 +418,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     indent(&r.stderr);
     let leaked = r.stdout.contains(&secret) || r.stderr.contains(&secret);
     demo.check(!leaked, "the secret key appears in no output");
-    demo.check(r.code == 2, "exit 2: written for four, refused for one");
+    demo.check(r.code == 3, "exit 3: written for four, refused for one");
     let written = r.stdout.matches("written: ").count();
     demo.check(written == 4, "four attestations written");
     for (s, _) in subjects.iter().take(4) {
@@ -462,8 +462,8 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     indent(&r.stdout);
     demo.check(
-        r.code == 3,
-        "exit 3: nothing attested for the refused subject",
+        r.code == 4,
+        "exit 4: nothing attested for the refused subject",
     );
 
     // 6. SEP-41.
@@ -473,7 +473,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     for (token, want, stated) in [
         ("conformant_token", 0, "exit 0: every check held"),
-        ("vulnerable_token", 1, "exit 1: a check FAILED"),
+        ("vulnerable_token", 3, "exit 3: a check FAILED"),
     ] {
         let wasm = args.wasm_dir.join(format!("{token}.wasm"));
         let a = vec![

@@ -12,13 +12,14 @@ use serde::Serialize;
 
 use super::shared::OutputFormat;
 use crate::EXIT_USAGE;
+use assay_core::exit;
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0   at least one observation is listed
   1   the history could not be read, or a stored row is corrupt (not a valid schema_version 1 report):
       each corrupt row is named on stderr and in `corrupt`, skipped, and the rest is still listed
-  2   no observation of this asset is recorded (and none is corrupt)
+  4   absent: no observation of this asset is recorded (and none is corrupt)
   64  usage error: a malformed asset or option";
 
 /// Arguments of `assay history`.
@@ -128,13 +129,13 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             Ok(listed) => listed,
             Err(err) => {
                 eprintln!("assay: {err}");
-                return ExitCode::from(1);
+                return ExitCode::from(exit::ERROR);
             }
         },
         Ok(None) => Listed::default(),
         Err(err) => {
             eprintln!("assay: {err}");
-            return ExitCode::from(1);
+            return ExitCode::from(exit::ERROR);
         }
     };
     let mut reports = Vec::with_capacity(rows.len());
@@ -172,7 +173,7 @@ pub fn run(args: HistoryArgs) -> ExitCode {
         OutputFormat::Text => print!("{}", render(&listing)),
     }
     if !listing.corrupt.is_empty() {
-        return ExitCode::from(1);
+        return ExitCode::from(exit::ERROR);
     }
     if listing.observations.is_empty() {
         eprintln!(
@@ -180,9 +181,9 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             listing.asset,
             path.display()
         );
-        return ExitCode::from(2);
+        return ExitCode::from(exit::ABSENT);
     }
-    ExitCode::SUCCESS
+    ExitCode::from(exit::OK)
 }
 
 fn render(listing: &Listing) -> String {

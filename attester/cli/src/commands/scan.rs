@@ -8,25 +8,26 @@ use std::time::Duration;
 
 use assay_attest::scanning::ScanSettings;
 use assay_attest::targets::{evaluate_targets, resolve};
+use assay_chain::network;
 use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::options::{check_base_url, fetch_timeout, read_pem_roots};
-use assay_scan::{Network, ScanConfig, Scanner};
-use clap::{Args, ValueEnum};
+use assay_scan::{ScanConfig, Scanner};
+use clap::Args;
 
 use super::shared::OutputFormat;
 use crate::EXIT_USAGE;
 
 /// Every report is complete.
-pub const EXIT_COMPLETE: u8 = 0;
+pub const EXIT_COMPLETE: u8 = assay_core::exit::OK;
 /// An error: at least one asset has no report (Horizon failed, unknown asset or issuer), or the
 /// history could not be written.
-pub const EXIT_ERROR: u8 = 1;
+pub const EXIT_ERROR: u8 = assay_core::exit::ERROR;
 /// At least one report could not be completed (undetermined): a source its verdict depends on did not answer.
-pub const EXIT_UNDETERMINED: u8 = 2;
+pub const EXIT_UNDETERMINED: u8 = assay_core::exit::UNDETERMINED;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -47,15 +48,6 @@ Examples:
 
 A token contract (C...) is judged by its code (bits 9-12 and their floors) and by whether its admin()
 account's home domain lists it in [[CURRENCIES]]; see docs/severity-model.md, \"Contract tokens\".";
-
-/// Network whose default endpoints and passphrase are used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum NetworkArg {
-    Mainnet,
-    Testnet,
-    /// A standalone network, e.g. `assay localnet` (passphrase "Standalone Network ; February 2017").
-    Local,
-}
 
 /// Arguments of `assay scan`.
 #[derive(Args, Debug)]
@@ -86,9 +78,16 @@ pub struct ScanArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
-    /// Network whose default Horizon and passphrase to use.
-    #[arg(long, value_enum, default_value_t = NetworkArg::Mainnet, env = "STELLAR_NETWORK")]
-    pub network: NetworkArg,
+    /// Network the assets live on: mainnet, testnet, futurenet, local, or a NAME from
+    /// ~/.config/stellar/network/NAME.toml (then pass --horizon-url). Gives the default Horizon and the
+    /// passphrase reports bind.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "mainnet",
+        env = "STELLAR_NETWORK"
+    )]
+    pub network: String,
 
     /// Horizon base URL (default: the network's public Horizon).
     #[arg(long, value_name = "URL", env = "ASSAY_HORIZON_URL")]
@@ -181,15 +180,24 @@ pub fn run(args: ScanArgs) -> ExitCode {
             contracts[0]
         ));
     }
-    let network = match args.network {
-        NetworkArg::Mainnet => Network::Mainnet,
-        NetworkArg::Testnet => Network::Testnet,
-        NetworkArg::Local => Network::Local,
+    let passphrase = match &args.network_passphrase {
+        Some(passphrase) => passphrase.clone(),
+        None => match network::passphrase_of(&args.network, network::config_dir().as_deref()) {
+            Ok(passphrase) => passphrase,
+            Err(e) => return usage(format!("--network: {e}")),
+        },
     };
-    let horizon_url = args
-        .horizon_url
-        .clone()
-        .unwrap_or_else(|| network.default_horizon().to_string());
+    let horizon_url = match args.horizon_url.clone().or_else(|| {
+        assay_core::network::by_passphrase(&passphrase).map(|n| n.horizon_url.to_string())
+    }) {
+        Some(url) => url,
+        None => {
+            return usage(format!(
+                "network {:?} has no default Horizon: pass --horizon-url URL",
+                args.network
+            ))
+        }
+    };
     for (flag, value) in [
         ("--horizon-url", &horizon_url),
         ("--expert-url", &args.expert_url),
@@ -249,7 +257,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
     };
     let config_horizon = horizon_url.clone();
     let config = ScanConfig {
-        network_passphrase: network.passphrase().to_string(),
+        network_passphrase: passphrase.clone(),
         horizon_url,
         expert_url: args.expert_url.clone(),
         asset_lists: args.asset_lists.clone(),
@@ -304,10 +312,6 @@ pub fn run(args: ScanArgs) -> ExitCode {
         })
         .collect();
     if let Some(rpc_url) = &args.rpc_url {
-        let passphrase = args
-            .network_passphrase
-            .clone()
-            .unwrap_or_else(|| network.passphrase().to_string());
         let settings = ScanSettings {
             asset_passphrase: passphrase.clone(),
             horizon_url: config_horizon.clone(),

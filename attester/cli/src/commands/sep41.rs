@@ -15,8 +15,7 @@ use clap::{Args, ValueEnum};
 
 use crate::EXIT_USAGE;
 
-/// Exit code: something unassessed, nothing ran, or the run could not start.
-const EXIT_INCOMPLETE: u8 = 2;
+use assay_core::exit;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Output {
@@ -61,10 +60,11 @@ pub enum Output {
         assay sep41 CDYO… --network testnet\n  \
         assay sep41 CDYO… --network mainnet --rpc-url https://rpc.example --holder GABC… --fork-cache usdc.json\n  \
         ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet --live\n\n\
-        Exit codes:\n  0   every check was exercised and held\n  \
-        1   a check FAILED, or a required SEP-41 member is not implemented\n  \
-        2   something was not assessed (UNVERIFIABLE or SKIPPED), nothing ran, or the run could not start \
-        (no contract at the id, network unreachable, consent refused)\n  64  usage error"
+        Exit codes (the table in the README; numbers mean the same in every command):\n  \
+        0   every check was exercised and held\n  \
+        1   the run could not start (no contract at the id, network unreachable, consent refused)\n  \
+        2   something was not assessed (UNVERIFIABLE or SKIPPED), or nothing ran\n  \
+        3   a check FAILED, or a required SEP-41 member is not implemented\n  64  usage error"
 )]
 pub struct Sep41Args {
     /// The token contract (C…) on a live network
@@ -206,7 +206,7 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
     match run_offline(&subject, &options) {
         Ok(run) => Ok(run.report),
         Err(e @ (OfflineError::Spec(_) | OfflineError::Usage(_))) => Err(usage(e.to_string())),
-        Err(e) => Err(Stop(e.to_string(), EXIT_INCOMPLETE)),
+        Err(e) => Err(Stop(e.to_string(), exit::ERROR)),
     }
 }
 
@@ -366,6 +366,6 @@ fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
 fn stop(e: LiveError) -> Stop {
     match e {
         LiveError::Usage(m) => usage(m),
-        LiveError::Incomplete(m) => Stop(m, EXIT_INCOMPLETE),
+        LiveError::Incomplete(m) => Stop(m, exit::ERROR),
     }
 }

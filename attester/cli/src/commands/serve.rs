@@ -515,7 +515,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(err) => {
             eprintln!("assay: cannot start the server runtime: {err}");
-            return ExitCode::from(1);
+            return ExitCode::from(assay_core::exit::ERROR);
         }
     };
     let server = Arc::new(Server {
@@ -530,7 +530,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
         Ok(l) => l,
         Err(err) => {
             eprintln!("assay: cannot listen on {listen}: {err}");
-            return ExitCode::from(1);
+            return ExitCode::from(assay_core::exit::ERROR);
         }
     };
     let addr = listener.local_addr().unwrap_or(listen);
@@ -543,7 +543,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
             Ok(s) => s,
             Err(err) => {
                 eprintln!("assay: cannot install the SIGTERM handler: {err}");
-                return ExitCode::from(1);
+                return ExitCode::from(assay_core::exit::ERROR);
             }
         };
     loop {

@@ -195,16 +195,8 @@ impl SourceArgs {
     pub fn settings(&self, registry_network: &NetworkSpec) -> Result<ScanSettings, String> {
         let passphrase = match &self.asset_network {
             None => registry_network.passphrase.clone(),
-            Some(name) => {
-                network::resolve(
-                    Some(name),
-                    Some("http://unused.invalid"),
-                    None,
-                    network::config_dir().as_deref(),
-                )
-                .map_err(|e| format!("--asset-network: {e}"))?
-                .passphrase
-            }
+            Some(name) => network::passphrase_of(name, network::config_dir().as_deref())
+                .map_err(|e| format!("--asset-network: {e}"))?,
         };
         let horizon_url = match &self.horizon_url {
             Some(u) => u.clone(),

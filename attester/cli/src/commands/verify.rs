@@ -24,8 +24,8 @@ Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
   1   error: RPC, Horizon or a malformed on-chain value (the message says which)
   2   could not verify: the fresh scan is undetermined or unevaluated (a source did not answer)
-  3   absent: the registry holds nothing for this asset
-  4   mismatch: the first differing field is named (severity, flags, hash)
+  3   mismatch: the first differing field is named (severity, flags, hash)
+  4   absent: the registry holds nothing for this asset
   5   stale: the values agree but the attestation is older than --max-age
   64  usage error
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assay_attest::targets::resolve;
+use assay_core::exit;
 use clap::Args;
 
 use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
@@ -56,7 +57,10 @@ check) exceeds refresh_margin_secs: entries could go stale between checks.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
-  1   --once: at least one check failed, a transaction's outcome is unknown, or a write was not read back
+  1   --once: at least one check failed
+  6   --once: a transaction was sent and its outcome is unknown (check the logged hash)
+  7   --once: a write was confirmed but not read back (it is written; the next check re-reads it)
+Priority when several apply: 64, 6, 1, 7.
   64  usage error (bad config, network, identity)";
 
 /// Arguments of `assay watch`.
@@ -192,13 +196,25 @@ pub fn run(args: WatchArgs) -> ExitCode {
         unconfirmed: Default::default(),
     };
     let outcomes = watcher.run(&stop, args.once);
-    let failed = outcomes.iter().any(|o| {
-        matches!(
-            o,
-            Checked::Failed(_) | Checked::Unknown(_) | Checked::WrittenUnconfirmed(..)
-        )
-    });
-    ExitCode::from(if args.once && failed { 1 } else { 0 })
+    if !args.once {
+        return ExitCode::from(exit::OK);
+    }
+    ExitCode::from(once_exit_code(&outcomes))
+}
+
+/// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
+/// refusal is the loop doing its job (the value ages out), not an error of the run.
+fn once_exit_code(outcomes: &[Checked]) -> u8 {
+    let has = |f: fn(&Checked) -> bool| outcomes.iter().any(f);
+    if has(|o| matches!(o, Checked::Unknown(_))) {
+        exit::OUTCOME_UNKNOWN
+    } else if has(|o| matches!(o, Checked::Failed(_))) {
+        exit::ERROR
+    } else if has(|o| matches!(o, Checked::WrittenUnconfirmed(..))) {
+        exit::WRITTEN_UNCONFIRMED
+    } else {
+        exit::OK
+    }
 }
 
 /// The SEP-41 runner for `sep41 = true` assets: the registry's network, the config's party identities or
