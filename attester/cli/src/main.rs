@@ -80,27 +80,38 @@ fn main() -> ExitCode {
             };
         }
     };
-    match cli.command {
-        Command::Attestation(args) => attestation::run(args),
-        Command::Scan(args) => scan::run(args),
-        Command::History(args) => history::run(args),
-        Command::Attest(args) => attest::run(args),
-        Command::Verify(args) => verify::run(args),
-        Command::Watch(args) => watch::run(args),
-        Command::Localnet(args) => localnet::run(args),
-        Command::Sep41(args) => sep41::run(args),
+    let (name, result) = match cli.command {
+        Command::Attestation(args) => ("attestation", attestation::run(args)),
+        Command::Scan(args) => ("scan", scan::run(args)),
+        Command::History(args) => ("history", history::run(args)),
+        Command::Attest(args) => ("attest", attest::run(args)),
+        Command::Verify(args) => ("verify", verify::run(args)),
+        Command::Watch(args) => ("watch", watch::run(args)),
+        Command::Localnet(args) => ("localnet", localnet::run(args)),
+        Command::Sep41(args) => ("sep41", sep41::run(args)),
         #[cfg(feature = "demo")]
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => ("demo", demo::run(args)),
         #[cfg(not(feature = "demo"))]
-        Command::Demo { .. } => {
-            eprintln!(
-                "error: this assay was built without the `demo` feature (the demo replays recorded sources \
+        Command::Demo { .. } => (
+            "demo",
+            Err(commands::CommandError::usage(
+                "this assay was built without the `demo` feature (the demo replays recorded sources \
                  with test support the released binary leaves out); run scripts/demo.sh, or build with \
-                 `cargo build -p assay-cli --features demo`"
+                 `cargo build -p assay-cli --features demo`",
+            )),
+        ),
+        Command::Serve(args) => ("serve", serve::run(args)),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            // The one place a command's error is shown: redacted, so no URL credential or key leaks.
+            eprintln!(
+                "assay {name}: {}",
+                assay_core::redact::text(&error.to_string())
             );
-            ExitCode::from(EXIT_USAGE)
+            ExitCode::from(error.exit_code())
         }
-        Command::Serve(args) => serve::run(args),
     }
 }
 

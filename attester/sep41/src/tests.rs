@@ -590,7 +590,7 @@ fn renderers_show_rows_expected_lines_and_versioned_json() {
     assert!(md.contains("### `sep41-transfer-self`"));
     let json = render::json(&report);
     assert_eq!(json["schema"], render::JSON_SCHEMA);
-    assert_eq!(json["exitCode"], 1);
+    assert_eq!(json["exitCode"], 3);
     assert_eq!(json["summary"]["total"], 25);
     assert_eq!(json["results"][7]["id"], "sep41-transfer-self");
     assert_eq!(json["results"][7]["status"], "FAIL");

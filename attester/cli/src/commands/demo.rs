@@ -8,10 +8,11 @@
 mod world;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::{failed, CommandResult};
 use clap::{Args, ValueEnum};
 use world::{LocalWorld, Subject};
 
@@ -40,8 +41,6 @@ pub enum Output {
 
 /// Exit code when at least one step's outcome differed from what the demo states.
 const EXIT_DIFFERED: u8 = assay_core::exit::NEGATIVE;
-/// Exit code when the demo could not set up (missing WASM or eval data, network failed to start).
-const EXIT_SETUP: u8 = assay_core::exit::ERROR;
 
 #[derive(Args)]
 #[command(
@@ -183,14 +182,11 @@ fn indent(text: &str) {
     }
 }
 
-pub fn run(args: DemoArgs) -> ExitCode {
+pub fn run(args: DemoArgs) -> CommandResult {
     let started = Instant::now();
     let exe = match std::env::current_exe() {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot locate the assay binary: {e}");
-            return ExitCode::from(EXIT_SETUP);
-        }
+        Err(e) => return failed(format!("cannot locate the assay binary: {e}")),
     };
     let mut demo = Demo {
         exe,
@@ -200,10 +196,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
     };
     TRANSCRIPT_TO_STDERR.store(args.output == Output::Json, Ordering::Relaxed);
     match run_steps(&mut demo, &args) {
-        Err(e) => {
-            eprintln!("error: the demo could not set up: {e}");
-            ExitCode::from(EXIT_SETUP)
-        }
+        Err(e) => failed(format!("the demo could not set up: {e}")),
         Ok(()) => {
             let secs = started.elapsed().as_secs_f64();
             if args.output == Output::Json {
@@ -222,7 +215,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
                     "\nDemo passed: all {} steps had their stated outcome ({secs:.1} s).",
                     demo.step
                 );
-                ExitCode::SUCCESS
+                Ok(assay_core::exit::OK)
             } else {
                 say!(
                     "\nDemo FAILED: {} step outcome(s) differed ({secs:.1} s):",
@@ -231,7 +224,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
                 for d in &demo.differed {
                     say!("  - {d}");
                 }
-                ExitCode::from(EXIT_DIFFERED)
+                Ok(EXIT_DIFFERED)
             }
         }
     }

@@ -1,7 +1,6 @@
 //! `assay history ASSET`: the recorded observations of an asset and the transitions between
 //! consecutive ones (computed by the core, never stored).
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use assay_core::report::Report;
 use assay_core::transitions::{transition, Observation, Transition};
@@ -11,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::shared::OutputFormat;
-use crate::EXIT_USAGE;
+use super::{failed, usage, CommandResult};
 use assay_core::exit;
 
 const EXIT_CODES: &str = "\
@@ -112,31 +111,21 @@ impl Listing {
 }
 
 /// Runs `assay history`.
-pub fn run(args: HistoryArgs) -> ExitCode {
+pub fn run(args: HistoryArgs) -> CommandResult {
     let asset = match parse_asset_arg(&args.asset) {
         Ok(asset) => asset,
-        Err(err) => {
-            eprintln!("assay: {err}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        Err(err) => return usage(err),
     };
     let Some(path) = args.history.clone().or_else(History::default_path) else {
-        eprintln!("assay: no data directory for the history: pass --history PATH");
-        return ExitCode::from(EXIT_USAGE);
+        return usage("no data directory for the history: pass --history PATH");
     };
     let Listed { rows, mut corrupt } = match History::open_existing(&path) {
         Ok(Some(history)) => match history.list(&asset.to_string()) {
             Ok(listed) => listed,
-            Err(err) => {
-                eprintln!("assay: {err}");
-                return ExitCode::from(exit::ERROR);
-            }
+            Err(err) => return failed(err),
         },
         Ok(None) => Listed::default(),
-        Err(err) => {
-            eprintln!("assay: {err}");
-            return ExitCode::from(exit::ERROR);
-        }
+        Err(err) => return failed(err),
     };
     let mut reports = Vec::with_capacity(rows.len());
     for row in &rows {
@@ -173,7 +162,7 @@ pub fn run(args: HistoryArgs) -> ExitCode {
         OutputFormat::Text => print!("{}", render(&listing)),
     }
     if !listing.corrupt.is_empty() {
-        return ExitCode::from(exit::ERROR);
+        return Ok(exit::ERROR);
     }
     if listing.observations.is_empty() {
         eprintln!(
@@ -181,9 +170,9 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             listing.asset,
             path.display()
         );
-        return ExitCode::from(exit::ABSENT);
+        return Ok(exit::ABSENT);
     }
-    ExitCode::from(exit::OK)
+    Ok(exit::OK)
 }
 
 fn render(listing: &Listing) -> String {

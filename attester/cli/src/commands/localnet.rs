@@ -2,13 +2,10 @@
 //! host, a Horizon-compatible read API and friendbot) until SIGINT or SIGTERM.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
+use super::{failed, CommandResult};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
 use clap::{Args, ValueEnum};
-
-/// Exit code when the network cannot start (e.g. the port is taken).
-const EXIT_START_FAILED: u8 = 1;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Output {
@@ -58,15 +55,12 @@ pub struct LocalnetArgs {
     output: Output,
 }
 
-pub fn run(args: LocalnetArgs) -> ExitCode {
+pub fn run(args: LocalnetArgs) -> CommandResult {
     // Block the termination signals before any thread starts so every thread inherits the mask
     // and the main thread can wait for them synchronously.
     let signals = match block_termination_signals() {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot set up signal handling: {e}");
-            return ExitCode::from(EXIT_START_FAILED);
-        }
+        Err(e) => return failed(format!("cannot set up signal handling: {e}")),
     };
     let config = LocalNetConfig {
         port: args.port,
@@ -87,10 +81,7 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
     };
     let net = match started {
         Ok(n) => n,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_START_FAILED);
-        }
+        Err(e) => return failed(e),
     };
     let assay_localnet::xdr::PublicKey::PublicKeyTypeEd25519(root_key) = &net.root_account().0;
     let root = assay_localnet::strkey_account(root_key.0);
@@ -142,7 +133,7 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
         );
     }
     drop(net);
-    ExitCode::SUCCESS
+    Ok(assay_core::exit::OK)
 }
 
 fn block_termination_signals() -> std::io::Result<libc::sigset_t> {

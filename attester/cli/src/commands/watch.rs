@@ -1,7 +1,6 @@
 //! `assay watch --config FILE`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,8 +9,11 @@ use assay_attest::targets::resolve;
 use assay_core::exit;
 use clap::Args;
 
-use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
-use crate::EXIT_USAGE;
+use super::shared::{
+    asset_passphrase, reject_argv_secrets, rpc_client, NetworkArgs, RegistryArgs, SignerArgs,
+    SourceArgs,
+};
+use super::{usage, CommandResult};
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
@@ -75,13 +77,8 @@ pub struct WatchArgs {
     pub once: bool,
 }
 
-fn usage(m: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay watch: {}", assay_core::redact::text(&m.to_string()));
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// Runs `assay watch`.
-pub fn run(args: WatchArgs) -> ExitCode {
+pub fn run(args: WatchArgs) -> CommandResult {
     if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
         return usage(m);
     }
@@ -102,9 +99,11 @@ pub fn run(args: WatchArgs) -> ExitCode {
         network: config.network.clone(),
         rpc_url: config.rpc_url.clone(),
         network_passphrase: config.network_passphrase.clone(),
+    };
+    let registry_args = RegistryArgs {
         registry: config.registry.clone(),
     };
-    let (spec, registry) = match net_args.resolve() {
+    let (spec, registry) = match net_args.resolve(&registry_args) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
@@ -125,7 +124,6 @@ pub fn run(args: WatchArgs) -> ExitCode {
         }
     }
     let source_args = SourceArgs {
-        asset_network: config.asset_network.clone(),
         horizon_url: config
             .horizon_url
             .clone()
@@ -139,7 +137,9 @@ pub fn run(args: WatchArgs) -> ExitCode {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let settings = match source_args.settings(&spec) {
+    let settings = match asset_passphrase(config.asset_network.as_deref(), &spec)
+        .and_then(|passphrase| source_args.settings(passphrase))
+    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
@@ -197,9 +197,9 @@ pub fn run(args: WatchArgs) -> ExitCode {
     };
     let outcomes = watcher.run(&stop, args.once);
     if !args.once {
-        return ExitCode::from(exit::OK);
+        return Ok(exit::OK);
     }
-    ExitCode::from(once_exit_code(&outcomes))
+    Ok(once_exit_code(&outcomes))
 }
 
 /// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
