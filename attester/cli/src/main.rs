@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod signals;
 
 #[cfg(feature = "demo")]
 use commands::demo;

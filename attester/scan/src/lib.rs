@@ -1,5 +1,4 @@
 //! Assay's scan stage: all I/O happens here, once, up front; the result is a `Subject` for the pure core.
-pub mod asset_arg;
 pub mod cache;
 pub mod history;
 pub mod net;

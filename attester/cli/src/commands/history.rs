@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use assay_core::report::Report;
 use assay_core::transitions::{transition, Observation, Transition};
-use assay_scan::asset_arg::parse_asset_arg;
 use assay_scan::history::{CorruptRow, History, Listed};
 use clap::Args;
 use serde::Serialize;
@@ -112,7 +111,7 @@ impl Listing {
 
 /// Runs `assay history`.
 pub fn run(args: HistoryArgs) -> CommandResult {
-    let asset = match parse_asset_arg(&args.asset) {
+    let asset = match assay_core::Token::parse_classic(&args.asset) {
         Ok(asset) => asset,
         Err(err) => return usage(err),
     };

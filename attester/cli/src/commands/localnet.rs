@@ -56,11 +56,9 @@ pub struct LocalnetArgs {
 }
 
 pub fn run(args: LocalnetArgs) -> CommandResult {
-    // Block the termination signals before any thread starts so every thread inherits the mask
-    // and the main thread can wait for them synchronously.
-    let signals = match block_termination_signals() {
-        Ok(s) => s,
-        Err(e) => return failed(format!("cannot set up signal handling: {e}")),
+    let stop = match crate::signals::install(|_| {}) {
+        Ok(stop) => stop,
+        Err(e) => return failed(e),
     };
     let config = LocalNetConfig {
         port: args.port,
@@ -118,7 +116,7 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
         }
     }
     eprintln!("localnet: running; stop with Ctrl-C (SIGINT) or SIGTERM");
-    let sig = wait_for(&signals);
+    let sig = stop.wait();
     eprintln!(
         "localnet: received signal {sig}; stopping at ledger {}",
         net.latest_ledger()
@@ -134,26 +132,4 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
     }
     drop(net);
     Ok(assay_core::exit::OK)
-}
-
-fn block_termination_signals() -> std::io::Result<libc::sigset_t> {
-    // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask only reads it.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        if rc != 0 {
-            return Err(std::io::Error::from_raw_os_error(rc));
-        }
-        Ok(set)
-    }
-}
-
-fn wait_for(set: &libc::sigset_t) -> i32 {
-    let mut sig: libc::c_int = 0;
-    // SAFETY: `set` was initialised above; sigwait writes the received signal number.
-    unsafe { while libc::sigwait(set, &mut sig) != 0 {} }
-    sig
 }

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use assay_core::report::Report;
-use assay_scan::asset_arg::parse_asset_arg;
 use assay_scan::history::{History, Listed, StoredObservation};
 use clap::Args;
 use http_body_util::Full;
@@ -401,7 +400,7 @@ fn store_key(segment: &str) -> Result<String, String> {
     if decoded.starts_with('C') && stellar_strkey::Contract::from_string(&decoded).is_ok() {
         return Ok(decoded);
     }
-    parse_asset_arg(&decoded)
+    assay_core::Token::parse_classic(&decoded)
         .map(|asset| asset.to_string())
         .map_err(|e| format!("{e}: ask for CODE-ISSUER (or CODE:ISSUER, or a contract id C…)"))
 }
@@ -529,13 +528,10 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
         "assay serve: listening on http://{addr} (history {})",
         server.store.display()
     );
-    let mut terminate =
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(err) => {
-                return failed(format!("cannot install the SIGTERM handler: {err}"));
-            }
-        };
+    let stop = match crate::signals::install(|_| {}) {
+        Ok(stop) => stop,
+        Err(m) => return failed(m),
+    };
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -545,8 +541,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
                     continue;
                 }
             },
-            _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
+            _ = stop.stopped() => break,
         };
         let server = server.clone();
         tokio::spawn(async move {

@@ -1,7 +1,6 @@
 //! `assay watch --config FILE`.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,9 +12,9 @@ use super::shared::{
     asset_passphrase, reject_argv_secrets, rpc_client, NetworkArgs, RegistryArgs, SignerArgs,
     SourceArgs,
 };
-use super::{usage, CommandResult};
+use super::{failed, usage, CommandResult};
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{log, serve_health, Checked, Health, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
@@ -169,14 +168,22 @@ pub fn run(args: WatchArgs) -> CommandResult {
         .clone()
         .or_else(assay_scan::history::History::default_path);
     let health = Arc::new(Mutex::new(Health::default()));
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = match crate::signals::install(|signal| {
+        log(
+            "stopping",
+            serde_json::json!({"signal": signal,
+            "note": "finishing the check in progress (a sent transaction is followed to its end)"}),
+        )
+    }) {
+        Ok(stop) => stop.flag(),
+        Err(m) => return failed(m),
+    };
     if let Some(addr) = &config.metrics_addr {
         match std::net::TcpListener::bind(addr) {
             Ok(l) => serve_health(l, health.clone(), stop.clone()),
             Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
         }
     }
-    stop_on_signals(stop.clone());
     let options = InvokeOptions {
         max_fee: config.max_fee_stroops,
         ..InvokeOptions::default()
