@@ -409,7 +409,7 @@ impl Submitter for ChainSubmitter<'_> {
     /// An unsigned, sourceless simulation: nothing is signed for a read.
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
         crate::verify::read_safety(self.invoker.rpc, self.registry, asset)
-            .map_err(ChainError::Simulation)
+            .map_err(|e| ChainError::Simulation(e.to_string()))
     }
 
     fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError> {

@@ -10,6 +10,7 @@ use stellar_xdr::{
 };
 
 use crate::registry::{self, Safety};
+use crate::AttestError;
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{contract_error_code, Simulated};
 
@@ -157,7 +158,7 @@ pub fn read_safety(
     rpc: &RpcClient,
     registry_id: [u8; 32],
     asset: [u8; 32],
-) -> Result<Option<Safety>, String> {
+) -> Result<Option<Safety>, AttestError> {
     let f: HostFunction = registry::get_safety(registry_id, asset);
     let tx = Transaction {
         source_account: MuxedAccount::Ed25519(Uint256([0; 32])),
@@ -180,27 +181,33 @@ pub fn read_safety(
         tx,
         signatures: Default::default(),
     });
-    let response = rpc.simulate_transaction(&env).map_err(|e| e.to_string())?;
-    let sim = Simulated::from_response(&response).map_err(|e| match contract_error_code(&e) {
-        Some(code) => format!(
-            "get_safety failed: {e} ({})",
-            registry::registry_error(code)
-        ),
-        None => {
-            format!("get_safety failed: {e} (is --registry an Assay registry on this network?)")
-        }
+    let chain = AttestError::Chain;
+    let response = rpc
+        .simulate_transaction(&env)
+        .map_err(|e| chain(e.to_string()))?;
+    let sim = Simulated::from_response(&response).map_err(|e| {
+        chain(match contract_error_code(&e) {
+            Some(code) => format!(
+                "get_safety failed: {e} ({})",
+                registry::registry_error(code)
+            ),
+            None => {
+                format!("get_safety failed: {e} (is --registry an Assay registry on this network?)")
+            }
+        })
     })?;
     match sim.result {
-        Some(v) => registry::decode_safety(&v),
-        None => Err("get_safety returned no value".into()),
+        Some(v) => registry::decode_safety(&v).map_err(chain),
+        None => Err(chain("get_safety returned no value".into())),
     }
 }
 
 /// The latest ledger's close time, the clock the registry stamps `attested_at` with.
-pub fn ledger_time(rpc: &RpcClient) -> Result<u64, String> {
+pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
+    let chain = |e: &dyn std::fmt::Display| AttestError::Chain(e.to_string());
     let r = rpc
         .call("getLatestLedger", serde_json::json!({}))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain(&e))?;
     if let Some(t) = r["closeTime"]
         .as_str()
         .and_then(|s| s.parse().ok())
@@ -210,11 +217,11 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, String> {
     }
     let h = rpc
         .call("getHealth", serde_json::json!({}))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain(&e))?;
     h["latestLedgerCloseTime"]
         .as_str()
         .and_then(|s| s.parse().ok())
-        .ok_or_else(|| "stellar-rpc reported no ledger close time".to_string())
+        .ok_or_else(|| chain(&"stellar-rpc reported no ledger close time"))
 }
 
 /// Wall clock seconds, for callers without a ledger time.

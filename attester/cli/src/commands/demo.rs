@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use super::{failed, CommandResult};
 use clap::{Args, ValueEnum};
-use world::{LocalWorld, Subject};
+use world::{EvalRecording, LocalWorld};
 
 /// Set for `--output json`: the transcript goes to stderr and stdout carries only the JSON summary.
 static TRANSCRIPT_TO_STDERR: AtomicBool = AtomicBool::new(false);
@@ -235,11 +235,11 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     let mut subjects = Vec::new();
     for (name, gate) in SUBJECTS {
         let mut s = if name == "doge-reputation-outage" {
-            let mut s = Subject::load(&args.eval_dir, name, Some(OUTAGE_ISSUER))?;
+            let mut s = EvalRecording::load(&args.eval_dir, name, Some(OUTAGE_ISSUER))?;
             s.domain = Some(OUTAGE_DOMAIN.into());
             s
         } else {
-            Subject::load(&args.eval_dir, name, None)?
+            EvalRecording::load(&args.eval_dir, name, None)?
         };
         s.name = name.into();
         subjects.push((s, gate));

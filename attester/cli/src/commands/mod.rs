@@ -66,3 +66,14 @@ pub fn usage(message: impl Display) -> CommandResult {
 pub fn failed(message: impl Display) -> CommandResult {
     Err(CommandError::failed(message))
 }
+
+/// An attester operation's failure: the caller's input is a usage error, a source or the chain a failure.
+impl From<assay_attest::AttestError> for CommandError {
+    fn from(error: assay_attest::AttestError) -> Self {
+        if error.is_input() {
+            CommandError::Usage(error.to_string())
+        } else {
+            CommandError::Failed(error.to_string())
+        }
+    }
+}

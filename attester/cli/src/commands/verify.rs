@@ -111,10 +111,7 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
-    let target = match resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase) {
-        Ok(t) => t,
-        Err(m) => return usage(m),
-    };
+    let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
     let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
         Ok(r) => r,
@@ -124,10 +121,10 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         Ok(r) => r,
         Err(m) => return usage(m),
     };
-    let fail = |m: String| failed(format!("{asset}: {m}"));
+    let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));
     let on_chain = match read_safety(&rpc, registry, contract) {
         Ok(s) => s,
-        Err(m) => return fail(m),
+        Err(m) => return fail(&m),
     };
     let verdict = if on_chain.is_none() {
         Verdict::Absent
@@ -142,11 +139,12 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         .map(|mut v| v.remove(0).0);
         let report = match evaluated {
             Ok(Ok(r)) => r,
-            Ok(Err(m)) | Err(m) => return fail(m),
+            Ok(Err(m)) => return fail(&m),
+            Err(m) => return fail(&m),
         };
         let now = match ledger_time(&rpc) {
             Ok(t) => t,
-            Err(m) => return fail(m),
+            Err(m) => return fail(&m),
         };
         compare(on_chain.as_ref(), &report, now, args.max_age)
     };
