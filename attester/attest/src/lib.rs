@@ -5,10 +5,9 @@
 //!   sent transaction.
 //! - [`sac`]: the Stellar Asset Contract address of a classic asset, derived locally.
 //! - [`decide`]: the single rule that decides whether a report may be written.
-//! - [`attest`], [`verify`], [`watch`]: the operator commands' logic.
+//! - [`attest`], [`verify`], [`watch`]: the operator commands' logic (their front ends are in assay-cli).
 
 pub mod attest;
-pub mod cmd;
 pub mod decide;
 #[cfg(feature = "local-world")]
 pub mod local_world;

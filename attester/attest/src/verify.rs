@@ -16,17 +16,17 @@ use assay_chain::submit::{contract_error_code, Simulated};
 /// Exit codes (the earlier implementation's scheme).
 pub mod exit {
     /// On-chain value equals the fresh scan and is within the age window.
-    pub const AGREEMENT: u8 = 0;
+    pub const AGREEMENT: u8 = assay_core::exit::OK;
     /// Anything else went wrong (RPC, Horizon, a malformed on-chain value).
-    pub const ERROR: u8 = 1;
+    pub const ERROR: u8 = assay_core::exit::ERROR;
     /// The fresh scan could not be completed (undetermined or unevaluated): no comparison is possible.
-    pub const UNVERIFIABLE: u8 = 2;
+    pub const UNVERIFIABLE: u8 = assay_core::exit::UNDETERMINED;
     /// The registry holds nothing for the asset.
-    pub const ABSENT: u8 = 3;
+    pub const ABSENT: u8 = assay_core::exit::ABSENT;
     /// Severity, flags or hash differ (compared in that order).
-    pub const MISMATCH: u8 = 4;
+    pub const MISMATCH: u8 = assay_core::exit::NEGATIVE;
     /// Values agree but the attestation is older than the window.
-    pub const STALE: u8 = 5;
+    pub const STALE: u8 = assay_core::exit::STALE;
 }
 
 /// The verdict of a verification.

@@ -295,7 +295,7 @@ fn fork_flags_and_keyed_flags_do_not_mix() {
         ],
         home.path(),
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the fork"));
 }
 

@@ -1,15 +1,17 @@
 //! `assay verify ASSET --registry C…`.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
 
-use super::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs, EXIT_USAGE};
-use crate::sac;
-use crate::targets::{evaluate_targets, resolve};
-use crate::verify::{compare, exit, ledger_time, read_safety, Verdict};
+use super::shared::{
+    rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs, Sep41Args, SourceArgs,
+};
+use super::{failed, usage, CommandResult};
+use assay_attest::sac;
+use assay_attest::targets::{evaluate_targets, resolve};
+use assay_attest::verify::{compare, ledger_time, read_safety, Verdict};
 
 const AFTER_HELP: &str = "\
 Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
@@ -23,8 +25,8 @@ Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
   1   error: RPC, Horizon or a malformed on-chain value (the message says which)
   2   could not verify: the fresh scan is undetermined or unevaluated (a source did not answer)
-  3   absent: the registry holds nothing for this asset
-  4   mismatch: the first differing field is named (severity, flags, hash)
+  3   mismatch: the first differing field is named (severity, flags, hash)
+  4   absent: the registry holds nothing for this asset
   5   stale: the values agree but the attestation is older than --max-age
   64  usage error
 
@@ -40,6 +42,10 @@ pub struct VerifyArgs {
     pub asset: String,
     #[command(flatten)]
     pub network: NetworkArgs,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub asset_network: AssetNetworkArgs,
     #[command(flatten)]
     pub sources: SourceArgs,
     /// Oldest acceptable attestation in seconds (0 disables the age check).
@@ -92,16 +98,16 @@ fn render(v: &Verdict) -> String {
 }
 
 /// Runs `assay verify`.
-pub fn run(args: VerifyArgs) -> ExitCode {
-    let usage = |m: String| {
-        eprintln!("assay verify: {m}");
-        ExitCode::from(EXIT_USAGE)
-    };
-    let (spec, registry) = match args.network.resolve() {
+pub fn run(args: VerifyArgs) -> CommandResult {
+    let (spec, registry) = match args.network.resolve(&args.registry) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
-    let settings = match args.sources.settings(&spec) {
+    let settings = match args
+        .asset_network
+        .passphrase(&spec)
+        .and_then(|passphrase| args.sources.settings(passphrase))
+    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
@@ -118,10 +124,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(r) => r,
         Err(m) => return usage(m),
     };
-    let fail = |m: String| {
-        eprintln!("assay verify: {asset}: {m}");
-        ExitCode::from(exit::ERROR)
-    };
+    let fail = |m: String| failed(format!("{asset}: {m}"));
     let on_chain = match read_safety(&rpc, registry, contract) {
         Ok(s) => s,
         Err(m) => return fail(m),
@@ -157,5 +160,5 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
     };
     let _ = writeln!(std::io::stdout(), "{text}");
-    ExitCode::from(verdict.exit_code())
+    Ok(verdict.exit_code())
 }

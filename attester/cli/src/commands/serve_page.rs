@@ -5,7 +5,7 @@
 //! what could not be checked its own section, so a gap never reads as a clean result.
 use assay_core::report::Report;
 
-use crate::history::{describe, Listing};
+use super::history::{describe, Listing};
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}\
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .4rem;text-align:left;vertical-align:top}\

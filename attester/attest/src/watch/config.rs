@@ -1,0 +1,327 @@
+//! The TOML file `assay watch --config` reads, and the checks that refuse a config which could let an
+//! entry go stale or leak a secret.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// The TOML file `assay watch --config` reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Registry contract (C…).
+    pub registry: String,
+    /// Registry network name (stellar-cli compatible).
+    pub network: Option<String>,
+    /// stellar-rpc URL override.
+    pub rpc_url: Option<String>,
+    /// Passphrase (with rpc_url and no network).
+    pub network_passphrase: Option<String>,
+    /// stellar-cli identity name. Secrets never go in this file: use an identity, `source_file` or
+    /// STELLAR_SECRET_KEY.
+    pub source: Option<String>,
+    /// File holding an S… secret.
+    pub source_file: Option<PathBuf>,
+    /// Network the assets live on (default: the registry's).
+    pub asset_network: Option<String>,
+    /// Horizon of the asset network.
+    pub horizon_url: Option<String>,
+    /// StellarExpert API base.
+    pub expert_url: Option<String>,
+    /// Seconds between checks of an asset.
+    #[serde(default = "default_interval")]
+    pub interval_secs: u64,
+    /// The freshness window gates use (seconds).
+    #[serde(default = "default_max_age")]
+    pub max_age_secs: u64,
+    /// Re-attest when an attestation is this close to `max_age_secs`.
+    #[serde(default = "default_margin")]
+    pub refresh_margin_secs: u64,
+    /// The most one write may cost, in stroops (inclusion plus resource fee); a transaction priced
+    /// above it is refused before it is signed and counts as a failure.
+    #[serde(default = "default_max_fee")]
+    pub max_fee_stroops: u32,
+    /// curl-style `HOST:PORT:ADDR:PORT2` connection mappings for source fetches (pinned deployments).
+    #[serde(default)]
+    pub connect_to: Vec<String>,
+    /// PEM files of extra trusted roots for source fetches.
+    #[serde(default)]
+    pub cacert: Vec<PathBuf>,
+    /// History database (default: the user's data directory).
+    pub history: Option<PathBuf>,
+    /// `127.0.0.1:PORT` for `/health` and `/metrics` (loopback only).
+    pub metrics_addr: Option<String>,
+    /// stellar-cli identity of the SEP-41 suite's holder (else ASSAY_OWNER_SECRET), for `sep41 = true`
+    /// assets. Never a secret in this file.
+    pub sep41_owner_identity: Option<String>,
+    /// stellar-cli identity of the SEP-41 suite's spender (else ASSAY_SPENDER_SECRET).
+    pub sep41_spender_identity: Option<String>,
+    /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
+    #[serde(default)]
+    pub sep41_allow_non_testnet_write: bool,
+    /// The assets.
+    #[serde(rename = "asset", default)]
+    pub assets: Vec<AssetConfig>,
+}
+
+/// One watched asset.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssetConfig {
+    /// CODE-ISSUER.
+    pub asset: String,
+    /// Overrides `interval_secs`.
+    pub interval_secs: Option<u64>,
+    /// Also run the SEP-41 conformance suite against the asset's Stellar Asset Contract on every check
+    /// and bind its verdicts into the report (as `assay attest --sep41`).
+    #[serde(default)]
+    pub sep41: bool,
+}
+
+/// Line and column (1-based) of the first value in `text` that looks like key material: an
+/// `S…` secret key anywhere, or a seed phrase in quotes. Found in the raw text, so a secret on a
+/// line that is not even valid TOML is caught before a parse error could quote it.
+fn secret_position(text: &str) -> Option<(usize, usize)> {
+    for (number, line) in text.lines().enumerate() {
+        let mut column = 0;
+        for piece in line.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+            let token = piece.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+            if assay_core::redact::is_secret_strkey(token) {
+                return Some((number + 1, line[..column].chars().count() + 1));
+            }
+            column += piece.len();
+        }
+        let mut offset = 0;
+        for (i, quoted) in line.split('"').enumerate() {
+            if i % 2 == 1 && assay_core::redact::is_seed_phrase(quoted) {
+                return Some((number + 1, line[..offset].chars().count() + 1));
+            }
+            offset += quoted.len() + 1;
+        }
+    }
+    None
+}
+
+/// A TOML error as line, column and what was expected, never the offending text: a value (which
+/// may be a secret pasted in the wrong place) is replaced by `"…"`.
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message: String = error
+        .message()
+        .split('"')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { "…" } else { part })
+        .collect::<Vec<_>>()
+        .join("\"");
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("invalid TOML at line {line}, column {column}: {message}")
+        }
+        None => format!("invalid TOML: {message}"),
+    }
+}
+
+fn default_max_fee() -> u32 {
+    assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
+}
+fn default_interval() -> u64 {
+    300
+}
+fn default_max_age() -> u64 {
+    86_400
+}
+fn default_margin() -> u64 {
+    3_600
+}
+
+/// The longest one asset's check is allowed to take when deciding whether a config can keep entries
+/// fresh: its source fetches (15 s each, up to six in sequence with the root, asset, account and
+/// StellarExpert retries) and a transaction followed to its final status.
+pub const CHECK_ALLOWANCE_SECS: u64 = 120;
+
+impl WatchConfig {
+    /// Parses and checks the file's values.
+    pub fn parse(text: &str) -> Result<WatchConfig, String> {
+        if let Some((line, column)) = secret_position(text) {
+            return Err(format!(
+                "line {line}, column {column}: this value looks like a secret key or seed phrase, \
+                 and secrets never go in this file (it is not shown here): name a stellar-cli \
+                 identity with `source`, point `source_file` at a key file, or set STELLAR_SECRET_KEY"
+            ));
+        }
+        let c: WatchConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+        if c.assets.is_empty() {
+            return Err(
+                "no [[asset]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`"
+                    .into(),
+            );
+        }
+        if c.interval_secs == 0 || c.assets.iter().any(|a| a.interval_secs == Some(0)) {
+            return Err("interval_secs must be at least 1".into());
+        }
+        if c.refresh_margin_secs >= c.max_age_secs {
+            return Err(format!(
+                "refresh_margin_secs ({}) must be below max_age_secs ({}) or every check would re-attest",
+                c.refresh_margin_secs, c.max_age_secs
+            ));
+        }
+        c.check_interval_fits_margin()?;
+        if let Some(addr) = &c.metrics_addr {
+            let parsed: SocketAddr = addr
+                .parse()
+                .map_err(|_| format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))?;
+            if !parsed.ip().is_loopback() {
+                return Err(format!(
+                    "metrics_addr {addr:?}: only a loopback address is allowed"
+                ));
+            }
+        }
+        Ok(c)
+    }
+}
+
+impl WatchConfig {
+    /// Refuses a config whose checks can come too far apart to refresh an entry before it goes stale.
+    /// An asset is next checked at most its interval plus one pass over every asset later (each check
+    /// bounded by [`CHECK_ALLOWANCE_SECS`]); that must fit inside `refresh_margin_secs`, the head start
+    /// a refresh gets before `max_age_secs`.
+    fn check_interval_fits_margin(&self) -> Result<(), String> {
+        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(self.assets.len() as u64);
+        let widest = self
+            .assets
+            .iter()
+            .map(|a| (a.interval_secs.unwrap_or(self.interval_secs), a))
+            .max_by_key(|(interval, _)| *interval);
+        let Some((interval, asset)) = widest else {
+            return Ok(());
+        };
+        let gap = interval.saturating_add(pass);
+        if gap <= self.refresh_margin_secs {
+            return Ok(());
+        }
+        let key = match asset.interval_secs {
+            Some(_) => format!("interval_secs of [[asset]] {:?}", asset.asset),
+            None => "interval_secs".to_string(),
+        };
+        let most = self.refresh_margin_secs.saturating_sub(pass);
+        Err(format!(
+            "{key} ({interval}) plus a pass over {} asset(s) ({} s each, {pass} s) can reach {gap} s between \
+             checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
+             Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
+             max_age_secs, {})",
+            self.assets.len(),
+            CHECK_ALLOWANCE_SECS,
+            self.refresh_margin_secs,
+            self.max_age_secs
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item3_watch_toml_never_echoes_a_secret_or_a_bad_line() {
+        const SECRET: &str = "SBK2VIYYSVG76E7VC3QHYARNFLY2EAQXDHRC7BMXBBGIFG74ARPRMNQM";
+        let phrase = "abandon ".repeat(11) + "about";
+        let cases = [
+            (
+                format!("registry = \"C\"\nsecret_key = \"{SECRET}\"\n"),
+                "line 2, column 15",
+            ),
+            (
+                format!("registry = \"C\"\nsource = {SECRET}\n"),
+                "line 2, column 10",
+            ),
+            (format!("source = \"{phrase}\"\n"), "line 1, column 11"),
+            (
+                format!("[[asset]]\nasset = \"X\"\nsep41 = \"{SECRET}x\"\n"),
+                "line 3",
+            ),
+        ];
+        for (text, position) in &cases {
+            let err = WatchConfig::parse(text).unwrap_err();
+            assert!(!err.contains(SECRET) && !err.contains("abandon"), "{err}");
+            assert!(err.contains(position), "{position}: {err}");
+        }
+        // A TOML error names the line and column and never quotes the value.
+        let err =
+            WatchConfig::parse("registry = \"C\"\ninterval_secs = \"hunter2\"\n").unwrap_err();
+        assert!(err.contains("line 2, column"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        let err = WatchConfig::parse("registry = \"C\"\npassword hunter2\n").unwrap_err();
+        assert!(err.contains("line 2") && !err.contains("hunter2"), "{err}");
+    }
+
+    /// Issue #16, "Also": an interval plus a pass over the assets that can exceed the refresh margin
+    /// is refused, naming the keys and the fix.
+    #[test]
+    fn also_watch_refuses_an_interval_that_can_outrun_the_refresh_margin() {
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let config = |top: &str, assets: &str| {
+            WatchConfig::parse(&format!(
+                "registry = \"C\"\nnetwork = \"testnet\"\n{top}{assets}"
+            ))
+        };
+        // 3500 + 120 > 3600: refused, with the bound and both ways out.
+        let err = config("interval_secs = 3500\n", asset).unwrap_err();
+        for needle in [
+            "interval_secs (3500)",
+            "refresh_margin_secs (3600)",
+            "Lower interval_secs to at most 3480",
+            "raise refresh_margin_secs to at least 3620",
+        ] {
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+        assert!(config("interval_secs = 3480\n", asset).is_ok());
+        // A per-asset override is named as such.
+        let err = config("", "[[asset]]\nasset = \"A-B\"\ninterval_secs = 4000\n").unwrap_err();
+        assert!(
+            err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
+            "{err}"
+        );
+        // Every asset adds a check to the pass: 30 at the defaults (300 + 30 x 120 = 3900) is too many.
+        let many = asset.repeat(30);
+        let err = config("", &many).unwrap_err();
+        assert!(err.contains("a pass over 30 asset(s)"), "{err}");
+        assert!(config("refresh_margin_secs = 3900\n", &many).is_ok());
+        assert!(config("", &asset.repeat(27)).is_ok());
+    }
+
+    #[test]
+    fn config_is_checked() {
+        let ok = "registry = \"C\"\nnetwork = \"testnet\"\n[[asset]]\nasset = \"A-B\"\n";
+        assert_eq!(WatchConfig::parse(ok).unwrap().interval_secs, 300);
+        assert!(WatchConfig::parse("registry = \"C\"\n")
+            .unwrap_err()
+            .contains("[[asset]]"));
+        assert!(
+            WatchConfig::parse(&format!("metrics_addr = \"0.0.0.0:9\"\n{ok}"))
+                .unwrap_err()
+                .contains("loopback")
+        );
+        assert!(
+            WatchConfig::parse(&ok.replace("[[asset]]", "secret = \"S\"\n[[asset]]")).is_err(),
+            "unknown keys refused"
+        );
+        assert!(WatchConfig::parse(&format!("refresh_margin_secs = 90000\n{ok}")).is_err());
+        let sep41 = WatchConfig::parse(&format!(
+            "sep41_owner_identity = \"holder\"\nsep41_spender_identity = \"spender\"\n{ok}sep41 = true\n"
+        ))
+        .unwrap();
+        assert!(sep41.assets[0].sep41 && !sep41.sep41_allow_non_testnet_write);
+        assert_eq!(sep41.sep41_owner_identity.as_deref(), Some("holder"));
+        assert!(
+            !WatchConfig::parse(ok).unwrap().assets[0].sep41,
+            "off by default"
+        );
+        assert!(
+            WatchConfig::parse(&format!("{ok}sep41 = \"yes\"\n")).is_err(),
+            "sep41 is a boolean"
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! Health and metrics of the loop: per-asset state, the Prometheus text, and the `/health` and `/metrics`
+//! listener.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::json;
+
+/// Refusals in a row after which an asset degrades `/health`: one refusal can be a passing outage,
+/// repeated ones mean the on-chain value is ageing out (or was revoked) and nobody is renewing it.
+pub const REPEATED_REFUSALS: u32 = 2;
+
+/// Per-asset health.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AssetHealth {
+    /// Last check that completed (scan + decision + any write), unix seconds.
+    pub last_success: Option<u64>,
+    /// Last failure text.
+    pub last_error: Option<String>,
+    /// Consecutive failures.
+    pub consecutive_failures: u32,
+    /// Last outcome: `written`, `unchanged`, `refused:<rule>`, `failed`, `unknown`.
+    pub last_outcome: Option<String>,
+    /// Last written transaction.
+    pub last_tx: Option<String>,
+    /// Consecutive refused checks (revocations included); [`REPEATED_REFUSALS`] degrades `/health`.
+    pub consecutive_refusals: u32,
+}
+
+/// Counters for `/metrics`.
+#[derive(Debug, Default, Serialize)]
+pub struct Health {
+    /// Per asset.
+    pub assets: BTreeMap<String, AssetHealth>,
+    /// Attestations written.
+    pub written_total: u64,
+    /// Refusals by rule.
+    pub refused_total: BTreeMap<String, u64>,
+    /// Failures.
+    pub failures_total: u64,
+    /// Checks run.
+    pub checks_total: u64,
+    /// Alerts raised, by kind (`refused_stricter_floor`).
+    pub alerts_total: BTreeMap<String, u64>,
+    /// Weaker entries revoked after a refusal.
+    pub revoked_total: u64,
+}
+
+impl Health {
+    /// Prometheus text exposition.
+    pub fn metrics(&self) -> String {
+        let mut s = String::new();
+        s.push_str("# HELP assay_watch_checks_total Asset checks completed or failed.\n# TYPE assay_watch_checks_total counter\n");
+        s.push_str(&format!("assay_watch_checks_total {}\n", self.checks_total));
+        s.push_str("# HELP assay_watch_attestations_written_total Attestations written and confirmed.\n# TYPE assay_watch_attestations_written_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_attestations_written_total {}\n",
+            self.written_total
+        ));
+        s.push_str("# HELP assay_watch_refusals_total Reports not written, by rule.\n# TYPE assay_watch_refusals_total counter\n");
+        for (rule, n) in &self.refused_total {
+            s.push_str(&format!(
+                "assay_watch_refusals_total{{rule=\"{rule}\"}} {n}\n"
+            ));
+        }
+        s.push_str("# HELP assay_watch_alerts_total Alerts raised, by kind (refused_stricter_floor: a refused report proved more than the registry held).\n# TYPE assay_watch_alerts_total counter\n");
+        for (alert, n) in &self.alerts_total {
+            s.push_str(&format!(
+                "assay_watch_alerts_total{{alert=\"{alert}\"}} {n}\n"
+            ));
+        }
+        s.push_str("# HELP assay_watch_revocations_total Weaker entries revoked after a refusal.\n# TYPE assay_watch_revocations_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_revocations_total {}\n",
+            self.revoked_total
+        ));
+        s.push_str("# HELP assay_watch_failures_total Failed checks (source, network or chain).\n# TYPE assay_watch_failures_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_failures_total {}\n",
+            self.failures_total
+        ));
+        s.push_str("# HELP assay_watch_last_success_timestamp_seconds Last completed check per asset.\n# TYPE assay_watch_last_success_timestamp_seconds gauge\n");
+        for (asset, h) in &self.assets {
+            if let Some(t) = h.last_success {
+                s.push_str(&format!(
+                    "assay_watch_last_success_timestamp_seconds{{asset=\"{asset}\"}} {t}\n"
+                ));
+            }
+        }
+        s.push_str("# HELP assay_watch_consecutive_failures Consecutive failures per asset.\n# TYPE assay_watch_consecutive_failures gauge\n");
+        for (asset, h) in &self.assets {
+            s.push_str(&format!(
+                "assay_watch_consecutive_failures{{asset=\"{asset}\"}} {}\n",
+                h.consecutive_failures
+            ));
+        }
+        s.push_str("# HELP assay_watch_consecutive_refusals Consecutive refused checks per asset.\n# TYPE assay_watch_consecutive_refusals gauge\n");
+        for (asset, h) in &self.assets {
+            s.push_str(&format!(
+                "assay_watch_consecutive_refusals{{asset=\"{asset}\"}} {}\n",
+                h.consecutive_refusals
+            ));
+        }
+        s
+    }
+
+    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly.
+    pub fn status(&self) -> &'static str {
+        let degraded = self
+            .assets
+            .values()
+            .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
+        if degraded {
+            "degraded"
+        } else {
+            "ok"
+        }
+    }
+}
+
+/// Serves `/health` (JSON) and `/metrics` (Prometheus) from `health` on `listener` until `stop`.
+pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc<AtomicBool>) {
+    listener.set_nonblocking(true).ok();
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            let Ok((mut s, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            };
+            s.set_nonblocking(false).ok();
+            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
+            let mut buf = [0u8; 2048];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let req = String::from_utf8_lossy(&buf[..n]);
+            let path = req.split_whitespace().nth(1).unwrap_or("/");
+            let (status, ctype, body) = match path {
+                "/health" => {
+                    let h = health.lock().expect("health lock");
+                    let body = json!({"status": h.status(), "assets": h.assets}).to_string();
+                    ("200 OK", "application/json", body)
+                }
+                "/metrics" => (
+                    "200 OK",
+                    "text/plain; version=0.0.4",
+                    health.lock().expect("health lock").metrics(),
+                ),
+                _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
+            };
+            let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        }
+    });
+}

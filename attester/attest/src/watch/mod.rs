@@ -1,0 +1,21 @@
+//! `assay watch`: the operator loop. Re-attests before an attestation goes stale and whenever the verdict
+//! changes; never writes an unattestable report (it logs why and lets the on-chain value age out, so gates
+//! fail closed); backs off on failures; records every observation; reports health.
+//!
+//! - [`config`]: the TOML file and its checks;
+//! - [`policy`]: when a writable verdict must be written, and the back-off after failures;
+//! - [`watcher`]: one asset's check and the loop;
+//! - [`health`]: `/health` and `/metrics`;
+//! - [`log`]: the redacted journal.
+
+pub mod config;
+pub mod health;
+pub mod log;
+pub mod policy;
+pub mod watcher;
+
+pub use config::{AssetConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
+pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
+pub use log::log;
+pub use policy::{backoff, write_reason, WriteReason};
+pub use watcher::{Checked, Watcher};

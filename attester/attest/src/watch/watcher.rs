@@ -1,0 +1,450 @@
+//! One asset's check (scan, record, decide, compare with the chain, write or revoke) and the loop over
+//! every asset.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
+use assay_core::{Freshness, Token};
+use serde_json::json;
+
+use super::config::WatchConfig;
+use super::health::Health;
+use super::log::log;
+use super::policy::{backoff, write_reason};
+use crate::attest::{explain, holds, ChainSubmitter, Submitted, Submitter};
+use crate::decide::{decide, Decision, Floor};
+use crate::registry::Attestation;
+use crate::scanning::ScanSettings;
+use crate::targets::evaluate_targets;
+use crate::verify::{ledger_time, read_safety};
+
+/// Everything one pass needs.
+pub struct Watcher<'a> {
+    /// RPC.
+    pub rpc: &'a RpcClient,
+    /// Registry network.
+    pub network: &'a assay_chain::network::NetworkSpec,
+    /// Attester.
+    pub signer: &'a assay_chain::identity::Signer,
+    /// Registry id.
+    pub registry: [u8; 32],
+    /// Sources.
+    pub settings: ScanSettings,
+    /// Config.
+    pub config: WatchConfig,
+    /// Parsed assets (classic, or token contracts) with the contract ids they are keyed by.
+    pub assets: Vec<(Token, [u8; 32], Duration)>,
+    /// History database path.
+    pub history: Option<PathBuf>,
+    /// Health state.
+    pub health: Arc<Mutex<Health>>,
+    /// Transaction options.
+    pub options: InvokeOptions,
+    /// The SEP-41 suite's runner, when any asset has `sep41 = true`.
+    pub sep41: Option<crate::sep41::Sep41Runner>,
+    /// Writes confirmed on chain whose read-back failed, by asset index: the next check re-reads them
+    /// instead of scanning and writing again.
+    pub unconfirmed: Mutex<BTreeMap<usize, (Attestation, String)>>,
+}
+
+/// The result of checking one asset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// Written now.
+    Written(String),
+    /// On chain already agrees and is fresh.
+    Unchanged,
+    /// Not attestable.
+    Refused(String),
+    /// Not attestable, and the weaker on-chain entry was revoked (rule, transaction).
+    Revoked(String, String),
+    /// Written and confirmed, but the read-back failed (transaction, why); re-read next check.
+    WrittenUnconfirmed(String, String),
+    /// Failed (will back off).
+    Failed(String),
+    /// Sent, outcome unknown.
+    Unknown(String),
+}
+
+impl Watcher<'_> {
+    /// Checks one asset: scan, record, decide, compare with the chain, write if needed.
+    pub fn check(&self, index: usize) -> Checked {
+        let (asset, contract, _) = &self.assets[index];
+        let name = asset.to_string();
+        if let Some(checked) = self.re_read_unconfirmed(index) {
+            return checked;
+        }
+        let wants_sep41 = self.config.assets.get(index).is_some_and(|a| a.sep41);
+        let runner = self.sep41.as_ref().filter(|_| wants_sep41);
+        let target = crate::attest::Target {
+            asset: asset.clone(),
+            contract: *contract,
+        };
+        let (report, suite) = match evaluate_targets(
+            &self.settings,
+            &self.network.rpc_url,
+            &self.network.passphrase,
+            std::slice::from_ref(&target),
+            runner,
+        )
+        .map(|mut v| v.remove(0))
+        {
+            Ok(evaluated) => evaluated,
+            Err(m) => {
+                log("scan_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
+        if let Some(run) = &suite {
+            log(
+                "sep41",
+                json!({"asset": name, "contract": run.contract, "verdict": run.verdict(),
+                "summary": run.summary()}),
+            );
+        }
+        let report = match report {
+            Ok(r) => r,
+            Err(m) => {
+                log("scan_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
+        if let Some(path) = &self.history {
+            let row = (
+                name.clone(),
+                report.scanned_at.to_string(),
+                serde_json::to_string(&report).expect("serialises"),
+            );
+            if let Err(e) =
+                assay_scan::history::History::open(path).and_then(|mut h| h.append(&[row]))
+            {
+                log(
+                    "history_failed",
+                    json!({"asset": name, "error": e.to_string()}),
+                );
+            }
+        }
+        let now = assay_scan::scanner::timestamp(std::time::SystemTime::now());
+        let params = match decide(&report, now, Freshness::default()) {
+            Decision::Refuse(r) => {
+                log(
+                    "refused",
+                    json!({"asset": name, "rule": r.rule(), "reason": r.to_string(),
+                    "note": "not written; the on-chain value (if any) ages out and gates fail closed"}),
+                );
+                return self.revoke_if_weaker(index, r.rule(), Floor::of(&report));
+            }
+            Decision::Attest(p) => p,
+        };
+        let on_chain = match read_safety(self.rpc, self.registry, *contract) {
+            Ok(s) => s,
+            Err(m) => {
+                log("chain_read_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
+        let ledger_now = match ledger_time(self.rpc) {
+            Ok(t) => t,
+            Err(m) => return Checked::Failed(m),
+        };
+        let Some(reason) = write_reason(
+            on_chain.as_ref(),
+            &params,
+            ledger_now,
+            self.config.max_age_secs,
+            self.config.refresh_margin_secs,
+        ) else {
+            log(
+                "unchanged",
+                json!({"asset": name, "severity": params.severity, "flags": params.flags}),
+            );
+            return Checked::Unchanged;
+        };
+        let mut hash = [0u8; 32];
+        hex::decode_to_slice(&params.evidence_hash, &mut hash).expect("64 hex digits");
+        let batch = [Attestation {
+            asset: *contract,
+            severity: params.severity,
+            flags: params.flags,
+            evidence_hash: hash,
+        }];
+        let mut submitter = self.submitter();
+        log(
+            "submitting",
+            json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
+            "evidence_hash": params.evidence_hash}),
+        );
+        match submitter.submit(&batch) {
+            Ok(Submitted {
+                confirmed: c,
+                read_back: Ok(()),
+            }) => {
+                log(
+                    "written",
+                    json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
+                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger}),
+                );
+                Checked::Written(c.hash)
+            }
+            Ok(Submitted {
+                confirmed: c,
+                read_back: Err(why),
+            }) => {
+                log(
+                    "written_unconfirmed",
+                    json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
+                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger, "error": why,
+                    "note": "the transaction succeeded; the next check re-reads the entry instead of writing again"}),
+                );
+                self.unconfirmed
+                    .lock()
+                    .expect("unconfirmed lock")
+                    .insert(index, (batch[0].clone(), c.hash.clone()));
+                Checked::WrittenUnconfirmed(c.hash, why)
+            }
+            Err(e) => chain_failure(&name, "write_failed", &e),
+        }
+    }
+
+    fn submitter(&self) -> ChainSubmitter<'_> {
+        ChainSubmitter {
+            invoker: Invoker {
+                rpc: self.rpc,
+                network: self.network,
+                signer: self.signer,
+                options: self.options.clone(),
+            },
+            registry: self.registry,
+            confirm_read_back: true,
+        }
+    }
+
+    /// After a write whose read-back failed: read the entry again rather than scan and write again.
+    /// `None` when nothing is pending or the entry no longer holds the write (then the full check runs).
+    fn re_read_unconfirmed(&self, index: usize) -> Option<Checked> {
+        let pending = self
+            .unconfirmed
+            .lock()
+            .expect("unconfirmed lock")
+            .get(&index)
+            .cloned();
+        let (written, tx) = pending?;
+        let (asset, contract, _) = &self.assets[index];
+        let name = asset.to_string();
+        let result = self.submitter().read(*contract);
+        if let Ok(held) = &result {
+            self.unconfirmed
+                .lock()
+                .expect("unconfirmed lock")
+                .remove(&index);
+            if held.as_ref().is_some_and(|h| holds(h, &written)) {
+                log("read_back_confirmed", json!({"asset": name, "tx_hash": tx}));
+                return Some(Checked::Unchanged);
+            }
+            log(
+                "read_back_differs",
+                json!({"asset": name, "tx_hash": tx, "on_chain": held.as_ref().map(|h| json!({"severity": h.severity, "flags": h.flags, "evidence_hash": hex::encode(h.evidence_hash)})),
+                "note": "the entry no longer holds that write; checking afresh"}),
+            );
+            return None;
+        }
+        let error = result.err().map(|e| explain(&e)).unwrap_or_default();
+        log(
+            "read_back_failed",
+            json!({"asset": name, "tx_hash": tx, "error": error, "note": "not writing again; re-reading later"}),
+        );
+        Some(Checked::Failed(error))
+    }
+
+    /// A refused report still proves the flags it read. When that floor is stricter than the
+    /// registry's entry, the entry is revoked (gates then fail closed) and an alert is raised; a
+    /// weaker entry left in place would keep admitting an issuer that can now freeze or claw back.
+    fn revoke_if_weaker(&self, index: usize, rule: &str, floor: Option<Floor>) -> Checked {
+        let refused = Checked::Refused(rule.to_string());
+        let Some(floor) = floor else {
+            return refused;
+        };
+        let (asset, contract, _) = &self.assets[index];
+        let name = asset.to_string();
+        let mut submitter = self.submitter();
+        let held = match submitter.read(*contract) {
+            Ok(Some(held)) if floor.exceeds(&held) => held,
+            Ok(_) => return refused,
+            Err(e) => {
+                log(
+                    "chain_read_failed",
+                    json!({"asset": name, "error": explain(&e)}),
+                );
+                return Checked::Failed(explain(&e));
+            }
+        };
+        {
+            let mut h = self.health.lock().expect("health lock");
+            *h.alerts_total
+                .entry("refused_stricter_floor".into())
+                .or_default() += 1;
+        }
+        log(
+            "alert",
+            json!({"alert": "refused_stricter_floor", "asset": name, "rule": rule,
+            "floor": floor, "on_chain": {"severity": held.severity, "flags": held.flags},
+            "note": "the refused report proves more than the registry holds; revoking the entry so gates fail closed"}),
+        );
+        match submitter.revoke(*contract) {
+            Ok(c) => {
+                log(
+                    "revoked",
+                    json!({"asset": name, "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
+                );
+                Checked::Revoked(rule.to_string(), c.hash)
+            }
+            Err(e) => chain_failure(&name, "revoke_failed", &e),
+        }
+    }
+
+    fn record(&self, index: usize, outcome: &Checked) {
+        let name = self.assets[index].0.to_string();
+        let mut h = self.health.lock().expect("health lock");
+        h.checks_total += 1;
+        match outcome {
+            Checked::Written(_) | Checked::WrittenUnconfirmed(..) => h.written_total += 1,
+            Checked::Refused(rule) => *h.refused_total.entry(rule.clone()).or_default() += 1,
+            Checked::Revoked(rule, _) => {
+                *h.refused_total.entry(rule.clone()).or_default() += 1;
+                h.revoked_total += 1;
+            }
+            Checked::Failed(_) | Checked::Unknown(_) => h.failures_total += 1,
+            Checked::Unchanged => {}
+        }
+        let a = h.assets.entry(name).or_default();
+        match outcome {
+            // A written-unconfirmed check backs off like a failure, so the re-read comes soon.
+            Checked::Failed(m) | Checked::Unknown(m) | Checked::WrittenUnconfirmed(_, m) => {
+                a.consecutive_failures += 1;
+                a.last_error = Some(m.clone());
+            }
+            other => {
+                a.consecutive_failures = 0;
+                a.last_success = Some(crate::verify::unix_now());
+                if let Checked::Written(tx) = other {
+                    a.last_tx = Some(tx.clone());
+                }
+            }
+        }
+        if let Checked::WrittenUnconfirmed(tx, _) = outcome {
+            a.last_tx = Some(tx.clone());
+        }
+        match outcome {
+            Checked::Refused(_) | Checked::Revoked(..) => a.consecutive_refusals += 1,
+            Checked::Failed(_) | Checked::Unknown(_) => {}
+            _ => a.consecutive_refusals = 0,
+        }
+        a.last_outcome = Some(match outcome {
+            Checked::Written(_) => "written".into(),
+            Checked::WrittenUnconfirmed(..) => "written_unconfirmed".into(),
+            Checked::Unchanged => "unchanged".into(),
+            Checked::Refused(rule) => format!("refused:{rule}"),
+            Checked::Revoked(rule, _) => format!("revoked:{rule}"),
+            Checked::Failed(_) => "failed".into(),
+            Checked::Unknown(_) => "unknown".into(),
+        });
+    }
+
+    /// Runs until `stop` (or after one pass with `once`). A check in progress, including a sent
+    /// transaction being followed, always finishes before the loop stops.
+    pub fn run(&self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
+        let mut due: Vec<Instant> = vec![Instant::now(); self.assets.len()];
+        let mut last = vec![None; self.assets.len()];
+        log(
+            "started",
+            json!({"assets": self.assets.len(), "signer": self.signer.address()}),
+        );
+        loop {
+            for i in 0..self.assets.len() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if Instant::now() < due[i] {
+                    continue;
+                }
+                let outcome = check_guarded(&self.assets[i].0.to_string(), || self.check(i));
+                self.record(i, &outcome);
+                let interval = self.assets[i].2;
+                let failures = self
+                    .health
+                    .lock()
+                    .expect("health lock")
+                    .assets
+                    .get(&self.assets[i].0.to_string())
+                    .map_or(0, |a| a.consecutive_failures);
+                due[i] = Instant::now()
+                    + if failures > 0 {
+                        backoff(failures, interval)
+                    } else {
+                        interval
+                    };
+                last[i] = Some(outcome);
+            }
+            if once || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        log("stopped", json!({}));
+        last.into_iter()
+            .map(|o| o.unwrap_or(Checked::Failed("not checked".into())))
+            .collect()
+    }
+}
+
+/// A failed transaction as a check's outcome, logged: `outcome_unknown` when it may have applied (never
+/// retried blindly), else `failed_event` with the registry's error named.
+fn chain_failure(asset: &str, failed_event: &str, e: &ChainError) -> Checked {
+    if e.may_have_written() {
+        log(
+            "outcome_unknown",
+            json!({"asset": asset, "error": e.to_string()}),
+        );
+        return Checked::Unknown(e.to_string());
+    }
+    log(failed_event, json!({"asset": asset, "error": explain(e)}));
+    Checked::Failed(explain(e))
+}
+
+/// Runs one asset's check; a panic inside it (a bug on some input) becomes that asset's failure,
+/// counted and backed off like any other, never the end of the process.
+fn check_guarded(asset: &str, check: impl FnOnce() -> Checked) -> Checked {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        let detail = assay_scan::scanner::panic_message(payload.as_ref());
+        let message =
+            format!("internal error while checking {asset} ({detail}); please report this");
+        log("check_panicked", json!({"asset": asset, "error": message}));
+        Checked::Failed(message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item5_a_panicking_check_is_that_assets_failure() {
+        let outcome = check_guarded("AAA-G", || panic!("planted {}", 7));
+        let Checked::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(
+            message.contains("AAA-G") && message.contains("planted 7"),
+            "{message}"
+        );
+        assert_eq!(
+            check_guarded("AAA-G", || Checked::Unchanged),
+            Checked::Unchanged
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! One module per subcommand: its clap arguments and its front end (read the arguments, call the
+//! libraries' typed functions, render the result, choose the exit code). Arguments several commands
+//! share (network, sources, signer, the SEP-41 parties, `--output`) are in [`shared`].
+
+pub mod attest;
+pub mod attestation;
+#[cfg(feature = "demo")]
+pub mod demo;
+pub mod history;
+pub mod localnet;
+pub mod scan;
+mod scan_text;
+pub mod sep41;
+pub mod serve;
+mod serve_page;
+pub mod shared;
+pub mod verify;
+pub mod watch;
+
+use std::fmt::Display;
+
+use assay_core::exit;
+
+/// Why a command stopped without its answer. `main` renders it, once and redacted, as
+/// `assay <command>: <message>` on stderr, and exits with [`CommandError::exit_code`].
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// A malformed argument, option, file or configuration; the message names it and the fix.
+    #[error("{0}")]
+    Usage(String),
+    /// The command could not do its work (a source, the network, a file or a transaction failed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CommandError {
+    /// A usage error.
+    pub fn usage(message: impl Display) -> Self {
+        CommandError::Usage(message.to_string())
+    }
+
+    /// A failure to run.
+    pub fn failed(message: impl Display) -> Self {
+        CommandError::Failed(message.to_string())
+    }
+
+    /// The exit code of the README's table this error stands for.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::Usage(_) => exit::USAGE,
+            CommandError::Failed(_) => exit::ERROR,
+        }
+    }
+}
+
+/// What a command returns: the exit code of a run that gave its answer (a verdict code of the README's
+/// table), or why it could not.
+pub type CommandResult = Result<u8, CommandError>;
+
+/// A usage error as a command's result, for `return usage(…)`.
+pub fn usage(message: impl Display) -> CommandResult {
+    Err(CommandError::usage(message))
+}
+
+/// A failure to run as a command's result, for `return failed(…)`.
+pub fn failed(message: impl Display) -> CommandResult {
+    Err(CommandError::failed(message))
+}
