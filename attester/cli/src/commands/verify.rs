@@ -227,12 +227,9 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         let verdicts = if on_chain.iter().all(Option::is_none) {
             vec![Verdict::Absent; keys.len()]
         } else {
-            let report = match fresh_report(&settings, &spec, &target, runner.as_ref()) {
-                Ok(r) => r,
-                Err(m) => return fail(m),
-            };
-            let now = match ledger_time(&rpc) {
-                Ok(t) => t,
+            let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc)
+            {
+                Ok(x) => x,
                 Err(m) => return fail(m),
             };
             on_chain
@@ -296,12 +293,8 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     let verdict = if on_chain.is_none() {
         Verdict::Absent
     } else {
-        let report = match fresh_report(&settings, &spec, &target, runner.as_ref()) {
-            Ok(r) => r,
-            Err(m) => return fail(m),
-        };
-        let now = match ledger_time(&rpc) {
-            Ok(t) => t,
+        let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc) {
+            Ok(x) => x,
             Err(m) => return fail(m),
         };
         compare(on_chain.as_ref(), &report, now, args.max_age)
@@ -319,13 +312,15 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     Ok(verdict.exit_code())
 }
 
-/// The fresh scan of `target`, cache bypassed, as `assay attest` would read it.
+/// The fresh scan of `target`, cache bypassed, as `assay attest` would read it, and the ledger time
+/// to age on-chain verdicts against.
 fn fresh_report(
     settings: &assay_attest::scanning::ScanSettings,
     spec: &assay_chain::network::NetworkSpec,
     target: &assay_attest::attest::Target,
     runner: Option<&assay_attest::sep41::Sep41Runner>,
-) -> Result<assay_core::Report, String> {
+    rpc: &assay_chain::rpc::RpcClient,
+) -> Result<(assay_core::Report, u64), String> {
     let evaluated = evaluate_targets(
         settings,
         &spec.rpc_url,
@@ -334,10 +329,11 @@ fn fresh_report(
         runner,
     )
     .map(|mut v| v.remove(0).0);
-    match evaluated {
-        Ok(Ok(r)) => Ok(r),
-        Ok(Err(m)) | Err(m) => Err(m),
-    }
+    let report = match evaluated {
+        Ok(Ok(r)) => r,
+        Ok(Err(m)) | Err(m) => return Err(m),
+    };
+    Ok((report, ledger_time(rpc)?))
 }
 
 /// The quorum's answer first, then one line per attester.

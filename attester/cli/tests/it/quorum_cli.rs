@@ -15,11 +15,12 @@ use world::*;
 
 const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 /// The world's attester (LocalWorld) and a second one this test admits.
-const FIRST_SEED: u8 = 12;
+pub const FIRST_SEED: u8 = 12;
 const SECOND_SEED: u8 = 21;
 
-/// Runs `assay` against the world with the key of `seed`; returns the exit code and stdout.
-fn assay_as(w: &World, ca: &Path, seed: u8, args: &[&str]) -> (i32, String) {
+/// Runs `assay` against the world with the key of `seed` (STELLAR_SECRET_KEY); returns the exit
+/// code and stdout.
+pub fn assay_as(w: &World, ca: &Path, seed: u8, args: &[&str]) -> (i32, String) {
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([seed; 32]));
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))
         .args(args)
@@ -39,7 +40,8 @@ fn assay_as(w: &World, ca: &Path, seed: u8, args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), stdout)
 }
 
-fn json_line(text: &str) -> Value {
+/// The first line of `text` as JSON.
+pub fn json_line(text: &str) -> Value {
     serde_json::from_str(text.lines().next().unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}: {text}"))
 }
