@@ -216,14 +216,16 @@ pub trait SafetyRegistryInterface {
     /// attesters.
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety>;
 
-    /// True only if `asset` is attested, its severity is at most `max_severity` and below 4
+    /// Judges the verdict `get_safety` returns. True only if `asset` is attested, its severity is
+    /// at most `max_severity` and below 4
     /// (critical is never safe, whatever the ceiling), it carries no clawback bit when
     /// `max_severity` is below 3, and (when `max_age_secs > 0`) it is at most `max_age_secs` old.
     /// `max_age_secs = 0` disables the age check. Every other case answers false: no entry, a
     /// revoked entry, a stale entry.
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool;
 
-    /// True only if `asset` is attested, its severity is below 4 (critical), none of
+    /// Judges the verdict `get_safety` returns. True only if `asset` is attested, its severity is
+    /// below 4 (critical), none of
     /// `forbidden_mask`'s bits are set, and (when `max_age_secs > 0`) it is at most
     /// `max_age_secs` old. A mask of 0 still needs an entry. The mask sees powers, not
     /// reputation, so critical is refused here whatever the mask; pair the mask with
