@@ -144,7 +144,8 @@ const EXPECTED_STDOUT: &[(&str, &str)] = &[
         "\"severity\":2",
     ),
     (
-        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- is_safe",
+        // `--asset` too: `-- is_safe` alone is a prefix of `-- is_safe_quorum`.
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- is_safe --asset",
         "false",
     ),
     (
