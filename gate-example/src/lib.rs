@@ -5,11 +5,11 @@
 //! the severity ceiling, with none of the forbidden mechanics. Both checks are needed: the mask
 //! sees powers but not reputation (a critical-by-reputation token carries no capability bits),
 //! the ceiling sees badness but cannot tell freezing from confiscation. `withdraw` never consults
-//! the registry, so a stale or revoked attestation never traps funds already inside.
+//! the registry, so a stale or revoked attestation never traps funds already inside. The gate asks
+//! the registry's `assess`, which judges the verdict under the gate's policy and says why it
+//! refuses; the gate only maps that reason to its own error.
 use soroban_sdk::{
-    contract, contractimpl, contracttype, token,
-    unwrap::{UnwrapInfallible, UnwrapOptimized},
-    Address, Env, TryFromVal,
+    contract, contractimpl, contracttype, token, unwrap::UnwrapOptimized, Address, Env,
 };
 
 mod error;
@@ -18,8 +18,8 @@ mod registry;
 
 pub use error::Error;
 pub use events::{Deposited, Withdrawn};
-pub use registry::Safety;
 use registry::SafetyRegistryClient;
+pub use registry::{Assessment, Safety};
 
 /// Bit 1 of the registry's mechanics: the issuer can freeze a balance.
 pub const MECH_AUTH_REVOCABLE: u32 = 2;
@@ -121,7 +121,7 @@ impl Gate {
     /// Why `asset` would be refused right now, or `Ok` if it would be admitted.
     ///
     /// # Errors
-    /// [`Error::NotAttested`] (1), [`Error::AttestationStale`] (2),
+    /// [`Error::NotAttested`] (1, also for a revoked verdict), [`Error::AttestationStale`] (2),
     /// [`Error::SeverityTooHigh`] (4), [`Error::IssuerCanTakeIt`] (3), checked in that order.
     pub fn check(env: Env, asset: Address) -> Result<(), Error> {
         admit(&env, &asset)
@@ -207,31 +207,22 @@ fn policy(env: &Env) -> Policy {
         .unwrap_or_else(Policy::default_policy)
 }
 
-/// The admission rule. Order matters for which error a caller sees, not for the outcome.
+/// The admission rule: the registry's `assess` judges, the gate maps its reason to an error.
 fn admit(env: &Env, asset: &Address) -> Result<(), Error> {
     let policy = policy(env);
-    let safety = SafetyRegistryClient::new(env, &registry_address(env))
-        .get_safety(asset)
-        .ok_or(Error::NotAttested)?;
-    let age = now(env).saturating_sub(safety.attested_at);
-    if age > policy.max_age_secs {
-        return Err(Error::AttestationStale);
+    let assessment = SafetyRegistryClient::new(env, &registry_address(env)).assess(
+        asset,
+        &policy.max_severity,
+        &policy.forbidden_mask,
+        &policy.max_age_secs,
+    );
+    match assessment {
+        Assessment::Safe(_) => Ok(()),
+        Assessment::NotAttested | Assessment::Revoked(_) => Err(Error::NotAttested),
+        Assessment::Stale(_) => Err(Error::AttestationStale),
+        Assessment::SeverityTooHigh(_) => Err(Error::SeverityTooHigh),
+        Assessment::ForbiddenMechanics(_) => Err(Error::IssuerCanTakeIt),
     }
-    if safety.severity > policy.max_severity {
-        return Err(Error::SeverityTooHigh);
-    }
-    if safety.flags & policy.forbidden_mask != 0 {
-        return Err(Error::IssuerCanTakeIt);
-    }
-    Ok(())
-}
-
-/// The ledger timestamp. `env.ledger().timestamp()` unwraps with a formatted panic, which drags
-/// ~5 KB of `core::fmt` into the `.wasm`; this traps instead on the (impossible) bad value.
-fn now(env: &Env) -> u64 {
-    use soroban_env_common::Env as _;
-    let raw = env.get_ledger_timestamp().unwrap_infallible();
-    u64::try_from_val(env, &raw).unwrap_optimized()
 }
 
 fn balance(env: &Env, asset: &Address, holder: &Address) -> i128 {

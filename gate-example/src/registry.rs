@@ -12,8 +12,26 @@ pub struct Safety {
     pub attested_at: u64,
 }
 
+/// Mirror of the registry's `Assessment` (same variants, in the same order).
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum Assessment {
+    Safe(Safety),
+    NotAttested,
+    Revoked(u64),
+    Stale(u64),
+    SeverityTooHigh(u32),
+    ForbiddenMechanics(u32),
+}
+
 #[allow(dead_code)] // the trait only generates the client
 #[contractclient(name = "SafetyRegistryClient")]
 pub trait SafetyRegistry {
-    fn get_safety(env: Env, asset: Address) -> Option<Safety>;
+    fn assess(
+        env: Env,
+        asset: Address,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Assessment;
 }

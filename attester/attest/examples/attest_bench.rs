@@ -1,5 +1,5 @@
 //! Benchmark: attestations per transaction and fee per attestation (from simulation) for batches of 1, 10
-//! and 50 on the local network with the real registry WASM; then `watch` CPU and RSS while idle, against a
+//! and the registry's cap (`MAX_BATCH_SIZE`) on the local network with the real registry WASM; then `watch` CPU and RSS while idle, against a
 //! baseline of the same process before the watcher starts.
 //!
 //! Run: `cargo run --release -p assay-attest --example attest_bench`
@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
-use assay_attest::registry::Attestation;
+use assay_attest::registry::{Attestation, MAX_BATCH_SIZE};
 use assay_attest::watch::{Health, WatchConfig, Watcher};
 use common::*;
 use stellar_xdr::{Limits, ReadXdr, SorobanTransactionData};
@@ -56,7 +56,7 @@ fn main() {
         "wall_ms"
     );
     let mut per1 = 0f64;
-    for (round, n) in [1usize, 10, 50].into_iter().enumerate() {
+    for (round, n) in [1usize, 10, MAX_BATCH_SIZE].into_iter().enumerate() {
         let batch: Vec<Attestation> = (0..n)
             .map(|i| Attestation {
                 asset: [round as u8 * 64 + i as u8 + 1; 32],
@@ -92,7 +92,7 @@ fn main() {
     println!(
         "baseline: batch of 1 at {per1:.0} stroops per attestation; ratios below are against it"
     );
-    for n in [10usize, 50] {
+    for n in [10usize, MAX_BATCH_SIZE] {
         let batch: Vec<Attestation> = (0..n)
             .map(|i| Attestation {
                 asset: [200u8.wrapping_add(i as u8); 32],

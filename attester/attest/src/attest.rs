@@ -14,7 +14,7 @@ pub trait Submitter {
     fn simulate(&mut self, batch: &[Attestation]) -> Result<i64, ChainError>;
     /// Sends and confirms one `attest_many`, then reads it back.
     fn submit(&mut self, batch: &[Attestation]) -> Result<Submitted, ChainError>;
-    /// What the registry holds for `asset` (by simulation; nothing is signed).
+    /// This attester's own verdict on `asset` (`get_safety_by`, by simulation; nothing is signed).
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError>;
     /// Sends and confirms one `revoke` of `asset`'s entry.
     fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError>;
@@ -382,7 +382,7 @@ pub struct ChainSubmitter<'a> {
     pub invoker: Invoker<'a>,
     /// Registry contract id.
     pub registry: [u8; 32],
-    /// Read back `get_safety` after a write and fail if it disagrees.
+    /// Read back this attester's verdict (`get_safety_by`) after a write and fail if it disagrees.
     pub confirm_read_back: bool,
 }
 
@@ -406,9 +406,11 @@ impl Submitter for ChainSubmitter<'_> {
         })
     }
 
-    /// An unsigned, sourceless simulation: nothing is signed for a read.
+    /// An unsigned, sourceless simulation of `get_safety_by(asset, signer)`: nothing is signed for
+    /// a read, and another attester's verdict never stands for this one's.
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
-        crate::verify::read_safety(self.invoker.rpc, self.registry, asset)
+        let attester = self.invoker.signer.public_key();
+        crate::verify::read_safety_by(self.invoker.rpc, self.registry, asset, attester)
             .map_err(|e| ChainError::Simulation(e.to_string()))
     }
 
@@ -434,8 +436,8 @@ impl ChainSubmitter<'_> {
                 Ok(Some(s)) if holds(&s, a) => {}
                 Ok(other) => {
                     return Err(format!(
-                        "transaction {tx} succeeded but get_safety now reads {other:?} for {asset}"
-                    ))
+                    "transaction {tx} succeeded but get_safety_by now reads {other:?} for {asset}"
+                ))
                 }
                 Err(e) => {
                     return Err(format!(

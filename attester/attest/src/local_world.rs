@@ -133,8 +133,9 @@ impl LocalWorld {
                 )
             })
         };
-        let admin = registry::account_val(self.admin.public_key());
-        self.registry = self.deploy(&read("assay_registry")?, 1, vec![admin])?;
+        // A local network upgrades without notice (delay 0, explicitly allowed).
+        let args = registry::constructor_args(self.admin.public_key(), 0);
+        self.registry = self.deploy(&read("assay_registry")?, 1, args)?;
         let add = registry::call(
             self.registry,
             "add_attester",

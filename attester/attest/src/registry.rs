@@ -1,5 +1,6 @@
 //! The registry's ABI as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
-//! `get_safety(asset) -> Option<Safety>`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
+//! `revoke(attester, asset)`, `get_safety(asset)` and `get_safety_by(asset, attester) ->
+//! Option<Safety>`, `is_safe_quorum(..) -> bool`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
 //! sorted order, which is how `#[contracttype]` structs encode.
 
 use stellar_xdr::{
@@ -7,9 +8,9 @@ use stellar_xdr::{
     ScMap, ScMapEntry, ScSymbol, ScVal, Uint256,
 };
 
-/// The registry refuses larger batches (`BatchTooLarge`, code 7): 50 `attest` events fit the 16 KiB
-/// per-transaction event budget with room to spare.
-pub const MAX_BATCH_SIZE: usize = 50;
+/// The registry refuses larger batches (`BatchTooLarge`, code 7): 35 `attest` events (each with its
+/// evidence hash and attester topic) stay at or below 70 % of the 16 KiB per-transaction event budget.
+pub const MAX_BATCH_SIZE: usize = 35;
 
 /// Registry error codes the attester explains.
 pub fn registry_error(code: u32) -> &'static str {
@@ -20,11 +21,15 @@ pub fn registry_error(code: u32) -> &'static str {
         4 => "InconsistentAttestation (clawback bit below high)",
         5 => "NotAttested",
         6 => "NoPendingAdmin",
-        7 => "BatchTooLarge (more than 50)",
+        7 => "BatchTooLarge (more than 35)",
         8 => "ReservedFlags",
         9 => "ViolationBelowCritical (sep41_violation below critical)",
         10 => "NotAttester (the source account is not in the registry's attester set; the admin adds it with add_attester)",
         11 => "AttesterExists",
+        12 => "UpgradeDelayRequired (a zero upgrade delay needs allow_instant_upgrade)",
+        13 => "NoPendingUpgrade",
+        14 => "UpgradeNotDue (the upgrade's notice has not run yet)",
+        15 => "TooManyAttesters (the set holds 16)",
         _ => "unknown registry error",
     }
 }
@@ -145,6 +150,48 @@ pub fn get_safety(registry: [u8; 32], asset: [u8; 32]) -> HostFunction {
         "get_safety",
         vec![ScVal::Address(contract(asset))],
     )
+}
+
+/// `get_safety_by(asset, attester)`: one attester's own verdict.
+pub fn get_safety_by(registry: [u8; 32], asset: [u8; 32], attester: [u8; 32]) -> HostFunction {
+    call(
+        registry,
+        "get_safety_by",
+        vec![ScVal::Address(contract(asset)), account_val(attester)],
+    )
+}
+
+/// `is_safe_quorum(asset, attesters, threshold, max_severity, max_age_secs)`.
+pub fn is_safe_quorum(
+    registry: [u8; 32],
+    asset: [u8; 32],
+    attesters: &[[u8; 32]],
+    threshold: u32,
+    max_severity: u32,
+    max_age_secs: u64,
+) -> HostFunction {
+    let list: Vec<ScVal> = attesters.iter().map(|a| account_val(*a)).collect();
+    call(
+        registry,
+        "is_safe_quorum",
+        vec![
+            ScVal::Address(contract(asset)),
+            ScVal::Vec(Some(list.try_into().expect("a short list"))),
+            ScVal::U32(threshold),
+            ScVal::U32(max_severity),
+            ScVal::U64(max_age_secs),
+        ],
+    )
+}
+
+/// The registry's constructor arguments: `(admin, upgrade_delay_secs, allow_instant_upgrade)`.
+/// A delay of 0 is passed as explicitly allowed (a local network).
+pub fn constructor_args(admin: [u8; 32], upgrade_delay_secs: u64) -> Vec<ScVal> {
+    vec![
+        account_val(admin),
+        ScVal::U64(upgrade_delay_secs),
+        ScVal::Bool(upgrade_delay_secs == 0),
+    ]
 }
 
 /// Decodes `Option<Safety>`.

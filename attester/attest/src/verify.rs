@@ -152,14 +152,62 @@ pub fn compare(on_chain: Option<&Safety>, report: &Report, now: u64, max_age_sec
     }
 }
 
-/// Reads `get_safety(asset)` by simulation only (nothing is signed or sent). The simulated transaction's
-/// source is the all-zero key: simulation needs no real account for a read.
+/// Reads `get_safety(asset)` (the most recent verdict by a current attester) by simulation only
+/// (nothing is signed or sent).
 pub fn read_safety(
     rpc: &RpcClient,
     registry_id: [u8; 32],
     asset: [u8; 32],
 ) -> Result<Option<Safety>, AttestError> {
-    let f: HostFunction = registry::get_safety(registry_id, asset);
+    let value = simulate_read(rpc, registry::get_safety(registry_id, asset), "get_safety")?;
+    registry::decode_safety(&value).map_err(AttestError::Chain)
+}
+
+/// Reads `get_safety_by(asset, attester)`: that attester's own verdict, by simulation only.
+pub fn read_safety_by(
+    rpc: &RpcClient,
+    registry_id: [u8; 32],
+    asset: [u8; 32],
+    attester: [u8; 32],
+) -> Result<Option<Safety>, AttestError> {
+    let f = registry::get_safety_by(registry_id, asset, attester);
+    let value = simulate_read(rpc, f, "get_safety_by")?;
+    registry::decode_safety(&value).map_err(AttestError::Chain)
+}
+
+/// Asks the registry's `is_safe_quorum`, by simulation only.
+pub fn read_quorum(
+    rpc: &RpcClient,
+    registry_id: [u8; 32],
+    asset: [u8; 32],
+    attesters: &[[u8; 32]],
+    threshold: u32,
+    max_severity: u32,
+    max_age_secs: u64,
+) -> Result<bool, AttestError> {
+    let f = registry::is_safe_quorum(
+        registry_id,
+        asset,
+        attesters,
+        threshold,
+        max_severity,
+        max_age_secs,
+    );
+    match simulate_read(rpc, f, "is_safe_quorum")? {
+        stellar_xdr::ScVal::Bool(b) => Ok(b),
+        other => Err(AttestError::Chain(format!(
+            "is_safe_quorum returned {other:?}, expected a bool"
+        ))),
+    }
+}
+
+/// Simulates the read `f` of registry function `name`. The simulated transaction's source is the
+/// all-zero key: simulation needs no real account for a read.
+fn simulate_read(
+    rpc: &RpcClient,
+    f: HostFunction,
+    name: &str,
+) -> Result<stellar_xdr::ScVal, AttestError> {
     let tx = Transaction {
         source_account: MuxedAccount::Ed25519(Uint256([0; 32])),
         fee: 100,
@@ -187,19 +235,14 @@ pub fn read_safety(
         .map_err(|e| chain(e.to_string()))?;
     let sim = Simulated::from_response(&response).map_err(|e| {
         chain(match contract_error_code(&e) {
-            Some(code) => format!(
-                "get_safety failed: {e} ({})",
-                registry::registry_error(code)
-            ),
+            Some(code) => format!("{name} failed: {e} ({})", registry::registry_error(code)),
             None => {
-                format!("get_safety failed: {e} (is --registry an Assay registry on this network?)")
+                format!("{name} failed: {e} (is --registry an Assay registry on this network?)")
             }
         })
     })?;
-    match sim.result {
-        Some(v) => registry::decode_safety(&v).map_err(chain),
-        None => Err(chain("get_safety returned no value".into())),
-    }
+    sim.result
+        .ok_or_else(|| chain(format!("{name} returned no value")))
 }
 
 /// The latest ledger's close time, the clock the registry stamps `attested_at` with.

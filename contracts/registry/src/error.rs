@@ -20,11 +20,11 @@ pub enum Error {
     /// (bit 9) or admin_clawback (bit 10) below 3; revocable (bit 1) or admin_freeze (bit 11)
     /// below 2; auth required (bit 0) below 1.
     InconsistentAttestation = 4,
-    /// `revoke` of an asset that has no attestation.
+    /// `revoke` or `admin_revoke` where the attester holds no verdict for the asset.
     NotAttested = 5,
     /// `accept_admin` or `cancel_admin_transfer` while no transfer is pending.
     NoPendingAdmin = 6,
-    /// `attest_many` with more than `MAX_BATCH_SIZE` (50) elements.
+    /// `attest_many` with more than `MAX_BATCH_SIZE` (35) elements.
     BatchTooLarge = 7,
     /// `flags` sets a reserved bit (13 or above).
     ReservedFlags = 8,
@@ -34,4 +34,13 @@ pub enum Error {
     NotAttester = 10,
     /// `add_attester` of an address already in the set.
     AttesterExists = 11,
+    /// The constructor got an upgrade delay of 0 without `allow_instant_upgrade` (only a local
+    /// network may upgrade without notice).
+    UpgradeDelayRequired = 12,
+    /// `apply_upgrade` or `cancel_upgrade` while no upgrade is proposed.
+    NoPendingUpgrade = 13,
+    /// `apply_upgrade` before the proposal's `applicable_at`.
+    UpgradeNotDue = 14,
+    /// `add_attester` when the set already holds `MAX_ATTESTERS` (16) attesters.
+    TooManyAttesters = 15,
 }

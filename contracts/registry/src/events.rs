@@ -1,5 +1,6 @@
-//! Events, one struct each. Topics keep the earlier registry's shape (`"attest"`, asset) and
-//! (`"revoke"`, asset) so existing filters still match; the attester travels in the data map.
+//! Events, one struct each. Topics keep the earlier registry's prefix (`"attest"`, asset) and
+//! (`"revoke"`, asset) so existing filters still match; `attest` adds the attester as a third
+//! topic, so `getEvents` can filter one attester's verdicts.
 use soroban_sdk::{contractevent, Address, BytesN};
 
 /// An attestation was written by `attest` or `attest_many`.
@@ -8,19 +9,24 @@ use soroban_sdk::{contractevent, Address, BytesN};
 pub struct Attested {
     #[topic]
     pub asset: Address,
+    #[topic]
     pub attester: Address,
     pub severity: u32,
     pub flags: u32,
+    pub evidence_hash: BytesN<32>,
     pub attested_at: u64,
 }
 
-/// An attestation was withdrawn.
+/// An attester's verdict was withdrawn, by the attester itself or by the admin (`revoked_by`).
 #[contractevent(topics = ["revoke"])]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct Revoked {
     #[topic]
     pub asset: Address,
+    /// Whose verdict was withdrawn.
     pub attester: Address,
+    /// Who signed the revocation: `attester` itself, or the admin in an emergency.
+    pub revoked_by: Address,
     pub revoked_at: u64,
 }
 
@@ -67,7 +73,22 @@ pub struct AdminChanged {
     pub previous_admin: Address,
 }
 
-/// The admin replaced the contract code; storage is untouched.
+/// The admin proposed a code replacement, applicable from `applicable_at`.
+#[contractevent(topics = ["upgrade_proposed"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct UpgradeProposed {
+    pub wasm_hash: BytesN<32>,
+    pub applicable_at: u64,
+}
+
+/// The admin withdrew a proposed code replacement.
+#[contractevent(topics = ["upgrade_cancelled"])]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct UpgradeCancelled {
+    pub wasm_hash: BytesN<32>,
+}
+
+/// The admin applied a proposed code replacement after its notice; storage is untouched.
 #[contractevent(topics = ["upgraded"])]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct Upgraded {

@@ -1,14 +1,17 @@
 #![no_std]
 //! Assay safety registry.
 //!
-//! Holds, for each token contract address (a classic asset's Stellar Asset Contract address),
-//! the attested severity, mechanics bits, evidence hash and ledger time of the attestation.
-//! Contracts read it with `get_safety`, `is_safe` or `is_safe_masked` and fail closed: no entry,
-//! a stale entry or an unacceptable one all answer "no".
+//! Holds, for each token contract address (a classic asset's Stellar Asset Contract address) and
+//! each attester, the attested severity, mechanics bits, evidence hash and ledger time of that
+//! attester's verdict. Contracts read the most recent verdict by a current attester with
+//! `get_safety`, `is_safe`, `is_safe_masked` or `assess`, or name their own attesters and
+//! threshold with `is_safe_quorum`, and fail closed: no entry, a stale entry or an unacceptable
+//! one all answer "no".
 //!
 //! The read ABI (`get_safety`, `is_safe`, `is_safe_masked`, `Safety`, `Attestation`) and error
-//! codes 1..=7 are those of the earlier registry. Writes now name their attester, admitted by the
-//! admin; see `docs/contract-interface.md` for the full interface.
+//! codes 1..=7 are those of the earlier registry. Writes name their attester, admitted by the
+//! admin; code upgrades wait for a notice fixed at construction. See
+//! `docs/contract-interface.md` for the full interface.
 use soroban_sdk::{
     contract, contractimpl,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
@@ -25,18 +28,19 @@ mod types;
 pub use error::Error;
 pub use events::{
     AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded, AttesterRemoved,
-    Revoked, Upgraded,
+    Revoked, UpgradeCancelled, UpgradeProposed, Upgraded,
 };
 pub use interface::SafetyRegistryInterface;
 pub use mechanics::*;
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
-pub use types::{Attestation, DataKey, Revocation, Safety};
+use types::Latest;
+pub use types::{Assessment, Attestation, DataKey, PendingUpgrade, Revocation, Safety};
 
 #[cfg(any(test, feature = "testutils"))]
 pub mod testutils;
 
 /// Interface version, bumped whenever a function is added or changes.
-pub const INTERFACE_VERSION: u32 = 3;
+pub const INTERFACE_VERSION: u32 = 4;
 
 #[contract]
 pub struct SafetyRegistry;
@@ -44,12 +48,32 @@ pub struct SafetyRegistry;
 #[contractimpl]
 impl SafetyRegistry {
     /// Deploys the registry under `admin`, who manages attesters, admin transfer and upgrades.
-    pub fn __constructor(env: Env, admin: Address) {
-        // Replaces the earlier `init(admin)`: the constructor runs exactly once, atomically with
-        // deployment, so nobody can front-run initialisation (errors 1 and 2 are now unreachable).
-        // The admin cannot attest until it adds itself as an attester.
+    ///
+    /// # Arguments
+    /// * `admin` - manages the attester set, admin transfer and upgrades.
+    /// * `upgrade_delay_secs` - the notice `apply_upgrade` waits after `propose_upgrade`; fixed
+    ///   for the registry's life.
+    /// * `allow_instant_upgrade` - must be true for a delay of 0, which only a local network
+    ///   should use.
+    ///
+    /// # Errors
+    /// * [`Error::UpgradeDelayRequired`] (12) - a delay of 0 without `allow_instant_upgrade`.
+    pub fn __constructor(
+        env: Env,
+        admin: Address,
+        upgrade_delay_secs: u64,
+        allow_instant_upgrade: bool,
+    ) -> Result<(), Error> {
+        // The constructor runs exactly once, atomically with deployment, so nobody can front-run
+        // initialisation (errors 1 and 2 are unreachable). The admin cannot attest until it adds
+        // itself as an attester.
+        if upgrade_delay_secs == 0 && !allow_instant_upgrade {
+            return Err(Error::UpgradeDelayRequired);
+        }
         storage::set_admin(&env, &admin);
+        storage::set_upgrade_delay_secs(&env, upgrade_delay_secs);
         storage::extend_instance(&env);
+        Ok(())
     }
 }
 
@@ -114,7 +138,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         if storage::is_attester(&env, &attester) {
             return Err(Error::AttesterExists);
         }
-        storage::add_attester(&env, &attester);
+        storage::add_attester(&env, &attester, now(&env))?;
         storage::extend_instance(&env);
         AttesterAdded { attester }.publish(&env);
         Ok(())
@@ -135,15 +159,62 @@ impl SafetyRegistryInterface for SafetyRegistry {
         storage::is_attester(&env, &attester)
     }
 
-    fn upgrade(env: Env, new_wasm_hash: BytesN<32>) -> Result<(), Error> {
+    fn upgrade_delay_secs(env: Env) -> u64 {
+        storage::upgrade_delay_secs(&env)
+    }
+
+    fn pending_upgrade(env: Env) -> Option<PendingUpgrade> {
+        storage::pending_upgrade(&env)
+    }
+
+    fn propose_upgrade(env: Env, wasm_hash: BytesN<32>) -> Result<(), Error> {
         storage::admin(&env).require_auth();
+        let proposed_at = now(&env);
+        let applicable_at = proposed_at.saturating_add(storage::upgrade_delay_secs(&env));
+        storage::set_pending_upgrade(
+            &env,
+            &PendingUpgrade {
+                wasm_hash: wasm_hash.clone(),
+                proposed_at,
+                applicable_at,
+            },
+        );
+        storage::extend_instance(&env);
+        UpgradeProposed {
+            wasm_hash,
+            applicable_at,
+        }
+        .publish(&env);
+        Ok(())
+    }
+
+    fn cancel_upgrade(env: Env) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_upgrade(&env).ok_or(Error::NoPendingUpgrade)?;
+        storage::clear_pending_upgrade(&env);
+        storage::extend_instance(&env);
+        UpgradeCancelled {
+            wasm_hash: pending.wasm_hash,
+        }
+        .publish(&env);
+        Ok(())
+    }
+
+    fn apply_upgrade(env: Env) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_upgrade(&env).ok_or(Error::NoPendingUpgrade)?;
+        if now(&env) < pending.applicable_at {
+            return Err(Error::UpgradeNotDue);
+        }
+        storage::clear_pending_upgrade(&env);
+        storage::extend_instance(&env);
         // The replacement, `update_current_contract(ContractExecutable::Wasm(..))`, copies the
         // SDK's `ContractExecutable` types into this contract's interface section (~1 KB).
         #[allow(deprecated)]
         env.deployer()
-            .update_current_contract_wasm(new_wasm_hash.clone());
+            .update_current_contract_wasm(pending.wasm_hash.clone());
         Upgraded {
-            wasm_hash: new_wasm_hash,
+            wasm_hash: pending.wasm_hash,
         }
         .publish(&env);
         Ok(())
@@ -209,49 +280,34 @@ impl SafetyRegistryInterface for SafetyRegistry {
 
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error> {
         storage::require_attester(&env, &attester)?;
-        let revoked = storage::safety(&env, &asset).ok_or(Error::NotAttested)?;
-        let revoked_at = now(&env);
-        storage::remove_safety(&env, &asset);
-        storage::set_revocation(
-            &env,
-            &asset,
-            &Revocation {
-                revoked_at,
-                attester: attester.clone(),
-                revoked,
-            },
-        );
+        withdraw(&env, &attester, &asset, &attester)?;
         storage::extend_after_write(&env, &attester);
-        Revoked {
-            asset,
-            attester,
-            revoked_at,
-        }
-        .publish(&env);
+        Ok(())
+    }
+
+    fn admin_revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error> {
+        let admin = storage::admin(&env);
+        admin.require_auth();
+        withdraw(&env, &attester, &asset, &admin)?;
+        storage::extend_instance(&env);
         Ok(())
     }
 
     fn get_safety(env: Env, asset: Address) -> Option<Safety> {
-        storage::safety(&env, &asset)
+        current(&env, &asset)
+    }
+
+    fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety> {
+        storage::verdict(&env, &asset, &attester)
     }
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
-        let Some(safety) = storage::safety(&env, &asset) else {
-            return false;
-        };
-        // Critical is never safe, whatever ceiling the caller passes (a ceiling of 4 or more
-        // would otherwise admit it).
-        if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
-            return false;
-        }
-        if safety.flags & MECH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
-            return false;
-        }
-        is_fresh(&env, &safety, max_age_secs)
+        current(&env, &asset)
+            .is_some_and(|safety| admits(&env, &safety, max_severity, max_age_secs))
     }
 
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool {
-        let Some(safety) = storage::safety(&env, &asset) else {
+        let Some(safety) = current(&env, &asset) else {
             return false;
         };
         // The mask sees powers, not reputation: a critical entry (a scam, a blocklisted domain)
@@ -262,13 +318,132 @@ impl SafetyRegistryInterface for SafetyRegistry {
         is_fresh(&env, &safety, max_age_secs)
     }
 
+    fn is_safe_quorum(
+        env: Env,
+        asset: Address,
+        attesters: Vec<Address>,
+        threshold: u32,
+        max_severity: u32,
+        max_age_secs: u64,
+    ) -> bool {
+        let len = attesters.len();
+        if threshold == 0 || threshold > len || len > MAX_QUORUM_ATTESTERS {
+            return false;
+        }
+        for i in 1..len {
+            let a = attesters.get_unchecked(i);
+            for j in 0..i {
+                if a == attesters.get_unchecked(j) {
+                    return false;
+                }
+            }
+        }
+        let mut agreeing = 0;
+        for attester in attesters.try_iter() {
+            let attester = attester.unwrap_optimized();
+            let admits = storage::verdict(&env, &asset, &attester).is_some_and(|safety| {
+                counts(&env, &attester, &safety)
+                    && admits(&env, &safety, max_severity, max_age_secs)
+            });
+            if admits {
+                agreeing += 1;
+                if agreeing >= threshold {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn assess(
+        env: Env,
+        asset: Address,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Assessment {
+        let Some(safety) = current(&env, &asset) else {
+            return match storage::revocation(&env, &asset) {
+                Some(revocation) => Assessment::Revoked(revocation.revoked_at),
+                None => Assessment::NotAttested,
+            };
+        };
+        let age = now(&env).saturating_sub(safety.attested_at);
+        if max_age_secs != 0 && age > max_age_secs {
+            return Assessment::Stale(age);
+        }
+        // Clawback implies at least high at write time (`validate`), so a ceiling below high
+        // refuses it here as `is_safe` does.
+        if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
+            return Assessment::SeverityTooHigh(safety.severity);
+        }
+        let forbidden = safety.flags & forbidden_mask;
+        if forbidden != 0 {
+            return Assessment::ForbiddenMechanics(forbidden);
+        }
+        Assessment::Safe(safety)
+    }
+
     fn get_revocation(env: Env, asset: Address) -> Option<Revocation> {
         storage::revocation(&env, &asset)
     }
 }
 
+/// `is_safe`'s rule for one verdict: below critical, at or below the ceiling, no clawback under
+/// a ceiling below high, fresh.
+fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> bool {
+    // Critical is never safe, whatever ceiling the caller passes (a ceiling of 4 or more would
+    // otherwise admit it).
+    if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
+        return false;
+    }
+    if safety.flags & MECH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
+        return false;
+    }
+    is_fresh(env, safety, max_age_secs)
+}
+
 fn is_fresh(env: &Env, safety: &Safety, max_age_secs: u64) -> bool {
     max_age_secs == 0 || now(env).saturating_sub(safety.attested_at) <= max_age_secs
+}
+
+/// Whether `attester`'s `safety` counts now: it is an attester, and wrote the verdict during its
+/// current admission (a removed and re-admitted attester's earlier verdicts stay void).
+fn counts(env: &Env, attester: &Address, safety: &Safety) -> bool {
+    storage::admitted_at(env, attester).is_some_and(|admitted_at| safety.attested_at >= admitted_at)
+}
+
+/// The most recent verdict on `asset` that counts. One read while its writer is still an
+/// attester; otherwise every current attester's verdict is read (at most `MAX_ATTESTERS`).
+fn current(env: &Env, asset: &Address) -> Option<Safety> {
+    let latest = storage::latest(env, asset)?;
+    let attester = latest.attester.clone();
+    let safety = latest.safety();
+    if counts(env, &attester, &safety) {
+        return Some(safety);
+    }
+    most_recent_counting(env, asset).map(Latest::safety)
+}
+
+/// The most recent verdict on `asset` among current attesters; on a tie, the earliest admitted.
+fn most_recent_counting(env: &Env, asset: &Address) -> Option<Latest> {
+    let mut best: Option<Latest> = None;
+    for attester in storage::attesters(env)
+        .iter()
+        .flat_map(|list| list.try_iter())
+    {
+        let attester = attester.unwrap_optimized();
+        let Some(safety) = storage::verdict(env, asset, &attester) else {
+            continue;
+        };
+        let newer = best
+            .as_ref()
+            .is_none_or(|b| safety.attested_at > b.attested_at);
+        if newer && counts(env, &attester, &safety) {
+            best = Some(Latest::new(attester, safety));
+        }
+    }
+    best
 }
 
 /// The ledger timestamp. `env.ledger().timestamp()` unwraps with a formatted panic, which drags
@@ -279,6 +454,7 @@ fn now(env: &Env) -> u64 {
     u64::try_from_val(env, &raw).unwrap_optimized()
 }
 
+/// Stores `attester`'s verdict and makes it the asset's latest: nothing written later exists.
 fn write(
     env: &Env,
     attester: &Address,
@@ -288,24 +464,60 @@ fn write(
     evidence_hash: BytesN<32>,
     attested_at: u64,
 ) {
-    storage::set_safety(
-        env,
-        asset,
-        &Safety {
-            severity,
-            flags,
-            evidence_hash,
-            attested_at,
-        },
-    );
+    let safety = Safety {
+        severity,
+        flags,
+        evidence_hash: evidence_hash.clone(),
+        attested_at,
+    };
+    storage::set_verdict(env, asset, attester, &safety);
+    storage::set_latest(env, asset, &Latest::new(attester.clone(), safety));
     Attested {
         asset: asset.clone(),
         attester: attester.clone(),
         severity,
         flags,
+        evidence_hash,
         attested_at,
     }
     .publish(env);
+}
+
+/// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by`, leaves the trace, and
+/// points the asset's latest entry at the next most recent verdict that counts, if it pointed at
+/// the withdrawn one.
+fn withdraw(
+    env: &Env,
+    attester: &Address,
+    asset: &Address,
+    revoked_by: &Address,
+) -> Result<(), Error> {
+    let revoked = storage::verdict(env, asset, attester).ok_or(Error::NotAttested)?;
+    let revoked_at = now(env);
+    storage::remove_verdict(env, asset, attester);
+    if storage::latest(env, asset).is_some_and(|latest| latest.attester == *attester) {
+        match most_recent_counting(env, asset) {
+            Some(next) => storage::set_latest(env, asset, &next),
+            None => storage::remove_latest(env, asset),
+        }
+    }
+    storage::set_revocation(
+        env,
+        asset,
+        &Revocation {
+            revoked_at,
+            attester: attester.clone(),
+            revoked,
+        },
+    );
+    Revoked {
+        asset: asset.clone(),
+        attester: attester.clone(),
+        revoked_by: revoked_by.clone(),
+        revoked_at,
+    }
+    .publish(env);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -48,10 +48,16 @@ pub const CONTRACT_MASK: u32 =
 /// Every bit with a meaning; anything above is reserved and refused.
 pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_MINT << 1) - 1;
 
-/// Largest `attest_many` batch. One `attest` event is about 260 bytes with its attester and a
-/// transaction may emit 16,384 bytes of events, so 50 leaves room; it also matches the earlier
-/// registry, whose tooling splits batches at 50.
-pub const MAX_BATCH_SIZE: u32 = 50;
+/// Largest `attest_many` batch. One `attest` event is about 320 bytes with its evidence hash and
+/// its attester as a topic, and a transaction may emit 16,384 bytes of events: 35 events stay at
+/// or below 70 % of that limit, the binding one (docs/contract-interface.md has the figures).
+pub const MAX_BATCH_SIZE: u32 = 35;
+
+/// Largest attester set: bounds what `get_safety` reads when the latest writer was removed.
+pub const MAX_ATTESTERS: u32 = 16;
+
+/// Largest list `is_safe_quorum` accepts; a longer one answers false.
+pub const MAX_QUORUM_ATTESTERS: u32 = 10;
 
 /// Refuses a severity/flags pair no honest scan can produce. Checks run in this order, so the
 /// first failing rule names the error.

@@ -1,31 +1,32 @@
 //! Storage access and TTL policy. Writes top up what they touch; reads never extend anything.
-use soroban_sdk::{unwrap::UnwrapOptimized, Address, Env};
+use soroban_sdk::{
+    unwrap::{UnwrapInfallible, UnwrapOptimized},
+    Address, Env, Val, Vec,
+};
 
-use crate::{DataKey, Error, Revocation, Safety};
+use crate::{types::Latest, DataKey, Error, PendingUpgrade, Revocation, Safety, MAX_ATTESTERS};
 
-/// How far below the network maximum an entry's TTL may fall before a write tops it up.
-/// Zero means every write extends what it touches to `max_ttl()` (~180 days on pubnet).
+/// How far below the network maximum an entry's TTL may fall before a write tops it up: none,
+/// every write extends what it touches to the network maximum (~180 days on pubnet).
 pub const TTL_TOP_UP_MARGIN_LEDGERS: u32 = 0;
 
-fn ttl_target(env: &Env) -> (u32, u32) {
-    let extend_to = env.storage().max_ttl();
-    (
-        extend_to.saturating_sub(TTL_TOP_UP_MARGIN_LEDGERS),
-        extend_to,
-    )
-}
+/// Every write asks for the longest TTL there is and the host clamps it to the network maximum.
+/// Reading the maximum instead (`max_ttl()`) would import two more host functions, which every
+/// call of the registry, reads included, pays to instantiate.
+const TTL_THRESHOLD: u32 = u32::MAX - TTL_TOP_UP_MARGIN_LEDGERS;
+const TTL_EXTEND_TO: u32 = u32::MAX;
 
 /// Extends the instance (admin keys) and the contract code.
 pub fn extend_instance(env: &Env) {
-    let (threshold, extend_to) = ttl_target(env);
-    env.storage().instance().extend_ttl(threshold, extend_to);
+    env.storage()
+        .instance()
+        .extend_ttl(TTL_THRESHOLD, TTL_EXTEND_TO);
 }
 
 fn extend_persistent(env: &Env, key: &DataKey) {
-    let (threshold, extend_to) = ttl_target(env);
     env.storage()
         .persistent()
-        .extend_ttl(key, threshold, extend_to);
+        .extend_ttl(key, TTL_THRESHOLD, TTL_EXTEND_TO);
 }
 
 pub fn admin(env: &Env) -> Address {
@@ -61,13 +62,64 @@ pub fn is_attester(env: &Env, attester: &Address) -> bool {
         .has(&DataKey::Attester(attester.clone()))
 }
 
-pub fn add_attester(env: &Env, attester: &Address) {
-    let key = DataKey::Attester(attester.clone());
-    env.storage().persistent().set(&key, &());
-    extend_persistent(env, &key);
+/// When `attester` was admitted, if it is an attester now.
+pub fn admitted_at(env: &Env, attester: &Address) -> Option<u64> {
+    env.storage()
+        .persistent()
+        .get(&DataKey::Attester(attester.clone()))
 }
 
+/// The current attesters, in the order they were added (`None` before the first admission).
+pub fn attesters(env: &Env) -> Option<Vec<Address>> {
+    env.storage().instance().get(&DataKey::Attesters)
+}
+
+/// Stores the list through one host call from a stack buffer: `Vec::push_back` and friends
+/// would each import another host function, which every call of the registry pays for.
+fn set_attesters(env: &Env, list: &[Val]) {
+    use soroban_sdk::EnvBase as _;
+    let raw = env.vec_new_from_slice(list).unwrap_infallible();
+    env.storage().instance().set(&DataKey::Attesters, &raw);
+}
+
+/// Admits `attester` (not yet in the set) at `now`, keeping the list and the per-attester entry
+/// in step.
+pub fn add_attester(env: &Env, attester: &Address, now: u64) -> Result<(), Error> {
+    let mut buffer = [Val::VOID.to_val(); MAX_ATTESTERS as usize + 1];
+    let mut len = 0;
+    for a in attesters(env)
+        .iter()
+        .flat_map(|list| list.to_vals().try_iter())
+    {
+        if len == MAX_ATTESTERS as usize {
+            return Err(Error::TooManyAttesters);
+        }
+        buffer[len] = a.unwrap_optimized();
+        len += 1;
+    }
+    if len == MAX_ATTESTERS as usize {
+        return Err(Error::TooManyAttesters);
+    }
+    buffer[len] = attester.to_val();
+    set_attesters(env, &buffer[..=len]);
+    let key = DataKey::Attester(attester.clone());
+    env.storage().persistent().set(&key, &now);
+    extend_persistent(env, &key);
+    Ok(())
+}
+
+/// Withdraws `attester` (in the set) from the list and its per-attester entry.
 pub fn remove_attester(env: &Env, attester: &Address) {
+    let mut buffer = [Val::VOID.to_val(); MAX_ATTESTERS as usize];
+    let mut len = 0;
+    for a in attesters(env).iter().flat_map(|list| list.try_iter()) {
+        let a = a.unwrap_optimized();
+        if a != *attester && len < buffer.len() {
+            buffer[len] = a.to_val();
+            len += 1;
+        }
+    }
+    set_attesters(env, &buffer[..len]);
     env.storage()
         .persistent()
         .remove(&DataKey::Attester(attester.clone()));
@@ -88,22 +140,42 @@ pub fn extend_after_write(env: &Env, attester: &Address) {
     extend_instance(env);
 }
 
-pub fn safety(env: &Env, asset: &Address) -> Option<Safety> {
+/// `attester`'s own verdict on `asset`, whether or not it is still an attester.
+pub fn verdict(env: &Env, asset: &Address, attester: &Address) -> Option<Safety> {
     env.storage()
         .persistent()
-        .get(&DataKey::Safety(asset.clone()))
+        .get(&DataKey::Verdict(asset.clone(), attester.clone()))
 }
 
-pub fn set_safety(env: &Env, asset: &Address, safety: &Safety) {
-    let key = DataKey::Safety(asset.clone());
+pub fn set_verdict(env: &Env, asset: &Address, attester: &Address, safety: &Safety) {
+    let key = DataKey::Verdict(asset.clone(), attester.clone());
     env.storage().persistent().set(&key, safety);
     extend_persistent(env, &key);
 }
 
-pub fn remove_safety(env: &Env, asset: &Address) {
+pub fn remove_verdict(env: &Env, asset: &Address, attester: &Address) {
     env.storage()
         .persistent()
-        .remove(&DataKey::Safety(asset.clone()));
+        .remove(&DataKey::Verdict(asset.clone(), attester.clone()));
+}
+
+/// The most recent verdict written for `asset` and its writer, who may since have been removed.
+pub fn latest(env: &Env, asset: &Address) -> Option<Latest> {
+    env.storage()
+        .persistent()
+        .get(&DataKey::Latest(asset.clone()))
+}
+
+pub fn set_latest(env: &Env, asset: &Address, latest: &Latest) {
+    let key = DataKey::Latest(asset.clone());
+    env.storage().persistent().set(&key, latest);
+    extend_persistent(env, &key);
+}
+
+pub fn remove_latest(env: &Env, asset: &Address) {
+    env.storage()
+        .persistent()
+        .remove(&DataKey::Latest(asset.clone()));
 }
 
 pub fn revocation(env: &Env, asset: &Address) -> Option<Revocation> {
@@ -116,4 +188,30 @@ pub fn set_revocation(env: &Env, asset: &Address, revocation: &Revocation) {
     let key = DataKey::Revoked(asset.clone());
     env.storage().persistent().set(&key, revocation);
     extend_persistent(env, &key);
+}
+
+pub fn upgrade_delay_secs(env: &Env) -> u64 {
+    // Set by the constructor.
+    env.storage()
+        .instance()
+        .get(&DataKey::UpgradeDelay)
+        .unwrap_optimized()
+}
+
+pub fn set_upgrade_delay_secs(env: &Env, secs: u64) {
+    env.storage().instance().set(&DataKey::UpgradeDelay, &secs);
+}
+
+pub fn pending_upgrade(env: &Env) -> Option<PendingUpgrade> {
+    env.storage().instance().get(&DataKey::PendingUpgrade)
+}
+
+pub fn set_pending_upgrade(env: &Env, pending: &PendingUpgrade) {
+    env.storage()
+        .instance()
+        .set(&DataKey::PendingUpgrade, pending);
+}
+
+pub fn clear_pending_upgrade(env: &Env) {
+    env.storage().instance().remove(&DataKey::PendingUpgrade);
 }

@@ -21,7 +21,7 @@ use crate::decide::{decide, Decision, Floor};
 use crate::registry::Attestation;
 use crate::scanning::ScanSettings;
 use crate::targets::evaluate_targets;
-use crate::verify::{ledger_time, read_safety};
+use crate::verify::{ledger_time, read_safety_by};
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
@@ -142,14 +142,17 @@ impl Watcher<'_> {
             }
             Decision::Attest(p) => p,
         };
-        let on_chain =
-            match read_safety(self.rpc, self.registry, *contract).map_err(|e| e.to_string()) {
-                Ok(s) => s,
-                Err(m) => {
-                    log("chain_read_failed", json!({"asset": name, "error": m}));
-                    return Checked::Failed(m);
-                }
-            };
+        // This watcher's own verdict: another attester's never stands for it.
+        let own = self.signer.public_key();
+        let on_chain = match read_safety_by(self.rpc, self.registry, *contract, own)
+            .map_err(|e| e.to_string())
+        {
+            Ok(s) => s,
+            Err(m) => {
+                log("chain_read_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
         let ledger_now = match ledger_time(self.rpc) {
             Ok(t) => t,
             Err(m) => return Checked::Failed(m.to_string()),

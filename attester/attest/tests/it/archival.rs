@@ -1,10 +1,10 @@
-//! An archived attestation entry: re-attesting it still works (the simulation restores it, automatically or
+//! Archived attestation entries (the asset's latest verdict and the attester's own): re-attesting still works (the simulation restores it, automatically or
 //! through a restore preamble that the attester submits first), and the value read back is the new one.
 
 use crate::common;
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
-use assay_attest::registry::Attestation;
+use assay_attest::registry::{self, Attestation};
 use assay_attest::verify::read_safety;
 use common::*;
 use stellar_xdr::{
@@ -28,26 +28,29 @@ fn re_attesting_an_archived_entry_restores_it() {
     };
     s.submit(std::slice::from_ref(&first)).unwrap();
 
-    let key = LedgerKey::ContractData(LedgerKeyContractData {
-        contract: ScAddress::Contract(ContractId(Hash(w.registry))),
-        key: ScVal::Vec(Some(
+    // Both entries the write made: the asset's latest verdict and the attester's own.
+    let asset = ScVal::Address(ScAddress::Contract(ContractId(Hash([7; 32]))));
+    let keys = [
+        registry_key(&w, vec![symbol("Latest"), asset.clone()]),
+        registry_key(
+            &w,
             vec![
-                ScVal::Symbol(ScSymbol("Safety".try_into().unwrap())),
-                ScVal::Address(ScAddress::Contract(ContractId(Hash([7; 32])))),
-            ]
-            .try_into()
-            .unwrap(),
-        )),
-        durability: ContractDataDurability::Persistent,
-    });
-    assert!(
-        w.net.ledger_entry(&key).is_some(),
-        "the Safety entry exists under the expected key"
-    );
+                symbol("Verdict"),
+                asset,
+                registry::account_val(w.attester.public_key()),
+            ],
+        ),
+    ];
     let now = w.net.latest_ledger();
-    w.net
-        .admin_set_live_until(&key, now.saturating_sub(1))
-        .unwrap();
+    for key in &keys {
+        assert!(
+            w.net.ledger_entry(key).is_some(),
+            "the entry exists under the expected key: {key:?}"
+        );
+        w.net
+            .admin_set_live_until(key, now.saturating_sub(1))
+            .unwrap();
+    }
     w.net
         .wait_for_ledger(now + 2, std::time::Duration::from_secs(10));
 
@@ -68,9 +71,24 @@ fn re_attesting_an_archived_entry_restores_it() {
         (read.severity, read.flags, read.evidence_hash),
         (2, 2, [2; 32])
     );
-    let (_, live_until) = w.net.ledger_entry(&key).unwrap();
-    assert!(
-        live_until.unwrap_or(0) > w.net.latest_ledger(),
-        "live again after the write"
-    );
+    for key in &keys {
+        let (_, live_until) = w.net.ledger_entry(key).unwrap();
+        assert!(
+            live_until.unwrap_or(0) > w.net.latest_ledger(),
+            "live again after the write: {key:?}"
+        );
+    }
+}
+
+fn symbol(name: &str) -> ScVal {
+    ScVal::Symbol(ScSymbol(name.try_into().unwrap()))
+}
+
+/// The registry's persistent entry under the `DataKey` variant whose parts are `parts`.
+fn registry_key(w: &World, parts: Vec<ScVal>) -> LedgerKey {
+    LedgerKey::ContractData(LedgerKeyContractData {
+        contract: ScAddress::Contract(ContractId(Hash(w.registry))),
+        key: ScVal::Vec(Some(parts.try_into().unwrap())),
+        durability: ContractDataDurability::Persistent,
+    })
 }

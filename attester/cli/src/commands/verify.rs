@@ -12,10 +12,16 @@ use super::shared::{
 use super::{failed, usage, CommandResult};
 use assay_attest::sac;
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::{compare, ledger_time, read_safety, Verdict};
+use assay_attest::verify::{
+    compare, ledger_time, read_quorum, read_safety, read_safety_by, Verdict,
+};
+
+/// The registry's `MAX_QUORUM_ATTESTERS`: a longer list always answers false.
+const MAX_QUORUM_ATTESTERS: usize = 10;
 
 const AFTER_HELP: &str = "\
-Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
+Reads get_safety (the most recent verdict by a current attester), or with --attester G… that attester's
+own verdict (get_safety_by), by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
 recomputes the evidence hash in the preimage version (v3, v2, v1 for a classic asset; v4 for a token
 contract) that matches the on-chain value, and compares severity, then flags, then hash. The age is
 measured on the ledger clock. A token contract (C…) is read again from the network exactly as `assay
@@ -31,8 +37,15 @@ Exit codes:
   5   stale: the values agree but the attestation is older than --max-age
   64  usage error
 
+With --quorum G…,G… --threshold N, verify reports each listed attester's own verdict against the
+fresh scan, then asks the registry's is_safe_quorum whether at least N of them are current attesters
+holding a fresh verdict (--max-age) at or below --max-severity. It exits 0 when the quorum holds and
+3 when it does not (1 on an error, 64 on a bad list: more than 10 attesters, one listed twice, a
+threshold of 0 or above the list's length).
+
 Example:
-  assay verify USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --network testnet --asset-network mainnet";
+  assay verify USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --network testnet --asset-network mainnet
+  assay verify USDC-GA5Z… --registry CBK4… --network testnet --quorum GAAA…,GBBB…,GCCC… --threshold 2";
 
 /// Arguments of `assay verify`.
 #[derive(Args, Debug)]
@@ -57,6 +70,80 @@ pub struct VerifyArgs {
     pub output: OutputFormat,
     #[command(flatten)]
     pub suite: Sep41Args,
+    /// Verify this attester's own verdict (get_safety_by) instead of the most recent one.
+    #[arg(long, value_name = "G…", conflicts_with = "quorum")]
+    pub attester: Option<String>,
+    /// Attesters whose verdicts form a quorum, comma-separated (at most 10).
+    #[arg(
+        long,
+        value_name = "G…,G…",
+        value_delimiter = ',',
+        requires = "threshold"
+    )]
+    pub quorum: Vec<String>,
+    /// How many of --quorum must agree (1 up to the list's length).
+    #[arg(long, value_name = "N", requires = "quorum")]
+    pub threshold: Option<u32>,
+    /// The quorum's severity ceiling (is_safe_quorum's max_severity).
+    #[arg(long, value_name = "0-3", default_value_t = 2)]
+    pub max_severity: u32,
+}
+
+/// An attester's account key from its G… address.
+fn attester_key(text: &str) -> Result<[u8; 32], String> {
+    stellar_strkey::ed25519::PublicKey::from_string(text.trim())
+        .map(|k| k.0)
+        .map_err(|_| {
+            format!("invalid attester {text:?}: expected an account address G… (56 characters)")
+        })
+}
+
+/// The --quorum list as keys, refused before any read if the registry would answer false for the
+/// list itself.
+fn quorum_keys(list: &[String], threshold: u32) -> Result<Vec<[u8; 32]>, String> {
+    let keys = list
+        .iter()
+        .map(|a| attester_key(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    if keys.len() > MAX_QUORUM_ATTESTERS {
+        return Err(format!(
+            "--quorum lists {} attesters; the registry accepts at most {MAX_QUORUM_ATTESTERS}",
+            keys.len()
+        ));
+    }
+    if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
+        return Err(format!(
+            "--quorum lists {} twice; name each attester once",
+            list[i].trim()
+        ));
+    }
+    if threshold == 0 || threshold as usize > keys.len() {
+        return Err(format!(
+            "invalid --threshold {threshold}: expected 1 to {} (the number of --quorum attesters)",
+            keys.len()
+        ));
+    }
+    Ok(keys)
+}
+
+/// One attester's line of a quorum report.
+#[derive(Serialize)]
+struct AttesterLine<'a> {
+    attester: String,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+}
+
+/// The quorum's answer.
+#[derive(Serialize)]
+struct QuorumLine<'a> {
+    asset: String,
+    contract: String,
+    threshold: u32,
+    max_severity: u32,
+    max_age_secs: u64,
+    holds: bool,
+    attesters: Vec<AttesterLine<'a>>,
 }
 
 #[derive(Serialize)]
@@ -120,28 +207,89 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         Err(m) => return usage(m),
     };
     let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));
-    let on_chain = match read_safety(&rpc, registry, contract) {
+    if let Some(threshold) = args.threshold {
+        let keys = match quorum_keys(&args.quorum, threshold) {
+            Ok(k) => k,
+            Err(m) => return usage(m),
+        };
+        let mut on_chain = Vec::with_capacity(keys.len());
+        for key in &keys {
+            match read_safety_by(&rpc, registry, contract, *key) {
+                Ok(s) => on_chain.push(s),
+                Err(m) => return fail(&m),
+            }
+        }
+        let verdicts = if on_chain.iter().all(Option::is_none) {
+            vec![Verdict::Absent; keys.len()]
+        } else {
+            let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc)
+            {
+                Ok(x) => x,
+                Err(m) => return fail(&m),
+            };
+            on_chain
+                .iter()
+                .map(|s| compare(s.as_ref(), &report, now, args.max_age))
+                .collect()
+        };
+        let holds = match read_quorum(
+            &rpc,
+            registry,
+            contract,
+            &keys,
+            threshold,
+            args.max_severity,
+            args.max_age,
+        ) {
+            Ok(h) => h,
+            Err(m) => return fail(&m),
+        };
+        let line = QuorumLine {
+            asset: asset.to_string(),
+            contract: sac::contract_strkey(contract),
+            threshold,
+            max_severity: args.max_severity,
+            max_age_secs: args.max_age,
+            holds,
+            attesters: keys
+                .iter()
+                .zip(&verdicts)
+                .map(|(k, verdict)| AttesterLine {
+                    attester: stellar_strkey::ed25519::PublicKey(*k)
+                        .to_string()
+                        .as_str()
+                        .to_owned(),
+                    verdict,
+                })
+                .collect(),
+        };
+        let text = match args.output {
+            OutputFormat::Json => serde_json::to_string(&line).expect("serialises"),
+            OutputFormat::Text => render_quorum(&line),
+        };
+        let _ = writeln!(std::io::stdout(), "{text}");
+        return Ok(if holds {
+            assay_attest::verify::exit::AGREEMENT
+        } else {
+            assay_attest::verify::exit::MISMATCH
+        });
+    }
+    let read = match &args.attester {
+        Some(a) => match attester_key(a) {
+            Ok(key) => read_safety_by(&rpc, registry, contract, key),
+            Err(m) => return usage(m),
+        },
+        None => read_safety(&rpc, registry, contract),
+    };
+    let on_chain = match read {
         Ok(s) => s,
         Err(m) => return fail(&m),
     };
     let verdict = if on_chain.is_none() {
         Verdict::Absent
     } else {
-        let evaluated = evaluate_targets(
-            &settings,
-            &spec.rpc_url,
-            &spec.passphrase,
-            std::slice::from_ref(&target),
-            runner.as_ref(),
-        )
-        .map(|mut v| v.remove(0).0);
-        let report = match evaluated {
-            Ok(Ok(r)) => r,
-            Ok(Err(m)) => return fail(&m),
-            Err(m) => return fail(&m),
-        };
-        let now = match ledger_time(&rpc) {
-            Ok(t) => t,
+        let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc) {
+            Ok(x) => x,
             Err(m) => return fail(&m),
         };
         compare(on_chain.as_ref(), &report, now, args.max_age)
@@ -157,4 +305,50 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     };
     let _ = writeln!(std::io::stdout(), "{text}");
     Ok(verdict.exit_code())
+}
+
+/// The fresh scan of `target`, cache bypassed, as `assay attest` would read it, and the ledger time
+/// to age on-chain verdicts against.
+fn fresh_report(
+    settings: &assay_attest::scanning::ScanSettings,
+    spec: &assay_chain::network::NetworkSpec,
+    target: &assay_attest::attest::Target,
+    runner: Option<&assay_attest::sep41::Sep41Runner>,
+    rpc: &assay_chain::rpc::RpcClient,
+) -> Result<(assay_core::Report, u64), String> {
+    let evaluated = evaluate_targets(
+        settings,
+        &spec.rpc_url,
+        &spec.passphrase,
+        std::slice::from_ref(target),
+        runner,
+    )
+    .map(|mut v| v.remove(0).0);
+    let report = match evaluated {
+        Ok(Ok(r)) => r,
+        Ok(Err(m)) => return Err(m),
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok((report, ledger_time(rpc).map_err(|e| e.to_string())?))
+}
+
+/// The quorum's answer first, then one line per attester.
+fn render_quorum(q: &QuorumLine) -> String {
+    let mut out = format!(
+        "{}  quorum {} of {} (ceiling {}, max age {}): {}",
+        q.asset,
+        q.threshold,
+        q.attesters.len(),
+        q.max_severity,
+        assay_core::time::format_duration(q.max_age_secs as i64),
+        if q.holds {
+            "holds (is_safe_quorum true)"
+        } else {
+            "does not hold (is_safe_quorum false)"
+        }
+    );
+    for a in &q.attesters {
+        out.push_str(&format!("\n  {}  {}", a.attester, render(a.verdict)));
+    }
+    out
 }

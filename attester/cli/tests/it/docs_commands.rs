@@ -110,8 +110,12 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
 /// Commands that serve until stopped: started first (the others need them), stopped with SIGTERM at the end.
 const SERVICES: &[&str] = &["assay localnet --ledger-close-ms 1000"];
 
-/// Exit codes other than 0 that the docs state for a command (none today).
-const EXPECTED_EXIT: &[(&str, i32)] = &[];
+/// Exit codes other than 0 that the docs state for a command.
+const EXPECTED_EXIT: &[(&str, i32)] = &[(
+    // docs/contract-interface.md shows the notice refusing an early upgrade (Error(Contract, #14)).
+    "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- apply_upgrade",
+    1,
+)];
 
 /// What a command's stdout must contain, beyond its exit code (prefix of the command → text).
 const EXPECTED_STDOUT: &[(&str, &str)] = &[
@@ -140,12 +144,33 @@ const EXPECTED_STDOUT: &[(&str, &str)] = &[
         "\"severity\":2",
     ),
     (
-        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- is_safe",
+        // `--asset` too: `-- is_safe` alone is a prefix of `-- is_safe_quorum`.
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- is_safe --asset",
         "false",
     ),
     (
         "stellar contract invoke --id \"$GATE\" --network testnet --source admin -- would_admit",
         "false",
+    ),
+    (
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- get_safety_by",
+        "\"severity\":2",
+    ),
+    (
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- is_safe_quorum",
+        "true",
+    ),
+    (
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- assess",
+        "ForbiddenMechanics",
+    ),
+    (
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- upgrade_delay_secs",
+        "604800",
+    ),
+    (
+        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- pending_upgrade",
+        "applicable_at",
     ),
     ("assay history --output json USDC-", "\"severity\""),
 ];

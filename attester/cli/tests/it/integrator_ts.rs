@@ -8,6 +8,7 @@ use crate::world;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::quorum_cli::json_line;
 use serde_json::Value;
 use world::*;
 
@@ -16,25 +17,7 @@ const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 
 /// Runs `assay` against the world as its attester; returns the exit code and stdout.
 fn assay(w: &World, ca: &Path, args: &[&str]) -> (i32, String) {
-    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(args)
-        .args(w.cli_args(ca))
-        .env("STELLAR_SECRET_KEY", secret)
-        .env("HOME", w.dir.path())
-        .env("XDG_DATA_HOME", w.dir.path().join("data"))
-        .env_remove("STELLAR_NETWORK")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("assay {}: {stderr}", args.join(" "));
-    (out.status.code().unwrap_or(-1), stdout)
-}
-
-fn json_line(text: &str) -> Value {
-    serde_json::from_str(text.lines().next().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {text}"))
+    crate::quorum_cli::assay_as(w, ca, crate::quorum_cli::FIRST_SEED, args)
 }
 
 #[test]

@@ -78,6 +78,7 @@ fn a_fresh_verdict_is_stored_as_written_and_emitted_by_the_kits_attester() {
                 attester: registry.attester().clone(),
                 severity: 2,
                 flags: 18,
+                evidence_hash: BytesN::from_array(&env, &TEST_EVIDENCE_HASH),
                 attested_at: NOW,
             }
             .to_xdr(&env, registry.address())]

@@ -183,3 +183,126 @@ proptest! {
         check_critical(Build::Wasm, flags, age, &queries);
     }
 }
+
+/// With one attester, `is_safe_quorum` over it with threshold 1 answers what `is_safe` answers,
+/// whatever the verdict (or refused write), its age and the policy.
+fn check_quorum_of_one(
+    build: Build,
+    (severity, flags, age): (u32, u32, u64),
+    queries: &[(u32, u32, u64)],
+) {
+    let s = Setup::new(build);
+    let c = s.client();
+    let asset = Address::generate(&s.env);
+    let hash = BytesN::from_array(&s.env, &[5; 32]);
+    let _ = c.try_attest(&s.attester, &asset, &severity, &flags, &hash);
+    let t0 = s.env.ledger().timestamp();
+    s.env.ledger().set_timestamp(t0 + age);
+    let one = soroban_sdk::vec![&s.env, s.attester.clone()];
+    for &(max_severity, _, max_age) in queries {
+        assert_eq!(
+            c.is_safe_quorum(&asset, &one, &1, &max_severity, &max_age),
+            c.is_safe(&asset, &max_severity, &max_age),
+            "({severity}, {flags:#x}, age {age}) under ({max_severity}, {max_age})"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn quorum_of_one_equals_is_safe_native(
+        v in verdict(),
+        queries in proptest::collection::vec(query(), 1..8),
+    ) {
+        check_quorum_of_one(Build::Native, v, &queries);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn quorum_of_one_equals_is_safe_wasm(
+        v in verdict(),
+        queries in proptest::collection::vec(query(), 1..8),
+    ) {
+        check_quorum_of_one(Build::Wasm, v, &queries);
+    }
+}
+
+/// An asset nobody attested reads as "no" through every read, whatever the policy, whichever
+/// attesters are listed (admitted ones with verdicts on other assets included) and whatever
+/// threshold.
+fn check_unattested(
+    build: Build,
+    (severity, flags): (u32, u32),
+    queries: &[(u32, u32, u64)],
+    listed: usize,
+    threshold: u32,
+) {
+    let s = Setup::new(build);
+    let c = s.client();
+    let other = Address::generate(&s.env);
+    let never = Address::generate(&s.env);
+    let hash = BytesN::from_array(&s.env, &[6; 32]);
+    let mut list = soroban_sdk::Vec::new(&s.env);
+    for i in 0..listed {
+        let attester = if i == 0 {
+            s.attester.clone()
+        } else {
+            Address::generate(&s.env)
+        };
+        if i > 0 && i % 2 == 0 {
+            c.add_attester(&attester);
+        }
+        let _ = c.try_attest(&attester, &other, &severity, &flags, &hash);
+        list.push_back(attester);
+    }
+    for &(max_severity, mask, max_age) in queries {
+        assert!(!c.is_safe(&never, &max_severity, &max_age));
+        assert!(!c.is_safe_masked(&never, &mask, &max_age));
+        assert!(!c.is_safe_quorum(&never, &list, &threshold, &max_severity, &max_age));
+        assert_eq!(
+            c.assess(&never, &max_severity, &mask, &max_age),
+            crate::Assessment::NotAttested
+        );
+    }
+    assert_eq!(c.get_safety(&never), None);
+    for attester in list.iter() {
+        assert_eq!(c.get_safety_by(&never, &attester), None);
+    }
+}
+
+fn attestable() -> impl Strategy<Value = (u32, u32)> {
+    (0u32..=4, prop_oneof![Just(0u32), 0u32..8192])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn no_read_is_true_for_an_unattested_asset_native(
+        v in attestable(),
+        queries in proptest::collection::vec(loose_query(), 1..6),
+        listed in 1usize..=10,
+        threshold in 0u32..=3,
+    ) {
+        check_unattested(Build::Native, v, &queries, listed, threshold);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn no_read_is_true_for_an_unattested_asset_wasm(
+        v in attestable(),
+        queries in proptest::collection::vec(loose_query(), 1..6),
+        listed in 1usize..=10,
+        threshold in 0u32..=3,
+    ) {
+        check_unattested(Build::Wasm, v, &queries, listed, threshold);
+    }
+}

@@ -97,15 +97,26 @@ pub struct TestRegistry {
 }
 
 impl TestRegistry {
-    /// Deploys the registry's Rust code, registered natively in `env`.
+    /// Deploys the registry's Rust code, registered natively in `env` (no upgrade notice, as on a
+    /// local network).
     pub fn native(env: &Env) -> Self {
-        Self::deploy(env, |admin| env.register(SafetyRegistry, (admin.clone(),)))
+        Self::deploy(env, |admin| {
+            env.register(SafetyRegistry, Self::constructor_args(admin))
+        })
     }
 
     /// Deploys the registry from `wasm`, the bytes of `assay_registry.wasm` (a release artefact or
-    /// `scripts/build-wasm.sh`'s `target/wasm/assay_registry.wasm`), run in the host's VM.
+    /// `scripts/build-wasm.sh`'s `target/wasm/assay_registry.wasm`), run in the host's VM (no
+    /// upgrade notice, as on a local network).
     pub fn from_wasm(env: &Env, wasm: &[u8]) -> Self {
-        Self::deploy(env, |admin| env.register(wasm, (admin.clone(),)))
+        Self::deploy(env, |admin| {
+            env.register(wasm, Self::constructor_args(admin))
+        })
+    }
+
+    /// `(admin, upgrade_delay_secs: 0, allow_instant_upgrade: true)`.
+    fn constructor_args(admin: &Address) -> (Address, u64, bool) {
+        (admin.clone(), 0, true)
     }
 
     fn deploy(env: &Env, register: impl FnOnce(&Address) -> Address) -> Self {
@@ -143,16 +154,22 @@ impl TestRegistry {
         SafetyRegistryClient::new(&self.env, &self.address)
     }
 
-    /// Admits `attester` as the admin does.
+    /// Admits `attester` as the admin does, at ledger time 0: the registry counts only verdicts
+    /// written after an attester's admission, and a test writes verdicts back in time
+    /// ([`Verdict::aged`]). Ledger time is where it was before the call.
     ///
     /// # Errors
     /// [`Error::AttesterExists`] (11) if it is already in the set.
     pub fn add_attester(&self, attester: &Address) -> Result<(), Error> {
         let client = self.client();
-        contract_result(
+        let now = self.env.ledger().timestamp();
+        self.env.ledger().set_timestamp(0);
+        let added = contract_result(
             self.env
                 .as_contract(&self.admin, || client.try_add_attester(attester)),
-        )
+        );
+        self.env.ledger().set_timestamp(now);
+        added
     }
 
     /// Withdraws `attester`'s right to write, as the admin does.

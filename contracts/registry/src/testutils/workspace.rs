@@ -83,11 +83,24 @@ pub fn gate_wasm() -> &'static [u8] {
     WASM.get_or_init(|| load("assay_gate_example"))
 }
 
-/// Registers the registry under `admin` from the chosen build.
+/// Registers the registry under `admin` from the chosen build, with no upgrade notice (as a local
+/// network does).
 pub fn register_registry(env: &Env, build: Build, admin: &Address) -> Address {
+    register_registry_with_delay(env, build, admin, 0)
+}
+
+/// Registers the registry under `admin` from the chosen build with `upgrade_delay_secs` of notice
+/// (0 is passed as explicitly allowed).
+pub fn register_registry_with_delay(
+    env: &Env,
+    build: Build,
+    admin: &Address,
+    upgrade_delay_secs: u64,
+) -> Address {
+    let args = (admin.clone(), upgrade_delay_secs, upgrade_delay_secs == 0);
     match build {
-        Build::Native => env.register(SafetyRegistry, (admin.clone(),)),
-        Build::Wasm => env.register(registry_wasm(), (admin.clone(),)),
+        Build::Native => env.register(SafetyRegistry, args),
+        Build::Wasm => env.register(registry_wasm(), args),
     }
 }
 
