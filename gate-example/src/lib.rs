@@ -24,7 +24,7 @@ pub use registry::{Assessment, Safety};
 /// Bit 1 of the registry's mechanics: the issuer can freeze a balance.
 pub const MECH_AUTH_REVOCABLE: u32 = 2;
 /// Bit 2 of the registry's mechanics: the issuer can take a balance.
-pub const MECH_CLAWBACK_ENABLED: u32 = 4;
+pub const MECH_AUTH_CLAWBACK_ENABLED: u32 = 4;
 /// Bit 9 of the registry's mechanics: a token's code can be replaced.
 pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
 /// Bit 10 of the registry's mechanics: a token's admin can take a balance.
@@ -34,7 +34,7 @@ pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
 /// Default forbidden mechanics: freezing and confiscation, by issuer flags (bits 1, 2) or by a
 /// token's code (bits 10, 11), and code that can be replaced (bit 9): 3,590.
 pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE
-    | MECH_CLAWBACK_ENABLED
+    | MECH_AUTH_CLAWBACK_ENABLED
     | MECH_CODE_MUTABLE
     | MECH_ADMIN_CLAWBACK
     | MECH_ADMIN_FREEZE;

@@ -334,7 +334,7 @@ fn custom_policy_is_honoured_and_unusable_ones_are_refused() {
     for_each_build(|build| {
         let strict = Policy {
             max_severity: 3,
-            forbidden_mask: MECH_CLAWBACK_ENABLED,
+            forbidden_mask: MECH_AUTH_CLAWBACK_ENABLED,
             max_age_secs: 3_600,
         };
         let s = Setup::with_policy(build, Some(strict.clone()));

@@ -397,7 +397,7 @@ fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> b
     if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
         return false;
     }
-    if safety.flags & MECH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
+    if safety.flags & MECH_AUTH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
         return false;
     }
     is_fresh(env, safety, max_age_secs)

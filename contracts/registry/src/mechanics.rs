@@ -12,9 +12,9 @@ pub const MECH_AUTH_REQUIRED: u32 = 1 << 0;
 /// Bit 1: the issuer can freeze a held balance.
 pub const MECH_AUTH_REVOCABLE: u32 = 1 << 1;
 /// Bit 2: the issuer can take and burn a balance without the holder's signature.
-pub const MECH_CLAWBACK_ENABLED: u32 = 1 << 2;
+pub const MECH_AUTH_CLAWBACK_ENABLED: u32 = 1 << 2;
 /// Bit 3: both copies of the issuer flags say they can never change.
-pub const MECH_FLAGS_LOCKED: u32 = 1 << 3;
+pub const MECH_AUTH_IMMUTABLE: u32 = 1 << 3;
 /// Bit 4: nobody verifiably stands behind the asset's home domain.
 pub const MECH_DOMAIN_UNVERIFIED: u32 = 1 << 4;
 /// Bit 5: a curated adverse listing escalated the asset.
@@ -35,13 +35,14 @@ pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
 pub const MECH_ADMIN_MINT: u32 = 1 << 12;
 
 /// Bits 0-2: powers the issuer holds over every balance.
-pub const CAPABILITY_MASK: u32 = MECH_AUTH_REQUIRED | MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
+pub const CAPABILITY_MASK: u32 =
+    MECH_AUTH_REQUIRED | MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED;
 /// The power to take a balance.
-pub const CONFISCATION_MASK: u32 = MECH_CLAWBACK_ENABLED;
+pub const CONFISCATION_MASK: u32 = MECH_AUTH_CLAWBACK_ENABLED;
 /// Policy mask for `is_safe_masked`: refuse confiscation only.
-pub const POLICY_MASK_CONFISCATION_ONLY: u32 = MECH_CLAWBACK_ENABLED;
+pub const POLICY_MASK_CONFISCATION_ONLY: u32 = MECH_AUTH_CLAWBACK_ENABLED;
 /// Policy mask for `is_safe_masked`: refuse confiscation and freezing.
-pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 = MECH_CLAWBACK_ENABLED | MECH_AUTH_REVOCABLE;
+pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 = MECH_AUTH_CLAWBACK_ENABLED | MECH_AUTH_REVOCABLE;
 /// Bits 9-12: powers a custom token's code grants.
 pub const CONTRACT_MASK: u32 =
     MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK | MECH_ADMIN_FREEZE | MECH_ADMIN_MINT;
@@ -69,16 +70,16 @@ pub fn validate(severity: u32, flags: u32) -> Result<(), Error> {
         return Err(Error::ReservedFlags);
     }
     // Severity is the strongest single power, so a power bit implies at least its level.
-    let implied = if flags & (MECH_CLAWBACK_ENABLED | MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK) != 0
-    {
-        SEVERITY_HIGH
-    } else if flags & (MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE) != 0 {
-        SEVERITY_MEDIUM
-    } else if flags & MECH_AUTH_REQUIRED != 0 {
-        SEVERITY_LOW
-    } else {
-        SEVERITY_CLEAR
-    };
+    let implied =
+        if flags & (MECH_AUTH_CLAWBACK_ENABLED | MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK) != 0 {
+            SEVERITY_HIGH
+        } else if flags & (MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE) != 0 {
+            SEVERITY_MEDIUM
+        } else if flags & MECH_AUTH_REQUIRED != 0 {
+            SEVERITY_LOW
+        } else {
+            SEVERITY_CLEAR
+        };
     if severity < implied {
         return Err(Error::InconsistentAttestation);
     }

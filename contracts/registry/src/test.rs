@@ -713,7 +713,7 @@ fn batch_over_the_cap_or_with_one_invalid_element_writes_nothing() {
 
         let (mut items, assets) = batch(&s, 10, 0);
         let mut bad = items.get(7).unwrap();
-        bad.flags = MECH_CLAWBACK_ENABLED;
+        bad.flags = MECH_AUTH_CLAWBACK_ENABLED;
         bad.severity = SEVERITY_MEDIUM;
         items.set(7, bad);
         assert_contract_error(

@@ -11,11 +11,11 @@ pub mod registry {
 /// Mechanics bit 1: the issuer can freeze a balance.
 pub const MECH_AUTH_REVOCABLE: u32 = 1 << 1;
 /// Mechanics bit 2: the issuer can claw a balance back.
-pub const MECH_CLAWBACK_ENABLED: u32 = 1 << 2;
+pub const MECH_AUTH_CLAWBACK_ENABLED: u32 = 1 << 2;
 /// Highest severity accepted: 2 (medium).
 pub const MAX_SEVERITY: u32 = 2;
 /// Mechanics that refuse a token whatever its severity.
-pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED;
+pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED;
 /// Oldest verdict accepted, in seconds.
 pub const MAX_AGE_SECS: u64 = 86_400;
 

@@ -5,7 +5,7 @@ use assay_integrator_example::{
 };
 use assay_registry::testutils::{assert_contract_error, new_env, TestRegistry, Verdict};
 use assay_registry::{
-    MECH_AUTH_REQUIRED, MECH_AUTH_REVOCABLE, MECH_CLAWBACK_ENABLED, SEVERITY_CRITICAL,
+    MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REQUIRED, MECH_AUTH_REVOCABLE, SEVERITY_CRITICAL,
     SEVERITY_HIGH, SEVERITY_LOW, SEVERITY_MEDIUM,
 };
 use soroban_sdk::testutils::{Address as _, Ledger as _};
@@ -39,7 +39,7 @@ fn accepts_a_fresh_clear_verdict_up_to_the_last_fresh_second() {
 
 #[test]
 fn refuses_every_unacceptable_verdict() {
-    let (clawback, freeze) = (MECH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE);
+    let (clawback, freeze) = (MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE);
     let cases = [
         (Verdict::clear().revoked(), Error::NotAttested),
         (Verdict::clear().aged(MAX_AGE_SECS + 1), Error::Stale),
@@ -74,7 +74,7 @@ fn refuses_a_stale_verdict() {
 #[test]
 fn the_kit_refuses_what_the_registry_refuses() {
     with_each_registry(|_, registry, _, token| {
-        let clawback_below_high = Verdict::new(SEVERITY_LOW, MECH_CLAWBACK_ENABLED);
+        let clawback_below_high = Verdict::new(SEVERITY_LOW, MECH_AUTH_CLAWBACK_ENABLED);
         assert_eq!(
             registry.try_put(token, &clawback_below_high),
             Err(assay_registry::Error::InconsistentAttestation)
@@ -89,5 +89,8 @@ fn the_kit_refuses_what_the_registry_refuses() {
 #[test]
 fn the_vaults_bits_are_the_registrys() {
     assert_eq!(example::MECH_AUTH_REVOCABLE, MECH_AUTH_REVOCABLE);
-    assert_eq!(example::MECH_CLAWBACK_ENABLED, MECH_CLAWBACK_ENABLED);
+    assert_eq!(
+        example::MECH_AUTH_CLAWBACK_ENABLED,
+        MECH_AUTH_CLAWBACK_ENABLED
+    );
 }

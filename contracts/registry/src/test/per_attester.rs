@@ -37,11 +37,11 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
         let t0 = s.env.ledger().timestamp();
         c.attest(&a, &asset, &0, &0, &s.hash(1));
         let t1 = advance(&s, 10);
-        c.attest(&b, &asset, &3, &MECH_CLAWBACK_ENABLED, &s.hash(2));
+        c.attest(&b, &asset, &3, &MECH_AUTH_CLAWBACK_ENABLED, &s.hash(2));
         s.assert_auth(
             &b,
             "attest",
-            (&b, &asset, 3u32, MECH_CLAWBACK_ENABLED, s.hash(2)).into_val(&s.env),
+            (&b, &asset, 3u32, MECH_AUTH_CLAWBACK_ENABLED, s.hash(2)).into_val(&s.env),
         );
         // The event names its writer as a topic and carries the evidence hash.
         assert_eq!(
@@ -50,7 +50,7 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
                 asset: asset.clone(),
                 attester: b.clone(),
                 severity: 3,
-                flags: MECH_CLAWBACK_ENABLED,
+                flags: MECH_AUTH_CLAWBACK_ENABLED,
                 evidence_hash: s.hash(2),
                 attested_at: t1,
             }
@@ -64,7 +64,7 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
         };
         let b_verdict = Safety {
             severity: 3,
-            flags: MECH_CLAWBACK_ENABLED,
+            flags: MECH_AUTH_CLAWBACK_ENABLED,
             evidence_hash: s.hash(2),
             attested_at: t1,
         };
@@ -272,7 +272,7 @@ fn quorum_holds_at_exactly_the_threshold_and_refuses_bad_lists() {
         let asset = Address::generate(&s.env);
         c.attest(&a, &asset, &1, &MECH_AUTH_REQUIRED, &s.hash(1));
         c.attest(&b, &asset, &2, &MECH_AUTH_REVOCABLE, &s.hash(2));
-        c.attest(&third, &asset, &3, &MECH_CLAWBACK_ENABLED, &s.hash(3));
+        c.attest(&third, &asset, &3, &MECH_AUTH_CLAWBACK_ENABLED, &s.hash(3));
         let all = vec![&s.env, a.clone(), b.clone(), third.clone()];
         // Ceiling 2: A and B agree, the third does not.
         assert!(c.is_safe_quorum(&asset, &all, &2, &2, &0), "{build:?}");
@@ -364,7 +364,7 @@ fn assess_returns_each_variant_at_its_boundary() {
             c.assess(
                 &asset,
                 &3,
-                &(MECH_AUTH_REVOCABLE | MECH_CLAWBACK_ENABLED),
+                &(MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED),
                 &0
             ),
             Assessment::ForbiddenMechanics(MECH_AUTH_REVOCABLE),
@@ -447,7 +447,7 @@ fn a_full_batch_of_one_attester_leaves_the_others_alone() {
             items.push_back(Attestation {
                 asset: asset.clone(),
                 severity: 3,
-                flags: MECH_CLAWBACK_ENABLED,
+                flags: MECH_AUTH_CLAWBACK_ENABLED,
                 evidence_hash: s.hash(1),
             });
         }
