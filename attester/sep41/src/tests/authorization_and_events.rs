@@ -459,3 +459,74 @@ fn an_allowance_granted_for_a_simulation_is_revoked_so_a_second_run_finds_none()
         assert_eq!(r.status, Pass, "second run: {}: {}", r.id, r.actual);
     }
 }
+
+/// Key-based runs sign their writes: when the signing guard refuses one because the simulation
+/// asks the signer to authorize a nested XLM pull, the function's authorization check FAILs with
+/// the refused tree, and nothing more is signed in the run.
+#[test]
+fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
+    let (mut chain, cfg) = setup(5);
+    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
+    let pull = invocation(
+        &account(77),
+        "transfer",
+        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
+        vec![],
+    );
+    let mut asked = authorization(
+        &party_address(&chain, "holder"),
+        &token(),
+        "transfer",
+        vec![holder, spender, i128_val(0)],
+        vec![pull],
+    );
+    // The signer is the transaction's source: its entry carries source-account credentials.
+    asked.credentials = stellar_xdr::SorobanCredentials::SourceAccount;
+    chain.write_script.insert(
+        "transfer".into(),
+        Err(crate::WriteFault::Unsigned {
+            reason: "refusing to sign: … nothing was signed or submitted".into(),
+            auth: vec![asked],
+        }),
+    );
+    let report = run(&mut chain, &cfg);
+
+    let auth = row(&report, "sep41-transfer-auth");
+    assert_eq!(auth.status, Fail, "{}", auth.actual);
+    assert!(
+        auth.actual
+            .contains("the signing guard refused to sign transfer for the holder"),
+        "{}",
+        auth.actual
+    );
+    assert_eq!(
+        auth.evidence.observed[0],
+        "holder authorizes token.transfer(holder, spender, 0)"
+    );
+    assert!(
+        auth.evidence.observed[1].starts_with("  ⤷ G")
+            && auth.evidence.observed[1].contains(".transfer(holder, G"),
+        "{:?}",
+        auth.evidence.observed
+    );
+
+    let refused = row(&report, "sep41-transfer-zero-amount");
+    assert_eq!(refused.status, Unverifiable, "{}", refused.actual);
+    assert!(
+        refused.actual.contains("see sep41-transfer-auth"),
+        "{}",
+        refused.actual
+    );
+    // Nothing is signed after the refusal: the writes that follow are not attempted.
+    let first_transfer = chain.writes.iter().position(|w| w == "transfer").unwrap();
+    assert_eq!(first_transfer + 1, chain.writes.len(), "{:?}", chain.writes);
+    for id in ["sep41-transfer", "sep41-approve", "sep41-burn"] {
+        let r = row(&report, id);
+        assert_eq!(r.status, Unverifiable, "{id}: {}", r.actual);
+        assert!(r.actual.contains("nothing more is signed"), "{}", r.actual);
+    }
+    // The other authorization checks only simulate, and still judge.
+    assert_eq!(report.status_of("sep41-approve-auth"), Some(Pass));
+    assert_eq!(report.status_of("sep41-burn-auth"), Some(Pass));
+    assert_eq!(report.exit_code(), 1);
+}
