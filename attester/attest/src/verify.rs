@@ -1,7 +1,7 @@
 //! `assay verify`: compare what the registry holds with a fresh scan, recomputing the hash in the preimage
 //! version the on-chain value was written with.
 
-use assay_core::{attestation_params, EvidenceVersion, Freshness, Report};
+use assay_core::{attestation_params, EvidenceVersion, Freshness, Mechanics, Report};
 use serde::Serialize;
 use stellar_xdr::{
     HostFunction, InvokeHostFunctionOp, Memo, MuxedAccount, Operation, OperationBody,
@@ -9,7 +9,11 @@ use stellar_xdr::{
     TransactionV1Envelope, Uint256,
 };
 
+use crate::attest::Target;
 use crate::registry::{self, Safety};
+use crate::scanning::ScanSettings;
+use crate::sep41::Sep41Runner;
+use crate::targets::evaluate_targets;
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{contract_error_code, Simulated};
 
@@ -149,6 +153,61 @@ pub fn compare(on_chain: Option<&Safety>, report: &Report, now: u64, max_age_sec
         evidence_version: matched.evidence_version,
         age_secs,
     }
+}
+
+/// Re-derives what the registry should hold for `target` and compares it with `on_chain`.
+///
+/// The registry keeps a hash, not the evidence, so whether the attestation's evidence carried
+/// `sep41` lines shows in the hash: when a fresh evaluation without the suite does not reproduce
+/// it, `suite` runs (keyless on a fork of the network unless keys were given) and the comparison is
+/// made again. With `always_suite` (`verify --sep41`) only the comparison with the suite is made.
+/// When neither agrees, the verdict shown is the suite's if the on-chain flags carry
+/// sep41_violation (the evidence certainly held sep41 lines) or the plain scan could not conclude,
+/// else the plain scan's. `now` reads the ledger clock.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_target(
+    settings: &ScanSettings,
+    rpc_url: &str,
+    passphrase: &str,
+    target: &Target,
+    on_chain: Option<&Safety>,
+    suite: Option<&Sep41Runner>,
+    always_suite: bool,
+    now: &dyn Fn() -> Result<u64, String>,
+    max_age_secs: u64,
+) -> Result<Verdict, String> {
+    let Some(safety) = on_chain else {
+        return Ok(Verdict::Absent);
+    };
+    let agrees = |v: &Verdict| matches!(v, Verdict::Agreement { .. } | Verdict::Stale { .. });
+    let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, String> {
+        let targets = std::slice::from_ref(target);
+        let mut evaluated = evaluate_targets(settings, rpc_url, passphrase, targets, runner)?;
+        let report = evaluated.remove(0).0?;
+        Ok(compare(Some(safety), &report, now()?, max_age_secs))
+    };
+    let plain = match (suite, always_suite) {
+        (Some(_), true) => None,
+        _ => Some(fresh(None)?),
+    };
+    let Some(runner) = suite else {
+        return Ok(plain.expect("the plain comparison ran"));
+    };
+    if let Some(v) = plain.as_ref().filter(|v| agrees(v)) {
+        return Ok(v.clone());
+    }
+    let with_suite = fresh(Some(runner))?;
+    let violation_on_chain = safety.flags & Mechanics::SEP41_VIOLATION != 0;
+    Ok(match plain {
+        Some(plain)
+            if !agrees(&with_suite)
+                && !violation_on_chain
+                && !matches!(plain, Verdict::Unverifiable { .. }) =>
+        {
+            plain
+        }
+        _ => with_suite,
+    })
 }
 
 /// Reads `get_safety(asset)` by simulation only (nothing is signed or sent). The simulated transaction's

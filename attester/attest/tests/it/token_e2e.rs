@@ -47,12 +47,12 @@ fn runner(w: &World, holder: &Secret, spender: &Secret) -> Sep41Runner {
     Sep41Runner {
         rpc_url: w.spec.rpc_url.clone(),
         passphrase: w.spec.passphrase.clone(),
-        parties: Parties {
+        parties: Some(Parties {
             holder: party(holder),
             holder_key: Some(holder.clone()),
             spender: party(spender),
             spender_key: Some(spender.clone()),
-        },
+        }),
     }
 }
 

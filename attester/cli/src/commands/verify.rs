@@ -9,16 +9,19 @@ use serde::Serialize;
 use super::shared::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs};
 use crate::EXIT_USAGE;
 use assay_attest::sac;
-use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::{compare, exit, ledger_time, read_safety, Verdict};
+use assay_attest::sep41::Sep41Runner;
+use assay_attest::targets::resolve;
+use assay_attest::verify::{exit, ledger_time, read_safety, verify_target, Verdict};
 
 const AFTER_HELP: &str = "\
 Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
 recomputes the evidence hash in the preimage version (v3, v2, v1 for a classic asset; v4 for a token
 contract) that matches the on-chain value, and compares severity, then flags, then hash. The age is
 measured on the ledger clock. A token contract (C…) is read again from the network exactly as `assay
-attest` reads it. An attestation written with --sep41 binds the suite's verdicts: verify it with --sep41
-(the same holder and spender), which re-runs the suite and compares the hash it then derives.
+attest` reads it. An attestation written with --sep41 binds the suite's verdicts: when the fresh scan
+alone does not reproduce the on-chain hash, verify re-runs the suite keyless on a fork of the registry's
+network (nothing signed or sent) and compares the hash it then derives. --sep41 always runs it (with the
+holder's and spender's keys, when given, as a key-based live run).
 
 Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
@@ -111,8 +114,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Err(m) => return usage(m),
     };
     let (asset, contract) = (target.asset.clone(), target.contract);
+    // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
+    // registry's network, where the token lives), or always with --sep41.
     let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
-        Ok(r) => r,
+        Ok(Some(r)) => Some(r),
+        Ok(None) if settings.asset_passphrase == spec.passphrase => {
+            Some(Sep41Runner::keyless(&spec.rpc_url, &spec.passphrase))
+        }
+        Ok(None) => None,
         Err(m) => return usage(m),
     };
     let rpc = match rpc_client(&spec) {
@@ -127,26 +136,19 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(s) => s,
         Err(m) => return fail(m),
     };
-    let verdict = if on_chain.is_none() {
-        Verdict::Absent
-    } else {
-        let evaluated = evaluate_targets(
-            &settings,
-            &spec.rpc_url,
-            &spec.passphrase,
-            std::slice::from_ref(&target),
-            runner.as_ref(),
-        )
-        .map(|mut v| v.remove(0).0);
-        let report = match evaluated {
-            Ok(Ok(r)) => r,
-            Ok(Err(m)) | Err(m) => return fail(m),
-        };
-        let now = match ledger_time(&rpc) {
-            Ok(t) => t,
-            Err(m) => return fail(m),
-        };
-        compare(on_chain.as_ref(), &report, now, args.max_age)
+    let verdict = match verify_target(
+        &settings,
+        &spec.rpc_url,
+        &spec.passphrase,
+        &target,
+        on_chain.as_ref(),
+        runner.as_ref(),
+        args.suite.sep41,
+        &|| ledger_time(&rpc),
+        args.max_age,
+    ) {
+        Ok(v) => v,
+        Err(m) => return fail(m),
     };
     let text = match args.output {
         OutputFormat::Json => serde_json::to_string(&Line {

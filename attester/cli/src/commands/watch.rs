@@ -201,14 +201,14 @@ pub fn run(args: WatchArgs) -> ExitCode {
     ExitCode::from(if args.once && failed { 1 } else { 0 })
 }
 
-/// The SEP-41 runner for `sep41 = true` assets: the registry's network, the config's party identities or
-/// ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET, and the consent gate.
+/// The SEP-41 runner for `sep41 = true` assets, on the registry's network: keyless on a fork, or
+/// key-based live with the config's party identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET
+/// behind the consent gate.
 fn sep41_runner(
     config: &WatchConfig,
     spec: &assay_chain::network::NetworkSpec,
     asset_passphrase: &str,
 ) -> Result<Sep41Runner, String> {
-    use assay_sep41::live::{self, PartiesInput, PartyInput};
     if asset_passphrase != spec.passphrase {
         return Err(
             "sep41 = true runs the conformance suite against the Stellar Asset Contract on the registry's \
@@ -216,26 +216,12 @@ fn sep41_runner(
                 .into(),
         );
     }
-    let parties = live::resolve_parties(&PartiesInput {
-        owner: PartyInput {
-            address: None,
-            identity: config.sep41_owner_identity.clone(),
-        },
-        spender: PartyInput {
-            address: None,
-            identity: config.sep41_spender_identity.clone(),
-        },
-    })
-    .map_err(|e| format!("sep41: {e}"))?;
-    live::consent(
+    Sep41Runner::with_parties(
+        &spec.rpc_url,
         &spec.passphrase,
-        &parties,
+        config.sep41_owner_identity.clone(),
+        config.sep41_spender_identity.clone(),
         config.sep41_allow_non_testnet_write,
     )
-    .map_err(|e| format!("sep41: {e}"))?;
-    Ok(Sep41Runner {
-        rpc_url: spec.rpc_url.clone(),
-        passphrase: spec.passphrase.clone(),
-        parties,
-    })
+    .map_err(|e| format!("sep41: {e}"))
 }

@@ -170,7 +170,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let runner = Sep41Runner {
         rpc_url: w.spec.rpc_url.clone(),
         passphrase: w.spec.passphrase.clone(),
-        parties,
+        parties: Some(parties),
     };
     let run = runner.run(sac);
     let subject = scan_subjects(&w.settings(&["aqua.network"]), &[aqua.core()])
