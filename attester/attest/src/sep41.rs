@@ -229,7 +229,8 @@ impl Sep41Outcome {
         }
     }
 
-    /// The JSON object `--output json` carries under `sep41`.
+    /// The JSON object `--output json` carries under `sep41` (`fork`: the ledger forked and the
+    /// holder's premise, for a keyless run; null for a key-based one).
     pub fn to_json(&self) -> serde_json::Value {
         let rows: Vec<serde_json::Value> = match &self.report {
             Some(r) => r
@@ -250,6 +251,7 @@ impl Sep41Outcome {
         };
         serde_json::json!({
             "contract": self.contract,
+            "fork": self.report.as_ref().and_then(|r| r.fork.as_ref()),
             "verdict": self.verdict(),
             "summary": self.summary(),
             "error": self.error,
