@@ -401,3 +401,77 @@ fn sep41_writes_off_test_networks_need_consent() {
     assert!(err.contains("--allow-non-testnet-write"), "{err}");
     assert!(!err.contains(&secret(13)) && !err.contains(&secret(12)));
 }
+
+/// `assay scan C… --sep41`: the token contract read by its code and admin, and the suite run keyless
+/// on a fork of the network at --rpc-url, its verdicts in the report (one `sep41` evidence line per
+/// check) and its summary in the text form. No key anywhere in the environment.
+#[test]
+fn scan_of_a_token_contract_with_sep41_runs_the_keyless_suite() {
+    let w = World::start(&[]);
+    let ca = w.ca();
+    let token = w.deploy(
+        "conformant_token",
+        41,
+        vec![
+            assay_attest::registry::account_val(w.admin.public_key()),
+            stellar_xdr::ScVal::U32(7),
+            string("Scanned"),
+            string("SCAN"),
+        ],
+    );
+    // Units for a holder the token's mint event names, so the fork finds a holder to take over.
+    let mint = assay_attest::registry::call(
+        token,
+        "mint",
+        vec![
+            assay_attest::registry::account_val(Secret::from_bytes([13; 32]).public_key()),
+            assay_sep41::checks::i128_val(1000),
+        ],
+    );
+    w.invoker(&w.admin).invoke(&mint).expect("mint");
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let scan = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["scan", &id, "--network", "local", "--no-history"])
+            .args(["--rpc-url", &w.net.rpc_url()])
+            .args(["--network-passphrase", w.net.passphrase()])
+            .args(w.source_args(&ca))
+            .args(extra)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", w.dir.path())
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+
+    let (code, out, err) = scan(&["--sep41", "--output", "json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let report = json_line(&out);
+    let lines: Vec<&str> = (report["evidence"].as_array().unwrap().iter())
+        .filter(|e| e["source"] == "sep41")
+        .map(|e| e["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(lines.len(), 25, "{report}");
+    assert!(lines.iter().all(|l| l.contains(" PASS:")), "{lines:?}");
+    assert_eq!(report["severity"], "clear", "{report}");
+
+    let (code, out, err) = scan(&["--sep41"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains(&format!("sep41 conformant on {id}: 25 checks: 25 pass")),
+        "{out}"
+    );
+
+    // Without --sep41 the report holds no sep41 line; --sep41 with no token contract is a usage error.
+    let (_, out, _) = scan(&["--output", "json"]);
+    assert!(!out.contains("\"sep41\""), "{out}");
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["scan", &format!("AQUA-{AQUA}"), "--sep41", "--no-history"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--sep41 runs the conformance suite against token contracts"));
+}
