@@ -292,7 +292,6 @@ impl Run<'_> {
                 let refused = (self.refused_signature.as_ref())
                     .is_some_and(|r| def.layer == Layer::Authorization && r.function == def.member);
                 let step = match def.id {
-                    _ if refused => Ok(self.refused_authorization()),
                     "sep41-decimals" => self.decimals(),
                     "sep41-balance" => self.balance(),
                     "sep41-allowance" => self.allowance(),
@@ -326,7 +325,12 @@ impl Run<'_> {
                 {
                     self.lent_allowance = Some(def.id);
                 }
-                step.unwrap_or_else(|o| o)
+                let outcome = step.unwrap_or_else(|o| o);
+                if refused {
+                    self.refused_authorization(outcome)
+                } else {
+                    outcome
+                }
             }
         };
         CheckResult {
@@ -570,11 +574,19 @@ impl Run<'_> {
         }
     }
 
-    /// The FAIL of the authorization check whose write the signing guard refused, with the
+    /// The authorization check of a function whose write the signing guard refused: FAIL either
+    /// way. Its own simulation's FAIL stands, with the refusal added; otherwise the FAIL shows the
     /// authorization tree the signer was asked to sign.
-    fn refused_authorization(&mut self) -> Outcome {
+    fn refused_authorization(&mut self, simulated: Outcome) -> Outcome {
         let refused = self.refused_signature.as_ref().expect("a refused write");
         let label = signer_label(refused.signer);
+        if simulated.status == Status::Fail {
+            return fail(format!(
+                "{}; and the signing guard refused to sign {} for the {label} earlier in this run, \
+                 so nothing was signed or submitted",
+                simulated.actual, refused.function
+            ));
+        }
         let names = self.names().with_source(label);
         let observed = names.authorizations(&refused.auth);
         let actual = format!(

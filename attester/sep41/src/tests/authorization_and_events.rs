@@ -530,3 +530,49 @@ fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
     assert_eq!(report.status_of("sep41-burn-auth"), Some(Pass));
     assert_eq!(report.exit_code(), 1);
 }
+
+/// When the check's own simulation also shows the problem, its FAIL (and tree) stands and names
+/// the refusal too.
+#[test]
+fn a_refused_write_keeps_the_simulated_fail_of_its_auth_check() {
+    let (mut chain, cfg) = setup(5);
+    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
+    let pull = invocation(
+        &account(77),
+        "transfer",
+        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
+        vec![],
+    );
+    let asked = authorization(
+        &party_address(&chain, "holder"),
+        &token(),
+        "transfer",
+        vec![holder, spender, i128_val(1)],
+        vec![pull],
+    );
+    chain
+        .auth_script
+        .insert("transfer".into(), vec![asked.clone()]);
+    chain.write_script.insert(
+        "transfer".into(),
+        Err(crate::WriteFault::Unsigned {
+            reason: "refusing to sign".into(),
+            auth: vec![asked],
+        }),
+    );
+    let report = run(&mut chain, &cfg);
+    let auth = row(&report, "sep41-transfer-auth");
+    assert_eq!(auth.status, Fail, "{}", auth.actual);
+    assert!(
+        auth.actual.contains("also covers 1 nested call")
+            && auth.actual.contains(
+                "the signing guard refused to sign transfer for the holder earlier in this run"
+            ),
+        "{}",
+        auth.actual
+    );
+    assert_eq!(
+        auth.evidence.observed[0],
+        "holder authorizes token.transfer(holder, spender, 1)"
+    );
+}
