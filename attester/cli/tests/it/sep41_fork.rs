@@ -47,6 +47,9 @@ impl Upstream {
     }
 
     fn start_with(wasm_name: &str, minted: i128, seed: u8) -> Upstream {
+        // Built before the network starts: a build longer than the server's 30 s idle timeout would
+        // leave the client a closed connection to reuse.
+        let wasm = token_wasm(wasm_name);
         let net = LocalNet::start(LocalNetConfig::default()).unwrap();
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(50);
@@ -68,7 +71,7 @@ impl Upstream {
         network
             .deploy_sac(&admin, &stellar_xdr::Asset::Native)
             .unwrap();
-        let hash = network.upload_wasm(&admin, &token_wasm(wasm_name)).unwrap();
+        let hash = network.upload_wasm(&admin, &wasm).unwrap();
         let text = |s: &str| ScVal::String(stellar_xdr::ScString(s.try_into().unwrap()));
         let args = vec![
             ScVal::Address(admin.sc_address()),
