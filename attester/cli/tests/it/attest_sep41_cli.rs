@@ -409,26 +409,9 @@ fn sep41_writes_off_test_networks_need_consent() {
 fn scan_of_a_token_contract_with_sep41_runs_the_keyless_suite() {
     let w = World::start(&[]);
     let ca = w.ca();
-    let token = w.deploy(
-        "conformant_token",
-        41,
-        vec![
-            assay_attest::registry::account_val(w.admin.public_key()),
-            stellar_xdr::ScVal::U32(7),
-            string("Scanned"),
-            string("SCAN"),
-        ],
-    );
+    let token = w.deploy_token("conformant_token", 41);
     // Units for a holder the token's mint event names, so the fork finds a holder to take over.
-    let mint = assay_attest::registry::call(
-        token,
-        "mint",
-        vec![
-            assay_attest::registry::account_val(Secret::from_bytes([13; 32]).public_key()),
-            assay_sep41::checks::i128_val(1000),
-        ],
-    );
-    w.invoker(&w.admin).invoke(&mint).expect("mint");
+    w.mint(token, 13);
     let id = format!("{}", stellar_strkey::Contract(token));
     let scan = |extra: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_assay"))

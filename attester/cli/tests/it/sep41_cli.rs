@@ -378,15 +378,7 @@ fn live_mode_signs_nothing_for_a_token_whose_transfer_pulls_xlm() {
     );
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = |id: &str| {
-        report["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["id"] == id)
-            .unwrap_or_else(|| panic!("no row {id}"))
-            .clone()
-    };
+    let row = |id: &str| crate::sep41_fork::row(&report, id);
     let auth = row("sep41-transfer-auth");
     assert_eq!(auth["status"], "FAIL", "{auth}");
     let actual = auth["actual"].as_str().unwrap();

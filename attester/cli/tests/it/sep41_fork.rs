@@ -156,7 +156,8 @@ fn fork_run(upstream_rpc: &str, contract: &str, extra: &[&str], home: &Path) -> 
     (out, report)
 }
 
-fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
+/// The row of check `id` in a JSON report.
+pub(crate) fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["results"]
         .as_array()
         .unwrap()

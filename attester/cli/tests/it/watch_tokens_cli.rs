@@ -8,7 +8,6 @@ use crate::world;
 use std::process::Command;
 
 use assay_attest::verify::read_safety;
-use assay_chain::Secret;
 use world::*;
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
@@ -49,37 +48,11 @@ fn watch_attests_token_contracts_and_stellar_asset_contracts_by_address() {
     let w = World::start(&["aqua.network"]);
     let ca = w.ca();
 
-    // A custom token whose code can be replaced (bit 9: high).
-    let upgradable = w.deploy(
-        "upgradable_token",
-        51,
-        vec![
-            assay_attest::registry::account_val(w.admin.public_key()),
-            stellar_xdr::ScVal::U32(7),
-            string("Upgradable"),
-            string("UPG"),
-        ],
-    );
-    // A conformant token with units for a holder its mint event names, watched with sep41 = true.
-    let conformant = w.deploy(
-        "conformant_token",
-        52,
-        vec![
-            assay_attest::registry::account_val(w.admin.public_key()),
-            stellar_xdr::ScVal::U32(7),
-            string("Conformant"),
-            string("CONF"),
-        ],
-    );
-    let mint = assay_attest::registry::call(
-        conformant,
-        "mint",
-        vec![
-            assay_attest::registry::account_val(Secret::from_bytes([13; 32]).public_key()),
-            assay_sep41::checks::i128_val(1000),
-        ],
-    );
-    w.invoker(&w.admin).invoke(&mint).expect("mint");
+    // A custom token whose code can be replaced (bit 9: high), and a conformant token with units
+    // for a holder its mint event names, watched with sep41 = true.
+    let upgradable = w.deploy_token("upgradable_token", 51);
+    let conformant = w.deploy_token("conformant_token", 52);
+    w.mint(conformant, 13);
     // A classic asset's Stellar Asset Contract, named by its address.
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");

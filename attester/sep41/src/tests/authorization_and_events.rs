@@ -35,6 +35,28 @@ fn party_address(chain: &ScriptedChain, who: &str) -> stellar_xdr::ScAddress {
     }
 }
 
+/// The holder's authorization of `transfer(holder, spender, amount)` with a native XLM transfer
+/// of the holder's to a third party nested under it.
+fn transfer_pulling_xlm(
+    chain: &ScriptedChain,
+    amount: i128,
+) -> stellar_xdr::SorobanAuthorizationEntry {
+    let (holder, spender) = (addr(chain, "holder"), addr(chain, "spender"));
+    let pull = invocation(
+        &account(77),
+        "transfer",
+        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
+        vec![],
+    );
+    authorization(
+        &party_address(chain, "holder"),
+        &token(),
+        "transfer",
+        vec![holder, spender, i128_val(amount)],
+        vec![pull],
+    )
+}
+
 /// Runs the suite and asserts that of the nine exactly `id` has `status`, the others PASS.
 fn only(chain: &mut ScriptedChain, cfg: &crate::SuiteConfig, id: &str, status: Status) -> Report {
     let report = run(chain, cfg);
@@ -91,24 +113,8 @@ fn transfer_accepted_with_no_authorization_fails_transfer_auth() {
 #[test]
 fn an_xlm_pull_nested_in_transfer_fails_transfer_auth_and_shows_the_tree() {
     let (mut chain, cfg) = setup(5);
-    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
-    let native = account(77);
-    let pull = invocation(
-        &native,
-        "transfer",
-        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
-        vec![],
-    );
-    chain.auth_script.insert(
-        "transfer".into(),
-        vec![authorization(
-            &party_address(&chain, "holder"),
-            &token(),
-            "transfer",
-            vec![holder, spender, i128_val(1)],
-            vec![pull],
-        )],
-    );
+    let asked = transfer_pulling_xlm(&chain, 1);
+    chain.auth_script.insert("transfer".into(), vec![asked]);
     let report = only(&mut chain, &cfg, "sep41-transfer-auth", Fail);
     let r = row(&report, "sep41-transfer-auth");
     assert!(
@@ -466,20 +472,7 @@ fn an_allowance_granted_for_a_simulation_is_revoked_so_a_second_run_finds_none()
 #[test]
 fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
     let (mut chain, cfg) = setup(5);
-    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
-    let pull = invocation(
-        &account(77),
-        "transfer",
-        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
-        vec![],
-    );
-    let mut asked = authorization(
-        &party_address(&chain, "holder"),
-        &token(),
-        "transfer",
-        vec![holder, spender, i128_val(0)],
-        vec![pull],
-    );
+    let mut asked = transfer_pulling_xlm(&chain, 0);
     // The signer is the transaction's source: its entry carries source-account credentials.
     asked.credentials = stellar_xdr::SorobanCredentials::SourceAccount;
     chain.write_script.insert(
@@ -536,20 +529,7 @@ fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
 #[test]
 fn a_refused_write_keeps_the_simulated_fail_of_its_auth_check() {
     let (mut chain, cfg) = setup(5);
-    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
-    let pull = invocation(
-        &account(77),
-        "transfer",
-        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
-        vec![],
-    );
-    let asked = authorization(
-        &party_address(&chain, "holder"),
-        &token(),
-        "transfer",
-        vec![holder, spender, i128_val(1)],
-        vec![pull],
-    );
+    let asked = transfer_pulling_xlm(&chain, 1);
     chain
         .auth_script
         .insert("transfer".into(), vec![asked.clone()]);
