@@ -20,6 +20,11 @@ scripts/build-wasm.sh
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "the released binary"
+# The tests build assay with the `demo` feature (a dev-dependency turns it on for the whole workspace), so
+# the binary a user builds, without it, is checked on its own.
+cargo clippy -p assay-cli --bin assay --locked -- -D warnings
+
 step "one stellar-xdr"
 xdr_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | awk '$1 == "stellar-xdr" { print $2 }' | sort -u)"
 if [ "$(printf '%s\n' "$xdr_versions" | grep -c .)" -gt 1 ]; then

@@ -409,7 +409,7 @@ impl Submitter for ChainSubmitter<'_> {
     /// An unsigned, sourceless simulation: nothing is signed for a read.
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
         crate::verify::read_safety(self.invoker.rpc, self.registry, asset)
-            .map_err(ChainError::Simulation)
+            .map_err(|e| ChainError::Simulation(e.to_string()))
     }
 
     fn revoke(&mut self, asset: [u8; 32]) -> Result<Confirmed, ChainError> {
@@ -453,16 +453,16 @@ impl ChainSubmitter<'_> {
 /// Exit codes of `assay attest`.
 pub mod exit {
     /// Every asset was written (or, with `--dry-run`, simulated).
-    pub const ALL_WRITTEN: u8 = 0;
+    pub const ALL_WRITTEN: u8 = assay_core::exit::OK;
     /// A scan or chain step failed for an attestable asset: nothing was written for it.
-    pub const ERROR: u8 = 1;
+    pub const ERROR: u8 = assay_core::exit::ERROR;
     /// At least one asset was refused as not attestable; every other asset was written.
-    pub const REFUSED: u8 = 2;
+    pub const REFUSED: u8 = assay_core::exit::NEGATIVE;
     /// A transaction was sent but its outcome is unknown: check the printed hash before retrying.
-    pub const UNKNOWN: u8 = 3;
+    pub const UNKNOWN: u8 = assay_core::exit::OUTCOME_UNKNOWN;
     /// A write was confirmed on chain but reading it back failed: it is written (the hash is printed);
     /// check it with `assay verify`, do not resend it.
-    pub const WRITTEN_UNCONFIRMED: u8 = 4;
+    pub const WRITTEN_UNCONFIRMED: u8 = assay_core::exit::WRITTEN_UNCONFIRMED;
 }
 
 /// The exit code for a set of outcomes: unknown beats error beats written-unconfirmed beats refused

@@ -9,6 +9,7 @@
 
 pub mod attest;
 pub mod decide;
+pub mod error;
 #[cfg(feature = "local-world")]
 pub mod local_world;
 pub mod registry;
@@ -21,3 +22,4 @@ pub mod verify;
 pub mod watch;
 
 pub use decide::{decide, Decision};
+pub use error::AttestError;

@@ -9,8 +9,6 @@ use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{ScanConfig, Scanner};
 
-use assay_chain::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
-
 /// Where the asset's sources are read.
 #[derive(Debug, Clone)]
 pub struct ScanSettings {
@@ -31,12 +29,7 @@ pub struct ScanSettings {
 impl ScanSettings {
     /// The default Horizon for a passphrase, when there is one.
     pub fn default_horizon(passphrase: &str) -> Option<&'static str> {
-        match passphrase {
-            MAINNET_PASSPHRASE => Some(assay_core::DEFAULT_HORIZON_URL),
-            TESTNET_PASSPHRASE => Some("https://horizon-testnet.stellar.org"),
-            assay_chain::network::LOCAL_PASSPHRASE => Some("http://localhost:8000"),
-            _ => None,
-        }
+        assay_core::network::by_passphrase(passphrase).map(|n| n.horizon_url)
     }
 }
 

@@ -15,6 +15,7 @@ use crate::sac;
 use crate::scanning::{scan_subjects, ScanSettings};
 use crate::sep41::{evaluate_contract_subject, Sep41Outcome, Sep41Runner};
 use crate::token::{read_token, TokenRead};
+use crate::AttestError;
 
 /// Parses `input` and keys it: a classic asset by its SAC on `registry_passphrase`, a `C…` by itself.
 /// `native` is refused (it has no issuer to read). A `C…` must live on the registry's network, so a
@@ -23,25 +24,27 @@ pub fn resolve(
     input: &str,
     registry_passphrase: &str,
     asset_passphrase: &str,
-) -> Result<Target, String> {
-    match Token::parse(input.trim()).map_err(|e| e.to_string())? {
+) -> Result<Target, AttestError> {
+    let input_error = |e: &dyn std::fmt::Display| AttestError::Input(e.to_string());
+    match Token::parse(input.trim()).map_err(|e| input_error(&e))? {
         Token::Classic(asset) => Ok(Target {
             contract: sac::asset_contract_id(&asset, registry_passphrase)
-                .map_err(|e| e.to_string())?,
+                .map_err(|e| input_error(&e))?,
             asset: Token::Classic(asset),
         }),
-        Token::Native => Err(format!(
+        Token::Native => Err(AttestError::Input(format!(
             "{input}: the native asset has no issuer whose powers could be read; name a classic asset \
              (CODE-ISSUER) or a token contract (C…)"
-        )),
+        ))),
         Token::Contract(c) => {
             if asset_passphrase != registry_passphrase {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "{c} is a token contract: it is read on the registry's network, so drop --asset-network \
                      (or point --network at the token's network)"
-                ));
+                )));
             }
-            let id = sac::parse_contract(&c).ok_or_else(|| format!("{c}: not a contract address"))?;
+            let id = sac::parse_contract(&c)
+                .ok_or_else(|| AttestError::Input(format!("{c}: not a contract address")))?;
             Ok(Target {
                 asset: Token::Contract(c),
                 contract: id,
@@ -84,7 +87,7 @@ pub fn evaluate_targets(
     passphrase: &str,
     targets: &[Target],
     runner: Option<&Sep41Runner>,
-) -> Result<Vec<Evaluated>, String> {
+) -> Result<Vec<Evaluated>, AttestError> {
     // What each target is scanned as: a classic asset (with the SAC's admin when named by C…), or a custom
     // token's subject.
     enum Plan {
@@ -126,7 +129,7 @@ pub fn evaluate_targets(
     let mut subjects = if classic.is_empty() {
         Vec::new()
     } else {
-        scan_subjects(settings, &classic)?
+        scan_subjects(settings, &classic).map_err(AttestError::Source)?
     }
     .into_iter();
     let mut out = Vec::with_capacity(targets.len());

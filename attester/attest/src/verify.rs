@@ -14,23 +14,24 @@ use crate::registry::{self, Safety};
 use crate::scanning::ScanSettings;
 use crate::sep41::Sep41Runner;
 use crate::targets::evaluate_targets;
+use crate::AttestError;
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{contract_error_code, Simulated};
 
 /// Exit codes (the earlier implementation's scheme).
 pub mod exit {
     /// On-chain value equals the fresh scan and is within the age window.
-    pub const AGREEMENT: u8 = 0;
+    pub const AGREEMENT: u8 = assay_core::exit::OK;
     /// Anything else went wrong (RPC, Horizon, a malformed on-chain value).
-    pub const ERROR: u8 = 1;
+    pub const ERROR: u8 = assay_core::exit::ERROR;
     /// The fresh scan could not be completed (undetermined or unevaluated): no comparison is possible.
-    pub const UNVERIFIABLE: u8 = 2;
+    pub const UNVERIFIABLE: u8 = assay_core::exit::UNDETERMINED;
     /// The registry holds nothing for the asset.
-    pub const ABSENT: u8 = 3;
+    pub const ABSENT: u8 = assay_core::exit::ABSENT;
     /// Severity, flags or hash differ (compared in that order).
-    pub const MISMATCH: u8 = 4;
+    pub const MISMATCH: u8 = assay_core::exit::NEGATIVE;
     /// Values agree but the attestation is older than the window.
-    pub const STALE: u8 = 5;
+    pub const STALE: u8 = assay_core::exit::STALE;
 }
 
 /// The verdict of a verification.
@@ -173,17 +174,17 @@ pub fn verify_target(
     on_chain: Option<&Safety>,
     suite: Option<&Sep41Runner>,
     always_suite: bool,
-    now: &dyn Fn() -> Result<u64, String>,
+    now: &dyn Fn() -> Result<u64, AttestError>,
     max_age_secs: u64,
-) -> Result<Verdict, String> {
+) -> Result<Verdict, AttestError> {
     let Some(safety) = on_chain else {
         return Ok(Verdict::Absent);
     };
     let agrees = |v: &Verdict| matches!(v, Verdict::Agreement { .. } | Verdict::Stale { .. });
-    let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, String> {
+    let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, AttestError> {
         let targets = std::slice::from_ref(target);
         let mut evaluated = evaluate_targets(settings, rpc_url, passphrase, targets, runner)?;
-        let report = evaluated.remove(0).0?;
+        let report = evaluated.remove(0).0.map_err(AttestError::Source)?;
         Ok(compare(Some(safety), &report, now()?, max_age_secs))
     };
     let plain = match (suite, always_suite) {
@@ -216,7 +217,7 @@ pub fn read_safety(
     rpc: &RpcClient,
     registry_id: [u8; 32],
     asset: [u8; 32],
-) -> Result<Option<Safety>, String> {
+) -> Result<Option<Safety>, AttestError> {
     let f: HostFunction = registry::get_safety(registry_id, asset);
     let tx = Transaction {
         source_account: MuxedAccount::Ed25519(Uint256([0; 32])),
@@ -239,27 +240,33 @@ pub fn read_safety(
         tx,
         signatures: Default::default(),
     });
-    let response = rpc.simulate_transaction(&env).map_err(|e| e.to_string())?;
-    let sim = Simulated::from_response(&response).map_err(|e| match contract_error_code(&e) {
-        Some(code) => format!(
-            "get_safety failed: {e} ({})",
-            registry::registry_error(code)
-        ),
-        None => {
-            format!("get_safety failed: {e} (is --registry an Assay registry on this network?)")
-        }
+    let chain = AttestError::Chain;
+    let response = rpc
+        .simulate_transaction(&env)
+        .map_err(|e| chain(e.to_string()))?;
+    let sim = Simulated::from_response(&response).map_err(|e| {
+        chain(match contract_error_code(&e) {
+            Some(code) => format!(
+                "get_safety failed: {e} ({})",
+                registry::registry_error(code)
+            ),
+            None => {
+                format!("get_safety failed: {e} (is --registry an Assay registry on this network?)")
+            }
+        })
     })?;
     match sim.result {
-        Some(v) => registry::decode_safety(&v),
-        None => Err("get_safety returned no value".into()),
+        Some(v) => registry::decode_safety(&v).map_err(chain),
+        None => Err(chain("get_safety returned no value".into())),
     }
 }
 
 /// The latest ledger's close time, the clock the registry stamps `attested_at` with.
-pub fn ledger_time(rpc: &RpcClient) -> Result<u64, String> {
+pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
+    let chain = |e: &dyn std::fmt::Display| AttestError::Chain(e.to_string());
     let r = rpc
         .call("getLatestLedger", serde_json::json!({}))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain(&e))?;
     if let Some(t) = r["closeTime"]
         .as_str()
         .and_then(|s| s.parse().ok())
@@ -269,11 +276,11 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, String> {
     }
     let h = rpc
         .call("getHealth", serde_json::json!({}))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain(&e))?;
     h["latestLedgerCloseTime"]
         .as_str()
         .and_then(|s| s.parse().ok())
-        .ok_or_else(|| "stellar-rpc reported no ledger close time".to_string())
+        .ok_or_else(|| chain(&"stellar-rpc reported no ledger close time"))
 }
 
 /// Wall clock seconds, for callers without a ledger time.

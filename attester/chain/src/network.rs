@@ -7,14 +7,10 @@ use serde::Deserialize;
 
 pub use crate::address::network_id;
 
-/// Pubnet passphrase.
-pub const MAINNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
-/// Testnet passphrase.
-pub const TESTNET_PASSPHRASE: &str = "Test SDF Network ; September 2015";
-/// Futurenet passphrase.
-pub const FUTURENET_PASSPHRASE: &str = "Test SDF Future Network ; October 2022";
-/// Standalone (`stellar container`/quickstart `local`) passphrase.
-pub const LOCAL_PASSPHRASE: &str = "Standalone Network ; February 2017";
+pub use assay_core::network::{
+    FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE as MAINNET_PASSPHRASE,
+    STANDALONE_PASSPHRASE as LOCAL_PASSPHRASE, TESTNET_PASSPHRASE,
+};
 
 /// A network to talk to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +98,14 @@ fn check_url(url: &str) -> Result<(), NetworkError> {
     }
 }
 
+/// The passphrase `name` stands for (a known network or a stellar-cli network file), for commands that
+/// read Horizon only and need no RPC endpoint.
+pub fn passphrase_of(name: &str, config_dir: Option<&Path>) -> Result<String, NetworkError> {
+    // Any valid URL stands in for the endpoint a known network may lack (mainnet); only the passphrase
+    // is returned.
+    resolve(Some(name), Some("http://unused.invalid"), None, config_dir).map(|spec| spec.passphrase)
+}
+
 /// Resolves the network from the flags. `--rpc-url` overrides a named network's endpoint (as stellar-cli
 /// does); a config file under `config_dir/network/NAME.toml` wins over a built-in of the same name.
 pub fn resolve(
@@ -150,24 +154,18 @@ pub fn resolve(
             }
         }
         None => {
-            let (url, pass) = match name {
-                "testnet" => ("https://soroban-testnet.stellar.org", TESTNET_PASSPHRASE),
-                "futurenet" => ("https://rpc-futurenet.stellar.org", FUTURENET_PASSPHRASE),
-                "local" | "standalone" => ("http://localhost:8000/rpc", LOCAL_PASSPHRASE),
-                "mainnet" | "pubnet" => ("", MAINNET_PASSPHRASE),
-                _ => {
-                    return Err(NetworkError::Unknown {
-                        name: name.into(),
-                        path: file.map(|p| p.display().to_string()).unwrap_or_else(|| {
-                            format!("network/{name}.toml (no config directory)")
-                        }),
-                    })
-                }
+            let Some(known) = assay_core::network::by_name(name) else {
+                return Err(NetworkError::Unknown {
+                    name: name.into(),
+                    path: file
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| format!("network/{name}.toml (no config directory)")),
+                });
             };
             NetworkSpec {
                 name: name.into(),
-                rpc_url: url.into(),
-                passphrase: pass.into(),
+                rpc_url: known.rpc_url.unwrap_or_default().into(),
+                passphrase: known.passphrase.into(),
             }
         }
     };

@@ -1,20 +1,20 @@
 //! `assay`: results on stdout, diagnostics on stderr, documented exit codes.
 //!
-//! Exit codes shared by every subcommand (each subcommand documents its own 0..=5 in its help):
-//! - 0: the command did what was asked and the answer is complete;
-//! - 64: usage error: a bad argument or malformed input (the message names it and the expected form).
+//! Exit codes are one table for every command ([`assay_core::exit`]), shown by `assay --help` and the
+//! README; each subcommand's help lists the ones it returns.
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod signals;
 
 #[cfg(feature = "demo")]
 use commands::demo;
 use commands::{attest, attestation, history, localnet, scan, sep41, serve, verify, watch};
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
-pub const EXIT_USAGE: u8 = 64;
+pub const EXIT_USAGE: u8 = assay_core::exit::USAGE;
 
 #[derive(Parser)]
 #[command(
@@ -62,7 +62,14 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     }
-    let cli = match Cli::try_parse() {
+    let command = Cli::command().after_help(format!(
+        "Exit codes (the same numbers in every command; each command's --help lists its own):\n{}",
+        assay_core::exit::TABLE
+    ));
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -74,27 +81,38 @@ fn main() -> ExitCode {
             };
         }
     };
-    match cli.command {
-        Command::Attestation(args) => attestation::run(args),
-        Command::Scan(args) => scan::run(args),
-        Command::History(args) => history::run(args),
-        Command::Attest(args) => attest::run(args),
-        Command::Verify(args) => verify::run(args),
-        Command::Watch(args) => watch::run(args),
-        Command::Localnet(args) => localnet::run(args),
-        Command::Sep41(args) => sep41::run(args),
+    let (name, result) = match cli.command {
+        Command::Attestation(args) => ("attestation", attestation::run(args)),
+        Command::Scan(args) => ("scan", scan::run(args)),
+        Command::History(args) => ("history", history::run(args)),
+        Command::Attest(args) => ("attest", attest::run(args)),
+        Command::Verify(args) => ("verify", verify::run(args)),
+        Command::Watch(args) => ("watch", watch::run(args)),
+        Command::Localnet(args) => ("localnet", localnet::run(args)),
+        Command::Sep41(args) => ("sep41", sep41::run(args)),
         #[cfg(feature = "demo")]
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => ("demo", demo::run(args)),
         #[cfg(not(feature = "demo"))]
-        Command::Demo { .. } => {
-            eprintln!(
-                "error: this assay was built without the `demo` feature (the demo replays recorded sources \
+        Command::Demo { .. } => (
+            "demo",
+            Err(commands::CommandError::usage(
+                "this assay was built without the `demo` feature (the demo replays recorded sources \
                  with test support the released binary leaves out); run scripts/demo.sh, or build with \
-                 `cargo build -p assay-cli --features demo`"
+                 `cargo build -p assay-cli --features demo`",
+            )),
+        ),
+        Command::Serve(args) => ("serve", serve::run(args)),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            // The one place a command's error is shown: redacted, so no URL credential or key leaks.
+            eprintln!(
+                "assay {name}: {}",
+                assay_core::redact::text(&error.to_string())
             );
-            ExitCode::from(EXIT_USAGE)
+            ExitCode::from(error.exit_code())
         }
-        Command::Serve(args) => serve::run(args),
     }
 }
 

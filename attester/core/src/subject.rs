@@ -18,16 +18,11 @@ use crate::time::Timestamp;
 /// Bound on linked `toml=` currency documents a scan follows (one hop each); more are left unread.
 pub const MAX_LINKED_DOCUMENTS: usize = 8;
 
-/// Default Horizon base URL (pubnet).
-pub const DEFAULT_HORIZON_URL: &str = "https://horizon.stellar.org";
 /// Default StellarExpert API base URL.
 pub const DEFAULT_STELLAR_EXPERT_URL: &str = "https://api.stellar.expert";
-/// Pubnet network passphrase.
-pub const PUBNET_PASSPHRASE: &str = "Public Global Stellar Network ; September 2015";
-/// Testnet network passphrase.
-pub const TESTNET_PASSPHRASE: &str = "Test SDF Network ; September 2015";
-/// A standalone (local) network's passphrase, as stellar-core's `--standalone` and `assay localnet` use.
-pub const STANDALONE_PASSPHRASE: &str = "Standalone Network ; February 2017";
+pub use crate::network::{
+    DEFAULT_HORIZON_URL, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
+};
 
 /// A classic Stellar asset: its code and issuing account. `Display` gives `CODE-ISSUER`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

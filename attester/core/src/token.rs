@@ -50,6 +50,18 @@ impl Token {
         }
     }
 
+    /// Parses an argument of a command that takes classic assets only (`CODE-ISSUER` / `CODE:ISSUER`);
+    /// `native` and `C…` are refused with the form that is expected.
+    pub fn parse_classic(input: &str) -> Result<Asset, TokenParseError> {
+        match Token::parse(input)? {
+            Token::Classic(asset) => Ok(asset),
+            other => Err(TokenParseError {
+                input: input.to_string(),
+                reason: format!("{other} is not a classic asset; this command takes CODE-ISSUER"),
+            }),
+        }
+    }
+
     /// Parses an argument: `native`, a `C…` contract address, or `CODE-ISSUER` / `CODE:ISSUER` (a trailing
     /// StellarExpert type digit `-1` / `-2` after the issuer is dropped). Account and contract addresses are
     /// checked down to their checksum.
@@ -207,6 +219,24 @@ mod tests {
         assert_eq!(Token::parse("native").unwrap(), Token::Native);
         assert_eq!(Token::parse(SAC).unwrap(), Token::Contract(SAC.into()));
         assert_eq!(Token::parse(SAC).unwrap().to_string(), SAC);
+    }
+
+    #[test]
+    fn parse_classic_takes_classic_assets_only() {
+        let asset = Token::parse_classic(&format!("USDC:{USDC}")).unwrap();
+        assert_eq!((asset.code.as_str(), asset.issuer.as_str()), ("USDC", USDC));
+        for other in ["native", SAC] {
+            let message = Token::parse_classic(other).unwrap_err().to_string();
+            assert!(
+                message.contains("is not a classic asset")
+                    && message.contains("expected CODE-ISSUER"),
+                "{message}"
+            );
+        }
+        assert!(Token::parse_classic("USDC")
+            .unwrap_err()
+            .to_string()
+            .contains("no '-' or ':'"));
     }
 
     #[test]

@@ -13,32 +13,39 @@ pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response 
             http::Response::json(200, &rpc::handle(shared, &req.body))
         }
         ("GET" | "POST", "/friendbot") => friendbot::route(shared, &req),
-        ("GET", "/horizon") => {
-            let (status, v) = horizon::root(&shared.lock());
-            respond_horizon(status, v)
-        }
-        ("GET", p) if p.starts_with("/horizon/accounts/") => {
-            let id = &p["/horizon/accounts/".len()..];
-            if let Some(account) = crate::xdrutil::parse_g_address(id) {
-                let key = crate::classic::account_key(&account);
-                if let Err(e) = crate::fork::fault_in(shared, vec![key]) {
-                    return http::Response::json(502, &serde_json::json!({"error": e}));
-                }
-            }
-            let (status, v) = horizon::account(&shared.lock(), &format!("{base}/horizon"), id);
-            respond_horizon(status, v)
-        }
-        ("GET", "/horizon/assets") => {
-            let (status, v) =
-                horizon::assets(&shared.lock(), &format!("{base}/horizon"), &req.query);
-            respond_horizon(status, v)
-        }
         ("POST", "/admin/ledger-entry") => admin::route(shared, &req.body),
-        _ => {
-            let (status, v) = horizon::not_found();
-            http::Response::problem(status, &v)
-        }
+        // Horizon reads, under `/horizon` and (as quickstart's `local` serves them) at the root, so
+        // the `local` network's default Horizon URL works as is.
+        ("GET", p) => match p.strip_prefix("/horizon").unwrap_or(p) {
+            "" => {
+                let (status, v) = horizon::root(&shared.lock());
+                respond_horizon(status, v)
+            }
+            p if p.starts_with("/accounts/") => {
+                let id = &p["/accounts/".len()..];
+                if let Some(account) = crate::xdrutil::parse_g_address(id) {
+                    let key = crate::classic::account_key(&account);
+                    if let Err(e) = crate::fork::fault_in(shared, vec![key]) {
+                        return http::Response::json(502, &serde_json::json!({"error": e}));
+                    }
+                }
+                let (status, v) = horizon::account(&shared.lock(), &format!("{base}/horizon"), id);
+                respond_horizon(status, v)
+            }
+            "/assets" => {
+                let (status, v) =
+                    horizon::assets(&shared.lock(), &format!("{base}/horizon"), &req.query);
+                respond_horizon(status, v)
+            }
+            _ => not_found(),
+        },
+        _ => not_found(),
     }
+}
+
+fn not_found() -> http::Response {
+    let (status, v) = horizon::not_found();
+    http::Response::problem(status, &v)
 }
 
 fn respond_horizon(status: u16, v: serde_json::Value) -> http::Response {

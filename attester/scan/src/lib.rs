@@ -1,5 +1,4 @@
 //! Assay's scan stage: all I/O happens here, once, up front; the result is a `Subject` for the pure core.
-pub mod asset_arg;
 pub mod cache;
 pub mod history;
 pub mod net;
@@ -10,7 +9,7 @@ mod shared;
 #[cfg(feature = "test-support")]
 pub mod testsupport;
 
-pub use scanner::{Network, ScanConfig, ScanError, Scanner};
+pub use scanner::{ScanConfig, ScanError, Scanner};
 
 /// The scanner version every report binds (its `scanner_bound`, the v3 evidence hash's `scanner` line):
 /// this crate's version, `v`-prefixed.

@@ -19,33 +19,6 @@ use crate::net::{FailureKind, FetchError, FetchOptions, Fetched, HttpClient, Red
 use crate::retry;
 use crate::shared::Shared;
 
-/// Which network's public endpoints and passphrase a scan uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Network {
-    Mainnet,
-    Testnet,
-    /// A standalone network (`assay localnet`, stellar-core `--standalone`).
-    Local,
-}
-
-impl Network {
-    pub fn passphrase(self) -> &'static str {
-        match self {
-            Network::Mainnet => assay_core::PUBNET_PASSPHRASE,
-            Network::Testnet => assay_core::TESTNET_PASSPHRASE,
-            Network::Local => assay_core::STANDALONE_PASSPHRASE,
-        }
-    }
-
-    pub fn default_horizon(self) -> &'static str {
-        match self {
-            Network::Mainnet => assay_core::DEFAULT_HORIZON_URL,
-            Network::Testnet => "https://horizon-testnet.stellar.org",
-            Network::Local => "http://localhost:8000",
-        }
-    }
-}
-
 /// What a scan reads and how.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {

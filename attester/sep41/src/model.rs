@@ -342,11 +342,11 @@ pub struct Summary {
 }
 
 /// Exit code: all exercised and held.
-pub const EXIT_CONFORMANT: u8 = 0;
+pub const EXIT_CONFORMANT: u8 = assay_core::exit::OK;
 /// Exit code: a FAIL, or a required member not implemented.
-pub const EXIT_VIOLATION: u8 = 1;
+pub const EXIT_VIOLATION: u8 = assay_core::exit::NEGATIVE;
 /// Exit code: something unassessed (UNVERIFIABLE or SKIPPED), or nothing ran.
-pub const EXIT_INCOMPLETE: u8 = 2;
+pub const EXIT_INCOMPLETE: u8 = assay_core::exit::UNDETERMINED;
 
 /// A whole run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -390,7 +390,7 @@ impl Report {
         s
     }
 
-    /// 0 all held; 1 any FAIL or required member missing; 2 anything unassessed or nothing ran.
+    /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed or nothing ran.
     pub fn exit_code(&self) -> u8 {
         let s = self.summary();
         if s.total == 0 {

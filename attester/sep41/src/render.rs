@@ -58,7 +58,7 @@ fn by_layer(report: &Report, sep: &str) -> String {
 fn headline(report: &Report) -> &'static str {
     match report.exit_code() {
         0 => "Conformant: every check was exercised and held.",
-        1 => "Violations found: at least one check FAILED or a required member is missing.",
+        3 => "Violations found: at least one check FAILED or a required member is missing.",
         _ if report.results.is_empty() => "Nothing ran.",
         _ => "Incomplete: some checks could not be assessed. This is not a conformance claim.",
     }

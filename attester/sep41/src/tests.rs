@@ -187,7 +187,7 @@ fn vulnerable_token_matches_the_reference_run() {
     assert!(row(&report, "sep41-transfer")
         .actual
         .contains("accounting unsound"));
-    assert_eq!(report.exit_code(), 1);
+    assert_eq!(report.exit_code(), 3);
 }
 
 #[test]
@@ -554,7 +554,7 @@ fn undeclared_members_are_not_implemented_and_exit_one() {
     let report = run(&mut chain, &cfg);
     assert_eq!(report.status_of("sep41-burn_from"), Some(NotImplemented));
     assert_eq!(report.status_of("sep41-burn"), Some(Pass));
-    assert_eq!(report.exit_code(), 1);
+    assert_eq!(report.exit_code(), 3);
 }
 
 #[test]
@@ -591,7 +591,7 @@ fn renderers_show_rows_expected_lines_and_versioned_json() {
     assert!(md.contains("### `sep41-transfer-self`"));
     let json = render::json(&report);
     assert_eq!(json["schema"], render::JSON_SCHEMA);
-    assert_eq!(json["exitCode"], 1);
+    assert_eq!(json["exitCode"], 3);
     assert_eq!(json["summary"]["total"], 25);
     assert_eq!(json["results"][7]["id"], "sep41-transfer-self");
     assert_eq!(json["results"][7]["status"], "FAIL");

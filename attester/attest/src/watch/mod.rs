@@ -6,18 +6,16 @@
 //! - [`policy`]: when a writable verdict must be written, and the back-off after failures;
 //! - [`watcher`]: one asset's check and the loop;
 //! - [`health`]: `/health` and `/metrics`;
-//! - [`signals`], [`log`]: stopping cleanly, and the redacted journal.
+//! - [`log`]: the redacted journal.
 
 pub mod config;
 pub mod health;
 pub mod log;
 pub mod policy;
-pub mod signals;
 pub mod watcher;
 
 pub use config::{AssetConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
 pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
 pub use log::log;
 pub use policy::{backoff, write_reason, WriteReason};
-pub use signals::stop_on_signals;
 pub use watcher::{Checked, Watcher};

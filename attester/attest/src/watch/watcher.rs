@@ -93,6 +93,7 @@ impl Watcher<'_> {
             runner,
         )
         .map(|mut v| v.remove(0))
+        .map_err(|e| e.to_string())
         {
             Ok(evaluated) => evaluated,
             Err(m) => {
@@ -141,16 +142,17 @@ impl Watcher<'_> {
             }
             Decision::Attest(p) => p,
         };
-        let on_chain = match read_safety(self.rpc, self.registry, *contract) {
-            Ok(s) => s,
-            Err(m) => {
-                log("chain_read_failed", json!({"asset": name, "error": m}));
-                return Checked::Failed(m);
-            }
-        };
+        let on_chain =
+            match read_safety(self.rpc, self.registry, *contract).map_err(|e| e.to_string()) {
+                Ok(s) => s,
+                Err(m) => {
+                    log("chain_read_failed", json!({"asset": name, "error": m}));
+                    return Checked::Failed(m);
+                }
+            };
         let ledger_now = match ledger_time(self.rpc) {
             Ok(t) => t,
-            Err(m) => return Checked::Failed(m),
+            Err(m) => return Checked::Failed(m.to_string()),
         };
         let Some(reason) = write_reason(
             on_chain.as_ref(),

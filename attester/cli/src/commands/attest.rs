@@ -1,16 +1,16 @@
 //! `assay attest ASSET... --registry C… --source NAME --network N`.
 
 use std::io::Write;
-use std::process::ExitCode;
 use std::time::SystemTime;
 
 use assay_core::Freshness;
 use clap::Args;
 
 use super::shared::{
-    reject_argv_secrets, rpc_client, NetworkArgs, OutputFormat, Sep41Args, SignerArgs, SourceArgs,
+    reject_argv_secrets, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs,
+    Sep41Args, SignerArgs, SourceArgs,
 };
-use crate::EXIT_USAGE;
+use super::{failed, usage, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
 };
@@ -53,14 +53,14 @@ Exit codes:
   0   every asset was written (with --dry-run: simulated successfully)
   1   error: an asset had no report (a Horizon that serves another network included), or its transaction
       failed or was refused; nothing was written for it
-  2   at least one asset was refused as not attestable (the rule is printed; a revoked weaker entry is a
+  3   at least one asset was refused as not attestable (the rule is printed; a revoked weaker entry is a
       refusal too); all others were written
-  3   a transaction was sent but its outcome is unknown: check the printed hash before retrying
-  4   a write was confirmed on chain but reading it back failed: it IS written (the hash is printed);
+  6   a transaction was sent but its outcome is unknown: check the printed hash before retrying
+  7   a write was confirmed on chain but reading it back failed: it IS written (the hash is printed);
       check it with `assay verify`, do not resend
   64  usage error (bad asset, network, registry, identity; a secret on the command line; --sep41 without
       consent off test networks)
-Priority when several apply: 64, 3, 1, 4, 2.
+Priority when several apply: 64, 6, 1, 7, 3.
 
 Secrets: --source names a stellar-cli identity; otherwise STELLAR_SECRET_KEY or --source-file. A secret
 typed on the command line is refused. Secrets are never printed.
@@ -82,7 +82,11 @@ pub struct AttestArgs {
     #[command(flatten)]
     pub network: NetworkArgs,
     #[command(flatten)]
+    pub registry: RegistryArgs,
+    #[command(flatten)]
     pub signer: SignerArgs,
+    #[command(flatten)]
+    pub asset_network: AssetNetworkArgs,
     #[command(flatten)]
     pub sources: SourceArgs,
     /// Simulate the batches only; send nothing.
@@ -105,16 +109,8 @@ pub struct AttestArgs {
     pub suite: Sep41Args,
 }
 
-fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!(
-        "assay attest: {}",
-        assay_core::redact::text(&message.to_string())
-    );
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// Runs `assay attest`.
-pub fn run(args: AttestArgs) -> ExitCode {
+pub fn run(args: AttestArgs) -> CommandResult {
     if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
         return usage(m);
     }
@@ -124,7 +120,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
             args.batch_size
         ));
     }
-    let (spec, registry) = match args.network.resolve() {
+    let (spec, registry) = match args.network.resolve(&args.registry) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
@@ -132,7 +128,11 @@ pub fn run(args: AttestArgs) -> ExitCode {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
-    let settings = match args.sources.settings(&spec) {
+    let settings = match args
+        .asset_network
+        .passphrase(&spec)
+        .and_then(|passphrase| args.sources.settings(passphrase))
+    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
@@ -160,8 +160,7 @@ pub fn run(args: AttestArgs) -> ExitCode {
     ) {
         Ok(r) => r,
         Err(m) => {
-            eprintln!("assay attest: {}", assay_core::redact::text(&m));
-            return ExitCode::from(assay_attest::attest::exit::ERROR);
+            return failed(m);
         }
     };
     let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
@@ -222,5 +221,5 @@ pub fn run(args: AttestArgs) -> ExitCode {
         let _ = out.write_all(text.as_bytes());
     }
     let _ = out.flush();
-    ExitCode::from(exit_code(&outcomes))
+    Ok(exit_code(&outcomes))
 }

@@ -2,7 +2,6 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use assay_core::attestation::{attestation_params, Params, Refusal};
 use assay_core::hash::EvidenceVersion;
@@ -10,10 +9,11 @@ use assay_core::report::{Freshness, Report};
 use assay_core::time::{format_duration, Timestamp};
 use clap::{Args, ValueEnum};
 
-use crate::EXIT_USAGE;
+use super::{usage, CommandResult};
+use assay_core::exit;
 
 /// Exit code when the report is well-formed but must not be attested.
-pub const EXIT_REFUSED: u8 = 1;
+pub const EXIT_REFUSED: u8 = assay_core::exit::NEGATIVE;
 
 const AFTER_HELP: &str = "\
 Refusal rules, checked in this order (the first that matches is reported):
@@ -24,7 +24,7 @@ Refusal rules, checked in this order (the first that matches is reported):
 
 Exit codes:
   0   parameters printed on stdout
-  1   refused: the report is well-formed but not attestable; stderr names the rule
+  3   refused: the report is well-formed but not attestable; stderr names the rule
   64  usage error: bad argument, unreadable file, or a report that is not valid schema_version 1 JSON
 
 Examples:
@@ -181,13 +181,10 @@ fn text(params: &Params) -> String {
 }
 
 /// Runs the subcommand.
-pub fn run(args: AttestationArgs) -> ExitCode {
+pub fn run(args: AttestationArgs) -> CommandResult {
     let report = match read_report(&args.from_report) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("assay: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        Err(e) => return usage(e),
     };
     let as_of = args.as_of.unwrap_or_else(Timestamp::now);
     let freshness = Freshness {
@@ -215,7 +212,7 @@ pub fn run(args: AttestationArgs) -> ExitCode {
                     print!("\npreimage ({} bytes):\n{p}", p.len());
                 }
             }
-            ExitCode::SUCCESS
+            Ok(exit::OK)
         }
         Err(refusal) => {
             eprintln!("assay: {refusal}");
@@ -230,7 +227,7 @@ pub fn run(args: AttestationArgs) -> ExitCode {
                     }
                 );
             }
-            ExitCode::from(EXIT_REFUSED)
+            Ok(EXIT_REFUSED)
         }
     }
 }

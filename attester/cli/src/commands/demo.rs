@@ -8,12 +8,13 @@
 mod world;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::{failed, CommandResult};
 use clap::{Args, ValueEnum};
-use world::{LocalWorld, Subject};
+use world::{EvalRecording, LocalWorld};
 
 /// Set for `--output json`: the transcript goes to stderr and stdout carries only the JSON summary.
 static TRANSCRIPT_TO_STDERR: AtomicBool = AtomicBool::new(false);
@@ -39,9 +40,7 @@ pub enum Output {
 }
 
 /// Exit code when at least one step's outcome differed from what the demo states.
-const EXIT_DIFFERED: u8 = 1;
-/// Exit code when the demo could not set up (missing WASM or eval data, network failed to start).
-const EXIT_SETUP: u8 = 2;
+const EXIT_DIFFERED: u8 = assay_core::exit::NEGATIVE;
 
 #[derive(Args)]
 #[command(
@@ -55,8 +54,8 @@ const EXIT_SETUP: u8 = 2;
     after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n  \
         assay demo --output json > demo.json\n\n\
         Exit codes:\n  0   every step's outcome was the stated one\n  \
-        1   at least one step's outcome differed (the step says how)\n  \
-        2   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        1   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        3   at least one step's outcome differed (the step says how)\n  \
         64  usage error"
 )]
 pub struct DemoArgs {
@@ -183,14 +182,11 @@ fn indent(text: &str) {
     }
 }
 
-pub fn run(args: DemoArgs) -> ExitCode {
+pub fn run(args: DemoArgs) -> CommandResult {
     let started = Instant::now();
     let exe = match std::env::current_exe() {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot locate the assay binary: {e}");
-            return ExitCode::from(EXIT_SETUP);
-        }
+        Err(e) => return failed(format!("cannot locate the assay binary: {e}")),
     };
     let mut demo = Demo {
         exe,
@@ -200,10 +196,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
     };
     TRANSCRIPT_TO_STDERR.store(args.output == Output::Json, Ordering::Relaxed);
     match run_steps(&mut demo, &args) {
-        Err(e) => {
-            eprintln!("error: the demo could not set up: {e}");
-            ExitCode::from(EXIT_SETUP)
-        }
+        Err(e) => failed(format!("the demo could not set up: {e}")),
         Ok(()) => {
             let secs = started.elapsed().as_secs_f64();
             if args.output == Output::Json {
@@ -222,7 +215,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
                     "\nDemo passed: all {} steps had their stated outcome ({secs:.1} s).",
                     demo.step
                 );
-                ExitCode::SUCCESS
+                Ok(assay_core::exit::OK)
             } else {
                 say!(
                     "\nDemo FAILED: {} step outcome(s) differed ({secs:.1} s):",
@@ -231,7 +224,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
                 for d in &demo.differed {
                     say!("  - {d}");
                 }
-                ExitCode::from(EXIT_DIFFERED)
+                Ok(EXIT_DIFFERED)
             }
         }
     }
@@ -242,11 +235,11 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     let mut subjects = Vec::new();
     for (name, gate) in SUBJECTS {
         let mut s = if name == "doge-reputation-outage" {
-            let mut s = Subject::load(&args.eval_dir, name, Some(OUTAGE_ISSUER))?;
+            let mut s = EvalRecording::load(&args.eval_dir, name, Some(OUTAGE_ISSUER))?;
             s.domain = Some(OUTAGE_DOMAIN.into());
             s
         } else {
-            Subject::load(&args.eval_dir, name, None)?
+            EvalRecording::load(&args.eval_dir, name, None)?
         };
         s.name = name.into();
         subjects.push((s, gate));
@@ -418,7 +411,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     indent(&r.stderr);
     let leaked = r.stdout.contains(&secret) || r.stderr.contains(&secret);
     demo.check(!leaked, "the secret key appears in no output");
-    demo.check(r.code == 2, "exit 2: written for four, refused for one");
+    demo.check(r.code == 3, "exit 3: written for four, refused for one");
     let written = r.stdout.matches("written: ").count();
     demo.check(written == 4, "four attestations written");
     for (s, _) in subjects.iter().take(4) {
@@ -462,8 +455,8 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     indent(&r.stdout);
     demo.check(
-        r.code == 3,
-        "exit 3: nothing attested for the refused subject",
+        r.code == 4,
+        "exit 4: nothing attested for the refused subject",
     );
 
     // 6. SEP-41.
@@ -473,7 +466,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     );
     for (token, want, stated) in [
         ("conformant_token", 0, "exit 0: every check held"),
-        ("vulnerable_token", 1, "exit 1: a check FAILED"),
+        ("vulnerable_token", 3, "exit 3: a check FAILED"),
     ] {
         let wasm = args.wasm_dir.join(format!("{token}.wasm"));
         let a = vec![

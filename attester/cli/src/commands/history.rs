@@ -1,24 +1,23 @@
 //! `assay history ASSET`: the recorded observations of an asset and the transitions between
 //! consecutive ones (computed by the core, never stored).
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use assay_core::report::Report;
 use assay_core::transitions::{transition, Observation, Transition};
-use assay_scan::asset_arg::parse_asset_arg;
 use assay_scan::history::{CorruptRow, History, Listed};
 use clap::Args;
 use serde::Serialize;
 
 use super::shared::OutputFormat;
-use crate::EXIT_USAGE;
+use super::{failed, usage, CommandResult};
+use assay_core::exit;
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0   at least one observation is listed
   1   the history could not be read, or a stored row is corrupt (not a valid schema_version 1 report):
       each corrupt row is named on stderr and in `corrupt`, skipped, and the rest is still listed
-  2   no observation of this asset is recorded (and none is corrupt)
+  4   absent: no observation of this asset is recorded (and none is corrupt)
   64  usage error: a malformed asset or option";
 
 /// Arguments of `assay history`.
@@ -111,31 +110,21 @@ impl Listing {
 }
 
 /// Runs `assay history`.
-pub fn run(args: HistoryArgs) -> ExitCode {
-    let asset = match parse_asset_arg(&args.asset) {
+pub fn run(args: HistoryArgs) -> CommandResult {
+    let asset = match assay_core::Token::parse_classic(&args.asset) {
         Ok(asset) => asset,
-        Err(err) => {
-            eprintln!("assay: {err}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        Err(err) => return usage(err),
     };
     let Some(path) = args.history.clone().or_else(History::default_path) else {
-        eprintln!("assay: no data directory for the history: pass --history PATH");
-        return ExitCode::from(EXIT_USAGE);
+        return usage("no data directory for the history: pass --history PATH");
     };
     let Listed { rows, mut corrupt } = match History::open_existing(&path) {
         Ok(Some(history)) => match history.list(&asset.to_string()) {
             Ok(listed) => listed,
-            Err(err) => {
-                eprintln!("assay: {err}");
-                return ExitCode::from(1);
-            }
+            Err(err) => return failed(err),
         },
         Ok(None) => Listed::default(),
-        Err(err) => {
-            eprintln!("assay: {err}");
-            return ExitCode::from(1);
-        }
+        Err(err) => return failed(err),
     };
     let mut reports = Vec::with_capacity(rows.len());
     for row in &rows {
@@ -172,7 +161,7 @@ pub fn run(args: HistoryArgs) -> ExitCode {
         OutputFormat::Text => print!("{}", render(&listing)),
     }
     if !listing.corrupt.is_empty() {
-        return ExitCode::from(1);
+        return Ok(exit::ERROR);
     }
     if listing.observations.is_empty() {
         eprintln!(
@@ -180,9 +169,9 @@ pub fn run(args: HistoryArgs) -> ExitCode {
             listing.asset,
             path.display()
         );
-        return ExitCode::from(2);
+        return Ok(exit::ABSENT);
     }
-    ExitCode::SUCCESS
+    Ok(exit::OK)
 }
 
 fn render(listing: &Listing) -> String {

@@ -2,13 +2,10 @@
 //! host, a Horizon-compatible read API and friendbot) until SIGINT or SIGTERM.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
+use super::{failed, CommandResult};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
 use clap::{Args, ValueEnum};
-
-/// Exit code when the network cannot start (e.g. the port is taken).
-const EXIT_START_FAILED: u8 = 1;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Output {
@@ -58,15 +55,10 @@ pub struct LocalnetArgs {
     output: Output,
 }
 
-pub fn run(args: LocalnetArgs) -> ExitCode {
-    // Block the termination signals before any thread starts so every thread inherits the mask
-    // and the main thread can wait for them synchronously.
-    let signals = match block_termination_signals() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot set up signal handling: {e}");
-            return ExitCode::from(EXIT_START_FAILED);
-        }
+pub fn run(args: LocalnetArgs) -> CommandResult {
+    let stop = match crate::signals::install(|_| {}) {
+        Ok(stop) => stop,
+        Err(e) => return failed(e),
     };
     let config = LocalNetConfig {
         port: args.port,
@@ -87,10 +79,7 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
     };
     let net = match started {
         Ok(n) => n,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_START_FAILED);
-        }
+        Err(e) => return failed(e),
     };
     let assay_localnet::xdr::PublicKey::PublicKeyTypeEd25519(root_key) = &net.root_account().0;
     let root = assay_localnet::strkey_account(root_key.0);
@@ -127,7 +116,7 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
         }
     }
     eprintln!("localnet: running; stop with Ctrl-C (SIGINT) or SIGTERM");
-    let sig = wait_for(&signals);
+    let sig = stop.wait();
     eprintln!(
         "localnet: received signal {sig}; stopping at ledger {}",
         net.latest_ledger()
@@ -142,27 +131,5 @@ pub fn run(args: LocalnetArgs) -> ExitCode {
         );
     }
     drop(net);
-    ExitCode::SUCCESS
-}
-
-fn block_termination_signals() -> std::io::Result<libc::sigset_t> {
-    // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask only reads it.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        if rc != 0 {
-            return Err(std::io::Error::from_raw_os_error(rc));
-        }
-        Ok(set)
-    }
-}
-
-fn wait_for(set: &libc::sigset_t) -> i32 {
-    let mut sig: libc::c_int = 0;
-    // SAFETY: `set` was initialised above; sigwait writes the received signal number.
-    unsafe { while libc::sigwait(set, &mut sig) != 0 {} }
-    sig
+    Ok(assay_core::exit::OK)
 }

@@ -1,33 +1,31 @@
 //! `assay scan ASSET...`: fetch every source once, judge with the core, print, append to history.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use assay_attest::scanning::ScanSettings;
 use assay_attest::sep41::{Sep41Outcome, Sep41Runner};
 use assay_attest::targets::{evaluate_targets, resolve};
+use assay_chain::network;
 use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
-use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
 use assay_scan::net::{HttpClient, NetConfig};
-use assay_scan::options::{check_base_url, fetch_timeout, read_pem_roots};
-use assay_scan::{Network, ScanConfig, Scanner};
-use clap::{Args, ValueEnum};
+use assay_scan::options::check_base_url;
+use assay_scan::{ScanConfig, Scanner};
+use clap::Args;
 
-use super::shared::OutputFormat;
-use crate::EXIT_USAGE;
+use super::shared::{OutputFormat, SourceArgs};
+use super::{failed, usage, CommandResult};
 
 /// Every report is complete.
-pub const EXIT_COMPLETE: u8 = 0;
+pub const EXIT_COMPLETE: u8 = assay_core::exit::OK;
 /// An error: at least one asset has no report (Horizon failed, unknown asset or issuer), or the
 /// history could not be written.
-pub const EXIT_ERROR: u8 = 1;
+pub const EXIT_ERROR: u8 = assay_core::exit::ERROR;
 /// At least one report could not be completed (undetermined): a source its verdict depends on did not answer.
-pub const EXIT_UNDETERMINED: u8 = 2;
+pub const EXIT_UNDETERMINED: u8 = assay_core::exit::UNDETERMINED;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -48,15 +46,6 @@ Examples:
 
 A token contract (C...) is judged by its code (bits 9-12 and their floors) and by whether its admin()
 account's home domain lists it in [[CURRENCIES]]; see docs/severity-model.md, \"Contract tokens\".";
-
-/// Network whose default endpoints and passphrase are used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum NetworkArg {
-    Mainnet,
-    Testnet,
-    /// A standalone network, e.g. `assay localnet` (passphrase "Standalone Network ; February 2017").
-    Local,
-}
 
 /// Arguments of `assay scan`.
 #[derive(Args, Debug)]
@@ -94,47 +83,23 @@ pub struct ScanArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
-    /// Network whose default Horizon and passphrase to use.
-    #[arg(long, value_enum, default_value_t = NetworkArg::Mainnet, env = "STELLAR_NETWORK")]
-    pub network: NetworkArg,
+    /// Network the assets live on: mainnet, testnet, futurenet, local, or a NAME from
+    /// ~/.config/stellar/network/NAME.toml (then pass --horizon-url). Gives the default Horizon and the
+    /// passphrase reports bind.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "mainnet",
+        env = "STELLAR_NETWORK"
+    )]
+    pub network: String,
 
-    /// Horizon base URL (default: the network's public Horizon).
-    #[arg(long, value_name = "URL", env = "ASSAY_HORIZON_URL")]
-    pub horizon_url: Option<String>,
-
-    /// StellarExpert API base URL.
-    #[arg(long, value_name = "URL", env = "ASSAY_STELLAR_EXPERT_URL", default_value = assay_core::DEFAULT_STELLAR_EXPERT_URL)]
-    pub expert_url: String,
+    #[command(flatten)]
+    pub sources: SourceArgs,
 
     /// A SEP-42 asset list to consult (repeatable). Lists are evidence only: they never move severity.
     #[arg(long = "asset-list", value_name = "URL")]
     pub asset_lists: Vec<String>,
-
-    /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style). URLs, Host headers and TLS
-    /// names stay HOST; a mapped host is your explicit choice and exempt from the internal-address policy.
-    /// In the environment: comma-separated rules.
-    #[arg(
-        long,
-        value_name = "HOST:PORT:ADDR",
-        env = "ASSAY_RESOLVE",
-        value_delimiter = ','
-    )]
-    pub resolve: Vec<ResolveRule>,
-
-    /// Connect to ADDR:PORT2 for requests to HOST:PORT (repeatable, curl-style); URLs, Host headers and TLS
-    /// names stay HOST.
-    /// In the environment: comma-separated rules.
-    #[arg(
-        long = "connect-to",
-        value_name = "HOST:PORT:ADDR:PORT2",
-        env = "ASSAY_CONNECT_TO",
-        value_delimiter = ','
-    )]
-    pub connect_to: Vec<ConnectToRule>,
-
-    /// A PEM file of extra trusted root certificates (added to the built-in web roots).
-    #[arg(long, value_name = "FILE", env = "ASSAY_CACERT")]
-    pub cacert: Vec<PathBuf>,
 
     /// Do not read or write the StellarExpert answer cache.
     #[arg(long)]
@@ -152,22 +117,13 @@ pub struct ScanArgs {
     #[arg(long)]
     pub no_history: bool,
 
-    /// Seconds allowed for one fetch, redirects and body included.
-    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
-    pub timeout: f64,
-
     /// Assets scanned at once (sources are shared between assets of the same issuer or domain).
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
 }
 
-fn usage(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay: {}", assay_core::redact::text(&message.to_string()));
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// Runs `assay scan`.
-pub fn run(args: ScanArgs) -> ExitCode {
+pub fn run(args: ScanArgs) -> CommandResult {
     let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
     let mut contracts: Vec<String> = Vec::new();
     for input in &args.assets {
@@ -195,50 +151,33 @@ pub fn run(args: ScanArgs) -> ExitCode {
             contracts[0]
         ));
     }
-    let network = match args.network {
-        NetworkArg::Mainnet => Network::Mainnet,
-        NetworkArg::Testnet => Network::Testnet,
-        NetworkArg::Local => Network::Local,
+    let passphrase = match &args.network_passphrase {
+        Some(passphrase) => passphrase.clone(),
+        None => match network::passphrase_of(&args.network, network::config_dir().as_deref()) {
+            Ok(passphrase) => passphrase,
+            Err(e) => return usage(format!("--network: {e}")),
+        },
     };
-    let horizon_url = args
-        .horizon_url
-        .clone()
-        .unwrap_or_else(|| network.default_horizon().to_string());
-    for (flag, value) in [
-        ("--horizon-url", &horizon_url),
-        ("--expert-url", &args.expert_url),
-    ] {
-        if let Err(message) = check_base_url(flag, value) {
-            return usage(message);
-        }
-    }
+    let settings = match args.sources.settings(passphrase.clone()) {
+        Ok(settings) => settings,
+        Err(message) => return usage(message),
+    };
     for list in &args.asset_lists {
         if let Err(message) = check_base_url("--asset-list", list) {
             return usage(message);
         }
     }
-    let timeout = match fetch_timeout(args.timeout) {
-        Ok(timeout) => timeout,
-        Err(message) => return usage(message),
-    };
     if args.concurrency == 0 || args.concurrency > 256 {
         return usage(format!(
             "invalid --concurrency {}: expected 1 to 256",
             args.concurrency
         ));
     }
-    let extra_roots = match read_pem_roots(&args.cacert) {
-        Ok(roots) => roots,
-        Err(message) => return usage(message),
-    };
     let net = NetConfig {
-        mappings: Mappings {
-            resolve: args.resolve.clone(),
-            connect_to: args.connect_to.clone(),
-        },
-        extra_roots,
-        connect_timeout: timeout.min(Duration::from_secs(10)),
-        request_timeout: timeout,
+        mappings: settings.mappings.clone(),
+        extra_roots: settings.extra_roots.clone(),
+        connect_timeout: settings.timeout.min(Duration::from_secs(10)),
+        request_timeout: settings.timeout,
         dns_answers: Default::default(),
     };
     let cache = if args.no_cache {
@@ -261,11 +200,10 @@ pub fn run(args: ScanArgs) -> ExitCode {
             }
         }
     };
-    let config_horizon = horizon_url.clone();
     let config = ScanConfig {
-        network_passphrase: network.passphrase().to_string(),
-        horizon_url,
-        expert_url: args.expert_url.clone(),
+        network_passphrase: passphrase.clone(),
+        horizon_url: settings.horizon_url.clone(),
+        expert_url: settings.expert_url.clone(),
         asset_lists: args.asset_lists.clone(),
         cache,
         concurrency: args.concurrency,
@@ -276,10 +214,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         .build()
     {
         Ok(rt) => rt,
-        Err(err) => {
-            eprintln!("assay: cannot start the async runtime: {err}");
-            return ExitCode::from(EXIT_ERROR);
-        }
+        Err(err) => return failed(format!("cannot start the async runtime: {err}")),
     };
     let results = runtime.block_on(async {
         let http = HttpClient::new(&net)?;
@@ -318,18 +253,6 @@ pub fn run(args: ScanArgs) -> ExitCode {
         })
         .collect();
     if let Some(rpc_url) = &args.rpc_url {
-        let passphrase = args
-            .network_passphrase
-            .clone()
-            .unwrap_or_else(|| network.passphrase().to_string());
-        let settings = ScanSettings {
-            asset_passphrase: passphrase.clone(),
-            horizon_url: config_horizon.clone(),
-            expert_url: args.expert_url.clone(),
-            mappings: net.mappings.clone(),
-            extra_roots: net.extra_roots.clone(),
-            timeout,
-        };
         let mut targets = Vec::with_capacity(contracts.len());
         for c in &contracts {
             match resolve(c, &passphrase, &passphrase) {
@@ -344,10 +267,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
                     .zip(evaluated)
                     .map(|(c, (report, run))| (c, report, run)),
             ),
-            Err(m) => {
-                eprintln!("assay: {m}");
-                return ExitCode::from(EXIT_ERROR);
-            }
+            Err(m) => return failed(m),
         }
     }
 
@@ -358,7 +278,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
         let report = match report {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("assay: {name}: {}", assay_core::redact::text(&message));
+                eprintln!("assay scan: {name}: {}", assay_core::redact::text(&message));
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -374,8 +294,8 @@ pub fn run(args: ScanArgs) -> ExitCode {
                 super::scan_text::render(&report) + &suite
             }
         };
-        if stdout.write_all(rendered.as_bytes()).is_err() {
-            return ExitCode::from(EXIT_ERROR);
+        if let Err(err) = stdout.write_all(rendered.as_bytes()) {
+            return failed(format!("cannot write the report to stdout: {err}"));
         }
         rows.push((name, report.scanned_at.to_string(), line));
     }
@@ -383,10 +303,10 @@ pub fn run(args: ScanArgs) -> ExitCode {
     if let Some(path) = history_path {
         if !rows.is_empty() {
             if let Err(err) = History::open(&path).and_then(|mut h| h.append(&rows)) {
-                eprintln!("assay: {err}; the reports above were not recorded (use --history PATH or --no-history)");
+                eprintln!("assay scan: {err}; the reports above were not recorded (use --history PATH or --no-history)");
                 exit = EXIT_ERROR;
             }
         }
     }
-    ExitCode::from(exit)
+    Ok(exit)
 }

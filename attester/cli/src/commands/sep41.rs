@@ -1,10 +1,7 @@
 //! `assay sep41`: the SEP-41 conformance suite, on a live network or offline on an embedded one.
-use std::{path::PathBuf, process::ExitCode};
+use std::path::PathBuf;
 
-use assay_chain::{
-    parse_address, FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE,
-    TESTNET_PASSPHRASE,
-};
+use assay_chain::{network::NetworkSpec, parse_address};
 use assay_sep41::{
     fork::{run_fork, ForkOptions},
     live::{self, LiveError, PartiesInput, PartyInput},
@@ -13,10 +10,8 @@ use assay_sep41::{
 };
 use clap::{Args, ValueEnum};
 
-use crate::EXIT_USAGE;
-
-/// Exit code: something unassessed, nothing ran, or the run could not start.
-const EXIT_INCOMPLETE: u8 = 2;
+use super::shared::NetworkArgs;
+use super::{CommandError, CommandResult};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Output {
@@ -61,24 +56,19 @@ pub enum Output {
         assay sep41 CDYO… --network testnet\n  \
         assay sep41 CDYO… --network mainnet --rpc-url https://rpc.example --holder GABC… --fork-cache usdc.json\n  \
         ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet --live\n\n\
-        Exit codes:\n  0   every check was exercised and held\n  \
-        1   a check FAILED, or a required SEP-41 member is not implemented\n  \
-        2   something was not assessed (UNVERIFIABLE or SKIPPED), nothing ran, or the run could not start \
-        (no contract at the id, network unreachable, consent refused)\n  64  usage error"
+        Exit codes (the table in the README; numbers mean the same in every command):\n  \
+        0   every check was exercised and held\n  \
+        1   the run could not start (no contract at the id, network unreachable, consent refused)\n  \
+        2   something was not assessed (UNVERIFIABLE or SKIPPED), or nothing ran\n  \
+        3   a check FAILED, or a required SEP-41 member is not implemented\n  64  usage error"
 )]
 pub struct Sep41Args {
     /// The token contract (C…) on a live network
     #[arg(value_name = "CONTRACT_ID", conflicts_with_all = ["wasm", "sac"])]
     contract_id: Option<String>,
-    /// Network: testnet, futurenet, mainnet, local, or a stellar-cli network name
-    #[arg(long, env = "STELLAR_NETWORK")]
-    network: Option<String>,
-    /// stellar-rpc URL (overrides the network's)
-    #[arg(long, env = "STELLAR_RPC_URL")]
-    rpc_url: Option<String>,
-    /// Network passphrase (overrides the network's)
-    #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE")]
-    network_passphrase: Option<String>,
+    /// The token's network (default: testnet).
+    #[command(flatten)]
+    network: NetworkArgs,
     /// Keyed live mode: sign and submit real transactions with the parties' keys
     #[arg(long, conflicts_with_all = ["wasm", "sac", "holder", "fork_ledger", "fork_cache"])]
     live: bool,
@@ -126,14 +116,7 @@ pub struct Sep41Args {
     output: Output,
 }
 
-/// A failure before any check ran: the message and the exit code.
-struct Stop(String, u8);
-
-fn usage(message: impl Into<String>) -> Stop {
-    Stop(message.into(), EXIT_USAGE)
-}
-
-pub fn run(args: Sep41Args) -> ExitCode {
+pub fn run(args: Sep41Args) -> CommandResult {
     let outcome = if args.wasm.is_some() || args.sac.is_some() {
         run_offline_mode(&args)
     } else if args.live {
@@ -141,36 +124,29 @@ pub fn run(args: Sep41Args) -> ExitCode {
     } else {
         run_fork_mode(&args)
     };
-    match outcome {
-        Ok(report) => {
-            let text = match args.output {
-                Output::Text => render::text(&report),
-                Output::Md => render::markdown(&report),
-                Output::Json => {
-                    let mut s = serde_json::to_string_pretty(&render::json(&report))
-                        .expect("the report serializes");
-                    s.push('\n');
-                    s
-                }
-            };
-            print!("{text}");
-            ExitCode::from(report.exit_code())
+    let report = outcome?;
+    let text = match args.output {
+        Output::Text => render::text(&report),
+        Output::Md => render::markdown(&report),
+        Output::Json => {
+            let mut s = serde_json::to_string_pretty(&render::json(&report))
+                .expect("the report serializes");
+            s.push('\n');
+            s
         }
-        Err(Stop(message, code)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(code)
-        }
-    }
+    };
+    print!("{text}");
+    Ok(report.exit_code())
 }
 
-fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
+fn run_offline_mode(args: &Sep41Args) -> Result<Report, CommandError> {
     if args.owner.is_some() || args.spender.is_some() || args.owner_identity.is_some() {
-        return Err(usage(
+        return Err(CommandError::usage(
             "--owner/--spender/--owner-identity apply to live runs; offline runs generate their own parties",
         ));
     }
     if args.holder.is_some() || args.fork_ledger.is_some() || args.fork_cache.is_some() {
-        return Err(usage(
+        return Err(CommandError::usage(
             "--holder/--fork-ledger/--fork-cache apply to fork runs of a deployed contract (CONTRACT_ID); \
              an offline run mints to its own holder",
         ));
@@ -178,14 +154,14 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
     let subject = match (&args.wasm, &args.sac) {
         (Some(path), _) => {
             let wasm = std::fs::read(path).map_err(|e| {
-                usage(format!(
+                CommandError::usage(format!(
                     "--wasm {}: {e}; pass a built token WASM",
                     path.display()
                 ))
             })?;
             let constructor_args = match &args.constructor_args {
                 Some(text) => Some(serde_json::from_str(text).map_err(|e| {
-                    usage(format!("--constructor-args is not valid JSON ({e}); e.g. '[\"@admin\", 7, \"Name\", \"SYM\"]'"))
+                    CommandError::usage(format!("--constructor-args is not valid JSON ({e}); e.g. '[\"@admin\", 7, \"Name\", \"SYM\"]'"))
                 })?),
                 None => None,
             };
@@ -205,120 +181,38 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, Stop> {
     };
     match run_offline(&subject, &options) {
         Ok(run) => Ok(run.report),
-        Err(e @ (OfflineError::Spec(_) | OfflineError::Usage(_))) => Err(usage(e.to_string())),
-        Err(e) => Err(Stop(e.to_string(), EXIT_INCOMPLETE)),
-    }
-}
-
-struct Resolved {
-    rpc_url: String,
-    passphrase: String,
-}
-
-fn resolve_network(args: &Sep41Args) -> Result<Resolved, Stop> {
-    let named = match args.network.as_deref() {
-        None if args.rpc_url.is_some() => None,
-        None | Some("testnet") => Some((
-            "https://soroban-testnet.stellar.org".to_string(),
-            TESTNET_PASSPHRASE.to_string(),
-        )),
-        Some("futurenet") => Some((
-            "https://rpc-futurenet.stellar.org".to_string(),
-            FUTURENET_PASSPHRASE.to_string(),
-        )),
-        Some("local") | Some("standalone") => Some((
-            "http://localhost:8000/rpc".to_string(),
-            STANDALONE_PASSPHRASE.to_string(),
-        )),
-        Some("mainnet") | Some("pubnet") => match &args.rpc_url {
-            Some(url) => Some((url.clone(), PUBNET_PASSPHRASE.to_string())),
-            None => return Err(usage(
-                "--network mainnet has no public default RPC; pass --rpc-url URL of your provider",
-            )),
-        },
-        Some(name) => Some(stellar_cli_network(name)?),
-    };
-    let rpc_url = args
-        .rpc_url
-        .clone()
-        .or_else(|| named.as_ref().map(|n| n.0.clone()));
-    let passphrase = args
-        .network_passphrase
-        .clone()
-        .or_else(|| named.map(|n| n.1));
-    match (rpc_url, passphrase) {
-        (Some(rpc_url), Some(passphrase)) if !passphrase.trim().is_empty() => {
-            if !(rpc_url.starts_with("https://") || rpc_url.starts_with("http://")) {
-                return Err(usage(format!(
-                    "--rpc-url {rpc_url}: expected an http(s):// URL"
-                )));
-            }
-            Ok(Resolved {
-                rpc_url,
-                passphrase,
-            })
+        Err(e @ (OfflineError::Spec(_) | OfflineError::Usage(_))) => {
+            Err(CommandError::usage(e.to_string()))
         }
-        _ => Err(usage(
-            "--rpc-url needs --network-passphrase (or --network NAME)",
-        )),
+        Err(e) => Err(CommandError::failed(e)),
     }
 }
 
-/// A stellar-cli network file: `$STELLAR_CONFIG_HOME/network/NAME.toml` or
-/// `~/.config/stellar/network/NAME.toml` with `rpc_url` and `network_passphrase`.
-fn stellar_cli_network(name: &str) -> Result<(String, String), Stop> {
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(usage(format!(
-            "--network {name:?}: a network name is letters, digits, - and _"
-        )));
+/// The token's network: the flags as every command reads them, testnet when none is given.
+fn resolve_network(args: &Sep41Args) -> Result<NetworkSpec, CommandError> {
+    let mut network = args.network.clone();
+    if network.network.is_none() && network.rpc_url.is_none() {
+        network.network = Some("testnet".into());
     }
-    let base = std::env::var("STELLAR_CONFIG_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".config/stellar")
-        });
-    let path = base.join("network").join(format!("{name}.toml"));
-    let text = std::fs::read_to_string(&path).map_err(|_| {
-        usage(format!(
-            "--network {name}: not testnet, futurenet, mainnet or local, and no stellar-cli network at {}; \
-             add it with `stellar network add` or pass --rpc-url and --network-passphrase",
-            path.display()
-        ))
-    })?;
-    let field = |key: &str| {
-        text.lines().find_map(|l| {
-            let rest = l.trim().strip_prefix(key)?.trim_start().strip_prefix('=')?;
-            Some(rest.trim().trim_matches('"').to_string())
-        })
-    };
-    match (field("rpc_url"), field("network_passphrase")) {
-        (Some(u), Some(p)) => Ok((u, p)),
-        _ => Err(usage(format!(
-            "{}: needs rpc_url and network_passphrase",
-            path.display()
-        ))),
-    }
+    network.spec().map_err(CommandError::usage)
 }
 
-fn contract_arg(args: &Sep41Args) -> Result<stellar_xdr::ScAddress, Stop> {
+fn contract_arg(args: &Sep41Args) -> Result<stellar_xdr::ScAddress, CommandError> {
     let Some(contract_text) = &args.contract_id else {
-        return Err(usage(
+        return Err(CommandError::usage(
             "pass a CONTRACT_ID (C…), or --wasm FILE / --sac CODE for an offline run",
         ));
     };
     match parse_address(contract_text) {
         Ok(a @ stellar_xdr::ScAddress::Contract(_)) => Ok(a),
-        _ => Err(usage(format!(
+        _ => Err(CommandError::usage(format!(
             "invalid contract ID {contract_text:?}: expected C… (56 characters)"
         ))),
     }
 }
 
 /// The default for a contract id: the suite on a fork, with no key and nothing sent upstream.
-fn run_fork_mode(args: &Sep41Args) -> Result<Report, Stop> {
+fn run_fork_mode(args: &Sep41Args) -> Result<Report, CommandError> {
     let contract = contract_arg(args)?;
     if args.owner.is_some()
         || args.spender.is_some()
@@ -326,7 +220,7 @@ fn run_fork_mode(args: &Sep41Args) -> Result<Report, Stop> {
         || args.spender_identity.is_some()
         || args.allow_non_testnet_write
     {
-        return Err(usage(
+        return Err(CommandError::usage(
             "--owner/--spender/--owner-identity/--spender-identity/--allow-non-testnet-write apply to \
              keyed live runs (--live); a fork run creates its own parties (name an existing holder with --holder)",
         ));
@@ -345,7 +239,7 @@ fn run_fork_mode(args: &Sep41Args) -> Result<Report, Stop> {
         .map_err(stop)
 }
 
-fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
+fn run_live_mode(args: &Sep41Args) -> Result<Report, CommandError> {
     let contract = contract_arg(args)?;
     let network = resolve_network(args)?;
     let parties = live::resolve_parties(&PartiesInput {
@@ -363,9 +257,9 @@ fn run_live_mode(args: &Sep41Args) -> Result<Report, Stop> {
     live::run_live(&network.rpc_url, &network.passphrase, &contract, &parties).map_err(stop)
 }
 
-fn stop(e: LiveError) -> Stop {
+fn stop(e: LiveError) -> CommandError {
     match e {
-        LiveError::Usage(m) => usage(m),
-        LiveError::Incomplete(m) => Stop(m, EXIT_INCOMPLETE),
+        LiveError::Usage(m) => CommandError::usage(m),
+        LiveError::Incomplete(m) => CommandError::failed(m),
     }
 }

@@ -7,12 +7,10 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use assay_core::report::Report;
-use assay_scan::asset_arg::parse_asset_arg;
 use assay_scan::history::{History, Listed, StoredObservation};
 use clap::Args;
 use http_body_util::Full;
@@ -24,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::history::Listing;
 use super::serve_page;
-use crate::EXIT_USAGE;
+use super::{failed, usage, CommandResult};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -402,7 +400,7 @@ fn store_key(segment: &str) -> Result<String, String> {
     if decoded.starts_with('C') && stellar_strkey::Contract::from_string(&decoded).is_ok() {
         return Ok(decoded);
     }
-    parse_asset_arg(&decoded)
+    assay_core::Token::parse_classic(&decoded)
         .map(|asset| asset.to_string())
         .map_err(|e| format!("{e}: ask for CODE-ISSUER (or CODE:ISSUER, or a contract id C…)"))
 }
@@ -495,17 +493,15 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// Runs `assay serve` until SIGINT or SIGTERM.
-pub fn run(args: ServeArgs) -> ExitCode {
+pub fn run(args: ServeArgs) -> CommandResult {
     if !args.listen.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
-            "assay: --listen {} is not a loopback address; pass --allow-remote to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1",
+        return usage(format!(
+            "--listen {} is not a loopback address; pass --allow-remote to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1",
             args.listen
-        );
-        return ExitCode::from(EXIT_USAGE);
+        ));
     }
     let Some(store) = args.history.clone().or_else(History::default_path) else {
-        eprintln!("assay: no data directory for the history: pass --history PATH");
-        return ExitCode::from(EXIT_USAGE);
+        return usage("no data directory for the history: pass --history PATH");
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -513,10 +509,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         .build()
     {
         Ok(rt) => rt,
-        Err(err) => {
-            eprintln!("assay: cannot start the server runtime: {err}");
-            return ExitCode::from(1);
-        }
+        Err(err) => return failed(format!("cannot start the server runtime: {err}")),
     };
     let server = Arc::new(Server {
         store,
@@ -525,27 +518,20 @@ pub fn run(args: ServeArgs) -> ExitCode {
     runtime.block_on(serve(args.listen, server))
 }
 
-async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
+async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
-        Err(err) => {
-            eprintln!("assay: cannot listen on {listen}: {err}");
-            return ExitCode::from(1);
-        }
+        Err(err) => return failed(format!("cannot listen on {listen}: {err}")),
     };
     let addr = listener.local_addr().unwrap_or(listen);
     eprintln!(
         "assay serve: listening on http://{addr} (history {})",
         server.store.display()
     );
-    let mut terminate =
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(err) => {
-                eprintln!("assay: cannot install the SIGTERM handler: {err}");
-                return ExitCode::from(1);
-            }
-        };
+    let stop = match crate::signals::install(|_| {}) {
+        Ok(stop) => stop,
+        Err(m) => return failed(m),
+    };
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -555,8 +541,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
                     continue;
                 }
             },
-            _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
+            _ = stop.stopped() => break,
         };
         let server = server.clone();
         tokio::spawn(async move {
@@ -570,7 +555,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> ExitCode {
         });
     }
     eprintln!("assay serve: stopped");
-    ExitCode::SUCCESS
+    Ok(assay_core::exit::OK)
 }
 
 /// Runs the (blocking, SQLite) answer off the async workers and turns it into an HTTP response.

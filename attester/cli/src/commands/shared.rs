@@ -80,11 +80,11 @@ pub enum OutputFormat {
     Json,
 }
 
-/// Where the registry lives (stellar-cli compatible).
+/// Which network to talk to, as stellar-cli names it (sep41, attest, verify; watch fills it from its
+/// config).
 #[derive(Args, Debug, Clone)]
 pub struct NetworkArgs {
-    /// Network of the registry: testnet, mainnet, futurenet, local, or a NAME from
-    /// ~/.config/stellar/network/NAME.toml.
+    /// Network: testnet, mainnet, futurenet, local, or a NAME from ~/.config/stellar/network/NAME.toml.
     #[arg(long, env = "STELLAR_NETWORK", value_name = "NAME")]
     pub network: Option<String>,
     /// stellar-rpc endpoint (overrides the named network's).
@@ -93,25 +93,55 @@ pub struct NetworkArgs {
     /// Network passphrase (with --rpc-url when no --network is given).
     #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE", value_name = "TEXT")]
     pub network_passphrase: Option<String>,
+}
+
+/// The registry, on the network of [`NetworkArgs`].
+#[derive(Args, Debug, Clone)]
+pub struct RegistryArgs {
     /// The registry contract (C…).
     #[arg(long, env = "ASSAY_REGISTRY", value_name = "C…")]
     pub registry: String,
 }
 
-/// Where the assets' sources are read.
+/// Where the assets live, when not on the registry's network (attest, verify).
 #[derive(Args, Debug, Clone)]
-pub struct SourceArgs {
+pub struct AssetNetworkArgs {
     /// Network the assets live on, whose Horizon is read and whose passphrase the evidence binds
     /// (default: the registry's network).
     #[arg(long, value_name = "NAME")]
     pub asset_network: Option<String>,
+}
+
+impl AssetNetworkArgs {
+    /// The assets' passphrase: --asset-network's, else the registry network's.
+    pub fn passphrase(&self, registry_network: &NetworkSpec) -> Result<String, String> {
+        asset_passphrase(self.asset_network.as_deref(), registry_network)
+    }
+}
+
+/// The passphrase of the network the assets live on: `asset_network`'s, else the registry's.
+pub fn asset_passphrase(
+    asset_network: Option<&str>,
+    registry_network: &NetworkSpec,
+) -> Result<String, String> {
+    match asset_network {
+        None => Ok(registry_network.passphrase.clone()),
+        Some(name) => network::passphrase_of(name, network::config_dir().as_deref())
+            .map_err(|e| format!("--asset-network: {e}")),
+    }
+}
+
+/// Where and how the assets' sources are read (scan, attest, verify; watch fills it from its config).
+#[derive(Args, Debug, Clone)]
+pub struct SourceArgs {
     /// Horizon base URL (default: the asset network's public Horizon).
     #[arg(long, env = "ASSAY_HORIZON_URL", value_name = "URL")]
     pub horizon_url: Option<String>,
     /// StellarExpert API base URL.
     #[arg(long, env = "ASSAY_STELLAR_EXPERT_URL", value_name = "URL", default_value = assay_core::DEFAULT_STELLAR_EXPERT_URL)]
     pub expert_url: String,
-    /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style).
+    /// Answer the name lookup for HOST:PORT with ADDR (repeatable, curl-style). URLs, Host headers and TLS
+    /// names stay HOST; a mapped host is your explicit choice and exempt from the internal-address policy.
     /// In the environment: comma-separated rules.
     #[arg(
         long,
@@ -120,7 +150,8 @@ pub struct SourceArgs {
         value_delimiter = ','
     )]
     pub resolve: Vec<ResolveRule>,
-    /// Connect to ADDR:PORT2 for HOST:PORT (repeatable, curl-style).
+    /// Connect to ADDR:PORT2 for requests to HOST:PORT (repeatable, curl-style); URLs, Host headers and TLS
+    /// names stay HOST.
     /// In the environment: comma-separated rules.
     #[arg(
         long = "connect-to",
@@ -129,10 +160,10 @@ pub struct SourceArgs {
         value_delimiter = ','
     )]
     pub connect_to: Vec<ConnectToRule>,
-    /// PEM file of extra trusted roots for source fetches.
+    /// A PEM file of extra trusted root certificates (added to the built-in web roots).
     #[arg(long, value_name = "FILE", env = "ASSAY_CACERT")]
     pub cacert: Vec<PathBuf>,
-    /// Seconds allowed for one source fetch.
+    /// Seconds allowed for one fetch, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
     pub timeout: f64,
 }
@@ -150,19 +181,24 @@ pub struct SignerArgs {
 }
 
 impl NetworkArgs {
-    /// Resolves the network and registry id.
-    pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32]), String> {
-        let spec = network::resolve(
+    /// The network these flags name.
+    pub fn spec(&self) -> Result<NetworkSpec, String> {
+        network::resolve(
             self.network.as_deref(),
             self.rpc_url.as_deref(),
             self.network_passphrase.as_deref(),
             network::config_dir().as_deref(),
         )
-        .map_err(|e| e.to_string())?;
-        let registry = sac::parse_contract(&self.registry).ok_or_else(|| {
+        .map_err(|e| e.to_string())
+    }
+
+    /// The network and the registry's contract id.
+    pub fn resolve(&self, registry: &RegistryArgs) -> Result<(NetworkSpec, [u8; 32]), String> {
+        let spec = self.spec()?;
+        let registry = sac::parse_contract(&registry.registry).ok_or_else(|| {
             format!(
                 "invalid --registry {:?}: expected a C… contract address (56 characters)",
-                self.registry
+                registry.registry
             )
         })?;
         Ok((spec, registry))
@@ -183,21 +219,8 @@ impl SignerArgs {
 }
 
 impl SourceArgs {
-    /// Scan settings for assets on `registry_network` unless --asset-network says otherwise.
-    pub fn settings(&self, registry_network: &NetworkSpec) -> Result<ScanSettings, String> {
-        let passphrase = match &self.asset_network {
-            None => registry_network.passphrase.clone(),
-            Some(name) => {
-                network::resolve(
-                    Some(name),
-                    Some("http://unused.invalid"),
-                    None,
-                    network::config_dir().as_deref(),
-                )
-                .map_err(|e| format!("--asset-network: {e}"))?
-                .passphrase
-            }
-        };
+    /// Scan settings for assets on the network whose passphrase is `passphrase`.
+    pub fn settings(&self, passphrase: String) -> Result<ScanSettings, String> {
         let horizon_url = match &self.horizon_url {
             Some(u) => u.clone(),
             None => ScanSettings::default_horizon(&passphrase)

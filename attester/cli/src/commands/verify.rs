@@ -1,17 +1,18 @@
 //! `assay verify ASSET --registry C…`.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
 
-use super::shared::{rpc_client, NetworkArgs, OutputFormat, Sep41Args, SourceArgs};
-use crate::EXIT_USAGE;
+use super::shared::{
+    rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs, Sep41Args, SourceArgs,
+};
+use super::{failed, usage, CommandResult};
 use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
-use assay_attest::verify::{exit, ledger_time, read_safety, verify_target, Verdict};
+use assay_attest::verify::{ledger_time, read_safety, verify_target, Verdict};
 
 const AFTER_HELP: &str = "\
 Reads get_safety by simulation only (nothing is signed or sent), scans the asset fresh (cache bypassed),
@@ -27,8 +28,8 @@ Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
   1   error: RPC, Horizon or a malformed on-chain value (the message says which)
   2   could not verify: the fresh scan is undetermined or unevaluated (a source did not answer)
-  3   absent: the registry holds nothing for this asset
-  4   mismatch: the first differing field is named (severity, flags, hash)
+  3   mismatch: the first differing field is named (severity, flags, hash)
+  4   absent: the registry holds nothing for this asset
   5   stale: the values agree but the attestation is older than --max-age
   64  usage error
 
@@ -44,6 +45,10 @@ pub struct VerifyArgs {
     pub asset: String,
     #[command(flatten)]
     pub network: NetworkArgs,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub asset_network: AssetNetworkArgs,
     #[command(flatten)]
     pub sources: SourceArgs,
     /// Oldest acceptable attestation in seconds (0 disables the age check).
@@ -96,23 +101,20 @@ fn render(v: &Verdict) -> String {
 }
 
 /// Runs `assay verify`.
-pub fn run(args: VerifyArgs) -> ExitCode {
-    let usage = |m: String| {
-        eprintln!("assay verify: {m}");
-        ExitCode::from(EXIT_USAGE)
-    };
-    let (spec, registry) = match args.network.resolve() {
+pub fn run(args: VerifyArgs) -> CommandResult {
+    let (spec, registry) = match args.network.resolve(&args.registry) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
-    let settings = match args.sources.settings(&spec) {
+    let settings = match args
+        .asset_network
+        .passphrase(&spec)
+        .and_then(|passphrase| args.sources.settings(passphrase))
+    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
-    let target = match resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase) {
-        Ok(t) => t,
-        Err(m) => return usage(m),
-    };
+    let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
     // registry's network, where the token lives), or always with --sep41.
@@ -128,13 +130,10 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(r) => r,
         Err(m) => return usage(m),
     };
-    let fail = |m: String| {
-        eprintln!("assay verify: {asset}: {m}");
-        ExitCode::from(exit::ERROR)
-    };
+    let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));
     let on_chain = match read_safety(&rpc, registry, contract) {
         Ok(s) => s,
-        Err(m) => return fail(m),
+        Err(m) => return fail(&m),
     };
     let verdict = match verify_target(
         &settings,
@@ -148,7 +147,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         args.max_age,
     ) {
         Ok(v) => v,
-        Err(m) => return fail(m),
+        Err(m) => return fail(&m),
     };
     let text = match args.output {
         OutputFormat::Json => serde_json::to_string(&Line {
@@ -160,5 +159,5 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
     };
     let _ = writeln!(std::io::stdout(), "{text}");
-    ExitCode::from(verdict.exit_code())
+    Ok(verdict.exit_code())
 }

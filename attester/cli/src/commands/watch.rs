@@ -1,18 +1,20 @@
 //! `assay watch --config FILE`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assay_attest::targets::resolve;
+use assay_core::exit;
 use clap::Args;
 
-use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
-use crate::EXIT_USAGE;
+use super::shared::{
+    asset_passphrase, reject_argv_secrets, rpc_client, NetworkArgs, RegistryArgs, SignerArgs,
+    SourceArgs,
+};
+use super::{failed, usage, CommandResult};
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{log, serve_health, Checked, Health, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
@@ -56,7 +58,10 @@ check) exceeds refresh_margin_secs: entries could go stale between checks.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
-  1   --once: at least one check failed, a transaction's outcome is unknown, or a write was not read back
+  1   --once: at least one check failed
+  6   --once: a transaction was sent and its outcome is unknown (check the logged hash)
+  7   --once: a write was confirmed but not read back (it is written; the next check re-reads it)
+Priority when several apply: 64, 6, 1, 7.
   64  usage error (bad config, network, identity)";
 
 /// Arguments of `assay watch`.
@@ -71,13 +76,8 @@ pub struct WatchArgs {
     pub once: bool,
 }
 
-fn usage(m: impl std::fmt::Display) -> ExitCode {
-    eprintln!("assay watch: {}", assay_core::redact::text(&m.to_string()));
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// Runs `assay watch`.
-pub fn run(args: WatchArgs) -> ExitCode {
+pub fn run(args: WatchArgs) -> CommandResult {
     if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
         return usage(m);
     }
@@ -98,9 +98,11 @@ pub fn run(args: WatchArgs) -> ExitCode {
         network: config.network.clone(),
         rpc_url: config.rpc_url.clone(),
         network_passphrase: config.network_passphrase.clone(),
+    };
+    let registry_args = RegistryArgs {
         registry: config.registry.clone(),
     };
-    let (spec, registry) = match net_args.resolve() {
+    let (spec, registry) = match net_args.resolve(&registry_args) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
@@ -121,7 +123,6 @@ pub fn run(args: WatchArgs) -> ExitCode {
         }
     }
     let source_args = SourceArgs {
-        asset_network: config.asset_network.clone(),
         horizon_url: config
             .horizon_url
             .clone()
@@ -135,7 +136,9 @@ pub fn run(args: WatchArgs) -> ExitCode {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let settings = match source_args.settings(&spec) {
+    let settings = match asset_passphrase(config.asset_network.as_deref(), &spec)
+        .and_then(|passphrase| source_args.settings(passphrase))
+    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
@@ -165,14 +168,22 @@ pub fn run(args: WatchArgs) -> ExitCode {
         .clone()
         .or_else(assay_scan::history::History::default_path);
     let health = Arc::new(Mutex::new(Health::default()));
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = match crate::signals::install(|signal| {
+        log(
+            "stopping",
+            serde_json::json!({"signal": signal,
+            "note": "finishing the check in progress (a sent transaction is followed to its end)"}),
+        )
+    }) {
+        Ok(stop) => stop.flag(),
+        Err(m) => return failed(m),
+    };
     if let Some(addr) = &config.metrics_addr {
         match std::net::TcpListener::bind(addr) {
             Ok(l) => serve_health(l, health.clone(), stop.clone()),
             Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
         }
     }
-    stop_on_signals(stop.clone());
     let options = InvokeOptions {
         max_fee: config.max_fee_stroops,
         ..InvokeOptions::default()
@@ -192,13 +203,25 @@ pub fn run(args: WatchArgs) -> ExitCode {
         unconfirmed: Default::default(),
     };
     let outcomes = watcher.run(&stop, args.once);
-    let failed = outcomes.iter().any(|o| {
-        matches!(
-            o,
-            Checked::Failed(_) | Checked::Unknown(_) | Checked::WrittenUnconfirmed(..)
-        )
-    });
-    ExitCode::from(if args.once && failed { 1 } else { 0 })
+    if !args.once {
+        return Ok(exit::OK);
+    }
+    Ok(once_exit_code(&outcomes))
+}
+
+/// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
+/// refusal is the loop doing its job (the value ages out), not an error of the run.
+fn once_exit_code(outcomes: &[Checked]) -> u8 {
+    let has = |f: fn(&Checked) -> bool| outcomes.iter().any(f);
+    if has(|o| matches!(o, Checked::Unknown(_))) {
+        exit::OUTCOME_UNKNOWN
+    } else if has(|o| matches!(o, Checked::Failed(_))) {
+        exit::ERROR
+    } else if has(|o| matches!(o, Checked::WrittenUnconfirmed(..))) {
+        exit::WRITTEN_UNCONFIRMED
+    } else {
+        exit::OK
+    }
 }
 
 /// The SEP-41 runner for `sep41 = true` assets, on the registry's network: keyless on a fork, or

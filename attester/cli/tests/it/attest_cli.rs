@@ -66,11 +66,11 @@ fn attest_verify_and_watch_binaries() {
     let line: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(line["status"], "simulated", "{line}");
     let (code, _, _) = env.run(&["verify", &aqua]);
-    assert_eq!(code, 3, "absent after a dry run");
+    assert_eq!(code, 4, "absent after a dry run");
 
-    // One written, one refused with its rule: exit 2.
+    // One written, one refused with its rule: exit 3.
     let (code, out, err) = env.run(&["attest", &aqua, &outg, "--output", "json"]);
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 3, "{out}{err}");
     let lines: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -92,7 +92,7 @@ fn attest_verify_and_watch_binaries() {
         "{out}"
     );
 
-    // verify: agreement 0, absent 3.
+    // verify: agreement 0, absent 4.
     let (code, out, _) = env.run(&["verify", &aqua]);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -100,7 +100,34 @@ fn attest_verify_and_watch_binaries() {
         "{out}"
     );
     let (code, out, _) = env.run(&["verify", &outg]);
-    assert_eq!(code, 3, "{out}");
+    assert_eq!(code, 4, "{out}");
+
+    // One network model: `STELLAR_NETWORK=local` names the standalone passphrase for every command
+    // (issue #13), so scan and verify need no --network-passphrase.
+    let local = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(args)
+            .args(w.source_args(&env.ca))
+            .env("STELLAR_NETWORK", "local")
+            .env_remove("STELLAR_NETWORK_PASSPHRASE")
+            .env("HOME", w.dir.path())
+            .env("XDG_DATA_HOME", w.dir.path().join("data"))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code().unwrap_or(-1), text)
+    };
+    let (code, out) = local(&["scan", &aqua, "--no-history", "--output", "json"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(assay_core::STANDALONE_PASSPHRASE), "{out}");
+    let registry = format!("{}", stellar_strkey::Contract(w.registry));
+    let rpc = w.net.rpc_url();
+    let (code, out) = local(&["verify", &aqua, "--registry", &registry, "--rpc-url", &rpc]);
+    assert_eq!(code, 0, "{out}");
 
     // A secret in argv is refused before anything happens (and not echoed: checked in run()).
     let (code, _, err) = env.run(&["attest", &aqua, "--source", &secret]);
@@ -157,7 +184,7 @@ fn attest_verify_and_watch_binaries() {
     // The flags change: watch re-attests because the verdict changed, and verify then agrees.
     w.net.admin_set_account_flags(&g_account(AQUA), 1).unwrap();
     let (code, _, _) = env.run(&["verify", &aqua]);
-    assert_eq!(code, 4, "mismatch after the flag change");
+    assert_eq!(code, 3, "mismatch after the flag change");
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))
         .args(["watch", "--once", "--config"])
         .arg(&cfg)

@@ -259,13 +259,13 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(out.status.code(), Some(0), "{e}");
 
     // (c) A missing premise: the holder (seed 15) has no trustline, so the balance-dependent checks are
-    // UNVERIFIABLE: not attested, rule `undetermined`, exit 2; the chain still holds (a).
+    // UNVERIFIABLE: not attested, rule `undetermined`, exit 3 (refused); the chain still holds (a).
     let (code, out, err) = env.run(
         &["attest", &asset, "--sep41", "--output", "json"],
         Some(15),
         Some(14),
     );
-    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(code, 3, "{out}{err}");
     let line = json_line(&out);
     assert_eq!(line["status"], "refused", "{line}");
     assert_eq!(line["rule"], "undetermined", "{line}");
@@ -290,7 +290,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(hex::encode(still.evidence_hash), written_hash);
     // The text form names the rule and lists the rows that did not pass.
     let (code, out, _) = env.run(&["attest", &asset, "--sep41"], Some(15), Some(14));
-    assert_eq!(code, 2);
+    assert_eq!(code, 3);
     assert!(out.contains("sep41 incomplete on "), "{out}");
     assert!(out.contains(" UNVERIFIABLE: "), "{out}");
     assert!(out.contains("not attested (undetermined)"), "{out}");

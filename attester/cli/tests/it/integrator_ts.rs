@@ -56,7 +56,7 @@ fn typescript_bindings_read_the_safety_assay_verify_reports() {
     assert_eq!(verified["verdict"], "agreement", "{verified}");
     assert_eq!(verified["severity"], 2, "USDC's issuer can freeze: medium");
     let (code, out) = assay(&w, &ca, &["verify", &aqua, "--output", "json"]);
-    assert_eq!(code, 3, "{out}");
+    assert_eq!(code, 4, "{out}");
     let absent = json_line(&out);
     assert_eq!(absent["verdict"], "absent", "{absent}");
 

@@ -73,7 +73,7 @@ fn offline_conformant_token_prints_twenty_five_passes_and_exits_zero() {
 }
 
 #[test]
-fn offline_vulnerable_token_json_report_exits_one() {
+fn offline_vulnerable_token_json_report_exits_negative() {
     let path = wasm("vulnerable_token");
     let args = [
         "--wasm",
@@ -86,13 +86,13 @@ fn offline_vulnerable_token_json_report_exits_one() {
     let out = assay(&args, &[]);
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(report["schema"], "assay/sep41-report@1");
-    assert_eq!(report["exitCode"], 1);
+    assert_eq!(report["exitCode"], 3);
     // The sixteen read as before: 9 pass, 2 fail, 5 unverifiable.
     let results = report["results"].as_array().unwrap();
     let count = |rows: &[serde_json::Value], status: &str| {
@@ -168,7 +168,7 @@ fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
     ];
     let out = assay(&args, &[("ASSAY_OWNER_SECRET", &key)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--allow-non-testnet-write"), "{stderr}");
     assert!(!stderr.contains(&key) && !String::from_utf8_lossy(&out.stdout).contains(&key));
 
@@ -186,7 +186,7 @@ fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
 }
 
 #[test]
-fn live_mode_against_an_unreachable_rpc_exits_two() {
+fn live_mode_against_an_unreachable_rpc_exits_one() {
     let args = [
         "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC",
         "--live",
@@ -196,7 +196,7 @@ fn live_mode_against_an_unreachable_rpc_exits_two() {
         "Test SDF Network ; September 2015",
     ];
     let out = assay(&args, &[]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot prepare run"));
 }
 
@@ -376,7 +376,8 @@ fn live_mode_signs_nothing_for_a_token_whose_transfer_pulls_xlm() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let negative = i32::from(assay_core::exit::NEGATIVE);
+    assert_eq!(out.status.code(), Some(negative), "{stdout}\n{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = |id: &str| crate::sep41_fork::row(&report, id);
     let auth = row("sep41-transfer-auth");

@@ -309,7 +309,7 @@ fn fork_flags_and_keyed_flags_do_not_mix() {
         ],
         home.path(),
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start the fork"));
 }
 
@@ -366,7 +366,8 @@ fn fork_run_fails_transfer_auth_of_a_token_whose_transfer_pulls_xlm() {
         &[],
         home.path(),
     );
-    assert_eq!(out.status.code(), Some(1), "{report}");
+    let negative = i32::from(assay_core::exit::NEGATIVE);
+    assert_eq!(out.status.code(), Some(negative), "{report}");
     let auth = row(&report, "sep41-transfer-auth");
     assert_eq!(auth["status"], "FAIL", "{auth}");
     let observed: Vec<&str> = (auth["evidence"]["observed"].as_array().unwrap().iter())

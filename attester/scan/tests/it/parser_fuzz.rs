@@ -6,7 +6,6 @@ use assay_core::parse::{
     parse_horizon_assets, parse_linked_currency_document, parse_stellar_toml,
 };
 use assay_core::{Asset, Report};
-use assay_scan::asset_arg::parse_asset_arg;
 use proptest::prelude::*;
 
 const ISSUER: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
@@ -103,7 +102,7 @@ fn parse_everything(bytes: &[u8]) {
     let _ = parse_linked_currency_document(bytes);
     let text = String::from_utf8_lossy(bytes);
     let _ = Report::from_json(&text);
-    let _ = parse_asset_arg(&text);
+    let _ = assay_core::Token::parse_classic(&text);
 }
 
 proptest! {
@@ -155,7 +154,7 @@ proptest! {
 
     #[test]
     fn asset_ids_never_panic(text in "[A-Za-z0-9:\\-_ G]{0,80}") {
-        if let Ok(a) = parse_asset_arg(&text) {
+        if let Ok(a) = assay_core::Token::parse_classic(&text) {
             prop_assert!(!a.code.is_empty() && a.code.len() <= 12);
             prop_assert!(stellar_strkey::ed25519::PublicKey::from_string(&a.issuer).is_ok());
         }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use assay_core::Asset;
 use assay_scan::net::{HttpClient, NetConfig};
-use assay_scan::{Network, ScanConfig, ScanError, Scanner};
+use assay_scan::{ScanConfig, ScanError, Scanner};
 
 const ISSUER: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 
@@ -16,7 +16,7 @@ async fn item5_a_panicking_scan_task_is_that_assets_error() {
     let scanner = Arc::new(Scanner::new(
         http,
         ScanConfig {
-            network_passphrase: Network::Testnet.passphrase().into(),
+            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
             horizon_url: "http://127.0.0.1:1".into(),
             expert_url: "http://127.0.0.1:1".into(),
             asset_lists: Vec::new(),

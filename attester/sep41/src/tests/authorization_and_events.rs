@@ -521,7 +521,7 @@ fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
     // The other authorization checks only simulate, and still judge.
     assert_eq!(report.status_of("sep41-approve-auth"), Some(Pass));
     assert_eq!(report.status_of("sep41-burn-auth"), Some(Pass));
-    assert_eq!(report.exit_code(), 1);
+    assert_eq!(report.exit_code(), crate::model::EXIT_VIOLATION);
 }
 
 /// When the check's own simulation also shows the problem, its FAIL (and tree) stands and names

@@ -11,8 +11,8 @@ use stellar_xdr::Asset;
 
 pub use assay_attest::local_world::LocalWorld;
 
-/// One subject as recorded in testdata/eval/NAME.
-pub struct Subject {
+/// One asset as recorded in testdata/eval/NAME (its Horizon, stellar.toml and StellarExpert answers).
+pub struct EvalRecording {
     pub name: String,
     pub code: String,
     pub issuer: String,
@@ -22,10 +22,10 @@ pub struct Subject {
     pub dir: PathBuf,
 }
 
-impl Subject {
+impl EvalRecording {
     /// Reads subject.json and horizon-account.json; `issuer` overrides the recorded issuer (so two
     /// recordings of one asset can both run).
-    pub fn load(eval: &Path, name: &str, issuer: Option<&str>) -> Result<Subject, String> {
+    pub fn load(eval: &Path, name: &str, issuer: Option<&str>) -> Result<EvalRecording, String> {
         let dir = eval.join(name);
         let read = |f: &str| -> Result<serde_json::Value, String> {
             let p = dir.join(f);
@@ -45,7 +45,7 @@ impl Subject {
         let (code, recorded) = asset.split_once('-').ok_or("asset is not CODE-ISSUER")?;
         let f = &acct["flags"];
         let bit = |k: &str, v: u32| if f[k].as_bool() == Some(true) { v } else { 0 };
-        Ok(Subject {
+        Ok(EvalRecording {
             name: name.into(),
             code: code.into(),
             issuer: issuer.unwrap_or(recorded).into(),
