@@ -28,15 +28,17 @@ Config (TOML):
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
   max_fee_stroops = 100000000    # refuse to sign a write costing more (default 10 XLM)
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
-  sep41_owner_identity = \"holder\"   # SEP-41 suite holder (else ASSAY_OWNER_SECRET)
-  sep41_spender_identity = \"spender\" # SEP-41 suite spender (else ASSAY_SPENDER_SECRET)
+  sep41_owner_identity = \"holder\"   # optional: a key-based SEP-41 run's holder (else ASSAY_OWNER_SECRET)
+  sep41_spender_identity = \"spender\" # optional: its spender (else ASSAY_SPENDER_SECRET)
   sep41_allow_non_testnet_write = false # consent to suite writes off testnet/futurenet/standalone
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
-  sep41 = true                   # optional: run the SEP-41 suite on the asset's SAC each check
+  sep41 = true                   # optional: run the SEP-41 suite on the asset's contract each check
 
-With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`) and logs a
+An asset may be a token contract (C…): a custom token, or a classic asset's Stellar Asset Contract by its
+address. With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`: keyless
+on a fork of the registry's network unless the parties' keys are given) and logs a
 \"sep41\" event with its summary; a FAIL is attested as critical with sep41_violation (bit 8); an
 UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
 
