@@ -27,6 +27,17 @@ pub struct ScanSettings {
 }
 
 impl ScanSettings {
+    /// The HTTP client's settings: the mappings, extra roots and per-fetch bound.
+    pub fn net_config(&self) -> NetConfig {
+        NetConfig {
+            mappings: self.mappings.clone(),
+            extra_roots: self.extra_roots.clone(),
+            connect_timeout: self.timeout.min(Duration::from_secs(10)),
+            request_timeout: self.timeout,
+            dns_answers: Default::default(),
+        }
+    }
+
     /// The default Horizon for a passphrase, when there is one.
     pub fn default_horizon(passphrase: &str) -> Option<&'static str> {
         assay_core::network::by_passphrase(passphrase).map(|n| n.horizon_url)
@@ -85,13 +96,7 @@ where
     F: FnOnce(Arc<Scanner>) -> Fut,
     Fut: std::future::Future<Output = T>,
 {
-    let net = NetConfig {
-        mappings: settings.mappings.clone(),
-        extra_roots: settings.extra_roots.clone(),
-        connect_timeout: settings.timeout.min(Duration::from_secs(10)),
-        request_timeout: settings.timeout,
-        dns_answers: Default::default(),
-    };
+    let net = settings.net_config();
     let config = ScanConfig {
         network_passphrase: settings.asset_passphrase.clone(),
         horizon_url: settings.horizon_url.clone(),

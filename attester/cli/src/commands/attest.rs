@@ -7,8 +7,8 @@ use assay_core::Freshness;
 use clap::Args;
 
 use super::shared::{
-    reject_argv_secrets, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs,
-    Sep41Args, SignerArgs, SourceArgs,
+    reject_argv_secrets, resolve_all, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat,
+    RegistryArgs, Sep41Args, SignerArgs, SourceArgs,
 };
 use super::{failed, usage, CommandResult};
 use assay_attest::attest::{
@@ -123,19 +123,16 @@ pub fn run(args: AttestArgs) -> CommandResult {
             args.batch_size
         ));
     }
-    let (spec, registry) = match args.network.resolve(&args.registry) {
+    let (spec, registry, settings) = match resolve_all(
+        &args.network,
+        &args.registry,
+        &args.asset_network,
+        &args.sources,
+    ) {
         Ok(x) => x,
         Err(m) => return usage(m),
     };
     let signer = match args.signer.load() {
-        Ok(s) => s,
-        Err(m) => return usage(m),
-    };
-    let settings = match args
-        .asset_network
-        .passphrase(&spec)
-        .and_then(|passphrase| args.sources.settings(passphrase))
-    {
         Ok(s) => s,
         Err(m) => return usage(m),
     };

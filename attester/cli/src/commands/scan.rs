@@ -3,7 +3,6 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use assay_attest::sep41::{Sep41Outcome, Sep41Runner};
 use assay_attest::targets::{evaluate_targets, resolve};
@@ -11,7 +10,7 @@ use assay_chain::network;
 use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
-use assay_scan::net::{HttpClient, NetConfig};
+use assay_scan::net::HttpClient;
 use assay_scan::options::check_base_url;
 use assay_scan::{ScanConfig, Scanner};
 use clap::Args;
@@ -173,13 +172,7 @@ pub fn run(args: ScanArgs) -> CommandResult {
             args.concurrency
         ));
     }
-    let net = NetConfig {
-        mappings: settings.mappings.clone(),
-        extra_roots: settings.extra_roots.clone(),
-        connect_timeout: settings.timeout.min(Duration::from_secs(10)),
-        request_timeout: settings.timeout,
-        dns_answers: Default::default(),
-    };
+    let net = settings.net_config();
     let cache = if args.no_cache {
         None
     } else {

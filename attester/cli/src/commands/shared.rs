@@ -249,6 +249,19 @@ impl SourceArgs {
     }
 }
 
+/// The registry's network and id, and the scan settings for the assets, from the flags `attest` and
+/// `verify` share.
+pub fn resolve_all(
+    network: &NetworkArgs,
+    registry: &RegistryArgs,
+    asset_network: &AssetNetworkArgs,
+    sources: &SourceArgs,
+) -> Result<(NetworkSpec, [u8; 32], ScanSettings), String> {
+    let (spec, registry) = network.resolve(registry)?;
+    let settings = sources.settings(asset_network.passphrase(&spec)?)?;
+    Ok((spec, registry, settings))
+}
+
 /// Rejects any argv word that looks like key material, wherever it was typed.
 pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), String> {
     for a in args {

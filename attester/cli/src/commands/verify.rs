@@ -6,7 +6,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::shared::{
-    rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs, Sep41Args, SourceArgs,
+    resolve_all, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs, Sep41Args,
+    SourceArgs,
 };
 use super::{failed, usage, CommandResult};
 use assay_attest::sac;
@@ -102,16 +103,13 @@ fn render(v: &Verdict) -> String {
 
 /// Runs `assay verify`.
 pub fn run(args: VerifyArgs) -> CommandResult {
-    let (spec, registry) = match args.network.resolve(&args.registry) {
+    let (spec, registry, settings) = match resolve_all(
+        &args.network,
+        &args.registry,
+        &args.asset_network,
+        &args.sources,
+    ) {
         Ok(x) => x,
-        Err(m) => return usage(m),
-    };
-    let settings = match args
-        .asset_network
-        .passphrase(&spec)
-        .and_then(|passphrase| args.sources.settings(passphrase))
-    {
-        Ok(s) => s,
         Err(m) => return usage(m),
     };
     let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;

@@ -28,7 +28,7 @@ fn demo_runs_every_step_with_its_stated_outcome() {
         "== Step 8: deposit each asset through the gate contract",
         "ok: exit 2: one report is undetermined (the reputation outage)",
         "ok: four attestations written",
-        "ok: vulnerable_token: exit 1: a check FAILED",
+        "ok: vulnerable_token: exit 3: a check FAILED",
         "ok: AQUA-GBNZ… admitted",
         "ok: AQUA-GBNZ… written with the scanned severity clear",
         "ok: vulnerable_token: sep41-transfer-negative-amount FAILS",
