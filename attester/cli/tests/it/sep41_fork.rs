@@ -183,6 +183,10 @@ fn fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report:#}\n{stderr}");
     assert_eq!(
+        report["summary"]["total"], 25,
+        "all 25 checks run: {report:#}"
+    );
+    assert_eq!(
         report["summary"]["pass"], report["summary"]["total"],
         "{report:#}"
     );
