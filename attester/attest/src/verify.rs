@@ -198,17 +198,26 @@ pub fn verify_target(
         return Ok(v.clone());
     }
     let with_suite = fresh(Some(runner))?;
-    let violation_on_chain = safety.flags & Mechanics::SEP41_VIOLATION != 0;
-    Ok(match plain {
+    Ok(shown_verdict(plain, with_suite, safety.flags))
+}
+
+/// The verdict to show once the suite ran: the suite's when it agrees, when the on-chain `flags`
+/// carry sep41_violation (the evidence certainly held sep41 lines), when the plain scan could not
+/// conclude, or when there was no plain comparison; otherwise the plain scan's.
+fn shown_verdict(plain: Option<Verdict>, with_suite: Verdict, flags: u32) -> Verdict {
+    let agrees = matches!(
+        with_suite,
+        Verdict::Agreement { .. } | Verdict::Stale { .. }
+    );
+    let violation_on_chain = flags & Mechanics::SEP41_VIOLATION != 0;
+    match plain {
         Some(plain)
-            if !agrees(&with_suite)
-                && !violation_on_chain
-                && !matches!(plain, Verdict::Unverifiable { .. }) =>
+            if !agrees && !violation_on_chain && !matches!(plain, Verdict::Unverifiable { .. }) =>
         {
             plain
         }
         _ => with_suite,
-    })
+    }
 }
 
 /// Reads `get_safety(asset)` by simulation only (nothing is signed or sent). The simulated transaction's
@@ -286,4 +295,64 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
 /// Wall clock seconds, for callers without a ledger time.
 pub fn unix_now() -> u64 {
     assay_core::Timestamp::now().unix().unsigned_abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mismatch(field: &str) -> Verdict {
+        Verdict::Mismatch {
+            field: field.into(),
+            on_chain: "a".into(),
+            scanned: "b".into(),
+        }
+    }
+
+    fn agreement() -> Verdict {
+        Verdict::Agreement {
+            severity: 0,
+            flags: 0,
+            evidence_hash: "00".into(),
+            evidence_version: 3,
+            age_secs: 1,
+        }
+    }
+
+    fn unverifiable() -> Verdict {
+        Verdict::Unverifiable {
+            reason: "a source did not answer".into(),
+        }
+    }
+
+    #[test]
+    fn the_suites_verdict_is_shown_when_it_agrees_or_the_evidence_held_sep41_lines() {
+        let violation = Mechanics::SEP41_VIOLATION;
+        // The suite reproduces the hash: agreement, whatever the plain scan said.
+        assert_eq!(
+            shown_verdict(Some(mismatch("evidence_hash")), agreement(), 0),
+            agreement()
+        );
+        // Neither agrees and nothing says sep41 lines were there: the plain scan's difference.
+        assert_eq!(
+            shown_verdict(Some(mismatch("flags")), mismatch("evidence_hash"), 0),
+            mismatch("flags")
+        );
+        // Bit 8 on chain: the evidence held sep41 lines, so the suite's comparison is the one.
+        assert_eq!(
+            shown_verdict(
+                Some(mismatch("severity")),
+                mismatch("evidence_hash"),
+                violation
+            ),
+            mismatch("evidence_hash")
+        );
+        // A plain scan that could not conclude says nothing: the suite's comparison is shown.
+        assert_eq!(
+            shown_verdict(Some(unverifiable()), mismatch("evidence_hash"), 0),
+            mismatch("evidence_hash")
+        );
+        // `verify --sep41`: only the suite's comparison was made.
+        assert_eq!(shown_verdict(None, unverifiable(), 0), unverifiable());
+    }
 }
