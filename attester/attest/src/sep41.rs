@@ -74,15 +74,62 @@ pub fn rows_from_suite(results: &[assay_sep41::CheckResult]) -> Vec<Sep41Row> {
         .collect()
 }
 
-/// Where and as whom the suite runs for `assay attest --sep41` and `assay watch`.
+/// Where and as whom the suite runs for `assay attest --sep41`, `assay verify` and `assay watch`.
 #[derive(Debug, Clone)]
 pub struct Sep41Runner {
     /// stellar-rpc of the network the token lives on (the registry's).
     pub rpc_url: String,
     /// Its passphrase.
     pub passphrase: String,
-    /// The holder and spender (keys never printed).
-    pub parties: assay_sep41::live::Parties,
+    /// The holder's and spender's keys (never printed) for a key-based live run; `None` runs the
+    /// suite keyless on a fork of the network, where nothing is signed for it or sent to it.
+    pub parties: Option<assay_sep41::live::Parties>,
+}
+
+/// The fork's ledger close interval for the suite (as `assay sep41` defaults to).
+pub const FORK_LEDGER_CLOSE_MS: u64 = 100;
+
+impl Sep41Runner {
+    /// The suite keyless on a fork of the network at `rpc_url`.
+    pub fn keyless(rpc_url: &str, passphrase: &str) -> Sep41Runner {
+        Sep41Runner {
+            rpc_url: rpc_url.into(),
+            passphrase: passphrase.into(),
+            parties: None,
+        }
+    }
+
+    /// The runner the command line and the watch config ask for: a key-based live run when the
+    /// holder's or spender's key is given (a stellar-cli identity, or ASSAY_OWNER_SECRET /
+    /// ASSAY_SPENDER_SECRET), behind the consent gate; otherwise keyless on a fork.
+    pub fn with_parties(
+        rpc_url: &str,
+        passphrase: &str,
+        owner_identity: Option<String>,
+        spender_identity: Option<String>,
+        allow_non_testnet_write: bool,
+    ) -> Result<Sep41Runner, String> {
+        use assay_sep41::live::{self, PartiesInput, PartyInput};
+        let parties = live::resolve_parties(&PartiesInput {
+            owner: PartyInput {
+                address: None,
+                identity: owner_identity,
+            },
+            spender: PartyInput {
+                address: None,
+                identity: spender_identity,
+            },
+        })
+        .map_err(|e| e.to_string())?;
+        if !parties.writes() {
+            return Ok(Sep41Runner::keyless(rpc_url, passphrase));
+        }
+        live::consent(passphrase, &parties, allow_non_testnet_write).map_err(|e| e.to_string())?;
+        Ok(Sep41Runner {
+            parties: Some(parties),
+            ..Sep41Runner::keyless(rpc_url, passphrase)
+        })
+    }
 }
 
 /// One suite run against an asset's token contract, for output and for the report.
@@ -108,8 +155,23 @@ impl Sep41Runner {
         let address =
             stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(contract)));
         let contract_text = crate::sac::contract_strkey(contract);
-        match assay_sep41::live::run_live(&self.rpc_url, &self.passphrase, &address, &self.parties)
-        {
+        let report = match &self.parties {
+            Some(parties) => {
+                assay_sep41::live::run_live(&self.rpc_url, &self.passphrase, &address, parties)
+            }
+            None => {
+                let options = assay_sep41::fork::ForkOptions {
+                    rpc_url: Some(self.rpc_url.clone()),
+                    passphrase: self.passphrase.clone(),
+                    ledger: None,
+                    cache: None,
+                    holder: None,
+                    ledger_close_ms: FORK_LEDGER_CLOSE_MS,
+                };
+                assay_sep41::fork::run_fork(&address, &options).map(|run| run.report)
+            }
+        };
+        match report {
             Ok(report) => Sep41Outcome {
                 contract: contract_text,
                 rows: rows_from_suite(&report.results),
@@ -167,7 +229,8 @@ impl Sep41Outcome {
         }
     }
 
-    /// The JSON object `--output json` carries under `sep41`.
+    /// The JSON object `--output json` carries under `sep41` (`fork`: the ledger forked and the
+    /// holder's premise, for a keyless run; null for a key-based one).
     pub fn to_json(&self) -> serde_json::Value {
         let rows: Vec<serde_json::Value> = match &self.report {
             Some(r) => r
@@ -188,6 +251,7 @@ impl Sep41Outcome {
         };
         serde_json::json!({
             "contract": self.contract,
+            "fork": self.report.as_ref().and_then(|r| r.fork.as_ref()),
             "verdict": self.verdict(),
             "summary": self.summary(),
             "error": self.error,

@@ -1,7 +1,7 @@
 //! `assay verify`: compare what the registry holds with a fresh scan, recomputing the hash in the preimage
 //! version the on-chain value was written with.
 
-use assay_core::{attestation_params, EvidenceVersion, Freshness, Report};
+use assay_core::{attestation_params, EvidenceVersion, Freshness, Mechanics, Report};
 use serde::Serialize;
 use stellar_xdr::{
     HostFunction, InvokeHostFunctionOp, Memo, MuxedAccount, Operation, OperationBody,
@@ -9,7 +9,11 @@ use stellar_xdr::{
     TransactionV1Envelope, Uint256,
 };
 
+use crate::attest::Target;
 use crate::registry::{self, Safety};
+use crate::scanning::ScanSettings;
+use crate::sep41::Sep41Runner;
+use crate::targets::evaluate_targets;
 use crate::AttestError;
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{contract_error_code, Simulated};
@@ -152,6 +156,70 @@ pub fn compare(on_chain: Option<&Safety>, report: &Report, now: u64, max_age_sec
     }
 }
 
+/// Re-derives what the registry should hold for `target` and compares it with `on_chain`.
+///
+/// The registry keeps a hash, not the evidence, so whether the attestation's evidence carried
+/// `sep41` lines shows in the hash: when a fresh evaluation without the suite does not reproduce
+/// it, `suite` runs (keyless on a fork of the network unless keys were given) and the comparison is
+/// made again. With `always_suite` (`verify --sep41`) only the comparison with the suite is made.
+/// When neither agrees, the verdict shown is the suite's if the on-chain flags carry
+/// sep41_violation (the evidence certainly held sep41 lines) or the plain scan could not conclude,
+/// else the plain scan's. `now` reads the ledger clock.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_target(
+    settings: &ScanSettings,
+    rpc_url: &str,
+    passphrase: &str,
+    target: &Target,
+    on_chain: Option<&Safety>,
+    suite: Option<&Sep41Runner>,
+    always_suite: bool,
+    now: &dyn Fn() -> Result<u64, AttestError>,
+    max_age_secs: u64,
+) -> Result<Verdict, AttestError> {
+    let Some(safety) = on_chain else {
+        return Ok(Verdict::Absent);
+    };
+    let agrees = |v: &Verdict| matches!(v, Verdict::Agreement { .. } | Verdict::Stale { .. });
+    let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, AttestError> {
+        let targets = std::slice::from_ref(target);
+        let mut evaluated = evaluate_targets(settings, rpc_url, passphrase, targets, runner)?;
+        let report = evaluated.remove(0).0.map_err(AttestError::Source)?;
+        Ok(compare(Some(safety), &report, now()?, max_age_secs))
+    };
+    let plain = match (suite, always_suite) {
+        (Some(_), true) => None,
+        _ => Some(fresh(None)?),
+    };
+    let Some(runner) = suite else {
+        return Ok(plain.expect("the plain comparison ran"));
+    };
+    if let Some(v) = plain.as_ref().filter(|v| agrees(v)) {
+        return Ok(v.clone());
+    }
+    let with_suite = fresh(Some(runner))?;
+    Ok(shown_verdict(plain, with_suite, safety.flags))
+}
+
+/// The verdict to show once the suite ran: the suite's when it agrees, when the on-chain `flags`
+/// carry sep41_violation (the evidence certainly held sep41 lines), when the plain scan could not
+/// conclude, or when there was no plain comparison; otherwise the plain scan's.
+fn shown_verdict(plain: Option<Verdict>, with_suite: Verdict, flags: u32) -> Verdict {
+    let agrees = matches!(
+        with_suite,
+        Verdict::Agreement { .. } | Verdict::Stale { .. }
+    );
+    let violation_on_chain = flags & Mechanics::SEP41_VIOLATION != 0;
+    match plain {
+        Some(plain)
+            if !agrees && !violation_on_chain && !matches!(plain, Verdict::Unverifiable { .. }) =>
+        {
+            plain
+        }
+        _ => with_suite,
+    }
+}
+
 /// Reads `get_safety(asset)` (the most recent verdict by a current attester) by simulation only
 /// (nothing is signed or sent).
 pub fn read_safety(
@@ -270,4 +338,64 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
 /// Wall clock seconds, for callers without a ledger time.
 pub fn unix_now() -> u64 {
     assay_core::Timestamp::now().unix().unsigned_abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mismatch(field: &str) -> Verdict {
+        Verdict::Mismatch {
+            field: field.into(),
+            on_chain: "a".into(),
+            scanned: "b".into(),
+        }
+    }
+
+    fn agreement() -> Verdict {
+        Verdict::Agreement {
+            severity: 0,
+            flags: 0,
+            evidence_hash: "00".into(),
+            evidence_version: 3,
+            age_secs: 1,
+        }
+    }
+
+    fn unverifiable() -> Verdict {
+        Verdict::Unverifiable {
+            reason: "a source did not answer".into(),
+        }
+    }
+
+    #[test]
+    fn the_suites_verdict_is_shown_when_it_agrees_or_the_evidence_held_sep41_lines() {
+        let violation = Mechanics::SEP41_VIOLATION;
+        // The suite reproduces the hash: agreement, whatever the plain scan said.
+        assert_eq!(
+            shown_verdict(Some(mismatch("evidence_hash")), agreement(), 0),
+            agreement()
+        );
+        // Neither agrees and nothing says sep41 lines were there: the plain scan's difference.
+        assert_eq!(
+            shown_verdict(Some(mismatch("flags")), mismatch("evidence_hash"), 0),
+            mismatch("flags")
+        );
+        // Bit 8 on chain: the evidence held sep41 lines, so the suite's comparison is the one.
+        assert_eq!(
+            shown_verdict(
+                Some(mismatch("severity")),
+                mismatch("evidence_hash"),
+                violation
+            ),
+            mismatch("evidence_hash")
+        );
+        // A plain scan that could not conclude says nothing: the suite's comparison is shown.
+        assert_eq!(
+            shown_verdict(Some(unverifiable()), mismatch("evidence_hash"), 0),
+            mismatch("evidence_hash")
+        );
+        // `verify --sep41`: only the suite's comparison was made.
+        assert_eq!(shown_verdict(None, unverifiable(), 0), unverifiable());
+    }
 }

@@ -90,9 +90,14 @@ pub enum ChainError {
     Simulation(String),
     /// The call needs a signature from another address, which this run does not hold. Nothing was submitted.
     #[error(
-        "the call needs a signature from {0}, which this run does not hold; nothing was submitted"
+        "the call needs a signature from {address}, which this run does not hold; nothing was submitted"
     )]
-    ForeignAuth(String),
+    ForeignAuth {
+        /// The other address.
+        address: String,
+        /// Every authorization entry the simulation asked for.
+        auth: Vec<SorobanAuthorizationEntry>,
+    },
     /// The simulation asks this signer to authorize something other than exactly the call being
     /// sent (another function, other arguments, or sub-invocations such as a payment to a third
     /// party). Nothing was signed or submitted.
@@ -104,6 +109,8 @@ pub enum ChainError {
         asked: String,
         /// The call being sent.
         sent: String,
+        /// Every authorization entry the simulation asked for.
+        auth: Vec<SorobanAuthorizationEntry>,
     },
     /// The transaction's fee is above the configured cap. Nothing was signed or submitted.
     #[error("refusing to sign: the transaction's fee is {fee} stroops, above the cap of {cap} stroops; nothing was submitted (raise the cap with --max-fee / max_fee_stroops if this fee is expected)")]
@@ -156,6 +163,17 @@ impl ChainError {
     /// True when the write might have happened despite the error.
     pub fn may_have_written(&self) -> bool {
         matches!(self, ChainError::Unknown { .. })
+    }
+
+    /// The authorization entries the signing guard refused to sign, when that is why nothing was
+    /// signed or sent ([`ChainError::ForeignAuth`], [`ChainError::UnexpectedAuth`]).
+    pub fn refused_authorization(&self) -> Option<&[SorobanAuthorizationEntry]> {
+        match self {
+            ChainError::ForeignAuth { auth, .. } | ChainError::UnexpectedAuth { auth, .. } => {
+                Some(auth)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -492,7 +510,8 @@ impl Invoker<'_> {
         }
     }
 
-    /// `simulateTransaction` for `host_function` at sequence `seq`, the answer as sent.
+    /// `simulateTransaction` for `host_function` at sequence `seq`, the answer as sent. The
+    /// envelope carries no signature (simulation needs none): the signer signs only what it sends.
     pub fn simulate_raw(
         &self,
         seq: i64,
@@ -504,7 +523,10 @@ impl Invoker<'_> {
             Self::invoke_op(host_function.clone(), vec![]),
             None,
         );
-        let (env, _) = self.sign(tx);
+        let env = TransactionEnvelope::Tx(TransactionV1Envelope {
+            tx,
+            signatures: Default::default(),
+        });
         self.rpc.simulate_transaction(&env).map_err(ChainError::Rpc)
     }
 
@@ -557,8 +579,11 @@ impl Invoker<'_> {
         host_function: &HostFunction,
         sim: &Simulated,
     ) -> Result<Transaction, ChainError> {
-        if let Some(who) = foreign_auth(&sim.auth) {
-            return Err(ChainError::ForeignAuth(who));
+        if let Some(address) = foreign_auth(&sim.auth) {
+            return Err(ChainError::ForeignAuth {
+                address,
+                auth: sim.auth.clone(),
+            });
         }
         // The transaction signature covers every source-account entry: sign only the call itself.
         if let Some((asked, sent)) = unexpected_auth(
@@ -570,6 +595,7 @@ impl Invoker<'_> {
                 signer: self.signer.address(),
                 asked,
                 sent,
+                auth: sim.auth.clone(),
             });
         }
         let (data, fee) = self.priced(sim.data.clone(), sim.min_resource_fee)?;

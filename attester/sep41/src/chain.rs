@@ -41,6 +41,36 @@ pub enum Simulation {
     Archived,
 }
 
+/// Why a write produced no answer about the contract. Neither was submitted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteFault {
+    /// The signing guard refused: the simulation asked the signer to authorize something other
+    /// than exactly the call being sent (a nested call, another call), or asked another address's
+    /// authorization. Nothing was signed or submitted. `auth` is every entry the simulation asked
+    /// for, the signer's own under source-account credentials.
+    Unsigned {
+        reason: String,
+        auth: Vec<SorobanAuthorizationEntry>,
+    },
+    /// A harness or network fault: the attempt never produced an answer.
+    NoAnswer(String),
+}
+
+impl std::fmt::Display for WriteFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteFault::Unsigned { reason, .. } => f.write_str(reason),
+            WriteFault::NoAnswer(fault) => f.write_str(fault),
+        }
+    }
+}
+
+impl From<String> for WriteFault {
+    fn from(fault: String) -> Self {
+        WriteFault::NoAnswer(fault)
+    }
+}
+
 /// The source account of authorization simulations: the all-zero key (`GAAA…AWHF`, the null account
 /// @stellar/stellar-sdk also simulates from), which is neither party, so no authorization is folded
 /// into the source account's and every one names its address.
@@ -54,14 +84,14 @@ pub trait TokenChain {
     fn token(&self) -> ScAddress;
     /// A read-only call of `function`. `Err` is a harness or network fault (no answer).
     fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String>;
-    /// A signed call of `function`. `Err` is a harness or network fault: the attempt never
-    /// produced an answer about the contract.
+    /// A signed call of `function`. `Err` is a call never sent: the signing guard refused it, or
+    /// a harness or network fault left it without an answer.
     fn write(
         &mut self,
         signer: Signer,
         function: &str,
         args: Vec<ScVal>,
-    ) -> Result<InvokeOutcome, String>;
+    ) -> Result<InvokeOutcome, WriteFault>;
     /// `function` run by the host and never submitted, from [`observer`]. `Err` is a harness or
     /// network fault (no answer).
     fn simulate(
@@ -102,19 +132,25 @@ impl TokenChain for RpcChain<'_> {
         signer: Signer,
         function: &str,
         args: Vec<ScVal>,
-    ) -> Result<InvokeOutcome, String> {
+    ) -> Result<InvokeOutcome, WriteFault> {
         let key = match signer {
             Signer::Holder => self.holder.as_ref(),
             Signer::Spender => self.spender.as_ref(),
         };
         let Some(key) = key else {
-            return Err(format!(
+            return Err(WriteFault::NoAnswer(format!(
                 "no key for the {signer:?} (a premise the suite checks first)"
-            ));
+            )));
         };
         self.network
             .invoke(key, &self.contract, function, args)
-            .map_err(|e| e.to_string())
+            .map_err(|e| match e.refused_authorization() {
+                Some(auth) => WriteFault::Unsigned {
+                    auth: auth.to_vec(),
+                    reason: e.to_string(),
+                },
+                None => WriteFault::NoAnswer(e.to_string()),
+            })
     }
 
     fn simulate(

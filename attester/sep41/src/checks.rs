@@ -18,11 +18,11 @@ use std::{
 
 use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
 use serde_json::json;
-use stellar_xdr::{Int128Parts, ScAddress, ScVal};
+use stellar_xdr::{Int128Parts, ScAddress, ScVal, SorobanAuthorizationEntry};
 
 use crate::{
-    chain::{Authorization, Signer, Simulation, TokenChain},
-    model::{CheckDef, CheckResult, Evidence, Status, CHECKS},
+    chain::{Authorization, Signer, Simulation, TokenChain, WriteFault},
+    model::{CheckDef, CheckResult, Evidence, Layer, Status, CHECKS},
 };
 
 mod authorization;
@@ -135,6 +135,24 @@ enum Attempt {
     Landed { ledger: u32 },
 }
 
+/// A write the signing guard refused because the simulation asked its signer to authorize more
+/// than exactly the call. The token is then hostile to whoever signs for it: nothing more is
+/// signed in the run, and the function's authorization check FAILs with this tree.
+struct RefusedSignature {
+    function: String,
+    signer: Signer,
+    reason: String,
+    auth: Vec<SorobanAuthorizationEntry>,
+}
+
+/// The authorization check of a write the suite makes (`sep41-transfer-auth` for `transfer`).
+fn authorization_check(function: &str) -> Option<&'static str> {
+    CHECKS
+        .iter()
+        .find(|def| def.layer == Layer::Authorization && def.member == function)
+        .map(|def| def.id)
+}
+
 /// A quantity a write check reads before and after its write.
 #[derive(Debug, Clone, Copy)]
 enum Quantity {
@@ -234,6 +252,7 @@ pub fn run_suite(chain: &mut dyn TokenChain, config: &SuiteConfig) -> Vec<CheckR
         unsound: BTreeMap::new(),
         evidence: Evidence::default(),
         lent_allowance: None,
+        refused_signature: None,
     };
     let mut results: Vec<CheckResult> = CHECKS.iter().map(|def| run.run_check(def)).collect();
     if let Some(id) = run.lent_allowance {
@@ -255,6 +274,8 @@ struct Run<'a> {
     /// The check that granted an allowance only so a simulation could spend it; the suite revokes
     /// it at the end, so the next run still finds no allowance between the parties.
     lent_allowance: Option<&'static str>,
+    /// The write the signing guard refused, once one was: nothing is signed after it.
+    refused_signature: Option<RefusedSignature>,
 }
 
 impl Run<'_> {
@@ -268,6 +289,8 @@ impl Run<'_> {
             },
             _ => {
                 let granted_before = self.lent_allowance.is_some();
+                let refused = (self.refused_signature.as_ref())
+                    .is_some_and(|r| def.layer == Layer::Authorization && r.function == def.member);
                 let step = match def.id {
                     "sep41-decimals" => self.decimals(),
                     "sep41-balance" => self.balance(),
@@ -297,12 +320,17 @@ impl Run<'_> {
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
                 if !granted_before
-                    && def.layer == crate::Layer::Authorization
+                    && def.layer == Layer::Authorization
                     && self.evidence.granted.is_some()
                 {
                     self.lent_allowance = Some(def.id);
                 }
-                step.unwrap_or_else(|o| o)
+                let outcome = step.unwrap_or_else(|o| o);
+                if refused {
+                    self.refused_authorization(outcome)
+                } else {
+                    outcome
+                }
             }
         };
         CheckResult {
@@ -488,6 +516,15 @@ impl Run<'_> {
     // ---- writes -----------------------------------------------------------------------------
 
     fn attempt(&mut self, signer: Signer, function: &str, args: Vec<ScVal>) -> Step<Attempt> {
+        if let Some(refused) = &self.refused_signature {
+            return Err(unverifiable(format!(
+                "not attempted: nothing more is signed in this run since the signing guard \
+                 refused {}, which asked the {} to authorize more than the call (see {})",
+                refused.function,
+                signer_label(refused.signer),
+                authorization_check(&refused.function).unwrap_or("the authorization checks")
+            )));
+        }
         match self.chain.write(signer, function, args) {
             Ok(InvokeOutcome::Refused(error)) => {
                 self.evidence.error = Some(first_line(&error).to_string());
@@ -512,13 +549,56 @@ impl Run<'_> {
                     "{function} transaction {hash} was included but failed: {code}"
                 )))
             }
-            Err(fault) => {
+            Err(WriteFault::Unsigned { reason, auth }) => {
+                self.evidence.error = Some(reason.clone());
+                let see = authorization_check(function).unwrap_or("the authorization checks");
+                self.refused_signature = Some(RefusedSignature {
+                    function: function.to_string(),
+                    signer,
+                    reason,
+                    auth,
+                });
+                Err(unverifiable(format!(
+                    "the signing guard refused to sign {function}: it asks the {} to authorize \
+                     more than the call; nothing was signed or submitted, and nothing more is \
+                     signed in this run (see {see})",
+                    signer_label(signer)
+                )))
+            }
+            Err(WriteFault::NoAnswer(fault)) => {
                 self.evidence.error = Some(fault.clone());
                 Err(skipped(format!(
                     "{function} never produced an answer: {fault}"
                 )))
             }
         }
+    }
+
+    /// The authorization check of a function whose write the signing guard refused: FAIL either
+    /// way. Its own simulation's FAIL stands, with the refusal added; otherwise the FAIL shows the
+    /// authorization tree the signer was asked to sign.
+    fn refused_authorization(&mut self, simulated: Outcome) -> Outcome {
+        let refused = self.refused_signature.as_ref().expect("a refused write");
+        let label = signer_label(refused.signer);
+        if simulated.status == Status::Fail {
+            return fail(format!(
+                "{}; and the signing guard refused to sign {} for the {label} earlier in this run, \
+                 so nothing was signed or submitted",
+                simulated.actual, refused.function
+            ));
+        }
+        let names = self.names().with_source(label);
+        let observed = names.authorizations(&refused.auth);
+        let actual = format!(
+            "the signing guard refused to sign {} for the {label}, so nothing was signed or \
+             submitted: {}; asked for: {}",
+            refused.function,
+            refused.reason,
+            authorization::shown(&observed)
+        );
+        self.evidence.error = Some(refused.reason.clone());
+        self.evidence.observed = observed;
+        fail(actual)
     }
 
     /// A refusal the asset explains (no trustline) withholds a verdict.
@@ -1079,6 +1159,13 @@ impl Run<'_> {
                 "simulating approve got no answer: {fault}"
             ))),
         }
+    }
+}
+
+fn signer_label(signer: Signer) -> &'static str {
+    match signer {
+        Signer::Holder => "holder",
+        Signer::Spender => "spender",
     }
 }
 

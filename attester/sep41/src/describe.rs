@@ -9,11 +9,24 @@ use stellar_xdr::{
 /// The addresses a run knows by role.
 pub struct Names {
     known: Vec<(ScAddress, &'static str)>,
+    /// Who the transaction's source account is, when a party signs as it.
+    source: Option<&'static str>,
 }
 
 impl Names {
     pub fn new(known: Vec<(ScAddress, &'static str)>) -> Self {
-        Names { known }
+        Names {
+            known,
+            source: None,
+        }
+    }
+
+    /// Names source-account credentials as `party` (the signer of a write is its source).
+    pub fn with_source(self, party: &'static str) -> Self {
+        Names {
+            source: Some(party),
+            ..self
+        }
     }
 
     /// The role's name, or the strkey shortened to its first and last four characters.
@@ -71,7 +84,10 @@ impl Names {
     /// Whose authorization an entry carries.
     pub fn signer(&self, entry: &SorobanAuthorizationEntry) -> String {
         match &entry.credentials {
-            SorobanCredentials::SourceAccount => "the transaction's source account".into(),
+            SorobanCredentials::SourceAccount => match self.source {
+                Some(party) => party.into(),
+                None => "the transaction's source account".into(),
+            },
             SorobanCredentials::Address(c) | SorobanCredentials::AddressV2(c) => {
                 self.address(&c.address)
             }

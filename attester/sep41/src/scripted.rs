@@ -13,7 +13,7 @@ use stellar_xdr::{
 };
 
 use crate::{
-    chain::{Authorization, Signer, Simulation, TokenChain},
+    chain::{Authorization, Signer, Simulation, TokenChain, WriteFault},
     checks::{i128_val, Party},
 };
 
@@ -46,7 +46,7 @@ pub struct ScriptedChain {
     /// Scripted answers to reads: (function, first-arg strkey or "") → answer.
     pub read_script: HashMap<(String, String), Result<ReadOutcome, String>>,
     /// Scripted answers to writes by function name.
-    pub write_script: HashMap<String, Result<InvokeOutcome, String>>,
+    pub write_script: HashMap<String, Result<InvokeOutcome, WriteFault>>,
     /// Scripted simulations by function name (a refusal, archived state, a fault).
     pub simulate_script: HashMap<String, Result<Simulation, String>>,
     /// Authorizations a simulated call records, by function name, instead of its party's exact one.
@@ -250,7 +250,7 @@ impl TokenChain for ScriptedChain {
         signer: Signer,
         function: &str,
         args: Vec<ScVal>,
-    ) -> Result<InvokeOutcome, String> {
+    ) -> Result<InvokeOutcome, WriteFault> {
         self.writes.push(function.to_string());
         if let Some(answer) = self.write_script.get(function) {
             return answer.clone();
@@ -260,7 +260,7 @@ impl TokenChain for ScriptedChain {
             _ => Signer::Holder,
         };
         assert_eq!(signer, expected, "{function} signed by the wrong party");
-        self.apply(function, &args)
+        Ok(self.apply(function, &args)?)
     }
 
     fn simulate(

@@ -5,6 +5,7 @@ use assay_chain::{InvokeOutcome, ReadOutcome};
 use stellar_xdr::ScVal;
 
 use crate::{
+    chain::WriteFault,
     checks::{i128_val, run_suite, Party, SuiteConfig, ISSUER_SENTINEL},
     model::{Report, Status, CHECKS, MEMBERS},
     render,
@@ -500,7 +501,7 @@ fn archived_entry_is_unverifiable_and_harness_faults_are_skipped() {
     );
     chain
         .write_script
-        .insert("burn".into(), Err("RPC down".into()));
+        .insert("burn".into(), Err(WriteFault::NoAnswer("RPC down".into())));
     let report = run(&mut chain, &cfg);
     assert_eq!(report.status_of("sep41-approve"), Some(Unverifiable));
     assert_eq!(

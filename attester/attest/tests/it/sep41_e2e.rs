@@ -64,12 +64,12 @@ fn suite_on(w: &World, wasm_name: &str, salt: u8) -> ([u8; 32], assay_attest::se
     let runner = Sep41Runner {
         rpc_url: w.spec.rpc_url.clone(),
         passphrase: w.spec.passphrase.clone(),
-        parties: Parties {
+        parties: Some(Parties {
             holder: party(&holder),
             holder_key: Some(holder.clone()),
             spender: party(&spender),
             spender_key: Some(spender.clone()),
-        },
+        }),
     };
     (token, runner.run(token))
 }

@@ -8,51 +8,24 @@ use crate::common;
 use std::time::SystemTime;
 
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target};
-use assay_attest::registry;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::{compare, ledger_time, read_safety, Verdict};
+use assay_attest::verify::{compare, ledger_time, read_safety, verify_target, Verdict};
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
 use assay_sep41::live::Parties;
 use common::*;
-use stellar_xdr::{Int128Parts, ScVal};
-
-fn deploy(w: &World, wasm_name: &str, salt: u8) -> [u8; 32] {
-    w.deploy(
-        wasm_name,
-        salt,
-        vec![
-            registry::account_val(w.admin.public_key()),
-            ScVal::U32(7),
-            string("Test Token"),
-            string("TEST"),
-        ],
-    )
-}
-
-fn mint(w: &World, token: [u8; 32], to: &Secret) {
-    let f = registry::call(
-        token,
-        "mint",
-        vec![
-            registry::account_val(to.public_key()),
-            ScVal::I128(Int128Parts { hi: 0, lo: 1000 }),
-        ],
-    );
-    w.invoker(&w.admin).invoke(&f).expect("mint");
-}
 
 fn runner(w: &World, holder: &Secret, spender: &Secret) -> Sep41Runner {
     Sep41Runner {
         rpc_url: w.spec.rpc_url.clone(),
         passphrase: w.spec.passphrase.clone(),
-        parties: Parties {
+        parties: Some(Parties {
             holder: party(holder),
             holder_key: Some(holder.clone()),
             spender: party(spender),
             spender_key: Some(spender.clone()),
-        },
+        }),
     }
 }
 
@@ -106,8 +79,8 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     let suite = runner(&w, &holder, &spender);
 
     // The conformant token: `mint` only (bit 12, no floor), the suite all PASS: clear, admitted.
-    let conformant = deploy(&w, "conformant_token", 21);
-    mint(&w, conformant, &holder);
+    let conformant = w.deploy_token("conformant_token", 21);
+    w.mint(conformant, 13);
     let (target, report) = evaluate(&w, conformant, Some(&suite));
     assert_eq!(
         report.mechanics.bits(),
@@ -131,7 +104,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
         }
     ));
     assert_eq!(w.gate_check(conformant), Ok(()), "admitted");
-    mint(&w, conformant, &holder);
+    w.mint(conformant, 13);
     assert!(
         matches!(
             verify(&w, conformant, Some(&suite)),
@@ -144,7 +117,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     );
 
     // The upgradable token: imports the contract-update function (bit 9): high, refused by the gate.
-    let upgradable = deploy(&w, "upgradable_token", 22);
+    let upgradable = w.deploy_token("upgradable_token", 22);
     let (target, report) = evaluate(&w, upgradable, None);
     assert_eq!(report.mechanics.bits(), Mechanics::CODE_MUTABLE);
     assert_eq!(report.severity, Rating::Level(Severity::High));
@@ -182,8 +155,8 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
 
     // The vulnerable token: FAILs beside UNVERIFIABLE rows; a FAIL is the ceiling: critical, bit 8,
     // determined, written, refused by the gate.
-    let vulnerable = deploy(&w, "vulnerable_token", 23);
-    mint(&w, vulnerable, &holder);
+    let vulnerable = w.deploy_token("vulnerable_token", 23);
+    w.mint(vulnerable, 13);
     let (target, report) = evaluate(&w, vulnerable, Some(&suite));
     let open = report
         .evidence
@@ -215,7 +188,95 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     for k in [&holder2, &spender2] {
         w.net.fund(&account_id(k.public_key())).unwrap();
     }
-    mint(&w, vulnerable, &holder2);
+    w.mint(vulnerable, 15);
     let v = verify(&w, vulnerable, Some(&runner(&w, &holder2, &spender2)));
     assert!(matches!(v, Verdict::Agreement { .. }), "{v:?}");
+}
+
+/// `assay verify C…` with no flag: the fresh read alone, and the keyless suite again only when that
+/// does not reproduce the on-chain hash. Returns the verdict and the plain comparison.
+fn verify_unasked(w: &World, token: [u8; 32], suite: &Sep41Runner) -> (Verdict, Verdict) {
+    let on_chain = read_safety(&w.rpc, w.registry, token).unwrap();
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let target = resolve(&id, &w.spec.passphrase, &w.spec.passphrase).unwrap();
+    let verdict = verify_target(
+        &w.settings(&[]),
+        &w.spec.rpc_url,
+        &w.spec.passphrase,
+        &target,
+        on_chain.as_ref(),
+        Some(suite),
+        false,
+        &|| ledger_time(&w.rpc),
+        86_400,
+    )
+    .unwrap();
+    (verdict, verify(w, token, None))
+}
+
+fn sep41_lines(report: &Report) -> Vec<&str> {
+    (report.evidence.iter())
+        .filter(|e| e.source == "sep41")
+        .map(|e| e.claim.as_str())
+        .collect()
+}
+
+/// `assay attest C… --sep41` with no key for the suite: it runs keyless on a fork of the network
+/// (the holder found from the token's mint events), the attester's key signs only the registry
+/// write, and `assay verify` re-runs the suite by itself because the hash needs it.
+#[test]
+fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
+    let w = World::start(&[]);
+    let keyless = Sep41Runner::keyless(&w.spec.rpc_url, &w.spec.passphrase);
+
+    let conformant = w.deploy_token("conformant_token", 31);
+    w.mint(conformant, 13);
+    let (target, report) = evaluate(&w, conformant, Some(&keyless));
+    let lines = sep41_lines(&report);
+    assert_eq!(lines.len(), 25, "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains(" PASS:")), "{lines:?}");
+    assert_eq!(report.severity, Rating::Level(Severity::Clear));
+    assert!(!report.undetermined, "{:?}", report.undetermined_checks);
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written { flags: 4096, .. }
+    ));
+    let (verdict, plain) = verify_unasked(&w, conformant, &keyless);
+    assert!(matches!(verdict, Verdict::Agreement { .. }), "{verdict:?}");
+    assert!(
+        matches!(&plain, Verdict::Mismatch { field, .. } if field == "evidence_hash"),
+        "without the suite the hash differs, so verify had to re-run it: {plain:?}"
+    );
+
+    // The vulnerable token: the keyless run FAILs, so the report is critical with bit 8 and
+    // attested; verify re-runs it and agrees.
+    let vulnerable = w.deploy_token("vulnerable_token", 33);
+    w.mint(vulnerable, 13);
+    let (target, report) = evaluate(&w, vulnerable, Some(&keyless));
+    assert!(
+        sep41_lines(&report).iter().any(|l| l.contains(" FAIL:")),
+        "{:?}",
+        report.evidence
+    );
+    assert_eq!(report.severity, Rating::Level(Severity::Critical));
+    assert!(report.mechanics.has(Mechanics::SEP41_VIOLATION));
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written { severity: 4, .. }
+    ));
+    let (verdict, _) = verify_unasked(&w, vulnerable, &keyless);
+    assert!(matches!(verdict, Verdict::Agreement { .. }), "{verdict:?}");
+
+    // An attestation without sep41 lines agrees on the plain read alone.
+    let upgradable = w.deploy_token("upgradable_token", 32);
+    let (target, report) = evaluate(&w, upgradable, None);
+    assert!(matches!(
+        attest(&w, target, report),
+        Outcome::Written { .. }
+    ));
+    let (verdict, plain) = verify_unasked(&w, upgradable, &keyless);
+    assert!(
+        matches!(verdict, Verdict::Agreement { .. }) && matches!(plain, Verdict::Agreement { .. }),
+        "{verdict:?} {plain:?}"
+    );
 }

@@ -671,8 +671,12 @@ fn foreign_auth_is_refused_before_sending() {
     let err = invoke(&s).unwrap_err();
     assert_eq!(
         err,
-        ChainError::ForeignAuth(Signer::from_seed([8; 32]).address())
+        ChainError::ForeignAuth {
+            address: Signer::from_seed([8; 32]).address(),
+            auth: vec![entry.clone()],
+        }
     );
+    assert_eq!(err.refused_authorization(), Some(&[entry][..]));
     assert_eq!(s.count("sendTransaction"), 0);
 }
 
@@ -747,6 +751,15 @@ fn refused_auth(entry: &SorobanAuthorizationEntry) -> (ChainError, usize) {
     s.always("sendTransaction", pending());
     s.always("getTransaction", success());
     let err = invoke(&s).unwrap_err();
+    for p in s.params("simulateTransaction") {
+        let sim = p["transaction"].as_str().unwrap();
+        let TransactionEnvelope::Tx(v1) =
+            TransactionEnvelope::from_xdr_base64(sim, Limits::none()).unwrap()
+        else {
+            panic!("v1")
+        };
+        assert!(v1.signatures.is_empty(), "a simulation is never signed");
+    }
     (err, s.count("sendTransaction"))
 }
 
@@ -756,12 +769,21 @@ fn issue14_auth_with_a_sub_invocation_is_never_signed() {
     let (err, sent) = refused_auth(&entry);
     assert_eq!(sent, 0, "nothing may be submitted");
     let ChainError::UnexpectedAuth {
-        signer: who, asked, ..
+        signer: who,
+        asked,
+        auth,
+        ..
     } = &err
     else {
         panic!("expected UnexpectedAuth, got {err:?}");
     };
     assert_eq!(who, &signer().address());
+    assert_eq!(
+        auth,
+        &vec![entry.clone()],
+        "the refused tree is kept for the report"
+    );
+    assert_eq!(err.refused_authorization(), Some(&[entry][..]));
     assert!(
         asked.contains("1 sub-invocation") && asked.contains(".transfer("),
         "{asked}"

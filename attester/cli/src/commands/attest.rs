@@ -27,15 +27,18 @@ in attest_many batches (at most 50, the registry's cap) from the --source accoun
 registry's attester set; each transaction is followed to a final status, and a lost response is
 re-polled by hash (the same envelope is re-sent, so nothing is written twice).
 
-SEP-41 (--sep41): before deciding, each asset's Stellar Asset Contract on the registry's network is run
-through the 25-check conformance suite as the holder (ASSAY_OWNER_SECRET or --owner-identity) and spender
-(ASSAY_SPENDER_SECRET or --spender-identity); the holder needs 5 units of the asset, both need XLM for fees
-and the spender a trustline. Each check becomes one `sep41` evidence line (bound by the evidence hash).
-Any FAIL escalates the report to critical with flag sep41_violation (bit 8; capability bits untouched);
-any UNVERIFIABLE or SKIPPED check, or a suite that could not start, leaves it undetermined: not attested
-(exit 2, rule `undetermined`). The suite's summary is printed per asset; --output json adds a `sep41`
-object with every row. Writes on a network other than testnet/futurenet/standalone need
---allow-non-testnet-write.
+SEP-41 (--sep41): before deciding, each asset's Stellar Asset Contract (or the token contract itself) on
+the registry's network is run through the 25-check conformance suite, keyless on a fork of that network:
+nothing is signed for the suite and nothing is sent to the network (--output json names the fork's ledger
+and holder premise under `sep41.fork`). With the holder's and spender's keys (ASSAY_OWNER_SECRET /
+ASSAY_SPENDER_SECRET, or --owner-identity / --spender-identity) it is a key-based live run instead: the
+holder needs 5 units of the asset, both need XLM for fees and the spender a trustline, and writes on a
+network other than testnet/futurenet/standalone need --allow-non-testnet-write. Each check becomes one
+`sep41` evidence line (bound by the evidence hash). Any FAIL escalates the report to critical with flag
+sep41_violation (bit 8; capability bits untouched), even beside open rows; with no FAIL, any UNVERIFIABLE or
+SKIPPED check, or a suite that could not start, leaves it undetermined: not attested (rule
+`undetermined`). The suite's summary is printed per asset; --output json adds a `sep41` object with every
+row.
 
 Token contracts (C…): a custom token is judged by its code, read from the network (getLedgerEntries of
 its instance and WASM): importing the contract-update function sets code_mutable (bit 9, at least high),
@@ -68,7 +71,7 @@ typed on the command line is refused. Secrets are never printed.
 Examples:
   assay attest USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN --registry CBK4… --source assay-attester --network testnet --asset-network mainnet
   STELLAR_SECRET_KEY=… assay attest AQUA-GBNZ… --registry C… --network local --horizon-url http://localhost:8000 --dry-run
-  assay attest USDC-GBBD… --registry C… --source assay-attester --network testnet --sep41 --owner-identity holder --spender-identity spender
+  assay attest USDC-GBBD… --registry C… --source assay-attester --network testnet --sep41
   assay attest CDLZ… --registry C… --source assay-attester --network testnet";
 
 /// Arguments of `assay attest`.

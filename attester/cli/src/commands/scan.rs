@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use assay_attest::sep41::{Sep41Outcome, Sep41Runner};
 use assay_attest::targets::{evaluate_targets, resolve};
 use assay_chain::network;
 use assay_core::{Asset, Report, Token};
@@ -70,6 +71,13 @@ pub struct ScanArgs {
     #[arg(long, value_name = "TEXT", env = "STELLAR_NETWORK_PASSPHRASE")]
     pub network_passphrase: Option<String>,
 
+    /// Also run the 25-check SEP-41 conformance suite against each token contract (C…), keyless on a
+    /// fork of the network at --rpc-url (nothing signed, nothing sent there), and include its verdicts
+    /// in the report: a FAIL makes it critical with sep41_violation (bit 8); without a FAIL, an
+    /// UNVERIFIABLE or SKIPPED row leaves it undetermined.
+    #[arg(long)]
+    pub sep41: bool,
+
     /// Output format: text for people, json for one schema_version 1 report per line.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
@@ -129,6 +137,12 @@ pub fn run(args: ScanArgs) -> CommandResult {
             }
             Err(err) => return usage(err),
         }
+    }
+    if args.sep41 && contracts.is_empty() {
+        return usage(
+            "--sep41 runs the conformance suite against token contracts: name one as C… (a classic \
+             asset's Stellar Asset Contract is named by its C… address too)",
+        );
     }
     if !contracts.is_empty() && args.rpc_url.is_none() {
         return usage(format!(
@@ -221,14 +235,14 @@ pub fn run(args: ScanArgs) -> CommandResult {
     };
 
     // Every report in argument-kind order: classic assets, then token contracts.
-    let mut outcomes: Vec<(String, Result<Report, String>)> = assets
+    let mut outcomes: Vec<(String, Result<Report, String>, Option<Sep41Outcome>)> = assets
         .iter()
         .zip(results)
         .map(|(asset, result)| {
             let report = result.map_err(|e| e.to_string()).and_then(|subject| {
                 assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
             });
-            (asset.to_string(), report)
+            (asset.to_string(), report, None)
         })
         .collect();
     if let Some(rpc_url) = &args.rpc_url {
@@ -239,12 +253,12 @@ pub fn run(args: ScanArgs) -> CommandResult {
                 Err(m) => return usage(m),
             }
         }
-        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, None) {
+        let suite = (args.sep41).then(|| Sep41Runner::keyless(rpc_url, &passphrase));
+        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, suite.as_ref()) {
             Ok(evaluated) => outcomes.extend(
-                contracts
-                    .iter()
-                    .cloned()
-                    .zip(evaluated.into_iter().map(|(report, _)| report)),
+                (contracts.iter().cloned())
+                    .zip(evaluated)
+                    .map(|(c, (report, run))| (c, report, run)),
             ),
             Err(m) => return failed(m),
         }
@@ -253,7 +267,7 @@ pub fn run(args: ScanArgs) -> CommandResult {
     let mut exit = EXIT_COMPLETE;
     let mut stdout = std::io::stdout().lock();
     let mut rows = Vec::new();
-    for (name, report) in outcomes {
+    for (name, report, suite) in outcomes {
         let report = match report {
             Ok(report) => report,
             Err(message) => {
@@ -268,7 +282,10 @@ pub fn run(args: ScanArgs) -> CommandResult {
         let line = serde_json::to_string(&report).expect("a report always serialises");
         let rendered = match args.output {
             OutputFormat::Json => format!("{line}\n"),
-            OutputFormat::Text => super::scan_text::render(&report),
+            OutputFormat::Text => {
+                let suite = suite.map(|run| run.render_text(&name)).unwrap_or_default();
+                super::scan_text::render(&report) + &suite
+            }
         };
         if let Err(err) = stdout.write_all(rendered.as_bytes()) {
             return failed(format!("cannot write the report to stdout: {err}"));

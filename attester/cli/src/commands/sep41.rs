@@ -44,7 +44,9 @@ pub enum Output {
         their secret keys come from ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET or stellar-cli identities \
         (--owner-identity/--spender-identity), never from the command line. Writes move real units \
         (about 4 of the holder's 5 needed) and spend XLM fees; on a network other than testnet, futurenet \
-        or a standalone network, writes need --allow-non-testnet-write.\n\n\
+        or a standalone network, writes need --allow-non-testnet-write. A write whose simulation asks a \
+        party to authorize anything but exactly the call is never signed: its *-auth check FAILs with \
+        the tree asked for, and nothing more is signed in the run.\n\n\
         Offline: --wasm FILE deploys the token on an embedded local network (constructor arguments from \
         --constructor-args, converted with the WASM's own spec; \"@admin\", \"@holder\", \"@spender\" stand \
         for the generated parties), funds the holder through --mint-fn, and runs the same suite. --sac CODE \

@@ -17,11 +17,13 @@ use assay_chain::rpc::RpcClient;
 /// `--sep41`: run the SEP-41 conformance suite against each target's contract and bind its verdicts.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Sep41Args {
-    /// Also run the 16-check SEP-41 conformance suite against each target's contract (a classic asset's
+    /// Also run the 25-check SEP-41 conformance suite against each target's contract (a classic asset's
     /// Stellar Asset Contract, or the token contract itself, on the registry's network) and bind its
     /// verdicts into the report: a FAIL escalates to critical with sep41_violation (bit 8), even beside
     /// checks that could not conclude; without a FAIL, an UNVERIFIABLE or SKIPPED check leaves the report
-    /// undetermined. The suite's transactions are sent even with --dry-run: they are the measurement.
+    /// undetermined. The suite runs keyless on a fork of the network (nothing signed or sent for it)
+    /// unless a party's key is given, which makes it a key-based live run whose transactions are sent
+    /// even with --dry-run.
     #[arg(long)]
     pub sep41: bool,
     /// stellar-cli identity of the suite's holder (instead of ASSAY_OWNER_SECRET). Needs 5 units of the
@@ -38,15 +40,14 @@ pub struct Sep41Args {
 }
 
 impl Sep41Args {
-    /// The suite's runner when `--sep41` is given: the registry's network (the contract an asset is keyed
-    /// by lives there), the holder and spender from identities or ASSAY_OWNER_SECRET /
-    /// ASSAY_SPENDER_SECRET, and the consent gate.
+    /// The suite's runner when `--sep41` is given, on the registry's network (the contract an asset is
+    /// keyed by lives there): keyless on a fork, or key-based live when the holder or spender is given
+    /// (identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET) behind the consent gate.
     pub fn runner(
         &self,
         spec: &NetworkSpec,
         asset_passphrase: &str,
     ) -> Result<Option<Sep41Runner>, String> {
-        use assay_sep41::live::{self, PartiesInput, PartyInput};
         if !self.sep41 {
             return Ok(None);
         }
@@ -58,24 +59,15 @@ impl Sep41Args {
                     .into(),
             );
         }
-        let parties = live::resolve_parties(&PartiesInput {
-            owner: PartyInput {
-                address: None,
-                identity: self.owner_identity.clone(),
-            },
-            spender: PartyInput {
-                address: None,
-                identity: self.spender_identity.clone(),
-            },
-        })
-        .map_err(|e| format!("--sep41: {e}"))?;
-        live::consent(&spec.passphrase, &parties, self.allow_non_testnet_write)
-            .map_err(|e| format!("--sep41: {e}"))?;
-        Ok(Some(Sep41Runner {
-            rpc_url: spec.rpc_url.clone(),
-            passphrase: spec.passphrase.clone(),
-            parties,
-        }))
+        Sep41Runner::with_parties(
+            &spec.rpc_url,
+            &spec.passphrase,
+            self.owner_identity.clone(),
+            self.spender_identity.clone(),
+            self.allow_non_testnet_write,
+        )
+        .map(Some)
+        .map_err(|e| format!("--sep41: {e}"))
     }
 }
 

@@ -11,9 +11,10 @@ use super::shared::{
 };
 use super::{failed, usage, CommandResult};
 use assay_attest::sac;
-use assay_attest::targets::{evaluate_targets, resolve};
+use assay_attest::sep41::Sep41Runner;
+use assay_attest::targets::resolve;
 use assay_attest::verify::{
-    compare, ledger_time, read_quorum, read_safety, read_safety_by, Verdict,
+    ledger_time, read_quorum, read_safety, read_safety_by, verify_target, Verdict,
 };
 
 /// The registry's `MAX_QUORUM_ATTESTERS`: a longer list always answers false.
@@ -25,8 +26,10 @@ own verdict (get_safety_by), by simulation only (nothing is signed or sent), sca
 recomputes the evidence hash in the preimage version (v3, v2, v1 for a classic asset; v4 for a token
 contract) that matches the on-chain value, and compares severity, then flags, then hash. The age is
 measured on the ledger clock. A token contract (C…) is read again from the network exactly as `assay
-attest` reads it. An attestation written with --sep41 binds the suite's verdicts: verify it with --sep41
-(the same holder and spender), which re-runs the suite and compares the hash it then derives.
+attest` reads it. An attestation written with --sep41 binds the suite's verdicts: when the fresh scan
+alone does not reproduce the on-chain hash, verify re-runs the suite keyless on a fork of the registry's
+network (nothing signed or sent) and compares the hash it then derives. --sep41 always runs it (with the
+holder's and spender's keys, when given, as a key-based live run).
 
 Exit codes:
   0   agreement: severity, flags and hash match and the attestation is within --max-age
@@ -198,8 +201,14 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     };
     let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
+    // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
+    // registry's network, where the token lives), or always with --sep41.
     let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
-        Ok(r) => r,
+        Ok(Some(r)) => Some(r),
+        Ok(None) if settings.asset_passphrase == spec.passphrase => {
+            Some(Sep41Runner::keyless(&spec.rpc_url, &spec.passphrase))
+        }
+        Ok(None) => None,
         Err(m) => return usage(m),
     };
     let rpc = match rpc_client(&spec) {
@@ -219,19 +228,25 @@ pub fn run(args: VerifyArgs) -> CommandResult {
                 Err(m) => return fail(&m),
             }
         }
-        let verdicts = if on_chain.iter().all(Option::is_none) {
-            vec![Verdict::Absent; keys.len()]
-        } else {
-            let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc)
-            {
-                Ok(x) => x,
+        // Each attester's verdict re-derived as for a single one (the suite re-runs when its hash
+        // needs it); an absent verdict needs no scan.
+        let mut verdicts = Vec::with_capacity(keys.len());
+        for held in &on_chain {
+            match verify_target(
+                &settings,
+                &spec.rpc_url,
+                &spec.passphrase,
+                &target,
+                held.as_ref(),
+                runner.as_ref(),
+                args.suite.sep41,
+                &|| ledger_time(&rpc),
+                args.max_age,
+            ) {
+                Ok(v) => verdicts.push(v),
                 Err(m) => return fail(&m),
-            };
-            on_chain
-                .iter()
-                .map(|s| compare(s.as_ref(), &report, now, args.max_age))
-                .collect()
-        };
+            }
+        }
         let holds = match read_quorum(
             &rpc,
             registry,
@@ -285,14 +300,19 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         Ok(s) => s,
         Err(m) => return fail(&m),
     };
-    let verdict = if on_chain.is_none() {
-        Verdict::Absent
-    } else {
-        let (report, now) = match fresh_report(&settings, &spec, &target, runner.as_ref(), &rpc) {
-            Ok(x) => x,
-            Err(m) => return fail(&m),
-        };
-        compare(on_chain.as_ref(), &report, now, args.max_age)
+    let verdict = match verify_target(
+        &settings,
+        &spec.rpc_url,
+        &spec.passphrase,
+        &target,
+        on_chain.as_ref(),
+        runner.as_ref(),
+        args.suite.sep41,
+        &|| ledger_time(&rpc),
+        args.max_age,
+    ) {
+        Ok(v) => v,
+        Err(m) => return fail(&m),
     };
     let text = match args.output {
         OutputFormat::Json => serde_json::to_string(&Line {
@@ -305,31 +325,6 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     };
     let _ = writeln!(std::io::stdout(), "{text}");
     Ok(verdict.exit_code())
-}
-
-/// The fresh scan of `target`, cache bypassed, as `assay attest` would read it, and the ledger time
-/// to age on-chain verdicts against.
-fn fresh_report(
-    settings: &assay_attest::scanning::ScanSettings,
-    spec: &assay_chain::network::NetworkSpec,
-    target: &assay_attest::attest::Target,
-    runner: Option<&assay_attest::sep41::Sep41Runner>,
-    rpc: &assay_chain::rpc::RpcClient,
-) -> Result<(assay_core::Report, u64), String> {
-    let evaluated = evaluate_targets(
-        settings,
-        &spec.rpc_url,
-        &spec.passphrase,
-        std::slice::from_ref(target),
-        runner,
-    )
-    .map(|mut v| v.remove(0).0);
-    let report = match evaluated {
-        Ok(Ok(r)) => r,
-        Ok(Err(m)) => return Err(m),
-        Err(e) => return Err(e.to_string()),
-    };
-    Ok((report, ledger_time(rpc).map_err(|e| e.to_string())?))
 }
 
 /// The quorum's answer first, then one line per attester.

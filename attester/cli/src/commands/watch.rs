@@ -28,15 +28,17 @@ Config (TOML):
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
   max_fee_stroops = 100000000    # refuse to sign a write costing more (default 10 XLM)
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
-  sep41_owner_identity = \"holder\"   # SEP-41 suite holder (else ASSAY_OWNER_SECRET)
-  sep41_spender_identity = \"spender\" # SEP-41 suite spender (else ASSAY_SPENDER_SECRET)
+  sep41_owner_identity = \"holder\"   # optional: a key-based SEP-41 run's holder (else ASSAY_OWNER_SECRET)
+  sep41_spender_identity = \"spender\" # optional: its spender (else ASSAY_SPENDER_SECRET)
   sep41_allow_non_testnet_write = false # consent to suite writes off testnet/futurenet/standalone
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
-  sep41 = true                   # optional: run the SEP-41 suite on the asset's SAC each check
+  sep41 = true                   # optional: run the SEP-41 suite on the asset's contract each check
 
-With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`) and logs a
+An asset may be a token contract (C…): a custom token, or a classic asset's Stellar Asset Contract by its
+address. With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`: keyless
+on a fork of the registry's network unless the parties' keys are given) and logs a
 \"sep41\" event with its summary; a FAIL is attested as critical with sep41_violation (bit 8); an
 UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
 
@@ -224,14 +226,14 @@ fn once_exit_code(outcomes: &[Checked]) -> u8 {
     }
 }
 
-/// The SEP-41 runner for `sep41 = true` assets: the registry's network, the config's party identities or
-/// ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET, and the consent gate.
+/// The SEP-41 runner for `sep41 = true` assets, on the registry's network: keyless on a fork, or
+/// key-based live with the config's party identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET
+/// behind the consent gate.
 fn sep41_runner(
     config: &WatchConfig,
     spec: &assay_chain::network::NetworkSpec,
     asset_passphrase: &str,
 ) -> Result<Sep41Runner, String> {
-    use assay_sep41::live::{self, PartiesInput, PartyInput};
     if asset_passphrase != spec.passphrase {
         return Err(
             "sep41 = true runs the conformance suite against the Stellar Asset Contract on the registry's \
@@ -239,26 +241,12 @@ fn sep41_runner(
                 .into(),
         );
     }
-    let parties = live::resolve_parties(&PartiesInput {
-        owner: PartyInput {
-            address: None,
-            identity: config.sep41_owner_identity.clone(),
-        },
-        spender: PartyInput {
-            address: None,
-            identity: config.sep41_spender_identity.clone(),
-        },
-    })
-    .map_err(|e| format!("sep41: {e}"))?;
-    live::consent(
+    Sep41Runner::with_parties(
+        &spec.rpc_url,
         &spec.passphrase,
-        &parties,
+        config.sep41_owner_identity.clone(),
+        config.sep41_spender_identity.clone(),
         config.sep41_allow_non_testnet_write,
     )
-    .map_err(|e| format!("sep41: {e}"))?;
-    Ok(Sep41Runner {
-        rpc_url: spec.rpc_url.clone(),
-        passphrase: spec.passphrase.clone(),
-        parties,
-    })
+    .map_err(|e| format!("sep41: {e}"))
 }

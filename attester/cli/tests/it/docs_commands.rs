@@ -69,10 +69,10 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
          package and example are checked to exist here",
     ),
     (
-        "ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay attest USDC-GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5 --registry \"$REGISTRY\" --source assay-attester --network testnet --sep41",
+        "assay attest USDC-GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5 --registry \"$REGISTRY\" --source assay-attester --network testnet --sep41",
         "attester/cli/tests/it/attest_sep41_cli.rs::attest_with_sep41_binds_the_suite_and_refuses_missing_premises \
-         (keys in these variables, a classic asset with its SAC, a funded holder and spender on the local \
-         network; the network given as its RPC URL and passphrase)",
+         (no suite key: keyless on a fork of the local network, a classic asset with its SAC; the network given \
+         as its RPC URL and passphrase; the keyed variant the prose describes runs in the same test)",
     ),
     (
         "cargo test -p assay-localnet",

@@ -24,3 +24,4 @@ mod sep41_cli;
 mod sep41_fork;
 mod serve_cli;
 mod watch_signals;
+mod watch_tokens_cli;

@@ -13,7 +13,7 @@ fn wasm(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let status = Command::new(root().join("scripts/build-wasm.sh"))
-            .args(["conformant-token", "vulnerable-token"])
+            .args(["conformant-token", "vulnerable-token", "defect-token"])
             .status()
             .expect("scripts/build-wasm.sh runs");
         assert!(status.success(), "scripts/build-wasm.sh failed");
@@ -200,80 +200,139 @@ fn live_mode_against_an_unreachable_rpc_exits_one() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot prepare run"));
 }
 
+/// A token deployed through a local network's JSON-RPC API, with funded admin, holder (the
+/// admin minted `minted` units to it) and spender accounts: the setting of a keyed live run.
+struct LiveToken {
+    net: assay_localnet::LocalNet,
+    network: assay_chain::Network,
+    admin: assay_chain::Secret,
+    holder: assay_chain::Secret,
+    spender: assay_chain::Secret,
+    contract: stellar_xdr::ScAddress,
+}
+
+impl LiveToken {
+    /// Deploys `target/wasm/{wasm_name}.wasm`. The holder's and spender's keys are
+    /// `secret(22)` and `secret(23)`.
+    fn deploy(wasm_name: &str, minted: i128) -> LiveToken {
+        use assay_chain::{Network, Secret};
+        use stellar_xdr::{CreateAccountOp, OperationBody, ScVal};
+
+        let code = std::fs::read(wasm(wasm_name)).unwrap();
+        // Real-network-like pacing (1 s ledgers), so the expiry check's 2-ledger grant lands in time.
+        let net = assay_localnet::LocalNet::start(assay_localnet::LocalNetConfig {
+            port: 0,
+            ledger_close_ms: 1000,
+            passphrase: assay_localnet::STANDALONE_PASSPHRASE.into(),
+        })
+        .unwrap();
+        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        network.poll_interval = std::time::Duration::from_millis(200);
+        let root_key = Secret::from_bytes(net.root_secret());
+        let (admin, holder, spender) = (
+            Secret::from_bytes([21; 32]),
+            Secret::from_bytes([22; 32]),
+            Secret::from_bytes([23; 32]),
+        );
+        let create = |who: &Secret| {
+            OperationBody::CreateAccount(CreateAccountOp {
+                destination: who.account_id(),
+                starting_balance: 100_000_000_000,
+            })
+        };
+        network
+            .submit_classic(
+                &root_key,
+                vec![create(&admin), create(&holder), create(&spender)],
+            )
+            .unwrap();
+        // Every real network has the native asset's contract; a token may call it.
+        network
+            .deploy_sac(&admin, &stellar_xdr::Asset::Native)
+            .unwrap();
+        let hash = network.upload_wasm(&admin, &code).unwrap();
+        let args = vec![
+            ScVal::Address(admin.sc_address()),
+            ScVal::U32(7),
+            ScVal::String(stellar_xdr::ScString("Live".try_into().unwrap())),
+            ScVal::String(stellar_xdr::ScString("LIVE".try_into().unwrap())),
+        ];
+        let contract = network
+            .create_contract(&admin, hash, [9; 32], args)
+            .unwrap();
+        let mint = vec![
+            ScVal::Address(holder.sc_address()),
+            assay_sep41::checks::i128_val(minted),
+        ];
+        assert!(matches!(
+            network.invoke(&admin, &contract, "mint", mint).unwrap(),
+            assay_chain::InvokeOutcome::Landed { .. }
+        ));
+        LiveToken {
+            net,
+            network,
+            admin,
+            holder,
+            spender,
+            contract,
+        }
+    }
+
+    /// `assay sep41 C… --live` against this network with the holder's and spender's keys in
+    /// ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET.
+    fn run_live(&self, output: &str) -> Output {
+        let contract_id = assay_chain::strkey_of(&self.contract);
+        let rpc_url = self.net.rpc_url();
+        let args = [
+            contract_id.as_str(),
+            "--live",
+            "--rpc-url",
+            rpc_url.as_str(),
+            "--network-passphrase",
+            self.net.passphrase(),
+            "--output",
+            output,
+        ];
+        assay(
+            &args,
+            &[
+                ("ASSAY_OWNER_SECRET", &secret(22)),
+                ("ASSAY_SPENDER_SECRET", &secret(23)),
+            ],
+        )
+    }
+
+    /// What a submission would change: transactions applied in every ledger closed, and each
+    /// party's sequence number.
+    fn footprint(&self) -> (usize, Vec<Option<i64>>) {
+        let txs = self.net.close_stats().iter().map(|s| s.transactions).sum();
+        let seqs = [&self.admin, &self.holder, &self.spender]
+            .iter()
+            .map(|who| self.network.account_sequence(&who.account_id()).unwrap())
+            .collect();
+        (txs, seqs)
+    }
+
+    /// The holder's XLM, read from the native asset's contract.
+    fn holder_xlm(&self) -> assay_chain::ReadOutcome {
+        let native = stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(
+            assay_chain::contract_id_from_asset(&stellar_xdr::Asset::Native, self.net.passphrase()),
+        )));
+        let who = stellar_xdr::ScVal::Address(self.holder.sc_address());
+        self.network
+            .read(&self.holder.account_id(), &native, "balance", vec![who])
+            .unwrap()
+    }
+}
+
 /// Keyed live mode is the same suite over stellar-rpc: deploy on a local network, then run
 /// `assay sep41 C… --live --rpc-url … --network-passphrase …` with the parties' keys in env vars.
 #[test]
 fn live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token() {
-    use assay_chain::{Network, Secret};
-    use stellar_xdr::{CreateAccountOp, OperationBody, ScVal};
-
-    let code = std::fs::read(wasm("conformant_token")).unwrap();
-    // Real-network-like pacing (1 s ledgers), so the expiry check's 2-ledger grant lands in time.
-    let net = assay_localnet::LocalNet::start(assay_localnet::LocalNetConfig {
-        port: 0,
-        ledger_close_ms: 1000,
-        passphrase: assay_localnet::STANDALONE_PASSPHRASE.into(),
-    })
-    .unwrap();
-    let mut network = Network::new(&net.rpc_url(), net.passphrase());
-    network.poll_interval = std::time::Duration::from_millis(200);
-    let root_key = Secret::from_bytes(net.root_secret());
-    let (admin, holder, spender) = (
-        Secret::from_bytes([21; 32]),
-        Secret::from_bytes([22; 32]),
-        Secret::from_bytes([23; 32]),
-    );
-    let create = |who: &Secret| {
-        OperationBody::CreateAccount(CreateAccountOp {
-            destination: who.account_id(),
-            starting_balance: 100_000_000_000,
-        })
-    };
-    network
-        .submit_classic(
-            &root_key,
-            vec![create(&admin), create(&holder), create(&spender)],
-        )
-        .unwrap();
-    let hash = network.upload_wasm(&admin, &code).unwrap();
-    let args = vec![
-        ScVal::Address(admin.sc_address()),
-        ScVal::U32(7),
-        ScVal::String(stellar_xdr::ScString("Live".try_into().unwrap())),
-        ScVal::String(stellar_xdr::ScString("LIVE".try_into().unwrap())),
-    ];
-    let contract = network
-        .create_contract(&admin, hash, [9; 32], args)
-        .unwrap();
-    let mint = vec![
-        ScVal::Address(holder.sc_address()),
-        assay_sep41::checks::i128_val(5),
-    ];
-    assert!(matches!(
-        network.invoke(&admin, &contract, "mint", mint).unwrap(),
-        assay_chain::InvokeOutcome::Landed { .. }
-    ));
-
-    let contract_id = assay_chain::strkey_of(&contract);
-    let rpc_url = net.rpc_url();
-    let args = [
-        contract_id.as_str(),
-        "--live",
-        "--rpc-url",
-        rpc_url.as_str(),
-        "--network-passphrase",
-        net.passphrase(),
-        "--output",
-        "md",
-    ];
+    let token = LiveToken::deploy("conformant_token", 5);
+    let (network, holder, contract) = (&token.network, &token.holder, &token.contract);
+    let out = token.run_live("md");
     let (owner_key, spender_key) = (secret(22), secret(23));
-    let out = assay(
-        &args,
-        &[
-            ("ASSAY_OWNER_SECRET", &owner_key),
-            ("ASSAY_SPENDER_SECRET", &spender_key),
-        ],
-    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -292,13 +351,57 @@ fn live_mode_over_rpc_with_keys_from_env_passes_a_conformant_token() {
     let left = network
         .read(
             &holder.account_id(),
-            &contract,
+            contract,
             "balance",
-            vec![ScVal::Address(holder.sc_address())],
+            vec![stellar_xdr::ScVal::Address(holder.sc_address())],
         )
         .unwrap();
     assert_eq!(
         left,
         assay_chain::ReadOutcome::Value(assay_sep41::checks::i128_val(1))
     );
+}
+
+/// A token whose `transfer` asks the holder to authorize a native XLM transfer nested under it,
+/// run in keyed live mode: the signing guard refuses to sign, `sep41-transfer-auth` FAILs with
+/// the refused tree, and nothing is signed or submitted by the whole run — no transaction in any
+/// ledger, no party's sequence number moved, the holder's XLM untouched.
+#[test]
+fn live_mode_signs_nothing_for_a_token_whose_transfer_pulls_xlm() {
+    let token = LiveToken::deploy("defect_token_transfer_pulls_xlm", 5);
+    let (footprint, xlm) = (token.footprint(), token.holder_xlm());
+
+    let out = token.run_live("json");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let negative = i32::from(assay_core::exit::NEGATIVE);
+    assert_eq!(out.status.code(), Some(negative), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = |id: &str| crate::sep41_fork::row(&report, id);
+    let auth = row("sep41-transfer-auth");
+    assert_eq!(auth["status"], "FAIL", "{auth}");
+    let actual = auth["actual"].as_str().unwrap();
+    assert!(
+        actual.contains("the signing guard refused to sign transfer for the holder"),
+        "{actual}"
+    );
+    let observed: Vec<&str> = (auth["evidence"]["observed"].as_array().unwrap().iter())
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        observed[0].starts_with("holder authorizes token.transfer(holder, spender, ")
+            && observed[1].starts_with("  ⤷ C")
+            && observed[1].contains(".transfer(holder, G"),
+        "{observed:?}"
+    );
+    assert_eq!(row("sep41-transfer-zero-amount")["status"], "UNVERIFIABLE");
+    assert_eq!(row("sep41-approve")["status"], "UNVERIFIABLE");
+
+    assert_eq!(token.footprint(), footprint, "nothing was submitted");
+    assert_eq!(token.holder_xlm(), xlm, "the holder's XLM is unchanged");
+    for key in [secret(22), secret(23)] {
+        assert!(!stdout.contains(&key) && !stderr.contains(&key));
+    }
 }

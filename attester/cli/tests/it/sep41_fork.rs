@@ -17,20 +17,22 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn conformant_wasm() -> Vec<u8> {
+/// `target/wasm/{name}.wasm`, the token fixtures built once per test binary.
+fn token_wasm(name: &str) -> Vec<u8> {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let status = Command::new(root().join("scripts/build-wasm.sh"))
-            .arg("conformant-token")
+            .args(["conformant-token", "defect-token"])
             .status()
             .expect("scripts/build-wasm.sh runs");
         assert!(status.success(), "scripts/build-wasm.sh failed");
     });
-    std::fs::read(root().join("target/wasm/conformant_token.wasm")).unwrap()
+    std::fs::read(root().join(format!("target/wasm/{name}.wasm"))).unwrap()
 }
 
-/// The real network in these tests: a local network with a conformant token deployed through
-/// its JSON-RPC API, and `minted` units minted to `holder` (an event discovery can find).
+/// The real network in these tests: a local network with a token deployed through its JSON-RPC
+/// API (the conformant one unless named), and `minted` units minted to `holder` (an event
+/// discovery can find).
 struct Upstream {
     net: LocalNet,
     network: Network,
@@ -41,6 +43,13 @@ struct Upstream {
 
 impl Upstream {
     fn start(minted: i128, seed: u8) -> Upstream {
+        Upstream::start_with("conformant_token", minted, seed)
+    }
+
+    fn start_with(wasm_name: &str, minted: i128, seed: u8) -> Upstream {
+        // Built before the network starts: a build longer than the server's 30 s idle timeout would
+        // leave the client a closed connection to reuse.
+        let wasm = token_wasm(wasm_name);
         let net = LocalNet::start(LocalNetConfig::default()).unwrap();
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(50);
@@ -58,7 +67,11 @@ impl Upstream {
         network
             .submit_classic(&root_key, vec![create(&admin), create(&holder)])
             .unwrap();
-        let hash = network.upload_wasm(&admin, &conformant_wasm()).unwrap();
+        // Every real network has the native asset's contract; a token may call it.
+        network
+            .deploy_sac(&admin, &stellar_xdr::Asset::Native)
+            .unwrap();
+        let hash = network.upload_wasm(&admin, &wasm).unwrap();
         let text = |s: &str| ScVal::String(stellar_xdr::ScString(s.try_into().unwrap()));
         let args = vec![
             ScVal::Address(admin.sc_address()),
@@ -143,7 +156,8 @@ fn fork_run(upstream_rpc: &str, contract: &str, extra: &[&str], home: &Path) -> 
     (out, report)
 }
 
-fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
+/// The row of check `id` in a JSON report.
+pub(crate) fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["results"]
         .as_array()
         .unwrap()
@@ -168,6 +182,10 @@ fn fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache(
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report:#}\n{stderr}");
+    assert_eq!(
+        report["summary"]["total"], 25,
+        "all 25 checks run: {report:#}"
+    );
     assert_eq!(
         report["summary"]["pass"], report["summary"]["total"],
         "{report:#}"
@@ -336,4 +354,35 @@ fn fork_run_on_a_stellar_asset_contract_mints_as_the_issuer_inside_the_fork() {
         network.account_sequence(&issuer.account_id()).unwrap(),
         issuer_seq
     );
+}
+
+/// A token whose `transfer` asks the holder to authorize a native XLM transfer nested under it
+/// FAILs `sep41-transfer-auth` on the fork, with the nested call in the tree, and nothing reaches
+/// the upstream.
+#[test]
+fn fork_run_fails_transfer_auth_of_a_token_whose_transfer_pulls_xlm() {
+    let upstream = Upstream::start_with("defect_token_transfer_pulls_xlm", 5, 71);
+    let home = tempfile::tempdir().unwrap();
+    let before = upstream.footprint();
+    let (out, report) = fork_run(
+        &upstream.net.rpc_url(),
+        &upstream.contract_id(),
+        &[],
+        home.path(),
+    );
+    let negative = i32::from(assay_core::exit::NEGATIVE);
+    assert_eq!(out.status.code(), Some(negative), "{report}");
+    let auth = row(&report, "sep41-transfer-auth");
+    assert_eq!(auth["status"], "FAIL", "{auth}");
+    let observed: Vec<&str> = (auth["evidence"]["observed"].as_array().unwrap().iter())
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        observed.len() == 2
+            && observed[0].starts_with("holder authorizes token.transfer(holder, spender, ")
+            && observed[1].starts_with("  ⤷ C")
+            && observed[1].contains(".transfer(holder, G"),
+        "{observed:?}"
+    );
+    assert_eq!(upstream.footprint(), before, "nothing reached the upstream");
 }

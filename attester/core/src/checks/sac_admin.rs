@@ -51,12 +51,11 @@ impl Check for SacAdmin {
                 "admin() did not answer".to_string()
             }
         };
-        f.evidence.push(Evidence::answer(
-            SOURCE_SAC_ADMIN,
-            &self.contract,
-            claim,
-            self.at,
-        ));
+        f.evidence.push(Evidence {
+            // An admin() that did not answer is an attempt, never rendered as an answer.
+            attempted: self.admin.is_none(),
+            ..Evidence::answer(SOURCE_SAC_ADMIN, &self.contract, claim, self.at)
+        });
         f
     }
 }

@@ -10,4 +10,5 @@ mod imports;
 mod invariants;
 mod props;
 mod report_attestation;
+mod sac_admin;
 mod vectors;

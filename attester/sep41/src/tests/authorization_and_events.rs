@@ -35,6 +35,28 @@ fn party_address(chain: &ScriptedChain, who: &str) -> stellar_xdr::ScAddress {
     }
 }
 
+/// The holder's authorization of `transfer(holder, spender, amount)` with a native XLM transfer
+/// of the holder's to a third party nested under it.
+fn transfer_pulling_xlm(
+    chain: &ScriptedChain,
+    amount: i128,
+) -> stellar_xdr::SorobanAuthorizationEntry {
+    let (holder, spender) = (addr(chain, "holder"), addr(chain, "spender"));
+    let pull = invocation(
+        &account(77),
+        "transfer",
+        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
+        vec![],
+    );
+    authorization(
+        &party_address(chain, "holder"),
+        &token(),
+        "transfer",
+        vec![holder, spender, i128_val(amount)],
+        vec![pull],
+    )
+}
+
 /// Runs the suite and asserts that of the nine exactly `id` has `status`, the others PASS.
 fn only(chain: &mut ScriptedChain, cfg: &crate::SuiteConfig, id: &str, status: Status) -> Report {
     let report = run(chain, cfg);
@@ -91,24 +113,8 @@ fn transfer_accepted_with_no_authorization_fails_transfer_auth() {
 #[test]
 fn an_xlm_pull_nested_in_transfer_fails_transfer_auth_and_shows_the_tree() {
     let (mut chain, cfg) = setup(5);
-    let (holder, spender) = (addr(&chain, "holder"), addr(&chain, "spender"));
-    let native = account(77);
-    let pull = invocation(
-        &native,
-        "transfer",
-        vec![holder.clone(), ScVal::Address(account(78)), i128_val(1)],
-        vec![],
-    );
-    chain.auth_script.insert(
-        "transfer".into(),
-        vec![authorization(
-            &party_address(&chain, "holder"),
-            &token(),
-            "transfer",
-            vec![holder, spender, i128_val(1)],
-            vec![pull],
-        )],
-    );
+    let asked = transfer_pulling_xlm(&chain, 1);
+    chain.auth_script.insert("transfer".into(), vec![asked]);
     let report = only(&mut chain, &cfg, "sep41-transfer-auth", Fail);
     let r = row(&report, "sep41-transfer-auth");
     assert!(
@@ -458,4 +464,95 @@ fn an_allowance_granted_for_a_simulation_is_revoked_so_a_second_run_finds_none()
     for r in &again.results {
         assert_eq!(r.status, Pass, "second run: {}: {}", r.id, r.actual);
     }
+}
+
+/// Key-based runs sign their writes: when the signing guard refuses one because the simulation
+/// asks the signer to authorize a nested XLM pull, the function's authorization check FAILs with
+/// the refused tree, and nothing more is signed in the run.
+#[test]
+fn a_write_the_signing_guard_refuses_fails_its_auth_check_and_ends_signing() {
+    let (mut chain, cfg) = setup(5);
+    let mut asked = transfer_pulling_xlm(&chain, 0);
+    // The signer is the transaction's source: its entry carries source-account credentials.
+    asked.credentials = stellar_xdr::SorobanCredentials::SourceAccount;
+    chain.write_script.insert(
+        "transfer".into(),
+        Err(crate::WriteFault::Unsigned {
+            reason: "refusing to sign: … nothing was signed or submitted".into(),
+            auth: vec![asked],
+        }),
+    );
+    let report = run(&mut chain, &cfg);
+
+    let auth = row(&report, "sep41-transfer-auth");
+    assert_eq!(auth.status, Fail, "{}", auth.actual);
+    assert!(
+        auth.actual
+            .contains("the signing guard refused to sign transfer for the holder"),
+        "{}",
+        auth.actual
+    );
+    assert_eq!(
+        auth.evidence.observed[0],
+        "holder authorizes token.transfer(holder, spender, 0)"
+    );
+    assert!(
+        auth.evidence.observed[1].starts_with("  ⤷ G")
+            && auth.evidence.observed[1].contains(".transfer(holder, G"),
+        "{:?}",
+        auth.evidence.observed
+    );
+
+    let refused = row(&report, "sep41-transfer-zero-amount");
+    assert_eq!(refused.status, Unverifiable, "{}", refused.actual);
+    assert!(
+        refused.actual.contains("see sep41-transfer-auth"),
+        "{}",
+        refused.actual
+    );
+    // Nothing is signed after the refusal: the writes that follow are not attempted.
+    let first_transfer = chain.writes.iter().position(|w| w == "transfer").unwrap();
+    assert_eq!(first_transfer + 1, chain.writes.len(), "{:?}", chain.writes);
+    for id in ["sep41-transfer", "sep41-approve", "sep41-burn"] {
+        let r = row(&report, id);
+        assert_eq!(r.status, Unverifiable, "{id}: {}", r.actual);
+        assert!(r.actual.contains("nothing more is signed"), "{}", r.actual);
+    }
+    // The other authorization checks only simulate, and still judge.
+    assert_eq!(report.status_of("sep41-approve-auth"), Some(Pass));
+    assert_eq!(report.status_of("sep41-burn-auth"), Some(Pass));
+    assert_eq!(report.exit_code(), crate::model::EXIT_VIOLATION);
+}
+
+/// When the check's own simulation also shows the problem, its FAIL (and tree) stands and names
+/// the refusal too.
+#[test]
+fn a_refused_write_keeps_the_simulated_fail_of_its_auth_check() {
+    let (mut chain, cfg) = setup(5);
+    let asked = transfer_pulling_xlm(&chain, 1);
+    chain
+        .auth_script
+        .insert("transfer".into(), vec![asked.clone()]);
+    chain.write_script.insert(
+        "transfer".into(),
+        Err(crate::WriteFault::Unsigned {
+            reason: "refusing to sign".into(),
+            auth: vec![asked],
+        }),
+    );
+    let report = run(&mut chain, &cfg);
+    let auth = row(&report, "sep41-transfer-auth");
+    assert_eq!(auth.status, Fail, "{}", auth.actual);
+    assert!(
+        auth.actual.contains("also covers 1 nested call")
+            && auth.actual.contains(
+                "the signing guard refused to sign transfer for the holder earlier in this run"
+            ),
+        "{}",
+        auth.actual
+    );
+    assert_eq!(
+        auth.evidence.observed[0],
+        "holder authorizes token.transfer(holder, spender, 1)"
+    );
 }

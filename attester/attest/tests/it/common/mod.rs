@@ -125,6 +125,23 @@ impl World {
         self.0.deploy(&wasm(name), salt, args).expect("deploy")
     }
 
+    /// Deploys the token fixture `name` (conformant, vulnerable, upgradable, a defect build) with the
+    /// world's admin as its admin, 7 decimals, and "Test Token" / "TEST".
+    pub fn deploy_token(&self, name: &str, salt: u8) -> [u8; 32] {
+        let admin = registry::account_val(self.admin.public_key());
+        let args = vec![admin, ScVal::U32(7), string("Test Token"), string("TEST")];
+        self.deploy(name, salt, args)
+    }
+
+    /// Mints 1,000 units of `token` to the account of the key `seed`, as the admin (a `mint` event
+    /// the fork's holder discovery can find).
+    pub fn mint(&self, token: [u8; 32], seed: u8) {
+        let to = assay_chain::Signer::from_seed([seed; 32]).public_key();
+        let amount = ScVal::I128(stellar_xdr::Int128Parts { hi: 0, lo: 1000 });
+        let f = registry::call(token, "mint", vec![registry::account_val(to), amount]);
+        self.invoker(&self.admin).invoke(&f).expect("mint");
+    }
+
     /// The arguments that point `assay attest`, `verify` and `watch` at this world: its registry and
     /// network, then [`LocalWorld::source_args`].
     pub fn cli_args(&self, ca: &std::path::Path) -> Vec<String> {
