@@ -9,7 +9,7 @@ use std::{path::PathBuf, process::Command, time::Instant};
 
 use assay_chain::Network;
 use assay_localnet::{LocalNet, LocalNetConfig};
-use assay_sep41::offline::{run_offline, OfflineOptions, Subject};
+use assay_sep41::offline::{run_offline, OfflineOptions, OfflineToken};
 
 fn main() {
     let close_ms: u64 = std::env::args()
@@ -40,7 +40,7 @@ fn main() {
     let rtt = started.elapsed() / calls;
     drop(net);
 
-    let subject = Subject::Wasm {
+    let subject = OfflineToken::Wasm {
         wasm,
         origin: "conformant_token.wasm".into(),
         constructor_args: None,

@@ -12,7 +12,7 @@ use stellar_xdr::{
 
 /// Which party signs a write. Every write is signed by the party the clause names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signer {
+pub enum Role {
     Holder,
     Spender,
 }
@@ -88,7 +88,7 @@ pub trait TokenChain {
     /// a harness or network fault left it without an answer.
     fn write(
         &mut self,
-        signer: Signer,
+        signer: Role,
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<InvokeOutcome, WriteFault>;
@@ -129,13 +129,13 @@ impl TokenChain for RpcChain<'_> {
 
     fn write(
         &mut self,
-        signer: Signer,
+        signer: Role,
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<InvokeOutcome, WriteFault> {
         let key = match signer {
-            Signer::Holder => self.holder.as_ref(),
-            Signer::Spender => self.spender.as_ref(),
+            Role::Holder => self.holder.as_ref(),
+            Role::Spender => self.spender.as_ref(),
         };
         let Some(key) = key else {
             return Err(WriteFault::NoAnswer(format!(

@@ -21,7 +21,7 @@ use serde_json::json;
 use stellar_xdr::{Int128Parts, ScAddress, ScVal, SorobanAuthorizationEntry};
 
 use crate::{
-    chain::{Authorization, Signer, Simulation, TokenChain, WriteFault},
+    chain::{Authorization, Role, Simulation, TokenChain, WriteFault},
     model::{CheckDef, CheckResult, Evidence, Layer, Status, CHECKS},
 };
 
@@ -140,7 +140,7 @@ enum Attempt {
 /// signed in the run, and the function's authorization check FAILs with this tree.
 struct RefusedSignature {
     function: String,
-    signer: Signer,
+    signer: Role,
     reason: String,
     auth: Vec<SorobanAuthorizationEntry>,
 }
@@ -515,7 +515,7 @@ impl Run<'_> {
 
     // ---- writes -----------------------------------------------------------------------------
 
-    fn attempt(&mut self, signer: Signer, function: &str, args: Vec<ScVal>) -> Step<Attempt> {
+    fn attempt(&mut self, signer: Role, function: &str, args: Vec<ScVal>) -> Step<Attempt> {
         if let Some(refused) = &self.refused_signature {
             return Err(unverifiable(format!(
                 "not attempted: nothing more is signed in this run since the signing guard \
@@ -659,7 +659,7 @@ impl Run<'_> {
         let live_until = self
             .latest_ledger()?
             .saturating_add(self.config.approve_ledgers);
-        match self.attempt(Signer::Holder, "approve", self.approve_args(1, live_until))? {
+        match self.attempt(Role::Holder, "approve", self.approve_args(1, live_until))? {
             Attempt::Refused(error) => {
                 return Err(unverifiable(format!(
                     "could not grant the allowance this check spends: approve refused: {}",
@@ -797,7 +797,7 @@ impl Run<'_> {
             before.insert("allowance".into(), json!("0"));
         }
         let args = self.spend_to_spender_args(1);
-        match self.attempt(Signer::Spender, "transfer_from", args)? {
+        match self.attempt(Role::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
                 Ok(pass("refused a 1-unit spend with no allowance"))
@@ -820,7 +820,7 @@ impl Run<'_> {
             ("recipient", Quantity::Balance(Who::Spender)),
         ])?;
         let args = self.transfer_args(0);
-        let verb = match self.attempt(Signer::Holder, "transfer", args)? {
+        let verb = match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(_) => "refused",
             Attempt::Landed { .. } => "accepted",
         };
@@ -840,7 +840,7 @@ impl Run<'_> {
         self.need_key(Who::Holder)?;
         let mut watch = self.before(HOLDER)?;
         let args = vec![self.addr(Who::Holder), self.addr(Who::Holder), i128_val(1)];
-        let verb = match self.attempt(Signer::Holder, "transfer", args)? {
+        let verb = match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(_) => "refused",
             Attempt::Landed { .. } => "accepted",
         };
@@ -892,7 +892,7 @@ impl Run<'_> {
     fn transfer_negative(&mut self) -> Step<Outcome> {
         let (h0, r0) = self.refusal_premises()?;
         let args = self.transfer_args(-1);
-        match self.attempt(Signer::Holder, "transfer", args)? {
+        match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
                 Ok(pass("refused a transfer of -1"))
@@ -925,7 +925,7 @@ impl Run<'_> {
         let (h0, _) = self.refusal_premises()?;
         let amount = h0.saturating_add(1);
         let args = self.transfer_args(amount);
-        match self.attempt(Signer::Holder, "transfer", args)? {
+        match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
                 Ok(pass(format!("refused {amount} against balance {h0}")))
@@ -945,7 +945,7 @@ impl Run<'_> {
         self.need_real(Who::Spender)?;
         let mut watch = self.before(HOLDER_AND_RECIPIENT)?;
         let args = self.transfer_args(1);
-        if let Attempt::Refused(error) = self.attempt(Signer::Holder, "transfer", args)? {
+        if let Attempt::Refused(error) = self.attempt(Role::Holder, "transfer", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
                 "refused a 1-unit transfer from a balance of {}",
@@ -965,7 +965,7 @@ impl Run<'_> {
             .latest_ledger()?
             .saturating_add(self.config.approve_ledgers);
         if let Attempt::Refused(error) =
-            self.attempt(Signer::Holder, "approve", self.approve_args(1, live_until))?
+            self.attempt(Role::Holder, "approve", self.approve_args(1, live_until))?
         {
             Self::trustline_refusal(&error)?;
             return Ok(fail("refused approve(1)"));
@@ -980,7 +980,7 @@ impl Run<'_> {
         }
         // From zero, overwrite and accumulate agree on the first approval; the second tells them apart.
         if let Attempt::Refused(error) =
-            self.attempt(Signer::Holder, "approve", self.approve_args(2, live_until))?
+            self.attempt(Role::Holder, "approve", self.approve_args(2, live_until))?
         {
             Self::trustline_refusal(&error)?;
             return Ok(fail("refused approve(2) over an allowance of 1"));
@@ -1004,7 +1004,7 @@ impl Run<'_> {
             ("allowance", Quantity::SpendableAllowance),
         ])?;
         let args = self.spend_to_spender_args(1);
-        if let Attempt::Refused(error) = self.attempt(Signer::Spender, "transfer_from", args)? {
+        if let Attempt::Refused(error) = self.attempt(Role::Spender, "transfer_from", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
                 "refused a 1-unit spend within an allowance of {}",
@@ -1019,7 +1019,7 @@ impl Run<'_> {
         self.need_key(Who::Holder)?;
         let mut watch = self.before(HOLDER)?;
         let args = vec![self.addr(Who::Holder), i128_val(1)];
-        if let Attempt::Refused(error) = self.attempt(Signer::Holder, "burn", args)? {
+        if let Attempt::Refused(error) = self.attempt(Role::Holder, "burn", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
                 "refused to burn 1 of a balance of {}",
@@ -1038,7 +1038,7 @@ impl Run<'_> {
             ("allowance", Quantity::SpendableAllowance),
         ])?;
         let args = vec![self.addr(Who::Spender), self.addr(Who::Holder), i128_val(1)];
-        if let Attempt::Refused(error) = self.attempt(Signer::Spender, "burn_from", args)? {
+        if let Attempt::Refused(error) = self.attempt(Role::Spender, "burn_from", args)? {
             Self::trustline_refusal(&error)?;
             return Ok(fail(format!(
                 "refused to burn 1 within an allowance of {}",
@@ -1056,7 +1056,7 @@ impl Run<'_> {
         let expires_at = self
             .latest_ledger()?
             .saturating_add(self.config.expiry_ledgers);
-        match self.attempt(Signer::Holder, "approve", self.approve_args(1, expires_at))? {
+        match self.attempt(Role::Holder, "approve", self.approve_args(1, expires_at))? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
                 return Err(unverifiable(format!(
@@ -1089,7 +1089,7 @@ impl Run<'_> {
             waited += self.config.expiry_poll;
         };
         let args = self.spend_to_spender_args(1);
-        match self.attempt(Signer::Spender, "transfer_from", args)? {
+        match self.attempt(Role::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
                 Ok(pass(format!(
@@ -1110,9 +1110,9 @@ impl Run<'_> {
     /// Sets the allowance an authorization check granted back to zero; says how it went.
     fn revoke_lent_allowance(&mut self) -> String {
         self.evidence = Evidence::default();
-        let revoked = self.latest_ledger().and_then(|latest| {
-            self.attempt(Signer::Holder, "approve", self.approve_args(0, latest))
-        });
+        let revoked = self
+            .latest_ledger()
+            .and_then(|latest| self.attempt(Role::Holder, "approve", self.approve_args(0, latest)));
         match revoked {
             Ok(Attempt::Landed { .. }) => format!(
                 "revoked (approve 0) after the run in tx {}",
@@ -1162,10 +1162,10 @@ impl Run<'_> {
     }
 }
 
-fn signer_label(signer: Signer) -> &'static str {
+fn signer_label(signer: Role) -> &'static str {
     match signer {
-        Signer::Holder => "holder",
-        Signer::Spender => "spender",
+        Role::Holder => "holder",
+        Role::Spender => "spender",
     }
 }
 

@@ -19,9 +19,9 @@ use crate::{
     spec::{ContractSpec, Placeholders, SpecError},
 };
 
-/// What to deploy.
+/// The token an offline run deploys on its embedded network.
 #[derive(Debug, Clone)]
-pub enum Subject {
+pub enum OfflineToken {
     /// A token WASM: constructor arguments (JSON) and the admin-only mint function's name.
     Wasm {
         wasm: Vec<u8>,
@@ -79,7 +79,7 @@ const XLM: i64 = 10_000_000;
 /// Deploys `subject` on a fresh embedded network (with the native asset's contract deployed, as on
 /// every real network) and runs the checks.
 pub fn run_offline(
-    subject: &Subject,
+    subject: &OfflineToken,
     options: &OfflineOptions,
 ) -> Result<OfflineRun, OfflineError> {
     let localnet = LocalNet::start(LocalNetConfig {
@@ -97,7 +97,7 @@ pub fn run_offline(
     network.deploy_sac(&admin, &Asset::Native)?;
 
     let (contract, declared) = match subject {
-        Subject::Wasm {
+        OfflineToken::Wasm {
             wasm,
             origin,
             constructor_args,
@@ -129,7 +129,7 @@ pub fn run_offline(
             )?;
             (contract, Some(spec.declared()))
         }
-        Subject::Sac { code } => {
+        OfflineToken::Sac { code } => {
             let contract = deploy_sac(&network, &admin, &holder, &spender, code)?;
             mint(
                 &network,

@@ -13,7 +13,7 @@ use stellar_xdr::{
 };
 
 use crate::{
-    chain::{Authorization, Signer, Simulation, TokenChain, WriteFault},
+    chain::{Authorization, Role, Simulation, TokenChain, WriteFault},
     checks::{i128_val, Party},
 };
 
@@ -247,7 +247,7 @@ impl TokenChain for ScriptedChain {
 
     fn write(
         &mut self,
-        signer: Signer,
+        signer: Role,
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<InvokeOutcome, WriteFault> {
@@ -256,8 +256,8 @@ impl TokenChain for ScriptedChain {
             return answer.clone();
         }
         let expected = match function {
-            "transfer_from" | "burn_from" => Signer::Spender,
-            _ => Signer::Holder,
+            "transfer_from" | "burn_from" => Role::Spender,
+            _ => Role::Holder,
         };
         assert_eq!(signer, expected, "{function} signed by the wrong party");
         Ok(self.apply(function, &args)?)

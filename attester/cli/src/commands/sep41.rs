@@ -5,7 +5,7 @@ use assay_chain::{network::NetworkSpec, parse_address};
 use assay_sep41::{
     fork::{run_fork, ForkOptions},
     live::{self, LiveError, PartiesInput, PartyInput},
-    offline::{run_offline, OfflineError, OfflineOptions, Subject},
+    offline::{run_offline, OfflineError, OfflineOptions, OfflineToken},
     render, Report,
 };
 use clap::{Args, ValueEnum};
@@ -167,14 +167,14 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, CommandError> {
                 })?),
                 None => None,
             };
-            Subject::Wasm {
+            OfflineToken::Wasm {
                 wasm,
                 origin: path.display().to_string(),
                 constructor_args,
                 mint_fn: args.mint_fn.clone(),
             }
         }
-        (None, Some(code)) => Subject::Sac { code: code.clone() },
+        (None, Some(code)) => OfflineToken::Sac { code: code.clone() },
         (None, None) => unreachable!("offline mode needs --wasm or --sac"),
     };
     let options = OfflineOptions {

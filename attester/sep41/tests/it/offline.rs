@@ -2,7 +2,7 @@
 use std::{path::PathBuf, process::Command, sync::OnceLock};
 
 use assay_sep41::{
-    offline::{run_offline, OfflineOptions, Subject},
+    offline::{run_offline, OfflineOptions, OfflineToken},
     Report, Status,
 };
 use Status::*;
@@ -26,7 +26,7 @@ fn wasm(name: &str) -> Vec<u8> {
 }
 
 fn run_wasm(name: &str) -> Report {
-    let subject = Subject::Wasm {
+    let subject = OfflineToken::Wasm {
         wasm: wasm(name),
         origin: format!("{name}.wasm"),
         constructor_args: None,
@@ -76,7 +76,7 @@ fn vulnerable_token_fails_self_and_negative_like_the_reference_run() {
 
 #[test]
 fn stellar_asset_contract_passes_all_twenty_five() {
-    let subject = Subject::Sac {
+    let subject = OfflineToken::Sac {
         code: "ASSAY".into(),
     };
     let run = run_offline(&subject, &OfflineOptions::default()).expect("offline SAC run");
