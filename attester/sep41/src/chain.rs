@@ -116,6 +116,25 @@ pub struct RpcChain<'a> {
     pub spender: Option<Secret>,
 }
 
+impl<'a> RpcChain<'a> {
+    /// A token on an embedded network (a fork or an offline run) whose holder and spender are keys made
+    /// there: both sign, and reads are simulated from the holder's account.
+    pub fn embedded(
+        network: &'a Network,
+        contract: &ScAddress,
+        holder: &Secret,
+        spender: &Secret,
+    ) -> RpcChain<'a> {
+        RpcChain {
+            network,
+            contract: contract.clone(),
+            read_source: holder.account_id(),
+            holder: Some(holder.clone()),
+            spender: Some(spender.clone()),
+        }
+    }
+}
+
 impl TokenChain for RpcChain<'_> {
     fn token(&self) -> ScAddress {
         self.contract.clone()

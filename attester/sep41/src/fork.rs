@@ -143,13 +143,7 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
         "no premise gave the fork's holder units ({detail}); pass --holder ADDRESS (an account \
          holding this token) to move its balance to the suite's holder inside the fork"
     );
-    let mut chain = RpcChain {
-        network: &network,
-        contract: contract.clone(),
-        read_source: holder.account_id(),
-        holder: Some(holder.clone()),
-        spender: Some(spender.clone()),
-    };
+    let mut chain = RpcChain::embedded(&network, contract, &holder, &spender);
     let results = run_suite(&mut chain, &config);
     let stats = localnet.fork_stats().expect("a fork reports its stats");
     Ok(ForkRun {

@@ -151,13 +151,7 @@ pub fn run_offline(
         declared,
         options.ledger_close_ms,
     );
-    let mut chain = RpcChain {
-        network: &network,
-        contract: contract.clone(),
-        read_source: holder.account_id(),
-        holder: Some(holder.clone()),
-        spender: Some(spender.clone()),
-    };
+    let mut chain = RpcChain::embedded(&network, &contract, &holder, &spender);
     let suite_started = Instant::now();
     let results = run_suite(&mut chain, &config);
     let suite_time = suite_started.elapsed();
