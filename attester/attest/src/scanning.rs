@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use assay_core::{Asset, HomeDomain, Report, Subject, TomlOutcome};
+use assay_scan::hosts::HostLimits;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{ScanConfig, Scanner};
@@ -26,6 +27,28 @@ pub struct ScanSettings {
     pub extra_roots: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Per-fetch bound.
     pub timeout: Duration,
+    /// How many assets are scanned at once, and the bound on each source host.
+    pub limits: ScanLimits,
+}
+
+/// How hard a scan may press its sources.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanLimits {
+    /// Assets scanned at once. Requests wait on their host's bound, not on each other, so a slow
+    /// host holds only the assets that need it.
+    pub assets: usize,
+    /// The bound on each source host: requests in flight, rate, `Retry-After`.
+    pub per_host: HostLimits,
+}
+
+impl Default for ScanLimits {
+    /// Eight assets at once, [`HostLimits::default`] per host.
+    fn default() -> Self {
+        ScanLimits {
+            assets: 8,
+            per_host: HostLimits::default(),
+        }
+    }
 }
 
 impl ScanSettings {
@@ -105,7 +128,8 @@ where
         expert_url: settings.expert_url.clone(),
         asset_lists: Vec::new(),
         cache: None,
-        concurrency: 8,
+        concurrency: settings.limits.assets.max(1),
+        per_host: settings.limits.per_host,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -2,6 +2,7 @@
 pub mod asset_arg;
 pub mod cache;
 pub mod history;
+pub mod hosts;
 pub mod net;
 pub mod options;
 pub mod retry;

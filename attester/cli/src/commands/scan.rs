@@ -255,6 +255,11 @@ pub fn run(args: ScanArgs) -> ExitCode {
         asset_lists: args.asset_lists.clone(),
         cache,
         concurrency: args.concurrency,
+        // One run's assets share Horizon: as many requests to one host as assets in flight, as before.
+        per_host: assay_scan::hosts::HostLimits {
+            concurrency: args.concurrency,
+            per_second: None,
+        },
     };
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -315,6 +320,7 @@ pub fn run(args: ScanArgs) -> ExitCode {
             mappings: net.mappings.clone(),
             extra_roots: net.extra_roots.clone(),
             timeout,
+            limits: Default::default(),
         };
         let mut targets = Vec::with_capacity(contracts.len());
         for c in &contracts {

@@ -230,6 +230,7 @@ impl SourceArgs {
             },
             extra_roots,
             timeout,
+            limits: Default::default(),
         })
     }
 }

@@ -272,6 +272,7 @@ impl World {
             },
             extra_roots: roots,
             timeout: Duration::from_secs(5),
+            limits: Default::default(),
         }
     }
 
