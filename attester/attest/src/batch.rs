@@ -38,8 +38,11 @@ pub enum Landed {
 pub struct Batched {
     /// One per input attestation.
     pub landed: Vec<Landed>,
-    /// `attest_many` transactions submitted (confirmed or not); a split adds to it.
+    /// `attest_many` transactions sent to the network (confirmed, failed there, or of unknown outcome);
+    /// a batch refused in simulation was never sent and is not counted.
     pub transactions: usize,
+    /// Batches tried, the refused ones included.
+    pub attempts: usize,
     /// Batches that failed and were split.
     pub splits: usize,
 }
@@ -65,6 +68,7 @@ pub fn write_batched<S: Submitter>(
     let mut out = Batched {
         landed: Vec::with_capacity(writes.len()),
         transactions: 0,
+        attempts: 0,
         splits: 0,
     };
     for chunk in writes.chunks(cap.clamp(1, MAX_BATCH_SIZE)) {
@@ -73,9 +77,25 @@ pub fn write_batched<S: Submitter>(
     out
 }
 
+/// Whether a batch's transaction reached the network.
+fn sent(result: &Result<Submitted, ChainError>) -> bool {
+    matches!(
+        result,
+        Ok(_)
+            | Err(ChainError::Failed { .. }
+                | ChainError::Unknown { .. }
+                | ChainError::Rejected { .. }
+                | ChainError::Expired { .. })
+    )
+}
+
 fn send<S: Submitter>(submitter: &mut S, batch: &[Attestation], out: &mut Batched) {
-    out.transactions += 1;
-    let landed = match submitter.submit(batch) {
+    out.attempts += 1;
+    let result = submitter.submit(batch);
+    if sent(&result) {
+        out.transactions += 1;
+    }
+    let landed = match result {
         Ok(Submitted {
             confirmed,
             read_back,
@@ -169,7 +189,7 @@ mod tests {
         let mut registry = Registry::default();
         let done = write_batched(&mut registry, &writes(120, &[]), MAX_BATCH_SIZE);
         assert_eq!(registry.sent, vec![50, 50, 20]);
-        assert_eq!((done.transactions, done.splits), (3, 0));
+        assert_eq!((done.attempts, done.transactions, done.splits), (3, 3, 0));
         assert!(done
             .landed
             .iter()
@@ -186,7 +206,8 @@ mod tests {
         let done = write_batched(&mut registry, &writes(8, &[5]), 8);
         // 8 refused → 4 ok + 4 refused → 2 ok (4,5 refused → 4 ok, 5 refused) + 2 ok (6,7).
         assert_eq!(registry.sent, vec![8, 4, 4, 2, 1, 1, 2]);
-        assert_eq!((done.transactions, done.splits), (7, 3));
+        // Seven tried, four refused in simulation (never sent): three transactions.
+        assert_eq!((done.attempts, done.transactions, done.splits), (7, 3, 3));
         for (i, landed) in done.landed.iter().enumerate() {
             if i == 5 {
                 let Landed::Failed(why) = landed else {

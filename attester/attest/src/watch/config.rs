@@ -60,6 +60,19 @@ pub struct WatchConfig {
     /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
     #[serde(default)]
     pub sep41_allow_non_testnet_write: bool,
+    /// Assets scanned at once in a pass.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Requests in flight to one source host (Horizon, StellarExpert, a home domain) at once.
+    #[serde(default = "default_per_host_concurrency")]
+    pub per_host_concurrency: usize,
+    /// Requests started per second to one source host (its published rate limit); unlimited when absent.
+    pub per_host_requests_per_sec: Option<f64>,
+    /// Writes per `attest_many` transaction (at most the registry's cap, 50).
+    #[serde(default = "default_batch_size")]
+    pub batch_size: usize,
+    /// `I/N`: watch only the assets of shard I of N (by SHA-256 of the registry key); `--shard` overrides.
+    pub shard: Option<String>,
     /// The assets.
     #[serde(rename = "asset", default)]
     pub assets: Vec<AssetConfig>,
@@ -127,6 +140,15 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
 fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
 }
+fn default_concurrency() -> usize {
+    8
+}
+fn default_per_host_concurrency() -> usize {
+    assay_scan::hosts::HostLimits::default().concurrency
+}
+fn default_batch_size() -> usize {
+    crate::registry::MAX_BATCH_SIZE
+}
 fn default_interval() -> u64 {
     300
 }
@@ -169,6 +191,7 @@ impl WatchConfig {
             ));
         }
         c.check_interval_fits_margin()?;
+        c.check_scale()?;
         if let Some(addr) = &c.metrics_addr {
             let parsed: SocketAddr = addr
                 .parse()
@@ -180,6 +203,53 @@ impl WatchConfig {
             }
         }
         Ok(c)
+    }
+}
+
+impl WatchConfig {
+    /// The concurrency, rate and batch keys, and `shard`.
+    fn check_scale(&self) -> Result<(), String> {
+        if !(1..=256).contains(&self.concurrency) {
+            return Err(format!(
+                "concurrency ({}) must be 1 to 256",
+                self.concurrency
+            ));
+        }
+        if !(1..=64).contains(&self.per_host_concurrency) {
+            return Err(format!(
+                "per_host_concurrency ({}) must be 1 to 64",
+                self.per_host_concurrency
+            ));
+        }
+        if let Some(rate) = self.per_host_requests_per_sec {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(format!(
+                    "per_host_requests_per_sec ({rate}) must be a positive number (remove it for no limit)"
+                ));
+            }
+        }
+        let cap = crate::registry::MAX_BATCH_SIZE;
+        if !(1..=cap).contains(&self.batch_size) {
+            return Err(format!(
+                "batch_size ({}) must be 1 to {cap}, the registry's cap",
+                self.batch_size
+            ));
+        }
+        if let Some(shard) = &self.shard {
+            shard.parse::<assay_core::Shard>()?;
+        }
+        Ok(())
+    }
+
+    /// The scan limits these keys set.
+    pub fn scan_limits(&self) -> crate::scanning::ScanLimits {
+        crate::scanning::ScanLimits {
+            assets: self.concurrency,
+            per_host: assay_scan::hosts::HostLimits {
+                concurrency: self.per_host_concurrency,
+                per_second: self.per_host_requests_per_sec,
+            },
+        }
     }
 }
 

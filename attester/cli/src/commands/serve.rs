@@ -399,7 +399,7 @@ fn summary(asset: &str, r: &Report) -> Value {
 /// contract id as recorded for a contract token.
 fn store_key(segment: &str) -> Result<String, String> {
     let decoded = percent_decode(segment);
-    if decoded.starts_with('C') && stellar_strkey::Contract::from_string(&decoded).is_ok() {
+    if decoded.starts_with('C') && assay_attest::sac::parse_contract(&decoded).is_some() {
         return Ok(decoded);
     }
     parse_asset_arg(&decoded)

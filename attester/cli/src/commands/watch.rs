@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assay_attest::targets::resolve;
+use assay_core::Shard;
 use clap::Args;
 
 use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
@@ -69,6 +70,11 @@ pub struct WatchArgs {
     /// Check every asset once, then exit (for cron and tests).
     #[arg(long)]
     pub once: bool,
+    /// Watch only shard I of N of the asset list (e.g. 0/3, 1/3, 2/3 on three instances): an asset
+    /// belongs to one shard by SHA-256 of its registry key, so N instances never write the same asset.
+    /// Overrides the config's `shard`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
 }
 
 fn usage(m: impl std::fmt::Display) -> ExitCode {
@@ -90,9 +96,16 @@ pub fn run(args: WatchArgs) -> ExitCode {
             ))
         }
     };
-    let config = match WatchConfig::parse(&text) {
+    let mut config = match WatchConfig::parse(&text) {
         Ok(c) => c,
         Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
+    };
+    let shard = match args.shard.as_ref().or(config.shard.as_ref()) {
+        Some(s) => match s.parse::<Shard>() {
+            Ok(shard) => shard,
+            Err(m) => return usage(format!("--shard: {m}")),
+        },
+        None => Shard::ALL,
     };
     let net_args = NetworkArgs {
         network: config.network.clone(),
@@ -135,18 +148,33 @@ pub fn run(args: WatchArgs) -> ExitCode {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let settings = match source_args.settings(&spec) {
+    let mut settings = match source_args.settings(&spec) {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
+    settings.limits = config.scan_limits();
     let mut assets = Vec::new();
+    let mut owned = Vec::new();
     for a in &config.assets {
         let target = match resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase) {
             Ok(t) => t,
             Err(e) => return usage(e),
         };
+        if !shard.owns(&target.contract) {
+            continue;
+        }
         let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
         assets.push((target.asset, target.contract, interval));
+        owned.push(a.clone());
+    }
+    let listed = config.assets.len();
+    // The watcher reads an asset's entry by its index in `assets`, so the config keeps the same ones.
+    config.assets = owned;
+    if shard != Shard::ALL {
+        assay_attest::watch::log(
+            "shard",
+            serde_json::json!({"shard": shard.to_string(), "owned": assets.len(), "listed": listed}),
+        );
     }
     let sep41 = if config.assets.iter().any(|a| a.sep41) {
         match sep41_runner(&config, &spec, &settings.asset_passphrase) {
@@ -164,7 +192,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
         .history
         .clone()
         .or_else(assay_scan::history::History::default_path);
-    let health = Arc::new(Mutex::new(Health::default()));
+    let health = Arc::new(Mutex::new(Health {
+        shard: (shard != Shard::ALL).then_some((shard, assets.len())),
+        ..Health::default()
+    }));
     let stop = Arc::new(AtomicBool::new(false));
     if let Some(addr) = &config.metrics_addr {
         match std::net::TcpListener::bind(addr) {

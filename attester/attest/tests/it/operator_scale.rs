@@ -1,0 +1,144 @@
+//! Issue #18 on the local network: a pass's writes go out in `attest_many` batches, and a batch the
+//! registry refuses is split so the other writes land. Registry from the built WASM, sources over local
+//! HTTPS.
+
+use crate::common;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assay_attest::attest::ChainSubmitter;
+use assay_attest::batch::{write_batched, Landed};
+use assay_attest::registry::Attestation;
+use assay_attest::sac;
+use assay_attest::verify::read_safety;
+use assay_attest::watch::{Checked, Health, WatchConfig, Watcher};
+use common::*;
+
+/// Issuers for the pass test: any 32 bytes make an account on the local network.
+fn issuer(n: u8) -> String {
+    stellar_strkey::ed25519::PublicKey([n; 32])
+        .to_string()
+        .as_str()
+        .to_string()
+}
+
+#[test]
+fn a_failing_batch_is_split_and_the_rest_lands() {
+    let w = World::start(&[]);
+    let mut submitter = ChainSubmitter {
+        invoker: w.invoker(&w.attester),
+        registry: w.registry,
+        confirm_read_back: true,
+    };
+    // Seven writes in one batch; the fifth has severity 9, which the registry refuses (InvalidSeverity, #3).
+    let writes: Vec<Attestation> = (0..7u8)
+        .map(|i| Attestation {
+            asset: [0x40 + i; 32],
+            severity: if i == 4 { 9 } else { 1 },
+            flags: 1,
+            evidence_hash: [i; 32],
+        })
+        .collect();
+    let done = write_batched(&mut submitter, &writes, 50);
+    assert!(done.splits >= 1, "{done:?}");
+    for (i, (write, landed)) in writes.iter().zip(&done.landed).enumerate() {
+        let held = read_safety(&w.rpc, w.registry, write.asset).unwrap();
+        if i == 4 {
+            assert!(
+                matches!(landed, Landed::Failed(why) if why.contains("Error(Contract, #3)") && why.contains("InvalidSeverity")),
+                "{landed:?}"
+            );
+            assert_eq!(held, None, "the refused write is not on chain");
+        } else {
+            assert!(matches!(landed, Landed::Written { .. }), "{i}: {landed:?}");
+            let held = held.expect("written");
+            assert_eq!(
+                (held.severity, held.flags, held.evidence_hash),
+                (1, 1, [i as u8; 32])
+            );
+        }
+    }
+    // The six good writes went in the fewest transactions the split allows: 0..3, then 3 alone
+    // (3..7 refused, 3..5 refused), then 5..7.
+    assert_eq!(done.transactions, 3, "{done:?}");
+}
+
+#[test]
+fn a_pass_writes_its_verdicts_in_one_attest_many() {
+    let w = World::start(&["aqua.network"]);
+    let codes = ["AQA", "AQB", "AQC", "AQD"];
+    let mut assets = Vec::new();
+    for (n, code) in codes.into_iter().enumerate() {
+        let issuer = issuer(0x10 + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    let toml: String = assets
+        .iter()
+        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
+        .collect();
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 4\nper_host_concurrency = 2\n{toml}"
+    ))
+    .unwrap();
+    let mut settings = w.settings(&["aqua.network"]);
+    settings.limits = config.scan_limits();
+    let watch = Watcher {
+        rpc: &w.rpc,
+        network: &w.spec,
+        signer: &w.attester,
+        registry: w.registry,
+        settings,
+        config,
+        assets: assets.clone(),
+        history: None,
+        health: Arc::new(Mutex::new(Health::default())),
+        options: local_invoke_options(),
+        sep41: None,
+        unconfirmed: Default::default(),
+    };
+    let checked = watch.run(&AtomicBool::new(false), true);
+    let txs: Vec<&String> = checked
+        .iter()
+        .map(|c| match c {
+            Checked::Written(tx) => tx,
+            other => panic!("expected every asset written: {checked:?} ({other:?})"),
+        })
+        .collect();
+    assert!(
+        txs.iter().all(|tx| *tx == txs[0]),
+        "one transaction: {txs:?}"
+    );
+    for (_, contract, _) in &assets {
+        assert!(read_safety(&w.rpc, w.registry, *contract)
+            .unwrap()
+            .is_some());
+    }
+    let metrics = watch.health.lock().unwrap().metrics();
+    assert!(
+        metrics.contains("assay_watch_transactions_total 1\n")
+            && metrics.contains("assay_watch_attestations_written_total 4\n")
+            && metrics.contains("assay_watch_last_pass_seconds "),
+        "{metrics}"
+    );
+    // The next pass finds every entry current: nothing is sent.
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert!(
+        checked.iter().all(|c| *c == Checked::Unchanged),
+        "{checked:?}"
+    );
+    assert!(watch
+        .health
+        .lock()
+        .unwrap()
+        .metrics()
+        .contains("assay_watch_transactions_total 1\n"));
+}
