@@ -60,7 +60,8 @@ pub struct WatchConfig {
     /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
     #[serde(default)]
     pub sep41_allow_non_testnet_write: bool,
-    /// Assets scanned at once in a pass.
+    /// Assets scanned at once in a pass. Their requests wait on each host's own bound, so this only
+    /// needs to exceed the assets one slow host can hold back.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
     /// Requests in flight to one source host (Horizon, StellarExpert, a home domain) at once.
@@ -141,7 +142,7 @@ fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
 }
 fn default_concurrency() -> usize {
-    8
+    64
 }
 fn default_per_host_concurrency() -> usize {
     assay_scan::hosts::HostLimits::default().concurrency
