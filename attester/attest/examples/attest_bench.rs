@@ -135,7 +135,7 @@ fn main() {
     let base_rss = r0;
     let stop = Arc::new(AtomicBool::new(false));
     let settings = w.settings(&[]);
-    let watcher = Watcher {
+    let mut watcher = Watcher {
         rpc: &w.rpc,
         network: &w.spec,
         signer: &w.attester,
@@ -149,6 +149,7 @@ fn main() {
         options: local_invoke_options(),
         sep41: None,
         unconfirmed: Default::default(),
+        discovery: None,
     };
     let stop2 = stop.clone();
     let stopper = std::thread::spawn(move || {

@@ -109,6 +109,51 @@ pub fn account_domain(
     })?
 }
 
+/// Where `assay watch` discovers assets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiscoverySource {
+    /// A SEP-42 asset list URL.
+    AssetList(String),
+    /// Every asset an issuer account issued.
+    Issuer(String),
+}
+
+impl std::fmt::Display for DiscoverySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiscoverySource::AssetList(url) => {
+                write!(f, "asset list {}", assay_core::redact::url(url))
+            }
+            DiscoverySource::Issuer(issuer) => write!(f, "issuer {issuer}"),
+        }
+    }
+}
+
+/// The assets each source names now (fetched at once, each host under its bound), in source order.
+pub fn discover(
+    settings: &ScanSettings,
+    sources: &[DiscoverySource],
+) -> Result<Vec<Result<Vec<Asset>, String>>, String> {
+    let sources = sources.to_vec();
+    with_scanner(settings, |scanner| async move {
+        let mut tasks = Vec::new();
+        for source in sources {
+            let scanner = scanner.clone();
+            tasks.push(tokio::spawn(async move {
+                match &source {
+                    DiscoverySource::AssetList(url) => scanner.list_assets(url).await,
+                    DiscoverySource::Issuer(issuer) => scanner.issuer_assets(issuer).await,
+                }
+            }));
+        }
+        let mut out = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            out.push(task.await.unwrap_or_else(|e| Err(format!("internal: {e}"))));
+        }
+        out
+    })
+}
+
 /// Runs `work` with a fresh scanner (cache bypassed) for `settings` on a runtime of its own.
 fn with_scanner<F, Fut, T>(settings: &ScanSettings, work: F) -> Result<T, String>
 where

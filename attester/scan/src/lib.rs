@@ -1,6 +1,7 @@
 //! Assay's scan stage: all I/O happens here, once, up front; the result is a `Subject` for the pure core.
 pub mod asset_arg;
 pub mod cache;
+pub mod discover;
 pub mod history;
 pub mod hosts;
 pub mod net;

@@ -186,7 +186,7 @@ pub fn is_host_name(domain: &str) -> bool {
 }
 
 const JSON: &str = "application/json";
-const API: FetchOptions = FetchOptions {
+pub(crate) const API: FetchOptions = FetchOptions {
     guarded: false,
     https_only: false,
     redirects: RedirectPolicy::None,
@@ -198,7 +198,7 @@ const SEP1: FetchOptions = FetchOptions {
     redirects: RedirectPolicy::SameHostOrSubdomain,
     accept: "text/plain, application/toml, */*",
 };
-const LIST: FetchOptions = FetchOptions {
+pub(crate) const LIST: FetchOptions = FetchOptions {
     guarded: false,
     https_only: false,
     redirects: RedirectPolicy::SameHostOrSubdomain,
@@ -225,7 +225,7 @@ impl Scanner {
         &self.config
     }
 
-    async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+    pub(crate) async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
         let host = host_of(url);
         let _permit = match &host {
             Some(host) => Some(self.hosts.acquire(host).await),

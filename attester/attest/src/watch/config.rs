@@ -74,9 +74,50 @@ pub struct WatchConfig {
     pub batch_size: usize,
     /// `I/N`: watch only the assets of shard I of N (by SHA-256 of the registry key); `--shard` overrides.
     pub shard: Option<String>,
+    /// Seconds between reads of the `[[discover]]` sources.
+    #[serde(default = "default_discover_interval")]
+    pub discover_interval_secs: u64,
     /// The assets.
     #[serde(rename = "asset", default)]
     pub assets: Vec<AssetConfig>,
+    /// Where more assets are found: each entry names a SEP-42 asset list or an issuer account.
+    #[serde(rename = "discover", default)]
+    pub discover: Vec<DiscoverConfig>,
+}
+
+/// One discovery source: exactly one of `asset_list` and `issuer`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverConfig {
+    /// A SEP-42 asset list URL (http or https): the watched set follows its classic entries.
+    pub asset_list: Option<String>,
+    /// An issuer account (G…): the watched set follows the assets Horizon lists for it.
+    pub issuer: Option<String>,
+}
+
+impl DiscoverConfig {
+    /// The source this entry names.
+    pub fn source(&self) -> Result<crate::scanning::DiscoverySource, String> {
+        use crate::scanning::DiscoverySource;
+        match (&self.asset_list, &self.issuer) {
+            (Some(url), None) => {
+                assay_scan::options::check_base_url("[[discover]] asset_list", url)?;
+                Ok(DiscoverySource::AssetList(url.clone()))
+            }
+            (None, Some(issuer)) => {
+                if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_err() {
+                    return Err(format!(
+                        "[[discover]] issuer {issuer:?}: expected an account address (G…)"
+                    ));
+                }
+                Ok(DiscoverySource::Issuer(issuer.clone()))
+            }
+            _ => Err(
+                "each [[discover]] entry names exactly one of asset_list = \"https://…\" or issuer = \"G…\""
+                    .into(),
+            ),
+        }
+    }
 }
 
 /// One watched asset.
@@ -141,6 +182,9 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
 fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
 }
+fn default_discover_interval() -> u64 {
+    3_600
+}
 fn default_concurrency() -> usize {
     64
 }
@@ -176,11 +220,18 @@ impl WatchConfig {
             ));
         }
         let c: WatchConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
-        if c.assets.is_empty() {
+        if c.assets.is_empty() && c.discover.is_empty() {
             return Err(
-                "no [[asset]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`"
+                "no [[asset]] or [[discover]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`, \
+                 or a `[[discover]]` with `asset_list = \"https://…\"` or `issuer = \"G…\"`"
                     .into(),
             );
+        }
+        for d in &c.discover {
+            d.source()?;
+        }
+        if c.discover_interval_secs == 0 {
+            return Err("discover_interval_secs must be at least 1".into());
         }
         if c.interval_secs == 0 || c.assets.iter().any(|a| a.interval_secs == Some(0)) {
             return Err("interval_secs must be at least 1".into());

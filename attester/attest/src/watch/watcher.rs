@@ -51,6 +51,8 @@ pub struct Watcher<'a> {
     /// Writes confirmed on chain whose read-back failed, by asset index: the next check re-reads them
     /// instead of scanning and writing again.
     pub unconfirmed: Mutex<BTreeMap<usize, (Attestation, String)>>,
+    /// `[[discover]]` sources and the assets they added or retired; `None` without any.
+    pub discovery: Option<super::discovery::Discovery>,
 }
 
 /// The result of checking one asset.
@@ -474,9 +476,10 @@ impl Watcher<'_> {
         });
     }
 
-    /// Runs until `stop` (or after one pass with `once`). A check in progress, including a sent
+    /// Runs until `stop` (or after one pass with `once`); returns the last outcome of each watched asset
+    /// (retired ones left out), in index order. A check in progress, including a sent
     /// transaction being followed, always finishes before the loop stops.
-    pub fn run(&self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
+    pub fn run(&mut self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
         let mut due: Vec<Instant> = vec![Instant::now(); self.assets.len()];
         let mut last = vec![None; self.assets.len()];
         log(
@@ -484,8 +487,15 @@ impl Watcher<'_> {
             json!({"assets": self.assets.len(), "signer": self.signer.address()}),
         );
         loop {
+            if self.discover_if_due() {
+                // Newly discovered assets are due at once.
+                due.resize(self.assets.len(), Instant::now());
+                last.resize(self.assets.len(), None);
+            }
             let now = Instant::now();
-            let due_now: Vec<usize> = (0..self.assets.len()).filter(|&i| now >= due[i]).collect();
+            let due_now: Vec<usize> = (0..self.assets.len())
+                .filter(|&i| now >= due[i] && self.is_active(i))
+                .collect();
             if !due_now.is_empty() && !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 for (i, outcome) in self.pass(&due_now) {
@@ -517,7 +527,9 @@ impl Watcher<'_> {
         }
         log("stopped", json!({}));
         last.into_iter()
-            .map(|o| o.unwrap_or(Checked::Failed("not checked".into())))
+            .enumerate()
+            .filter(|(i, _)| self.is_active(*i))
+            .map(|(_, o)| o.unwrap_or(Checked::Failed("not checked".into())))
             .collect()
     }
 }

@@ -98,6 +98,7 @@ fn watcher<'a>(
         options: local_invoke_options(),
         sep41: None,
         unconfirmed: Default::default(),
+        discovery: None,
     }
 }
 
@@ -149,7 +150,7 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
     // watch: the clear entry is revoked at the first refused check, with an alert and its metric.
     clear_on_chain(&w);
     evade();
-    let watch = watcher(&w, &w.rpc, settings.clone(), &t);
+    let mut watch = watcher(&w, &w.rpc, settings.clone(), &t);
     let stop = AtomicBool::new(false);
     let checked = watch.run(&stop, true);
     assert!(

@@ -12,8 +12,10 @@ use assay_attest::attest::ChainSubmitter;
 use assay_attest::batch::{write_batched, Landed};
 use assay_attest::registry::Attestation;
 use assay_attest::sac;
+use assay_attest::scanning::DiscoverySource;
 use assay_attest::verify::read_safety;
-use assay_attest::watch::{Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{Checked, Discovery, Health, WatchConfig, Watcher};
+use assay_scan::testsupport::Reply;
 use common::*;
 
 /// Issuers for the pass test: any 32 bytes make an account on the local network.
@@ -91,7 +93,7 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
     .unwrap();
     let mut settings = w.settings(&["aqua.network"]);
     settings.limits = config.scan_limits();
-    let watch = Watcher {
+    let mut watch = Watcher {
         rpc: &w.rpc,
         network: &w.spec,
         signer: &w.attester,
@@ -104,6 +106,7 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         options: local_invoke_options(),
         sep41: None,
         unconfirmed: Default::default(),
+        discovery: None,
     };
     let checked = watch.run(&AtomicBool::new(false), true);
     let txs: Vec<&String> = checked
@@ -141,4 +144,136 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         .unwrap()
         .metrics()
         .contains("assay_watch_transactions_total 1\n"));
+}
+
+/// Issue #18, item 5: the watched set follows a SEP-42 list (an asset it stops naming is retired, one it
+/// starts naming is checked) and an issuer account (every asset Horizon lists for it).
+#[test]
+fn discovery_adds_and_drops_assets() {
+    let w = World::start(&["aqua.network", "lists.test"]);
+    let listed: Vec<ClassicAsset> = ["DSA", "DSB", "DSC"]
+        .into_iter()
+        .enumerate()
+        .map(|(n, code)| {
+            let issuer = issuer(0x30 + n as u8);
+            w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+            w.issue(code, &issuer, 0, Some("aqua.network"))
+        })
+        .collect();
+    let family = issuer(0x40);
+    w.serve_eval("aqua-clear-verified", &family, "aqua.network");
+    // Two assets of one issuer: the first funds it, the second only needs a holder's trustline.
+    let first = w.issue("DIA", &family, 0, Some("aqua.network"));
+    let second = ClassicAsset {
+        code: "DIB",
+        issuer: family.clone(),
+    };
+    w.net
+        .admin_set_trustline(
+            &account_id(w.holder.public_key()),
+            &second.xdr(),
+            10_000_000,
+            i64::MAX,
+            1,
+        )
+        .unwrap();
+    let issued = [first.core().to_string(), second.core().to_string()];
+    let list = |assets: &[&ClassicAsset]| {
+        let entries: Vec<serde_json::Value> = assets
+            .iter()
+            .map(|a| serde_json::json!({"code": a.code, "issuer": a.issuer}))
+            .collect();
+        Reply::json(
+            serde_json::json!({"name": "Test", "provider": "test", "assets": entries}).to_string(),
+        )
+    };
+    // The list names A and B first, then B and C.
+    w.server.route(
+        "lists.test",
+        "/list.json",
+        vec![
+            list(&[&listed[0], &listed[1]]),
+            list(&[&listed[1], &listed[2]]),
+        ],
+    );
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n[[discover]]\nasset_list = \"https://lists.test/list.json\"\n[[discover]]\nissuer = \"{family}\"\n"
+    ))
+    .unwrap();
+    let sources = config
+        .discover
+        .iter()
+        .map(|d| d.source().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(sources[1], DiscoverySource::Issuer(family.clone()));
+    let mut watch = Watcher {
+        rpc: &w.rpc,
+        network: &w.spec,
+        signer: &w.attester,
+        registry: w.registry,
+        settings: w.settings(&["aqua.network", "lists.test"]),
+        config,
+        assets: vec![],
+        history: None,
+        health: Arc::new(Mutex::new(Health::default())),
+        options: local_invoke_options(),
+        sep41: None,
+        unconfirmed: Default::default(),
+        discovery: Some(Discovery::new(
+            sources,
+            assay_core::Shard::ALL,
+            Duration::from_secs(3600),
+        )),
+    };
+    let name = |a: &ClassicAsset| a.core().to_string();
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    // First read: A and B from the list, both of the issuer's assets; all four checked and written.
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert_eq!(
+        sorted(watch.active_assets()),
+        sorted(vec![
+            name(&listed[0]),
+            name(&listed[1]),
+            issued[0].clone(),
+            issued[1].clone()
+        ])
+    );
+    assert!(
+        checked.iter().all(|c| matches!(c, Checked::Written(_))),
+        "{checked:?}"
+    );
+    // Second read: A dropped (retired, no longer checked), C added (checked and written).
+    watch.discover_now();
+    assert_eq!(
+        sorted(watch.active_assets()),
+        sorted(vec![
+            name(&listed[1]),
+            name(&listed[2]),
+            issued[0].clone(),
+            issued[1].clone()
+        ])
+    );
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert_eq!(checked.len(), 4, "{checked:?}");
+    let c = sac::asset_contract_id(&listed[2].core(), &w.spec.passphrase).unwrap();
+    assert!(
+        read_safety(&w.rpc, w.registry, c).unwrap().is_some(),
+        "C is written"
+    );
+    let health = watch.health.lock().unwrap();
+    assert_eq!(
+        health.checks_total, 8,
+        "A is not checked after it is dropped"
+    );
+    assert!(
+        !health.assets.contains_key(&name(&listed[0])),
+        "a retired asset leaves /health"
+    );
+    assert_eq!(
+        health.written_total, 5,
+        "A, B, DIA, DIB, then C; B and the issuer's assets were unchanged"
+    );
 }

@@ -13,7 +13,9 @@ use clap::Args;
 use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, SourceArgs};
 use crate::EXIT_USAGE;
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{serve_health, stop_on_signals, Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{
+    serve_health, stop_on_signals, Checked, Discovery, Health, WatchConfig, Watcher,
+};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
@@ -30,14 +32,30 @@ Config (TOML):
   sep41_owner_identity = \"holder\"   # SEP-41 suite holder (else ASSAY_OWNER_SECRET)
   sep41_spender_identity = \"spender\" # SEP-41 suite spender (else ASSAY_SPENDER_SECRET)
   sep41_allow_non_testnet_write = false # consent to suite writes off testnet/futurenet/standalone
+  concurrency = 64               # assets scanned at once in a pass
+  per_host_concurrency = 8       # requests in flight to one source host
+  per_host_requests_per_sec = 1  # optional: a source's published rate limit (per host)
+  batch_size = 50                # writes per attest_many transaction (registry cap 50)
+  shard = \"0/3\"                 # optional: this instance's shard (--shard overrides)
+  discover_interval_secs = 3600  # how often [[discover]] sources are read
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
   sep41 = true                   # optional: run the SEP-41 suite on the asset's SAC each check
+  [[discover]]
+  asset_list = \"https://…/list.json\" # a SEP-42 list; or issuer = \"G…\" (every asset it issued)
 
 With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`) and logs a
 \"sep41\" event with its summary; a FAIL is attested as critical with sep41_violation (bit 8); an
 UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
+
+Assets are checked in passes: the due assets are scanned at once (each source host under its own
+bound, a 429/503 Retry-After pausing that host only), and the writes the pass decides go out in
+attest_many transactions of batch_size; a batch the registry refuses is split until the entry at fault
+stands alone, so the others land. With --shard I/N (SHA-256 of the registry key), N instances split one
+list and never write the same asset. [[discover]] sources are read every discover_interval_secs: assets
+they newly name are checked at the next pass; assets none names any more are retired (not refreshed,
+so their entries age out); a source that cannot be read retires nothing.
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
@@ -204,11 +222,29 @@ pub fn run(args: WatchArgs) -> ExitCode {
         }
     }
     stop_on_signals(stop.clone());
+    let discovery = if config.discover.is_empty() {
+        None
+    } else {
+        let sources = match config
+            .discover
+            .iter()
+            .map(|d| d.source())
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(s) => s,
+            Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
+        };
+        Some(Discovery::new(
+            sources,
+            shard,
+            Duration::from_secs(config.discover_interval_secs),
+        ))
+    };
     let options = InvokeOptions {
         max_fee: config.max_fee_stroops,
         ..InvokeOptions::default()
     };
-    let watcher = Watcher {
+    let mut watcher = Watcher {
         rpc: &rpc,
         network: &spec,
         signer: &signer,
@@ -221,6 +257,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         options,
         sep41,
         unconfirmed: Default::default(),
+        discovery,
     };
     let outcomes = watcher.run(&stop, args.once);
     let failed = outcomes.iter().any(|o| {
