@@ -446,4 +446,51 @@ mod tests {
             "sep41 is a boolean"
         );
     }
+
+    #[test]
+    fn scale_and_discovery_keys_are_checked() {
+        let top = "registry = \"C\"\nnetwork = \"testnet\"\n";
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let c = WatchConfig::parse(&format!("{top}{asset}")).unwrap();
+        assert_eq!(
+            (c.concurrency, c.per_host_concurrency, c.batch_size),
+            (64, 8, 50)
+        );
+        for (key, needle) in [
+            ("batch_size = 51", "batch_size (51) must be 1 to 50"),
+            ("batch_size = 0", "batch_size (0)"),
+            ("concurrency = 0", "concurrency (0)"),
+            ("per_host_concurrency = 0", "per_host_concurrency (0)"),
+            (
+                "per_host_requests_per_sec = 0.0",
+                "must be a positive number",
+            ),
+            ("shard = \"2/2\"", "must be below 2"),
+        ] {
+            let err = WatchConfig::parse(&format!("{top}{key}\n{asset}")).unwrap_err();
+            assert!(err.contains(needle), "{key}: {err}");
+        }
+        // A config may name no asset when it discovers them.
+        let list = "[[discover]]\nasset_list = \"https://lists.example/list.json\"\n";
+        let c = WatchConfig::parse(&format!("{top}{list}")).unwrap();
+        assert!(c.assets.is_empty() && c.discover.len() == 1);
+        for (entry, needle) in [
+            ("[[discover]]\n", "exactly one of"),
+            (
+                "[[discover]]\nasset_list = \"https://a.example/l\"\nissuer = \"GABC\"\n",
+                "exactly one of",
+            ),
+            (
+                "[[discover]]\nissuer = \"GABC\"\n",
+                "expected an account address",
+            ),
+            (
+                "[[discover]]\nasset_list = \"ftp://a.example/l\"\n",
+                "http:// or https://",
+            ),
+        ] {
+            let err = WatchConfig::parse(&format!("{top}{entry}")).unwrap_err();
+            assert!(err.contains(needle), "{entry}: {err}");
+        }
+    }
 }
