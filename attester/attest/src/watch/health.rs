@@ -186,3 +186,30 @@ pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_report_the_shard_batches_and_pass_time() {
+        let mut h = Health {
+            transactions_total: 3,
+            batch_splits_total: 1,
+            last_pass_seconds: Some(1.25),
+            ..Health::default()
+        };
+        let text = h.metrics();
+        assert!(
+            text.contains("assay_watch_transactions_total 3\n")
+                && text.contains("assay_watch_batch_splits_total 1\n")
+                && text.contains("assay_watch_last_pass_seconds 1.250\n")
+                && !text.contains("assay_watch_shard"),
+            "{text}"
+        );
+        h.shard = Some(("1/3".parse().unwrap(), 340));
+        assert!(h
+            .metrics()
+            .contains("assay_watch_shard{index=\"1\",count=\"3\"} 340\n"));
+    }
+}
