@@ -150,6 +150,7 @@ fn main() {
         sep41: None,
         unconfirmed: Default::default(),
         discovery: None,
+        reaction: None,
     };
     let stop2 = stop.clone();
     let stopper = std::thread::spawn(move || {

@@ -74,6 +74,10 @@ pub struct WatchConfig {
     pub batch_size: usize,
     /// `I/N`: watch only the assets of shard I of N (by SHA-256 of the registry key); `--shard` overrides.
     pub shard: Option<String>,
+    /// Between passes, re-check the assets whose issuer account or contract instance changed, polling
+    /// every this many ledgers; 0 turns it off (checks then follow the clock only).
+    #[serde(default = "default_react_every_ledgers")]
+    pub react_every_ledgers: u32,
     /// Seconds between reads of the `[[discover]]` sources.
     #[serde(default = "default_discover_interval")]
     pub discover_interval_secs: u64,
@@ -181,6 +185,9 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
 
 fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
+}
+fn default_react_every_ledgers() -> u32 {
+    1
 }
 fn default_discover_interval() -> u64 {
     3_600

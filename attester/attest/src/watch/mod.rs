@@ -6,6 +6,7 @@
 //! - [`policy`]: when a writable verdict must be written, and the back-off after failures;
 //! - [`watcher`]: one asset's check and the loop;
 //! - [`discovery`]: the watched set following SEP-42 lists and issuer accounts;
+//! - [`react`]: re-checking the assets whose ledger entries changed between passes;
 //! - [`health`]: `/health` and `/metrics`;
 //! - [`signals`], [`log`]: stopping cleanly, and the redacted journal.
 
@@ -14,6 +15,7 @@ pub mod discovery;
 pub mod health;
 pub mod log;
 pub mod policy;
+pub mod react;
 pub mod signals;
 pub mod watcher;
 
@@ -22,5 +24,6 @@ pub use discovery::Discovery;
 pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
 pub use log::log;
 pub use policy::{backoff, write_reason, WriteReason};
+pub use react::Reaction;
 pub use signals::stop_on_signals;
 pub use watcher::{Checked, Watcher};

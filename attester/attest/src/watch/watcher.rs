@@ -53,6 +53,8 @@ pub struct Watcher<'a> {
     pub unconfirmed: Mutex<BTreeMap<usize, (Attestation, String)>>,
     /// `[[discover]]` sources and the assets they added or retired; `None` without any.
     pub discovery: Option<super::discovery::Discovery>,
+    /// Following the ledger between passes; `None` to check on the clock only.
+    pub reaction: Option<super::react::Reaction>,
 }
 
 /// The result of checking one asset.
@@ -491,6 +493,9 @@ impl Watcher<'_> {
                 // Newly discovered assets are due at once.
                 due.resize(self.assets.len(), Instant::now());
                 last.resize(self.assets.len(), None);
+            }
+            for i in self.ledger_changes() {
+                due[i] = Instant::now();
             }
             let now = Instant::now();
             let due_now: Vec<usize> = (0..self.assets.len())

@@ -99,6 +99,7 @@ fn watcher<'a>(
         sep41: None,
         unconfirmed: Default::default(),
         discovery: None,
+        reaction: None,
     }
 }
 

@@ -107,6 +107,7 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         sep41: None,
         unconfirmed: Default::default(),
         discovery: None,
+        reaction: None,
     };
     let checked = watch.run(&AtomicBool::new(false), true);
     let txs: Vec<&String> = checked
@@ -219,6 +220,7 @@ fn discovery_adds_and_drops_assets() {
         options: local_invoke_options(),
         sep41: None,
         unconfirmed: Default::default(),
+        reaction: None,
         discovery: Some(Discovery::new(
             sources,
             assay_core::Shard::ALL,
@@ -276,4 +278,75 @@ fn discovery_adds_and_drops_assets() {
         health.written_total, 5,
         "A, B, DIA, DIB, then C; B and the issuer's assets were unchanged"
     );
+}
+
+/// Issue #18, item 3: between passes, an issuer's flag change is seen in its account entry and the asset
+/// is checked at once: the registry follows within seconds, not at the next interval (300 s here).
+#[test]
+fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
+    let w = World::start(&["aqua.network"]);
+    let iss = issuer(0x60);
+    let asset = w.issue("RCT", &iss, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", &iss, "aqua.network");
+    let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n[[asset]]\nasset = \"{}\"\n",
+        asset.core()
+    ))
+    .unwrap();
+    let mut watch = Watcher {
+        rpc: &w.rpc,
+        network: &w.spec,
+        signer: &w.attester,
+        registry: w.registry,
+        settings: w.settings(&["aqua.network"]),
+        config,
+        assets: vec![(
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        )],
+        history: None,
+        health: Arc::new(Mutex::new(Health::default())),
+        options: local_invoke_options(),
+        sep41: None,
+        unconfirmed: Default::default(),
+        discovery: None,
+        reaction: Some(assay_attest::watch::Reaction::new(1, true)),
+    };
+    let stop = AtomicBool::new(false);
+    let severity = || {
+        read_safety(&w.rpc, w.registry, contract)
+            .unwrap()
+            .map(|s| s.severity)
+    };
+    // How long until the registry holds `want`; `None` after 30 s.
+    let wait_for = |want: u32| {
+        let started = std::time::Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if severity() == Some(want) {
+                return Some(started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    };
+    std::thread::scope(|s| {
+        let running = s.spawn(|| watch.run(&stop, false));
+        let first = wait_for(0);
+        // A moment for the first poll to record the entries as they are.
+        std::thread::sleep(Duration::from_millis(1500));
+        w.net.admin_set_account_flags(&g_account(&iss), 2).unwrap();
+        let reacted = first.and_then(|_| wait_for(2));
+        // Stopped before any assertion, so a failure ends the test instead of leaving the loop running.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let outcomes = running.join().unwrap();
+        assert!(first.is_some(), "the first pass never wrote severity 0");
+        assert!(
+            reacted.is_some(),
+            "the registry did not follow the flag change within 30 s: {:?}",
+            severity()
+        );
+        assert!(matches!(outcomes[0], Checked::Written(_)), "{outcomes:?}");
+    });
 }

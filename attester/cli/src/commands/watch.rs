@@ -14,7 +14,7 @@ use super::shared::{reject_argv_secrets, rpc_client, NetworkArgs, SignerArgs, So
 use crate::EXIT_USAGE;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::watch::{
-    serve_health, stop_on_signals, Checked, Discovery, Health, WatchConfig, Watcher,
+    serve_health, stop_on_signals, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
 };
 use assay_chain::submit::InvokeOptions;
 
@@ -38,6 +38,7 @@ Config (TOML):
   batch_size = 50                # writes per attest_many transaction (registry cap 50)
   shard = \"0/3\"                 # optional: this instance's shard (--shard overrides)
   discover_interval_secs = 3600  # how often [[discover]] sources are read
+  react_every_ledgers = 1        # re-check assets whose issuer account or contract changed (0: off)
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
@@ -55,7 +56,10 @@ attest_many transactions of batch_size; a batch the registry refuses is split un
 stands alone, so the others land. With --shard I/N (SHA-256 of the registry key), N instances split one
 list and never write the same asset. [[discover]] sources are read every discover_interval_secs: assets
 they newly name are checked at the next pass; assets none names any more are retired (not refreshed,
-so their entries age out); a source that cannot be read retires nothing.
+so their entries age out); a source that cannot be read retires nothing. Between passes, every
+react_every_ledgers ledgers one batched getLedgerEntries reads each watched asset's issuer account
+(flags, home domain; when the assets live on the registry's network) and contract instance (code, a
+SAC's admin); an asset whose entry changed is checked at once (\"ledger_change\" line).
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
@@ -240,6 +244,12 @@ pub fn run(args: WatchArgs) -> ExitCode {
             Duration::from_secs(config.discover_interval_secs),
         ))
     };
+    let reaction = (config.react_every_ledgers > 0).then(|| {
+        Reaction::new(
+            config.react_every_ledgers,
+            settings.asset_passphrase == spec.passphrase,
+        )
+    });
     let options = InvokeOptions {
         max_fee: config.max_fee_stroops,
         ..InvokeOptions::default()
@@ -258,6 +268,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         sep41,
         unconfirmed: Default::default(),
         discovery,
+        reaction,
     };
     let outcomes = watcher.run(&stop, args.once);
     let failed = outcomes.iter().any(|o| {
