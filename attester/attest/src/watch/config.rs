@@ -318,7 +318,11 @@ impl WatchConfig {
     /// bounded by [`CHECK_ALLOWANCE_SECS`]); that must fit inside `refresh_margin_secs`, the head start
     /// a refresh gets before `max_age_secs`.
     fn check_interval_fits_margin(&self) -> Result<(), String> {
-        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(self.assets.len() as u64);
+        // Checks run `parallel` at a time (the assets in flight, bounded again by each host's bound, which
+        // every asset's Horizon reads share), so a pass is that many waves of the allowance.
+        let parallel = self.concurrency.min(self.per_host_concurrency).max(1);
+        let waves = self.assets.len().div_ceil(parallel) as u64;
+        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(waves);
         let widest = self
             .assets
             .iter()
@@ -337,7 +341,7 @@ impl WatchConfig {
         };
         let most = self.refresh_margin_secs.saturating_sub(pass);
         Err(format!(
-            "{key} ({interval}) plus a pass over {} asset(s) ({} s each, {pass} s) can reach {gap} s between \
+            "{key} ({interval}) plus a pass over {} asset(s) ({parallel} at a time, {} s each, {pass} s) can reach {gap} s between \
              checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
              Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
              max_age_secs, {})",
@@ -413,12 +417,21 @@ mod tests {
             err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
             "{err}"
         );
-        // Every asset adds a check to the pass: 30 at the defaults (300 + 30 x 120 = 3900) is too many.
+        // One check at a time, every asset adds a check to the pass: 30 (300 + 30 x 120 = 3900) is too many.
+        let serial = "per_host_concurrency = 1\n";
         let many = asset.repeat(30);
-        let err = config("", &many).unwrap_err();
-        assert!(err.contains("a pass over 30 asset(s)"), "{err}");
-        assert!(config("refresh_margin_secs = 3900\n", &many).is_ok());
-        assert!(config("", &asset.repeat(27)).is_ok());
+        let err = config(serial, &many).unwrap_err();
+        assert!(
+            err.contains("a pass over 30 asset(s) (1 at a time"),
+            "{err}"
+        );
+        assert!(config(&format!("{serial}refresh_margin_secs = 3900\n"), &many).is_ok());
+        assert!(config(serial, &asset.repeat(27)).is_ok());
+        // At the defaults checks run 8 at a time: 30 assets are 4 waves (300 + 480), 216 fit the hour.
+        assert!(config("", &many).is_ok());
+        assert!(config("", &asset.repeat(216)).is_ok());
+        let err = config("", &asset.repeat(217)).unwrap_err();
+        assert!(err.contains("(8 at a time, 120 s each, 3360 s)"), "{err}");
     }
 
     #[test]
