@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use assay_chain::rpc::RpcClient;
@@ -76,6 +76,39 @@ pub enum Checked {
     Unknown(String),
 }
 
+/// Registry reads in flight at once during a pass (bounded by `concurrency` too).
+pub const CHAIN_READERS: usize = 16;
+
+/// Serialises this process's appends to the history store.
+static HISTORY_WRITER: Mutex<()> = Mutex::new(());
+
+/// `f` over `items` on up to `workers` threads; results in input order.
+fn parallel_map<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let count = items.len();
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let results = Mutex::new(Vec::with_capacity(count));
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, count.max(1)) {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((i, item)) = next else { break };
+                let r = f(item);
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
 /// A verdict a pass decided to write, waiting for its batch.
 struct Write {
     index: usize,
@@ -116,8 +149,11 @@ impl Watcher<'_> {
             }
         }
         let mut writes = Vec::new();
-        let ledger_now = std::cell::OnceCell::new();
-        for (index, evaluated) in self.evaluate(&to_scan) {
+        let ledger_now = OnceLock::new();
+        // Each report is recorded, decided and compared with the registry on its own; the registry reads
+        // are round trips to stellar-rpc, so they run side by side.
+        let workers = self.config.concurrency.clamp(1, CHAIN_READERS);
+        let steps = parallel_map(self.evaluate(&to_scan), workers, |(index, evaluated)| {
             let name = self.assets[index].0.to_string();
             let step = check_guarded(
                 &name,
@@ -130,6 +166,9 @@ impl Watcher<'_> {
                 },
                 |m| Step::Done(Checked::Failed(m)),
             );
+            (index, step)
+        });
+        for (index, step) in steps {
             match step {
                 Step::Done(checked) => {
                     done.insert(index, checked);
@@ -187,7 +226,7 @@ impl Watcher<'_> {
         &self,
         index: usize,
         (report, suite): Evaluated,
-        ledger_now: &std::cell::OnceCell<Result<u64, String>>,
+        ledger_now: &OnceLock<Result<u64, String>>,
     ) -> Step {
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
@@ -211,6 +250,8 @@ impl Watcher<'_> {
                 report.scanned_at.to_string(),
                 serde_json::to_string(&report).expect("serialises"),
             );
+            // One writer at a time: the checks of a pass record side by side.
+            let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) =
                 assay_scan::history::History::open(path).and_then(|mut h| h.append(&[row]))
             {
@@ -591,5 +632,20 @@ mod tests {
             check_guarded("AAA-G", || Checked::Unchanged, Checked::Failed),
             Checked::Unchanged
         );
+    }
+
+    #[test]
+    fn parallel_map_keeps_input_order_and_runs_side_by_side() {
+        let seen = Mutex::new(std::collections::BTreeSet::new());
+        let out = parallel_map((0..40).collect(), 4, |i: u32| {
+            seen.lock()
+                .unwrap()
+                .insert(format!("{:?}", std::thread::current().id()));
+            std::thread::sleep(Duration::from_millis(5));
+            i * 2
+        });
+        assert_eq!(out, (0..40).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(seen.lock().unwrap().len() > 1, "more than one worker ran");
+        assert!(parallel_map(Vec::<u32>::new(), 4, |i| i).is_empty());
     }
 }
