@@ -22,7 +22,7 @@ use crate::decide::{decide, Decision, Floor};
 use crate::registry::Attestation;
 use crate::scanning::ScanSettings;
 use crate::targets::{evaluate_targets, Evaluated};
-use crate::verify::{ledger_time, read_safety};
+use crate::verify::{ledger_time, read_safety, read_safety_many};
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
@@ -153,12 +153,22 @@ impl Watcher<'_> {
         // Each report is recorded, decided and compared with the registry on its own; the registry reads
         // are round trips to stellar-rpc, so they run side by side.
         let workers = self.config.concurrency.clamp(1, CHAIN_READERS);
+        // The registry's entries for the whole pass in a few batched reads; an asset missing from them
+        // (archived, or the batch failed) is read on its own.
+        let contracts: Vec<[u8; 32]> = to_scan.iter().map(|&i| self.assets[i].1).collect();
+        let held = read_safety_many(self.rpc, self.registry, &contracts).unwrap_or_else(|m| {
+            log(
+                "chain_read_failed",
+                json!({"error": m, "note": "reading each asset on its own"}),
+            );
+            BTreeMap::new()
+        });
         let steps = parallel_map(self.evaluate(&to_scan), workers, |(index, evaluated)| {
             let name = self.assets[index].0.to_string();
             let step = check_guarded(
                 &name,
                 || match evaluated {
-                    Ok(evaluated) => self.decide_one(index, evaluated, &ledger_now),
+                    Ok(evaluated) => self.decide_one(index, evaluated, &held, &ledger_now),
                     Err(m) => {
                         log("scan_failed", json!({"asset": name, "error": m}));
                         Step::Done(Checked::Failed(m))
@@ -226,6 +236,7 @@ impl Watcher<'_> {
         &self,
         index: usize,
         (report, suite): Evaluated,
+        held: &BTreeMap<[u8; 32], Option<crate::registry::Safety>>,
         ledger_now: &OnceLock<Result<u64, String>>,
     ) -> Step {
         let (asset, contract, _) = &self.assets[index];
@@ -273,7 +284,11 @@ impl Watcher<'_> {
             }
             Decision::Attest(p) => p,
         };
-        let on_chain = match read_safety(self.rpc, self.registry, *contract) {
+        let read = match held.get(contract) {
+            Some(entry) => Ok(entry.clone()),
+            None => read_safety(self.rpc, self.registry, *contract),
+        };
+        let on_chain = match read {
             Ok(s) => s,
             Err(m) => {
                 log("chain_read_failed", json!({"asset": name, "error": m}));

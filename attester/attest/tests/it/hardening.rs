@@ -301,13 +301,11 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
         "it is written"
     );
 
-    // watch: read the chain (forwarded), simulate the write (forwarded), lose the read-back.
+    // watch: read the chain (one batched getLedgerEntries, not a simulation), simulate the write
+    // (forwarded), lose the read-back.
     let t = target(&w, &usdc);
     let proxy = Proxy::start(w.net.rpc_url());
-    proxy.queue(
-        "simulateTransaction",
-        vec![forward(), forward(), lost_read()],
-    );
+    proxy.queue("simulateTransaction", vec![forward(), lost_read()]);
     let rpc = RpcClient::new(&proxy.url).unwrap();
     let watch = watcher(&w, &rpc, settings, &t);
     let first = watch.check(0);

@@ -13,7 +13,7 @@ use assay_attest::batch::{write_batched, Landed};
 use assay_attest::registry::Attestation;
 use assay_attest::sac;
 use assay_attest::scanning::DiscoverySource;
-use assay_attest::verify::read_safety;
+use assay_attest::verify::{read_safety, read_safety_many};
 use assay_attest::watch::{Checked, Discovery, Health, WatchConfig, Watcher};
 use assay_scan::testsupport::Reply;
 use common::*;
@@ -61,6 +61,16 @@ fn a_failing_batch_is_split_and_the_rest_lands() {
                 (1, 1, [i as u8; 32])
             );
         }
+    }
+    // The batched storage read answers as get_safety does, for written and absent entries alike.
+    let assets: Vec<[u8; 32]> = writes.iter().map(|a| a.asset).collect();
+    let many = read_safety_many(&w.rpc, w.registry, &assets).unwrap();
+    assert_eq!(many.len(), 7);
+    for asset in &assets {
+        assert_eq!(
+            many[asset],
+            read_safety(&w.rpc, w.registry, *asset).unwrap()
+        );
     }
     // The six good writes went in the fewest transactions the split allows: 0..3, then 3 alone
     // (3..7 refused, 3..5 refused), then 5..7.
