@@ -154,7 +154,15 @@ fn pass_bench(w: &World) {
     let ideal_chain = ideal_io + transactions as f64 * ledger;
     println!("(a) one pass of watch over {n} assets, sources at {} ms per request, per_host_concurrency {per_host}", LATENCY.as_millis());
     println!("    written {written}, failed {failed}, replayed requests {} (busiest host {busiest}: {busiest_hits})", per_host_hits.values().sum::<usize>());
-    println!("    pass wall time               {wall:.2} s");
+    println!(
+        "    pass wall time               {wall:.2} s (scan phase {:.2} s)",
+        watch
+            .health
+            .lock()
+            .unwrap()
+            .last_scan_seconds
+            .unwrap_or(0.0)
+    );
     println!(
         "    I/O-bound ideal (sources)    {ideal_io:.2} s   ratio ideal/actual {:.2}",
         ideal_io / wall
@@ -174,8 +182,9 @@ fn pass_bench(w: &World) {
         .filter(|o| **o == Checked::Unchanged)
         .count();
     println!(
-        "    second pass (nothing to write): {:.2} s, {unchanged} unchanged, transactions still {}",
+        "    second pass (nothing to write): {:.2} s (scan phase {:.2} s), {unchanged} unchanged, transactions still {}",
         started.elapsed().as_secs_f64(),
+        watch.health.lock().unwrap().last_scan_seconds.unwrap_or(0.0),
         watch.health.lock().unwrap().transactions_total
     );
     println!(

@@ -55,6 +55,8 @@ pub struct Health {
     pub batch_splits_total: u64,
     /// Wall time of the last pass over the due assets, seconds.
     pub last_pass_seconds: Option<f64>,
+    /// Of which scanning the sources (and running any SEP-41 suite), seconds.
+    pub last_scan_seconds: Option<f64>,
     /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
     #[serde(skip)]
     pub shard: Option<(assay_core::Shard, usize)>,

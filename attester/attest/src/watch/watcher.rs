@@ -163,7 +163,11 @@ impl Watcher<'_> {
             );
             BTreeMap::new()
         });
-        let steps = parallel_map(self.evaluate(&to_scan), workers, |(index, evaluated)| {
+        let scan_started = Instant::now();
+        let evaluated = self.evaluate(&to_scan);
+        self.health.lock().expect("health lock").last_scan_seconds =
+            Some(scan_started.elapsed().as_secs_f64());
+        let steps = parallel_map(evaluated, workers, |(index, evaluated)| {
             let name = self.assets[index].0.to_string();
             let step = check_guarded(
                 &name,
