@@ -16,12 +16,11 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use assay_attest::sac;
 use assay_attest::verify::read_safety;
-use assay_attest::watch::{Checked, Health, Reaction, WatchConfig, Watcher};
+use assay_attest::watch::{Checked, Reaction, WatchConfig, Watcher};
 use common::*;
 
 const LATENCY: Duration = Duration::from_millis(50);
@@ -90,24 +89,7 @@ fn issue_many(w: &World, issuers: u8, per_issuer: usize, salt: u8, interval: Dur
 }
 
 fn watcher<'a>(w: &'a World, config: WatchConfig, assets: Assets) -> Watcher<'a> {
-    let mut settings = w.settings(&DOMAINS);
-    settings.limits = config.scan_limits();
-    Watcher {
-        rpc: &w.rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
-        settings,
-        config,
-        assets,
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-        discovery: None,
-        reaction: None,
-    }
+    w.watcher(&w.rpc, w.settings(&DOMAINS), config, assets)
 }
 
 fn config(extra: &str) -> WatchConfig {

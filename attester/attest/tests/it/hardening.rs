@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use assay_attest::attest::{
@@ -15,7 +15,7 @@ use assay_attest::registry;
 use assay_attest::sac;
 use assay_attest::scanning::{scan_fresh, scan_subjects, ScanSettings};
 use assay_attest::verify::read_safety;
-use assay_attest::watch::{Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{Checked, WatchConfig, Watcher};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::Invoker;
 use assay_core::Freshness;
@@ -85,22 +85,12 @@ fn watcher<'a>(
         t.asset
     ))
     .unwrap();
-    Watcher {
+    w.watcher(
         rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
         settings,
         config,
-        assets: vec![(t.asset.clone(), t.contract, Duration::from_secs(300))],
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-        discovery: None,
-        reaction: None,
-    }
+        vec![(t.asset.clone(), t.contract, Duration::from_secs(300))],
+    )
 }
 
 fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {

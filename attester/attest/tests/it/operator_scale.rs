@@ -5,7 +5,6 @@
 use crate::common;
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use assay_attest::attest::ChainSubmitter;
@@ -14,7 +13,7 @@ use assay_attest::registry::Attestation;
 use assay_attest::sac;
 use assay_attest::scanning::DiscoverySource;
 use assay_attest::verify::{read_safety, read_safety_many};
-use assay_attest::watch::{Checked, Discovery, Health, WatchConfig, Watcher};
+use assay_attest::watch::{Checked, Discovery, WatchConfig};
 use assay_scan::testsupport::Reply;
 use common::*;
 
@@ -101,24 +100,8 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 4\nper_host_concurrency = 2\n{toml}"
     ))
     .unwrap();
-    let mut settings = w.settings(&["aqua.network"]);
-    settings.limits = config.scan_limits();
-    let mut watch = Watcher {
-        rpc: &w.rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
-        settings,
-        config,
-        assets: assets.clone(),
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-        discovery: None,
-        reaction: None,
-    };
+    let settings = w.settings(&["aqua.network"]);
+    let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
     let checked = watch.run(&AtomicBool::new(false), true);
     let txs: Vec<&String> = checked
         .iter()
@@ -217,25 +200,19 @@ fn discovery_adds_and_drops_assets() {
         .map(|d| d.source().unwrap())
         .collect::<Vec<_>>();
     assert_eq!(sources[1], DiscoverySource::Issuer(family.clone()));
-    let mut watch = Watcher {
-        rpc: &w.rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
-        settings: w.settings(&["aqua.network", "lists.test"]),
-        config,
-        assets: vec![],
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-        reaction: None,
-        discovery: Some(Discovery::new(
+    let mut watch = {
+        let mut watch = w.watcher(
+            &w.rpc,
+            w.settings(&["aqua.network", "lists.test"]),
+            config,
+            vec![],
+        );
+        watch.discovery = Some(Discovery::new(
             sources,
             assay_core::Shard::ALL,
             Duration::from_secs(3600),
-        )),
+        ));
+        watch
     };
     let name = |a: &ClassicAsset| a.core().to_string();
     let sorted = |mut v: Vec<String>| {
@@ -304,25 +281,19 @@ fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
         asset.core()
     ))
     .unwrap();
-    let mut watch = Watcher {
-        rpc: &w.rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
-        settings: w.settings(&["aqua.network"]),
-        config,
-        assets: vec![(
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        )],
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-        discovery: None,
-        reaction: Some(assay_attest::watch::Reaction::new(1, true)),
+    let mut watch = {
+        let mut watch = w.watcher(
+            &w.rpc,
+            w.settings(&["aqua.network"]),
+            config,
+            vec![(
+                assay_core::Token::Classic(asset.core()),
+                contract,
+                Duration::from_secs(300),
+            )],
+        );
+        watch.reaction = Some(assay_attest::watch::Reaction::new(1, true));
+        watch
     };
     let stop = AtomicBool::new(false);
     let severity = || {

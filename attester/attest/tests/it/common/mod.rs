@@ -256,6 +256,35 @@ impl World {
         self.route(domain, "/.well-known/stellar.toml", Reply::status(404));
     }
 
+    /// A watcher over `assets` writing to this world's registry as its attester through `rpc`, with
+    /// `settings`' sources and `config`'s scan limits; no history, SEP-41 runner, discovery or reaction
+    /// (callers set those fields).
+    pub fn watcher<'a>(
+        &'a self,
+        rpc: &'a assay_chain::rpc::RpcClient,
+        mut settings: ScanSettings,
+        config: assay_attest::watch::WatchConfig,
+        assets: Vec<(assay_core::Token, [u8; 32], Duration)>,
+    ) -> assay_attest::watch::Watcher<'a> {
+        settings.limits = config.scan_limits();
+        assay_attest::watch::Watcher {
+            rpc,
+            network: &self.spec,
+            signer: &self.attester,
+            registry: self.registry,
+            settings,
+            config,
+            assets,
+            history: None,
+            health: Default::default(),
+            options: local_invoke_options(),
+            sep41: None,
+            unconfirmed: Default::default(),
+            discovery: None,
+            reaction: None,
+        }
+    }
+
     pub fn settings(&self, hosts: &[&str]) -> ScanSettings {
         let mut connect_to = vec![self.server.connect_https(EXPERT).parse().unwrap()];
         for h in hosts {
