@@ -314,6 +314,13 @@ impl Watcher<'_> {
                 "unchanged",
                 json!({"asset": name, "severity": params.severity, "flags": params.flags}),
             );
+            if let Some(held) = &on_chain {
+                self.record_chain(vec![(
+                    name,
+                    json!({"state": "attested", "severity": held.severity, "flags": held.flags,
+                    "evidence_hash": hex::encode(held.evidence_hash), "attested_at": held.attested_at}),
+                )]);
+            }
             return Step::Done(Checked::Unchanged);
         };
         let mut hash = [0u8; 32];
@@ -356,7 +363,8 @@ impl Watcher<'_> {
             "batched",
             json!({"writes": writes.len(), "transactions": sent.transactions, "splits": sent.splits}),
         );
-        writes
+        let mut readings = Vec::new();
+        let outcomes = writes
             .into_iter()
             .zip(sent.landed)
             .map(|(w, landed)| {
@@ -365,6 +373,11 @@ impl Watcher<'_> {
                     "flags": w.flags, "evidence_hash": w.evidence_hash});
                 let checked = match landed {
                     Landed::Written { tx, ledger } => {
+                        readings.push((
+                            name.clone(),
+                            json!({"state": "attested", "severity": w.severity, "flags": w.flags,
+                            "evidence_hash": w.evidence_hash, "tx_hash": tx, "ledger": ledger}),
+                        ));
                         log("written", with(fields, json!({"tx_hash": tx, "ledger": ledger})));
                         Checked::Written(tx)
                     }
@@ -391,7 +404,31 @@ impl Watcher<'_> {
                 };
                 (w.index, checked)
             })
-            .collect()
+            .collect();
+        self.record_chain(readings);
+        outcomes
+    }
+
+    /// Records in the history what the registry holds for assets after this check (read, written or
+    /// revoked), for `assay serve` to show beside the report.
+    fn record_chain(&self, readings: Vec<(String, serde_json::Value)>) {
+        let Some(path) = &self.history else {
+            return;
+        };
+        if readings.is_empty() {
+            return;
+        }
+        let at = assay_scan::scanner::timestamp(std::time::SystemTime::now()).to_string();
+        let rows: Vec<(String, String, String)> = readings
+            .into_iter()
+            .map(|(asset, entry)| (asset, at.clone(), entry.to_string()))
+            .collect();
+        let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = assay_scan::history::History::open(path)
+            .and_then(|mut h| h.append_chain_readings(&rows))
+        {
+            log("history_failed", json!({"error": e.to_string()}));
+        }
     }
 
     fn submitter(&self) -> ChainSubmitter<'_> {
@@ -484,6 +521,10 @@ impl Watcher<'_> {
                     "revoked",
                     json!({"asset": name, "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
                 );
+                self.record_chain(vec![(
+                    name.clone(),
+                    json!({"state": "revoked", "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
+                )]);
                 Checked::Revoked(rule.to_string(), c.hash)
             }
             Err(e) => chain_failure(&name, "revoke_failed", &e),
