@@ -26,7 +26,7 @@ pub const KEYS_PER_CALL: usize = 200;
 
 /// The shortest time between two polls, whatever the ledger rate: a ledger closes every ~5 s on the
 /// public networks, so this only bounds the `getLatestLedger` calls.
-pub const MIN_POLL_GAP: Duration = Duration::from_millis(500);
+pub const MIN_POLL_GAP: Duration = Duration::from_millis(200);
 
 /// What a watched entry is, for the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

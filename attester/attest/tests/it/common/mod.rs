@@ -109,10 +109,16 @@ impl World {
     /// Local network, registry (admin) with `attester` in its set, default-policy gate, replay servers for
     /// StellarExpert and `domains`.
     pub fn start(domains: &[&str]) -> World {
+        Self::start_closing_every(domains, 100)
+    }
+
+    /// [`World::start`] with a ledger closing every `ledger_close_ms`.
+    pub fn start_closing_every(domains: &[&str], ledger_close_ms: u64) -> World {
         // Builds the contracts when they are missing.
         wasm("assay_registry");
         wasm("assay_gate_example");
-        let mut world = LocalWorld::start(domains).expect("local world");
+        let mut world =
+            LocalWorld::start_closing_every(domains, ledger_close_ms).expect("local world");
         let wasm_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/wasm");
         world
             .deploy_registry_and_gate(&wasm_dir)
