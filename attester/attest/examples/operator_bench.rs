@@ -163,11 +163,14 @@ fn pass_bench(w: &World) {
         .iter()
         .filter(|o| **o == Checked::Unchanged)
         .count();
+    // One lock at a time: a guard in a format argument lives to the end of the statement.
+    let (scan, transactions) = {
+        let h = watch.health.lock().unwrap();
+        (h.last_scan_seconds.unwrap_or(0.0), h.transactions_total)
+    };
     println!(
-        "    second pass (nothing to write): {:.2} s (scan phase {:.2} s), {unchanged} unchanged, transactions still {}",
+        "    second pass (nothing to write): {:.2} s (scan phase {scan:.2} s), {unchanged} unchanged, transactions still {transactions}",
         started.elapsed().as_secs_f64(),
-        watch.health.lock().unwrap().last_scan_seconds.unwrap_or(0.0),
-        watch.health.lock().unwrap().transactions_total
     );
     println!(
         "    peak RSS (whole process: local network, replay servers, watch) {:.0} MiB",
