@@ -8,12 +8,12 @@
 mod common;
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
 use assay_attest::registry::{Attestation, MAX_BATCH_SIZE};
-use assay_attest::watch::{Health, WatchConfig, Watcher};
+use assay_attest::watch::WatchConfig;
 use common::*;
 use stellar_xdr::{Limits, ReadXdr, SorobanTransactionData};
 
@@ -135,21 +135,7 @@ fn main() {
     let base_rss = r0;
     let stop = Arc::new(AtomicBool::new(false));
     let settings = w.settings(&[]);
-    let watcher = Watcher {
-        rpc: &w.rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
-        settings,
-        config: cfg,
-        // Never due: the watcher only idles.
-        assets: vec![],
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-    };
+    let mut watcher = w.watcher(&w.rpc, settings, cfg, vec![]);
     let stop2 = stop.clone();
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(window);

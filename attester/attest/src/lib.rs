@@ -8,6 +8,7 @@
 //! - [`attest`], [`verify`], [`watch`]: the operator commands' logic (their front ends are in assay-cli).
 
 pub mod attest;
+pub mod batch;
 pub mod decide;
 pub mod error;
 #[cfg(feature = "local-world")]

@@ -56,11 +56,20 @@ pub struct LocalWorld {
 }
 
 impl LocalWorld {
-    /// Starts the network and the replay servers for StellarExpert and `domains`; funds the keys.
+    /// Starts the network (a ledger every 100 ms) and the replay servers for StellarExpert and
+    /// `domains`; funds the keys.
     pub fn start(domains: &[&str]) -> Result<LocalWorld, String> {
+        Self::start_closing_every(domains, 100)
+    }
+
+    /// [`LocalWorld::start`] with a ledger closing every `ledger_close_ms` (5,000 like the public networks).
+    pub fn start_closing_every(
+        domains: &[&str],
+        ledger_close_ms: u64,
+    ) -> Result<LocalWorld, String> {
         let net = LocalNet::start(LocalNetConfig {
             port: 0,
-            ledger_close_ms: 100,
+            ledger_close_ms,
             ..LocalNetConfig::default()
         })
         .map_err(|e| format!("local network: {e}"))?;

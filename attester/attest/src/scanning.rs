@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use assay_core::{Asset, HomeDomain, Report, Subject, TomlOutcome};
+use assay_scan::hosts::HostLimits;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{ScanConfig, Scanner};
@@ -24,6 +25,28 @@ pub struct ScanSettings {
     pub extra_roots: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Per-fetch bound.
     pub timeout: Duration,
+    /// How many assets are scanned at once, and the bound on each source host.
+    pub limits: ScanLimits,
+}
+
+/// How hard a scan may press its sources.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanLimits {
+    /// Assets scanned at once. Requests wait on their host's bound, not on each other, so a slow
+    /// host holds only the assets that need it.
+    pub assets: usize,
+    /// The bound on each source host: requests in flight, rate, `Retry-After`.
+    pub per_host: HostLimits,
+}
+
+impl Default for ScanLimits {
+    /// Eight assets at once, [`HostLimits::default`] per host.
+    fn default() -> Self {
+        ScanLimits {
+            assets: 8,
+            per_host: HostLimits::default(),
+        }
+    }
 }
 
 impl ScanSettings {
@@ -90,6 +113,51 @@ pub fn account_domain(
     })?
 }
 
+/// Where `assay watch` discovers assets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiscoverySource {
+    /// A SEP-42 asset list URL.
+    AssetList(String),
+    /// Every asset an issuer account issued.
+    Issuer(String),
+}
+
+impl std::fmt::Display for DiscoverySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiscoverySource::AssetList(url) => {
+                write!(f, "asset list {}", assay_core::redact::url(url))
+            }
+            DiscoverySource::Issuer(issuer) => write!(f, "issuer {issuer}"),
+        }
+    }
+}
+
+/// The assets each source names now (fetched at once, each host under its bound), in source order.
+pub fn discover(
+    settings: &ScanSettings,
+    sources: &[DiscoverySource],
+) -> Result<Vec<Result<Vec<Asset>, String>>, String> {
+    let sources = sources.to_vec();
+    with_scanner(settings, |scanner| async move {
+        let mut tasks = Vec::new();
+        for source in sources {
+            let scanner = scanner.clone();
+            tasks.push(tokio::spawn(async move {
+                match &source {
+                    DiscoverySource::AssetList(url) => scanner.list_assets(url).await,
+                    DiscoverySource::Issuer(issuer) => scanner.issuer_assets(issuer).await,
+                }
+            }));
+        }
+        let mut out = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            out.push(task.await.unwrap_or_else(|e| Err(format!("internal: {e}"))));
+        }
+        out
+    })
+}
+
 /// Runs `work` with a fresh scanner (cache bypassed) for `settings` on a runtime of its own.
 fn with_scanner<F, Fut, T>(settings: &ScanSettings, work: F) -> Result<T, String>
 where
@@ -103,7 +171,8 @@ where
         expert_url: settings.expert_url.clone(),
         asset_lists: Vec::new(),
         cache: None,
-        concurrency: 8,
+        concurrency: settings.limits.assets.max(1),
+        per_host: settings.limits.per_host,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -313,6 +313,75 @@ fn simulate_read(
         .ok_or_else(|| chain(format!("{name} returned no value")))
 }
 
+/// What `attester` holds in the registry for each of `assets`, read in batches of `getLedgerEntries`
+/// (200 keys a call) straight from its storage (`get_safety_by` is that read and nothing more), instead of
+/// one simulation each. An asset with no entry maps to `None`. An archived entry is left out of the map:
+/// only a simulation ([`read_safety_by`]) can say what the contract would answer for it.
+pub fn read_safety_many(
+    rpc: &RpcClient,
+    registry_id: [u8; 32],
+    assets: &[[u8; 32]],
+    attester: [u8; 32],
+) -> Result<std::collections::BTreeMap<[u8; 32], Option<Safety>>, String> {
+    use stellar_xdr::{
+        AccountId, ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey,
+        LedgerKeyContractData, Limits, PublicKey, ScAddress, ScSymbol, ScVal, Uint256, WriteXdr,
+    };
+    let attester = ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(
+        attester,
+    ))));
+    let key_of = |asset: [u8; 32]| {
+        LedgerKey::ContractData(LedgerKeyContractData {
+            contract: ScAddress::Contract(ContractId(Hash(registry_id))),
+            key: ScVal::Vec(Some(
+                vec![
+                    ScVal::Symbol(ScSymbol("Verdict".try_into().expect("short symbol"))),
+                    ScVal::Address(ScAddress::Contract(ContractId(Hash(asset)))),
+                    ScVal::Address(attester.clone()),
+                ]
+                .try_into()
+                .expect("three elements"),
+            )),
+            durability: ContractDataDurability::Persistent,
+        })
+    };
+    let mut held = std::collections::BTreeMap::new();
+    for chunk in assets.chunks(200) {
+        let keys: Vec<LedgerKey> = chunk.iter().map(|a| key_of(*a)).collect();
+        let by_key: std::collections::BTreeMap<String, [u8; 32]> = keys
+            .iter()
+            .zip(chunk)
+            .map(|(k, a)| (k.to_xdr_base64(Limits::none()).expect("a key encodes"), *a))
+            .collect();
+        let answer = rpc.get_ledger_entries(&keys).map_err(|e| e.to_string())?;
+        let latest = u32::try_from(answer.latest_ledger).unwrap_or(u32::MAX);
+        for asset in chunk {
+            held.insert(*asset, None);
+        }
+        for entry in answer.entries.unwrap_or_default() {
+            let Some(asset) = by_key.get(&entry.key) else {
+                continue;
+            };
+            if entry
+                .live_until_ledger_seq_ledger_seq
+                .is_some_and(|live_until| live_until < latest)
+            {
+                held.remove(asset);
+                continue;
+            }
+            let data: LedgerEntryData =
+                assay_chain::submit::decode_rpc_xdr("entry xdr", Some(&entry.xdr))?;
+            let LedgerEntryData::ContractData(d) = data else {
+                return Err(
+                    "getLedgerEntries answered a registry key with another entry type".into(),
+                );
+            };
+            held.insert(*asset, registry::decode_safety(&d.val)?);
+        }
+    }
+    Ok(held)
+}
+
 /// The latest ledger's close time, the clock the registry stamps `attested_at` with.
 pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
     let chain = |e: &dyn std::fmt::Display| AttestError::Chain(e.to_string());

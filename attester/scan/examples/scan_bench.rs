@@ -174,6 +174,10 @@ async fn run(n: usize, concurrency: usize) {
             asset_lists: Vec::new(),
             cache: None,
             concurrency,
+            per_host: assay_scan::hosts::HostLimits {
+                concurrency,
+                per_second: None,
+            },
         },
     ));
     let start = Instant::now();

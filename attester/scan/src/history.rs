@@ -60,6 +60,13 @@ CREATE TRIGGER IF NOT EXISTS observations_no_update BEFORE UPDATE ON observation
 BEGIN SELECT RAISE(ABORT, 'the observation history is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS observations_no_delete BEFORE DELETE ON observations
 BEGIN SELECT RAISE(ABORT, 'the observation history is append-only'); END;
+CREATE TABLE IF NOT EXISTS chain_readings (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    asset      TEXT NOT NULL,
+    read_at    TEXT NOT NULL,
+    entry_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chain_readings_by_asset ON chain_readings (asset, id);
 PRAGMA user_version = 1;
 ";
 
@@ -133,6 +140,58 @@ impl History {
             }
         }
         tx.commit().map_err(|e| Self::err(&path, e))
+    }
+
+    /// Appends what `watch` read from (or wrote to) the registry for assets: `(asset, read_at, entry_json)`,
+    /// in one transaction.
+    pub fn append_chain_readings(
+        &mut self,
+        rows: &[(String, String, String)],
+    ) -> Result<(), HistoryError> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
+        {
+            let mut insert = tx
+                .prepare(
+                    "INSERT INTO chain_readings (asset, read_at, entry_json) VALUES (?1, ?2, ?3)",
+                )
+                .map_err(|e| Self::err(&path, e))?;
+            for (asset, read_at, entry) in rows {
+                insert
+                    .execute(params![asset, read_at, entry])
+                    .map_err(|e| Self::err(&path, e))?;
+            }
+        }
+        tx.commit().map_err(|e| Self::err(&path, e))
+    }
+
+    /// The latest registry reading recorded for `asset` as `(read_at, entry_json)`; `None` when there is
+    /// none, or the store predates the readings.
+    pub fn latest_chain_reading(
+        &self,
+        asset: &str,
+    ) -> Result<Option<(String, String)>, HistoryError> {
+        let no_table = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chain_readings'",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+            .map_err(|e| Self::err(&self.path, e))?
+            == 0;
+        if no_table {
+            return Ok(None);
+        }
+        match self.conn.query_row(
+            "SELECT read_at, entry_json FROM chain_readings WHERE asset = ?1 ORDER BY id DESC LIMIT 1",
+            params![asset],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        ) {
+            Ok(found) => Ok(Some(found)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(e) => Err(Self::err(&self.path, e)),
+        }
     }
 
     /// Every observation of `asset`, oldest first. A row whose columns cannot be read (wrong type,
@@ -275,5 +334,37 @@ mod tests {
         assert_eq!(latest.rows[0].asset, "A-G1");
         assert_eq!(latest.corrupt.len(), 1);
         assert_eq!(latest.corrupt[0].id, 2);
+    }
+
+    #[test]
+    fn chain_readings_keep_the_latest_per_asset() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite3");
+        let mut h = History::open(&path).unwrap();
+        assert_eq!(h.latest_chain_reading("A-G").unwrap(), None);
+        let row = |asset: &str, at: &str, entry: &str| (asset.into(), at.into(), entry.into());
+        h.append_chain_readings(&[
+            row("A-G", "2026-01-01T00:00:00Z", r#"{"state":"attested"}"#),
+            row("B-G", "2026-01-01T00:00:00Z", r#"{"state":"attested"}"#),
+        ])
+        .unwrap();
+        h.append_chain_readings(&[row("A-G", "2026-01-02T00:00:00Z", r#"{"state":"revoked"}"#)])
+            .unwrap();
+        let read_only = History::open_existing(&path).unwrap().unwrap();
+        assert_eq!(
+            read_only.latest_chain_reading("A-G").unwrap(),
+            Some((
+                "2026-01-02T00:00:00Z".into(),
+                r#"{"state":"revoked"}"#.into()
+            ))
+        );
+        // A store written before the readings existed answers "none", not an error.
+        let old = dir.path().join("old.sqlite3");
+        rusqlite::Connection::open(&old)
+            .unwrap()
+            .execute_batch("CREATE TABLE observations (id INTEGER PRIMARY KEY, asset TEXT, scanned_at TEXT, report_json TEXT);")
+            .unwrap();
+        let old = History::open_existing(&old).unwrap().unwrap();
+        assert_eq!(old.latest_chain_reading("A-G").unwrap(), None);
     }
 }

@@ -1,6 +1,8 @@
 //! Assay's scan stage: all I/O happens here, once, up front; the result is a `Subject` for the pure core.
 pub mod cache;
+pub mod discover;
 pub mod history;
+pub mod hosts;
 pub mod net;
 pub mod options;
 pub mod retry;

@@ -15,6 +15,7 @@ use assay_core::{
 use tokio::sync::Semaphore;
 
 use crate::cache::{max_age, AnswerCache};
+use crate::hosts::{host_of, HostGates, HostLimits};
 use crate::net::{FailureKind, FetchError, FetchOptions, Fetched, HttpClient, RedirectPolicy};
 use crate::retry;
 use crate::shared::Shared;
@@ -32,6 +33,8 @@ pub struct ScanConfig {
     pub cache: Option<AnswerCache>,
     /// Assets scanned at once.
     pub concurrency: usize,
+    /// The bound on each source host (requests in flight, rate, `Retry-After`).
+    pub per_host: HostLimits,
 }
 
 /// Why a scan produced no report.
@@ -116,6 +119,7 @@ pub struct Scanner {
     linked: Shared<String, LinkedOutcome>,
     expert: Shared<String, ExpertAnswer>,
     lists: Shared<String, (Timestamp, Result<parse::AssetList, FetchFailure>)>,
+    hosts: HostGates,
     pub stats: Stats,
 }
 
@@ -155,7 +159,7 @@ pub fn is_host_name(domain: &str) -> bool {
 }
 
 const JSON: &str = "application/json";
-const API: FetchOptions = FetchOptions {
+pub(crate) const API: FetchOptions = FetchOptions {
     guarded: false,
     https_only: false,
     redirects: RedirectPolicy::None,
@@ -167,7 +171,7 @@ const SEP1: FetchOptions = FetchOptions {
     redirects: RedirectPolicy::SameHostOrSubdomain,
     accept: "text/plain, application/toml, */*",
 };
-const LIST: FetchOptions = FetchOptions {
+pub(crate) const LIST: FetchOptions = FetchOptions {
     guarded: false,
     https_only: false,
     redirects: RedirectPolicy::SameHostOrSubdomain,
@@ -178,6 +182,7 @@ impl Scanner {
     pub fn new(http: HttpClient, config: ScanConfig) -> Self {
         Scanner {
             http,
+            hosts: HostGates::new(config.per_host),
             config,
             horizon_network: Shared::default(),
             accounts: Shared::default(),
@@ -193,9 +198,23 @@ impl Scanner {
         &self.config
     }
 
-    async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+    pub(crate) async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
+        let host = host_of(url);
+        let _permit = match &host {
+            Some(host) => Some(self.hosts.acquire(host).await),
+            None => None,
+        };
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        self.http.get(url, opts).await
+        let fetched = self.http.get(url, opts).await;
+        // A host that asks to be left alone is: every later request to it waits, whichever asset needs it.
+        if let (Some(host), Ok(f)) = (&host, &fetched) {
+            if f.status == 429 || f.status == 503 {
+                if let Some(wait) = retry::retry_after(&f.headers) {
+                    self.hosts.pause(host, wait);
+                }
+            }
+        }
+        fetched
     }
 
     /// Scans many assets with bounded concurrency; results come back in input order.

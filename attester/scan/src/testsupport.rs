@@ -91,6 +91,8 @@ struct State {
     routes: HashMap<(String, String), Route>,
     hits: Vec<(String, String)>,
     latency: Duration,
+    /// Per-host delay, added to `latency`.
+    host_latency: HashMap<String, Duration>,
 }
 
 /// The running servers. Dropping this leaves the listener tasks running until the runtime ends.
@@ -168,6 +170,15 @@ impl ReplayServer {
     /// Delay added before every answer.
     pub fn set_latency(&self, latency: Duration) {
         self.state.lock().expect("state").latency = latency;
+    }
+
+    /// Delay added before every answer from `host` (on top of [`ReplayServer::set_latency`]): a slow source.
+    pub fn set_host_latency(&self, host: &str, latency: Duration) {
+        self.state
+            .lock()
+            .expect("state")
+            .host_latency
+            .insert(host.to_ascii_lowercase(), latency);
     }
 
     /// Every request seen so far, as (host, path and query).
@@ -278,7 +289,7 @@ async fn answer(
     let (reply, latency) = {
         let mut state = state.lock().expect("state");
         state.hits.push((host.clone(), path.clone()));
-        let latency = state.latency;
+        let latency = state.latency + state.host_latency.get(&host).copied().unwrap_or_default();
         let reply = match state.routes.get_mut(&(host, path)) {
             Some(route) if !route.replies.is_empty() => {
                 let i = route.served.min(route.replies.len() - 1);

@@ -60,9 +60,68 @@ pub struct WatchConfig {
     /// Consent to the suite's writes on a network other than testnet, futurenet or standalone.
     #[serde(default)]
     pub sep41_allow_non_testnet_write: bool,
+    /// Assets scanned at once in a pass. Their requests wait on each host's own bound, so this only
+    /// needs to exceed the assets one slow host can hold back.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Requests in flight to one source host (Horizon, StellarExpert, a home domain) at once.
+    #[serde(default = "default_per_host_concurrency")]
+    pub per_host_concurrency: usize,
+    /// Requests started per second to one source host (its published rate limit); unlimited when absent.
+    pub per_host_requests_per_sec: Option<f64>,
+    /// Writes per `attest_many` transaction (at most the registry's cap, 50).
+    #[serde(default = "default_batch_size")]
+    pub batch_size: usize,
+    /// `I/N`: watch only the assets of shard I of N (by SHA-256 of the registry key); `--shard` overrides.
+    pub shard: Option<String>,
+    /// Between passes, re-check the assets whose issuer account or contract instance changed, polling
+    /// every this many ledgers; 0 turns it off (checks then follow the clock only).
+    #[serde(default = "default_react_every_ledgers")]
+    pub react_every_ledgers: u32,
+    /// Seconds between reads of the `[[discover]]` sources.
+    #[serde(default = "default_discover_interval")]
+    pub discover_interval_secs: u64,
     /// The assets.
     #[serde(rename = "asset", default)]
     pub assets: Vec<AssetConfig>,
+    /// Where more assets are found: each entry names a SEP-42 asset list or an issuer account.
+    #[serde(rename = "discover", default)]
+    pub discover: Vec<DiscoverConfig>,
+}
+
+/// One discovery source: exactly one of `asset_list` and `issuer`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverConfig {
+    /// A SEP-42 asset list URL (http or https): the watched set follows its classic entries.
+    pub asset_list: Option<String>,
+    /// An issuer account (G…): the watched set follows the assets Horizon lists for it.
+    pub issuer: Option<String>,
+}
+
+impl DiscoverConfig {
+    /// The source this entry names.
+    pub fn source(&self) -> Result<crate::scanning::DiscoverySource, String> {
+        use crate::scanning::DiscoverySource;
+        match (&self.asset_list, &self.issuer) {
+            (Some(url), None) => {
+                assay_scan::options::check_base_url("[[discover]] asset_list", url)?;
+                Ok(DiscoverySource::AssetList(url.clone()))
+            }
+            (None, Some(issuer)) => {
+                if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_err() {
+                    return Err(format!(
+                        "[[discover]] issuer {issuer:?}: expected an account address (G…)"
+                    ));
+                }
+                Ok(DiscoverySource::Issuer(issuer.clone()))
+            }
+            _ => Err(
+                "each [[discover]] entry names exactly one of asset_list = \"https://…\" or issuer = \"G…\""
+                    .into(),
+            ),
+        }
+    }
 }
 
 /// One watched asset.
@@ -127,6 +186,21 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
 fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
 }
+fn default_react_every_ledgers() -> u32 {
+    1
+}
+fn default_discover_interval() -> u64 {
+    3_600
+}
+fn default_concurrency() -> usize {
+    64
+}
+fn default_per_host_concurrency() -> usize {
+    assay_scan::hosts::HostLimits::default().concurrency
+}
+fn default_batch_size() -> usize {
+    crate::registry::MAX_BATCH_SIZE
+}
 fn default_interval() -> u64 {
     300
 }
@@ -153,11 +227,18 @@ impl WatchConfig {
             ));
         }
         let c: WatchConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
-        if c.assets.is_empty() {
+        if c.assets.is_empty() && c.discover.is_empty() {
             return Err(
-                "no [[asset]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`"
+                "no [[asset]] or [[discover]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`, \
+                 or a `[[discover]]` with `asset_list = \"https://…\"` or `issuer = \"G…\"`"
                     .into(),
             );
+        }
+        for d in &c.discover {
+            d.source()?;
+        }
+        if c.discover_interval_secs == 0 {
+            return Err("discover_interval_secs must be at least 1".into());
         }
         if c.interval_secs == 0 || c.assets.iter().any(|a| a.interval_secs == Some(0)) {
             return Err("interval_secs must be at least 1".into());
@@ -169,6 +250,7 @@ impl WatchConfig {
             ));
         }
         c.check_interval_fits_margin()?;
+        c.check_scale()?;
         if let Some(addr) = &c.metrics_addr {
             let parsed: SocketAddr = addr
                 .parse()
@@ -184,12 +266,63 @@ impl WatchConfig {
 }
 
 impl WatchConfig {
+    /// The concurrency, rate and batch keys, and `shard`.
+    fn check_scale(&self) -> Result<(), String> {
+        if !(1..=256).contains(&self.concurrency) {
+            return Err(format!(
+                "concurrency ({}) must be 1 to 256",
+                self.concurrency
+            ));
+        }
+        if !(1..=64).contains(&self.per_host_concurrency) {
+            return Err(format!(
+                "per_host_concurrency ({}) must be 1 to 64",
+                self.per_host_concurrency
+            ));
+        }
+        if let Some(rate) = self.per_host_requests_per_sec {
+            if !(rate.is_finite() && rate > 0.0) {
+                return Err(format!(
+                    "per_host_requests_per_sec ({rate}) must be a positive number (remove it for no limit)"
+                ));
+            }
+        }
+        let cap = crate::registry::MAX_BATCH_SIZE;
+        if !(1..=cap).contains(&self.batch_size) {
+            return Err(format!(
+                "batch_size ({}) must be 1 to {cap}, the registry's cap",
+                self.batch_size
+            ));
+        }
+        if let Some(shard) = &self.shard {
+            shard.parse::<assay_core::Shard>()?;
+        }
+        Ok(())
+    }
+
+    /// The scan limits these keys set.
+    pub fn scan_limits(&self) -> crate::scanning::ScanLimits {
+        crate::scanning::ScanLimits {
+            assets: self.concurrency,
+            per_host: assay_scan::hosts::HostLimits {
+                concurrency: self.per_host_concurrency,
+                per_second: self.per_host_requests_per_sec,
+            },
+        }
+    }
+}
+
+impl WatchConfig {
     /// Refuses a config whose checks can come too far apart to refresh an entry before it goes stale.
     /// An asset is next checked at most its interval plus one pass over every asset later (each check
     /// bounded by [`CHECK_ALLOWANCE_SECS`]); that must fit inside `refresh_margin_secs`, the head start
     /// a refresh gets before `max_age_secs`.
     fn check_interval_fits_margin(&self) -> Result<(), String> {
-        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(self.assets.len() as u64);
+        // Checks run `parallel` at a time (the assets in flight, bounded again by each host's bound, which
+        // every asset's Horizon reads share), so a pass is that many waves of the allowance.
+        let parallel = self.concurrency.min(self.per_host_concurrency).max(1);
+        let waves = self.assets.len().div_ceil(parallel) as u64;
+        let pass = CHECK_ALLOWANCE_SECS.saturating_mul(waves);
         let widest = self
             .assets
             .iter()
@@ -208,7 +341,7 @@ impl WatchConfig {
         };
         let most = self.refresh_margin_secs.saturating_sub(pass);
         Err(format!(
-            "{key} ({interval}) plus a pass over {} asset(s) ({} s each, {pass} s) can reach {gap} s between \
+            "{key} ({interval}) plus a pass over {} asset(s) ({parallel} at a time, {} s each, {pass} s) can reach {gap} s between \
              checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
              Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
              max_age_secs, {})",
@@ -284,12 +417,21 @@ mod tests {
             err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
             "{err}"
         );
-        // Every asset adds a check to the pass: 30 at the defaults (300 + 30 x 120 = 3900) is too many.
+        // One check at a time, every asset adds a check to the pass: 30 (300 + 30 x 120 = 3900) is too many.
+        let serial = "per_host_concurrency = 1\n";
         let many = asset.repeat(30);
-        let err = config("", &many).unwrap_err();
-        assert!(err.contains("a pass over 30 asset(s)"), "{err}");
-        assert!(config("refresh_margin_secs = 3900\n", &many).is_ok());
-        assert!(config("", &asset.repeat(27)).is_ok());
+        let err = config(serial, &many).unwrap_err();
+        assert!(
+            err.contains("a pass over 30 asset(s) (1 at a time"),
+            "{err}"
+        );
+        assert!(config(&format!("{serial}refresh_margin_secs = 3900\n"), &many).is_ok());
+        assert!(config(serial, &asset.repeat(27)).is_ok());
+        // At the defaults checks run 8 at a time: 30 assets are 4 waves (300 + 480), 216 fit the hour.
+        assert!(config("", &many).is_ok());
+        assert!(config("", &asset.repeat(216)).is_ok());
+        let err = config("", &asset.repeat(217)).unwrap_err();
+        assert!(err.contains("(8 at a time, 120 s each, 3360 s)"), "{err}");
     }
 
     #[test]
@@ -323,5 +465,52 @@ mod tests {
             WatchConfig::parse(&format!("{ok}sep41 = \"yes\"\n")).is_err(),
             "sep41 is a boolean"
         );
+    }
+
+    #[test]
+    fn scale_and_discovery_keys_are_checked() {
+        let top = "registry = \"C\"\nnetwork = \"testnet\"\n";
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let c = WatchConfig::parse(&format!("{top}{asset}")).unwrap();
+        assert_eq!(
+            (c.concurrency, c.per_host_concurrency, c.batch_size),
+            (64, 8, 35)
+        );
+        for (key, needle) in [
+            ("batch_size = 36", "batch_size (36) must be 1 to 35"),
+            ("batch_size = 0", "batch_size (0)"),
+            ("concurrency = 0", "concurrency (0)"),
+            ("per_host_concurrency = 0", "per_host_concurrency (0)"),
+            (
+                "per_host_requests_per_sec = 0.0",
+                "must be a positive number",
+            ),
+            ("shard = \"2/2\"", "must be below 2"),
+        ] {
+            let err = WatchConfig::parse(&format!("{top}{key}\n{asset}")).unwrap_err();
+            assert!(err.contains(needle), "{key}: {err}");
+        }
+        // A config may name no asset when it discovers them.
+        let list = "[[discover]]\nasset_list = \"https://lists.example/list.json\"\n";
+        let c = WatchConfig::parse(&format!("{top}{list}")).unwrap();
+        assert!(c.assets.is_empty() && c.discover.len() == 1);
+        for (entry, needle) in [
+            ("[[discover]]\n", "exactly one of"),
+            (
+                "[[discover]]\nasset_list = \"https://a.example/l\"\nissuer = \"GABC\"\n",
+                "exactly one of",
+            ),
+            (
+                "[[discover]]\nissuer = \"GABC\"\n",
+                "expected an account address",
+            ),
+            (
+                "[[discover]]\nasset_list = \"ftp://a.example/l\"\n",
+                "http:// or https://",
+            ),
+        ] {
+            let err = WatchConfig::parse(&format!("{top}{entry}")).unwrap_err();
+            assert!(err.contains(needle), "{entry}: {err}");
+        }
     }
 }

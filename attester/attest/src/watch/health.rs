@@ -49,6 +49,17 @@ pub struct Health {
     pub alerts_total: BTreeMap<String, u64>,
     /// Weaker entries revoked after a refusal.
     pub revoked_total: u64,
+    /// `attest_many` transactions sent (a split batch counts each part).
+    pub transactions_total: u64,
+    /// Batches the registry refused and that were split to isolate the entry at fault.
+    pub batch_splits_total: u64,
+    /// Wall time of the last pass over the due assets, seconds.
+    pub last_pass_seconds: Option<f64>,
+    /// Of which scanning the sources (and running any SEP-41 suite), seconds.
+    pub last_scan_seconds: Option<f64>,
+    /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
+    #[serde(skip)]
+    pub shard: Option<(assay_core::Shard, usize)>,
 }
 
 impl Health {
@@ -84,6 +95,28 @@ impl Health {
             "assay_watch_failures_total {}\n",
             self.failures_total
         ));
+        s.push_str("# HELP assay_watch_transactions_total attest_many transactions sent (each part of a split batch counts).\n# TYPE assay_watch_transactions_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_transactions_total {}\n",
+            self.transactions_total
+        ));
+        s.push_str("# HELP assay_watch_batch_splits_total Batches refused by the registry and split to isolate the entry at fault.\n# TYPE assay_watch_batch_splits_total counter\n");
+        s.push_str(&format!(
+            "assay_watch_batch_splits_total {}\n",
+            self.batch_splits_total
+        ));
+        if let Some(seconds) = self.last_pass_seconds {
+            s.push_str("# HELP assay_watch_last_pass_seconds Wall time of the last pass over the due assets.\n# TYPE assay_watch_last_pass_seconds gauge\n");
+            s.push_str(&format!("assay_watch_last_pass_seconds {seconds:.3}\n"));
+        }
+        if let Some((shard, owned)) = self.shard {
+            s.push_str("# HELP assay_watch_shard This instance's shard (--shard I/N) and the assets it owns.\n# TYPE assay_watch_shard gauge\n");
+            s.push_str(&format!(
+                "assay_watch_shard{{index=\"{}\",count=\"{}\"}} {owned}\n",
+                shard.index(),
+                shard.count()
+            ));
+        }
         s.push_str("# HELP assay_watch_last_success_timestamp_seconds Last completed check per asset.\n# TYPE assay_watch_last_success_timestamp_seconds gauge\n");
         for (asset, h) in &self.assets {
             if let Some(t) = h.last_success {
@@ -154,4 +187,31 @@ pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc
             let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_report_the_shard_batches_and_pass_time() {
+        let mut h = Health {
+            transactions_total: 3,
+            batch_splits_total: 1,
+            last_pass_seconds: Some(1.25),
+            ..Health::default()
+        };
+        let text = h.metrics();
+        assert!(
+            text.contains("assay_watch_transactions_total 3\n")
+                && text.contains("assay_watch_batch_splits_total 1\n")
+                && text.contains("assay_watch_last_pass_seconds 1.250\n")
+                && !text.contains("assay_watch_shard"),
+            "{text}"
+        );
+        h.shard = Some(("1/3".parse().unwrap(), 340));
+        assert!(h
+            .metrics()
+            .contains("assay_watch_shard{index=\"1\",count=\"3\"} 340\n"));
+    }
 }

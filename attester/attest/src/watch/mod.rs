@@ -5,17 +5,23 @@
 //! - [`config`]: the TOML file and its checks;
 //! - [`policy`]: when a writable verdict must be written, and the back-off after failures;
 //! - [`watcher`]: one asset's check and the loop;
+//! - [`discovery`]: the watched set following SEP-42 lists and issuer accounts;
+//! - [`react`]: re-checking the assets whose ledger entries changed between passes;
 //! - [`health`]: `/health` and `/metrics`;
 //! - [`log`]: the redacted journal.
 
 pub mod config;
+pub mod discovery;
 pub mod health;
 pub mod log;
 pub mod policy;
+pub mod react;
 pub mod watcher;
 
-pub use config::{AssetConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
+pub use config::{AssetConfig, DiscoverConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
+pub use discovery::Discovery;
 pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
 pub use log::log;
 pub use policy::{backoff, write_reason, WriteReason};
+pub use react::Reaction;
 pub use watcher::{Checked, Watcher};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use assay_chain::rpc::RpcClient;
@@ -15,13 +15,14 @@ use serde_json::json;
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
-use super::policy::{backoff, write_reason};
-use crate::attest::{explain, holds, ChainSubmitter, Submitted, Submitter};
+use super::policy::{backoff, write_reason, WriteReason};
+use crate::attest::{explain, holds, ChainSubmitter, Submitter};
+use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
 use crate::registry::Attestation;
 use crate::scanning::ScanSettings;
-use crate::targets::evaluate_targets;
-use crate::verify::{ledger_time, read_safety_by};
+use crate::targets::{evaluate_targets, Evaluated};
+use crate::verify::{ledger_time, read_safety_by, read_safety_many};
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
@@ -50,6 +51,10 @@ pub struct Watcher<'a> {
     /// Writes confirmed on chain whose read-back failed, by asset index: the next check re-reads them
     /// instead of scanning and writing again.
     pub unconfirmed: Mutex<BTreeMap<usize, (Attestation, String)>>,
+    /// `[[discover]]` sources and the assets they added or retired; `None` without any.
+    pub discovery: Option<super::discovery::Discovery>,
+    /// Following the ledger between passes; `None` to check on the clock only.
+    pub reaction: Option<super::react::Reaction>,
 }
 
 /// The result of checking one asset.
@@ -71,36 +76,181 @@ pub enum Checked {
     Unknown(String),
 }
 
+/// Registry reads in flight at once during a pass (bounded by `concurrency` too).
+pub const CHAIN_READERS: usize = 16;
+
+/// Serialises this process's appends to the history store.
+static HISTORY_WRITER: Mutex<()> = Mutex::new(());
+
+/// `f` over `items` on up to `workers` threads; results in input order.
+fn parallel_map<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let count = items.len();
+    let queue = Mutex::new(items.into_iter().enumerate());
+    let results = Mutex::new(Vec::with_capacity(count));
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, count.max(1)) {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((i, item)) = next else { break };
+                let r = f(item);
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A verdict a pass decided to write, waiting for its batch.
+struct Write {
+    index: usize,
+    attestation: Attestation,
+    severity: u32,
+    flags: u32,
+    evidence_hash: String,
+    reason: WriteReason,
+}
+
+/// One asset's check up to the write: finished, or a write for the pass's batches.
+enum Step {
+    Done(Checked),
+    Write(Write),
+}
+
 impl Watcher<'_> {
-    /// Checks one asset: scan, record, decide, compare with the chain, write if needed.
+    /// Checks one asset: a pass over it alone.
     pub fn check(&self, index: usize) -> Checked {
+        self.pass(&[index])
+            .pop()
+            .map_or_else(|| Checked::Failed("not checked".into()), |(_, c)| c)
+    }
+
+    /// One pass over the assets at `indices`: their scans run at once (each source host under its own
+    /// bound), each report is recorded and decided, and the writes the pass decides go out together in
+    /// `attest_many` batches of up to `batch_size` (a refused batch split until the entry at fault stands
+    /// alone). Outcomes come back in the order of `indices`.
+    pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
+        let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
+        let mut to_scan = Vec::new();
+        for &index in indices {
+            match self.re_read_unconfirmed(index) {
+                Some(checked) => {
+                    done.insert(index, checked);
+                }
+                None => to_scan.push(index),
+            }
+        }
+        let mut writes = Vec::new();
+        let ledger_now = OnceLock::new();
+        // Each report is recorded, decided and compared with the registry on its own; the registry reads
+        // are round trips to stellar-rpc, so they run side by side.
+        let workers = self.config.concurrency.clamp(1, CHAIN_READERS);
+        // The registry's entries for the whole pass in a few batched reads; an asset missing from them
+        // (archived, or the batch failed) is read on its own.
+        let contracts: Vec<[u8; 32]> = to_scan.iter().map(|&i| self.assets[i].1).collect();
+        let held = read_safety_many(
+            self.rpc,
+            self.registry,
+            &contracts,
+            self.signer.public_key(),
+        )
+        .unwrap_or_else(|m| {
+            log(
+                "chain_read_failed",
+                json!({"error": m, "note": "reading each asset on its own"}),
+            );
+            BTreeMap::new()
+        });
+        let scan_started = Instant::now();
+        let evaluated = self.evaluate(&to_scan);
+        self.health.lock().expect("health lock").last_scan_seconds =
+            Some(scan_started.elapsed().as_secs_f64());
+        let steps = parallel_map(evaluated, workers, |(index, evaluated)| {
+            let name = self.assets[index].0.to_string();
+            let step = check_guarded(
+                &name,
+                || match evaluated {
+                    Ok(evaluated) => self.decide_one(index, evaluated, &held, &ledger_now),
+                    Err(m) => {
+                        log("scan_failed", json!({"asset": name, "error": m}));
+                        Step::Done(Checked::Failed(m))
+                    }
+                },
+                |m| Step::Done(Checked::Failed(m)),
+            );
+            (index, step)
+        });
+        for (index, step) in steps {
+            match step {
+                Step::Done(checked) => {
+                    done.insert(index, checked);
+                }
+                Step::Write(w) => writes.push(w),
+            }
+        }
+        done.extend(self.write(writes));
+        indices
+            .iter()
+            .map(|&i| {
+                let checked = done.remove(&i).unwrap_or_else(|| {
+                    Checked::Failed("internal: the check lost its outcome".into())
+                });
+                (i, checked)
+            })
+            .collect()
+    }
+
+    /// Fresh reports for `indices`, scanned at once; the assets with `sep41 = true` go with the suite.
+    fn evaluate(&self, indices: &[usize]) -> Vec<(usize, Result<Evaluated, String>)> {
+        let (with_suite, without): (Vec<usize>, Vec<usize>) = indices.iter().partition(|&&i| {
+            self.sep41.is_some() && self.config.assets.get(i).is_some_and(|a| a.sep41)
+        });
+        let mut out = Vec::with_capacity(indices.len());
+        for (group, runner) in [(without, None), (with_suite, self.sep41.as_ref())] {
+            if group.is_empty() {
+                continue;
+            }
+            let targets: Vec<crate::attest::Target> = group
+                .iter()
+                .map(|&i| crate::attest::Target {
+                    asset: self.assets[i].0.clone(),
+                    contract: self.assets[i].1,
+                })
+                .collect();
+            match evaluate_targets(
+                &self.settings,
+                &self.network.rpc_url,
+                &self.network.passphrase,
+                &targets,
+                runner,
+            ) {
+                Ok(evaluated) => out.extend(group.into_iter().zip(evaluated.into_iter().map(Ok))),
+                Err(m) => out.extend(group.into_iter().map(|i| (i, Err(m.to_string())))),
+            }
+        }
+        out
+    }
+
+    /// Records one fresh report, decides it, and compares it with the registry: finished (refused,
+    /// revoked, unchanged, failed) or a write for the pass's batches. The ledger's time is read once per
+    /// pass.
+    fn decide_one(
+        &self,
+        index: usize,
+        (report, suite): Evaluated,
+        held: &BTreeMap<[u8; 32], Option<crate::registry::Safety>>,
+        ledger_now: &OnceLock<Result<u64, String>>,
+    ) -> Step {
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
-        if let Some(checked) = self.re_read_unconfirmed(index) {
-            return checked;
-        }
-        let wants_sep41 = self.config.assets.get(index).is_some_and(|a| a.sep41);
-        let runner = self.sep41.as_ref().filter(|_| wants_sep41);
-        let target = crate::attest::Target {
-            asset: asset.clone(),
-            contract: *contract,
-        };
-        let (report, suite) = match evaluate_targets(
-            &self.settings,
-            &self.network.rpc_url,
-            &self.network.passphrase,
-            std::slice::from_ref(&target),
-            runner,
-        )
-        .map(|mut v| v.remove(0))
-        .map_err(|e| e.to_string())
-        {
-            Ok(evaluated) => evaluated,
-            Err(m) => {
-                log("scan_failed", json!({"asset": name, "error": m}));
-                return Checked::Failed(m);
-            }
-        };
         if let Some(run) = &suite {
             log(
                 "sep41",
@@ -112,7 +262,7 @@ impl Watcher<'_> {
             Ok(r) => r,
             Err(m) => {
                 log("scan_failed", json!({"asset": name, "error": m}));
-                return Checked::Failed(m);
+                return Step::Done(Checked::Failed(m));
             }
         };
         if let Some(path) = &self.history {
@@ -121,6 +271,8 @@ impl Watcher<'_> {
                 report.scanned_at.to_string(),
                 serde_json::to_string(&report).expect("serialises"),
             );
+            // One writer at a time: the checks of a pass record side by side.
+            let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
             if let Err(e) =
                 assay_scan::history::History::open(path).and_then(|mut h| h.append(&[row]))
             {
@@ -138,25 +290,28 @@ impl Watcher<'_> {
                     json!({"asset": name, "rule": r.rule(), "reason": r.to_string(),
                     "note": "not written; the on-chain value (if any) ages out and gates fail closed"}),
                 );
-                return self.revoke_if_weaker(index, r.rule(), Floor::of(&report));
+                return Step::Done(self.revoke_if_weaker(index, r.rule(), Floor::of(&report)));
             }
             Decision::Attest(p) => p,
         };
         // This watcher's own verdict: another attester's never stands for it.
-        let own = self.signer.public_key();
-        let on_chain = match read_safety_by(self.rpc, self.registry, *contract, own)
-            .map_err(|e| e.to_string())
-        {
+        let read = match held.get(contract) {
+            Some(entry) => Ok(entry.clone()),
+            None => read_safety_by(self.rpc, self.registry, *contract, self.signer.public_key())
+                .map_err(|e| e.to_string()),
+        };
+        let on_chain = match read {
             Ok(s) => s,
             Err(m) => {
                 log("chain_read_failed", json!({"asset": name, "error": m}));
-                return Checked::Failed(m);
+                return Step::Done(Checked::Failed(m));
             }
         };
-        let ledger_now = match ledger_time(self.rpc) {
-            Ok(t) => t,
-            Err(m) => return Checked::Failed(m.to_string()),
-        };
+        let ledger_now =
+            match ledger_now.get_or_init(|| ledger_time(self.rpc).map_err(|e| e.to_string())) {
+                Ok(t) => *t,
+                Err(m) => return Step::Done(Checked::Failed(m.clone())),
+            };
         let Some(reason) = write_reason(
             on_chain.as_ref(),
             &params,
@@ -168,51 +323,120 @@ impl Watcher<'_> {
                 "unchanged",
                 json!({"asset": name, "severity": params.severity, "flags": params.flags}),
             );
-            return Checked::Unchanged;
+            if let Some(held) = &on_chain {
+                self.record_chain(vec![(
+                    name,
+                    json!({"state": "attested", "severity": held.severity, "flags": held.flags,
+                    "evidence_hash": hex::encode(held.evidence_hash), "attested_at": held.attested_at}),
+                )]);
+            }
+            return Step::Done(Checked::Unchanged);
         };
         let mut hash = [0u8; 32];
         hex::decode_to_slice(&params.evidence_hash, &mut hash).expect("64 hex digits");
-        let batch = [Attestation {
-            asset: *contract,
+        Step::Write(Write {
+            index,
+            attestation: Attestation {
+                asset: *contract,
+                severity: params.severity,
+                flags: params.flags,
+                evidence_hash: hash,
+            },
             severity: params.severity,
             flags: params.flags,
-            evidence_hash: hash,
-        }];
-        let mut submitter = self.submitter();
+            evidence_hash: params.evidence_hash,
+            reason,
+        })
+    }
+
+    /// Sends a pass's writes in batches and says per asset what landed.
+    fn write(&self, writes: Vec<Write>) -> Vec<(usize, Checked)> {
+        if writes.is_empty() {
+            return Vec::new();
+        }
+        for w in &writes {
+            log(
+                "submitting",
+                json!({"asset": self.assets[w.index].0.to_string(), "why": w.reason.as_str(),
+                "severity": w.severity, "flags": w.flags, "evidence_hash": w.evidence_hash}),
+            );
+        }
+        let batch: Vec<Attestation> = writes.iter().map(|w| w.attestation.clone()).collect();
+        let sent = write_batched(&mut self.submitter(), &batch, self.config.batch_size);
+        {
+            let mut h = self.health.lock().expect("health lock");
+            h.transactions_total += sent.transactions as u64;
+            h.batch_splits_total += sent.splits as u64;
+        }
         log(
-            "submitting",
-            json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
-            "evidence_hash": params.evidence_hash}),
+            "batched",
+            json!({"writes": writes.len(), "transactions": sent.transactions, "splits": sent.splits}),
         );
-        match submitter.submit(&batch) {
-            Ok(Submitted {
-                confirmed: c,
-                read_back: Ok(()),
-            }) => {
-                log(
-                    "written",
-                    json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
-                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger}),
-                );
-                Checked::Written(c.hash)
-            }
-            Ok(Submitted {
-                confirmed: c,
-                read_back: Err(why),
-            }) => {
-                log(
-                    "written_unconfirmed",
-                    json!({"asset": name, "why": reason.as_str(), "severity": params.severity, "flags": params.flags,
-                    "evidence_hash": params.evidence_hash, "tx_hash": c.hash, "ledger": c.ledger, "error": why,
-                    "note": "the transaction succeeded; the next check re-reads the entry instead of writing again"}),
-                );
-                self.unconfirmed
-                    .lock()
-                    .expect("unconfirmed lock")
-                    .insert(index, (batch[0].clone(), c.hash.clone()));
-                Checked::WrittenUnconfirmed(c.hash, why)
-            }
-            Err(e) => chain_failure(&name, "write_failed", &e),
+        let mut readings = Vec::new();
+        let outcomes = writes
+            .into_iter()
+            .zip(sent.landed)
+            .map(|(w, landed)| {
+                let name = self.assets[w.index].0.to_string();
+                let fields = json!({"asset": name, "why": w.reason.as_str(), "severity": w.severity,
+                    "flags": w.flags, "evidence_hash": w.evidence_hash});
+                let checked = match landed {
+                    Landed::Written { tx, ledger } => {
+                        readings.push((
+                            name.clone(),
+                            json!({"state": "attested", "severity": w.severity, "flags": w.flags,
+                            "evidence_hash": w.evidence_hash, "tx_hash": tx, "ledger": ledger}),
+                        ));
+                        log("written", with(fields, json!({"tx_hash": tx, "ledger": ledger})));
+                        Checked::Written(tx)
+                    }
+                    Landed::WrittenUnconfirmed { tx, ledger, why } => {
+                        log(
+                            "written_unconfirmed",
+                            with(fields, json!({"tx_hash": tx, "ledger": ledger, "error": why,
+                            "note": "the transaction succeeded; the next check re-reads the entry instead of writing again"})),
+                        );
+                        self.unconfirmed
+                            .lock()
+                            .expect("unconfirmed lock")
+                            .insert(w.index, (w.attestation, tx.clone()));
+                        Checked::WrittenUnconfirmed(tx, why)
+                    }
+                    Landed::Unknown(why) => {
+                        log("outcome_unknown", json!({"asset": name, "error": why}));
+                        Checked::Unknown(why)
+                    }
+                    Landed::Failed(why) => {
+                        log("write_failed", json!({"asset": name, "error": why}));
+                        Checked::Failed(why)
+                    }
+                };
+                (w.index, checked)
+            })
+            .collect();
+        self.record_chain(readings);
+        outcomes
+    }
+
+    /// Records in the history what the registry holds for assets after this check (read, written or
+    /// revoked), for `assay serve` to show beside the report.
+    fn record_chain(&self, readings: Vec<(String, serde_json::Value)>) {
+        let Some(path) = &self.history else {
+            return;
+        };
+        if readings.is_empty() {
+            return;
+        }
+        let at = assay_scan::scanner::timestamp(std::time::SystemTime::now()).to_string();
+        let rows: Vec<(String, String, String)> = readings
+            .into_iter()
+            .map(|(asset, entry)| (asset, at.clone(), entry.to_string()))
+            .collect();
+        let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = assay_scan::history::History::open(path)
+            .and_then(|mut h| h.append_chain_readings(&rows))
+        {
+            log("history_failed", json!({"error": e.to_string()}));
         }
     }
 
@@ -306,6 +530,10 @@ impl Watcher<'_> {
                     "revoked",
                     json!({"asset": name, "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
                 );
+                self.record_chain(vec![(
+                    name.clone(),
+                    json!({"state": "revoked", "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
+                )]);
                 Checked::Revoked(rule.to_string(), c.hash)
             }
             Err(e) => chain_failure(&name, "revoke_failed", &e),
@@ -360,9 +588,10 @@ impl Watcher<'_> {
         });
     }
 
-    /// Runs until `stop` (or after one pass with `once`). A check in progress, including a sent
+    /// Runs until `stop` (or after one pass with `once`); returns the last outcome of each watched asset
+    /// (retired ones left out), in index order. A check in progress, including a sent
     /// transaction being followed, always finishes before the loop stops.
-    pub fn run(&self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
+    pub fn run(&mut self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
         let mut due: Vec<Instant> = vec![Instant::now(); self.assets.len()];
         let mut last = vec![None; self.assets.len()];
         log(
@@ -370,30 +599,41 @@ impl Watcher<'_> {
             json!({"assets": self.assets.len(), "signer": self.signer.address()}),
         );
         loop {
-            for i in 0..self.assets.len() {
-                if stop.load(Ordering::Relaxed) {
-                    break;
+            if self.discover_if_due() {
+                // Newly discovered assets are due at once.
+                due.resize(self.assets.len(), Instant::now());
+                last.resize(self.assets.len(), None);
+            }
+            for i in self.ledger_changes() {
+                due[i] = Instant::now();
+            }
+            let now = Instant::now();
+            let due_now: Vec<usize> = (0..self.assets.len())
+                .filter(|&i| now >= due[i] && self.is_active(i))
+                .collect();
+            if !due_now.is_empty() && !stop.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                for (i, outcome) in self.pass(&due_now) {
+                    self.record(i, &outcome);
+                    let interval = self.assets[i].2;
+                    let failures = self
+                        .health
+                        .lock()
+                        .expect("health lock")
+                        .assets
+                        .get(&self.assets[i].0.to_string())
+                        .map_or(0, |a| a.consecutive_failures);
+                    due[i] = Instant::now()
+                        + if failures > 0 {
+                            backoff(failures, interval)
+                        } else {
+                            interval
+                        };
+                    last[i] = Some(outcome);
                 }
-                if Instant::now() < due[i] {
-                    continue;
-                }
-                let outcome = check_guarded(&self.assets[i].0.to_string(), || self.check(i));
-                self.record(i, &outcome);
-                let interval = self.assets[i].2;
-                let failures = self
-                    .health
-                    .lock()
-                    .expect("health lock")
-                    .assets
-                    .get(&self.assets[i].0.to_string())
-                    .map_or(0, |a| a.consecutive_failures);
-                due[i] = Instant::now()
-                    + if failures > 0 {
-                        backoff(failures, interval)
-                    } else {
-                        interval
-                    };
-                last[i] = Some(outcome);
+                let seconds = started.elapsed().as_secs_f64();
+                self.health.lock().expect("health lock").last_pass_seconds = Some(seconds);
+                log("pass", json!({"assets": due_now.len(), "seconds": seconds}));
             }
             if once || stop.load(Ordering::Relaxed) {
                 break;
@@ -402,7 +642,9 @@ impl Watcher<'_> {
         }
         log("stopped", json!({}));
         last.into_iter()
-            .map(|o| o.unwrap_or(Checked::Failed("not checked".into())))
+            .enumerate()
+            .filter(|(i, _)| self.is_active(*i))
+            .map(|(_, o)| o.unwrap_or(Checked::Failed("not checked".into())))
             .collect()
     }
 }
@@ -421,15 +663,23 @@ fn chain_failure(asset: &str, failed_event: &str, e: &ChainError) -> Checked {
     Checked::Failed(explain(e))
 }
 
+/// `fields` with `more`'s keys added (both JSON objects).
+fn with(mut fields: serde_json::Value, more: serde_json::Value) -> serde_json::Value {
+    if let (Some(f), serde_json::Value::Object(m)) = (fields.as_object_mut(), more) {
+        f.extend(m);
+    }
+    fields
+}
+
 /// Runs one asset's check; a panic inside it (a bug on some input) becomes that asset's failure,
 /// counted and backed off like any other, never the end of the process.
-fn check_guarded(asset: &str, check: impl FnOnce() -> Checked) -> Checked {
+fn check_guarded<T>(asset: &str, check: impl FnOnce() -> T, failed: impl FnOnce(String) -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
         let detail = assay_scan::scanner::panic_message(payload.as_ref());
         let message =
             format!("internal error while checking {asset} ({detail}); please report this");
         log("check_panicked", json!({"asset": asset, "error": message}));
-        Checked::Failed(message)
+        failed(message)
     })
 }
 
@@ -439,7 +689,7 @@ mod tests {
 
     #[test]
     fn item5_a_panicking_check_is_that_assets_failure() {
-        let outcome = check_guarded("AAA-G", || panic!("planted {}", 7));
+        let outcome = check_guarded("AAA-G", || panic!("planted {}", 7), Checked::Failed);
         let Checked::Failed(message) = outcome else {
             panic!("expected a failure, got {outcome:?}");
         };
@@ -448,8 +698,23 @@ mod tests {
             "{message}"
         );
         assert_eq!(
-            check_guarded("AAA-G", || Checked::Unchanged),
+            check_guarded("AAA-G", || Checked::Unchanged, Checked::Failed),
             Checked::Unchanged
         );
+    }
+
+    #[test]
+    fn parallel_map_keeps_input_order_and_runs_side_by_side() {
+        let seen = Mutex::new(std::collections::BTreeSet::new());
+        let out = parallel_map((0..40).collect(), 4, |i: u32| {
+            seen.lock()
+                .unwrap()
+                .insert(format!("{:?}", std::thread::current().id()));
+            std::thread::sleep(Duration::from_millis(5));
+            i * 2
+        });
+        assert_eq!(out, (0..40).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(seen.lock().unwrap().len() > 1, "more than one worker ran");
+        assert!(parallel_map(Vec::<u32>::new(), 4, |i| i).is_empty());
     }
 }

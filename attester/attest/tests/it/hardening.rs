@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use assay_attest::attest::{
@@ -15,7 +15,7 @@ use assay_attest::registry;
 use assay_attest::sac;
 use assay_attest::scanning::{scan_fresh, scan_subjects, ScanSettings};
 use assay_attest::verify::read_safety;
-use assay_attest::watch::{Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{Checked, WatchConfig, Watcher};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::Invoker;
 use assay_core::Freshness;
@@ -85,20 +85,12 @@ fn watcher<'a>(
         t.asset
     ))
     .unwrap();
-    Watcher {
+    w.watcher(
         rpc,
-        network: &w.spec,
-        signer: &w.attester,
-        registry: w.registry,
         settings,
         config,
-        assets: vec![(t.asset.clone(), t.contract, Duration::from_secs(300))],
-        history: None,
-        health: Arc::new(Mutex::new(Health::default())),
-        options: local_invoke_options(),
-        sep41: None,
-        unconfirmed: Default::default(),
-    }
+        vec![(t.asset.clone(), t.contract, Duration::from_secs(300))],
+    )
 }
 
 fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {
@@ -149,7 +141,7 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
     // watch: the clear entry is revoked at the first refused check, with an alert and its metric.
     clear_on_chain(&w);
     evade();
-    let watch = watcher(&w, &w.rpc, settings.clone(), &t);
+    let mut watch = watcher(&w, &w.rpc, settings.clone(), &t);
     let stop = AtomicBool::new(false);
     let checked = watch.run(&stop, true);
     assert!(
@@ -299,13 +291,11 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
         "it is written"
     );
 
-    // watch: read the chain (forwarded), simulate the write (forwarded), lose the read-back.
+    // watch: read the chain (one batched getLedgerEntries, not a simulation), simulate the write
+    // (forwarded), lose the read-back.
     let t = target(&w, &usdc);
     let proxy = Proxy::start(w.net.rpc_url());
-    proxy.queue(
-        "simulateTransaction",
-        vec![forward(), forward(), lost_read()],
-    );
+    proxy.queue("simulateTransaction", vec![forward(), lost_read()]);
     let rpc = RpcClient::new(&proxy.url).unwrap();
     let watch = watcher(&w, &rpc, settings, &t);
     let first = watch.check(0);

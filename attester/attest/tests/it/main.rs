@@ -7,6 +7,7 @@ mod archival;
 mod faults;
 mod hardening;
 mod localnet_e2e;
+mod operator_scale;
 mod runbook_config;
 mod sep41_e2e;
 mod submit_iff_attestable;

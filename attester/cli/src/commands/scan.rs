@@ -200,6 +200,11 @@ pub fn run(args: ScanArgs) -> CommandResult {
         asset_lists: args.asset_lists.clone(),
         cache,
         concurrency: args.concurrency,
+        // One run's assets share Horizon: as many requests to one host as assets in flight, as before.
+        per_host: assay_scan::hosts::HostLimits {
+            concurrency: args.concurrency,
+            per_second: None,
+        },
     };
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -42,7 +42,7 @@ const MAX_PER_PAGE: usize = 500;
     about = "Serve the recorded reports read-only over HTTP (JSON API, one HTML page per asset, metrics)",
     long_about = "Serves the history store that `assay scan` and `assay watch` append to, read-only:\n\
   GET /v1/assets            latest report of every asset (paged: ?page=N&per_page=N, filter: ?severity=NAME)\n\
-  GET /v1/assets/{asset}    latest report JSON and the transitions between observations\n\
+  GET /v1/assets/{asset}    latest report JSON, the registry's entry as watch last saw it, and the transitions\n\
   GET /assets/{asset}       the same as an HTML page, readable without JavaScript\n\
   GET /health, /metrics     liveness (503 while the store cannot be read) and Prometheus metrics\n\
 An undetermined report carries `Assay-Undetermined: true` and `\"undetermined\": true`. Binds to loopback \
@@ -290,6 +290,25 @@ impl Server {
         Ok(view)
     }
 
+    /// The registry's entry for `key` as `watch` last read, wrote or revoked it (`read_at` added), or null
+    /// when `watch` has recorded none (it records an entry it left unchanged, wrote or revoked).
+    fn on_chain(&self, key: &str) -> Result<Value, Reply> {
+        let reading = self
+            .open()?
+            .latest_chain_reading(key)
+            .map_err(|e| Reply::problem(503, e.to_string()))?;
+        Ok(match reading {
+            Some((read_at, entry)) => match serde_json::from_str::<Value>(&entry) {
+                Ok(Value::Object(mut fields)) => {
+                    fields.insert("read_at".into(), Value::String(read_at));
+                    Value::Object(fields)
+                }
+                _ => json!({"state": "unreadable", "read_at": read_at}),
+            },
+            None => Value::Null,
+        })
+    }
+
     fn asset_json(&self, segment: &str) -> Reply {
         let view = match self.observations(segment) {
             Ok(view) => view,
@@ -300,6 +319,10 @@ impl Server {
             .last()
             .expect("observations() never returns none");
         let listing = Listing::of(view.key.clone(), &view.reports);
+        let on_chain = match self.on_chain(&view.key) {
+            Ok(on_chain) => on_chain,
+            Err(reply) => return reply,
+        };
         Reply::json(
             200,
             &json!({
@@ -307,6 +330,7 @@ impl Server {
                 "undetermined": latest.undetermined,
                 "undetermined_checks": latest.undetermined_checks,
                 "report": latest,
+                "on_chain": on_chain,
                 "observations": listing.observations,
                 "transitions": listing.transitions,
                 "corrupt_observations": view.corrupt,
@@ -397,7 +421,7 @@ fn summary(asset: &str, r: &Report) -> Value {
 /// contract id as recorded for a contract token.
 fn store_key(segment: &str) -> Result<String, String> {
     let decoded = percent_decode(segment);
-    if decoded.starts_with('C') && stellar_strkey::Contract::from_string(&decoded).is_ok() {
+    if decoded.starts_with('C') && assay_attest::sac::parse_contract(&decoded).is_some() {
         return Ok(decoded);
     }
     assay_core::Token::parse_classic(&decoded)

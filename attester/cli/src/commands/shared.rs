@@ -245,6 +245,7 @@ impl SourceArgs {
             },
             extra_roots,
             timeout,
+            limits: Default::default(),
         })
     }
 }

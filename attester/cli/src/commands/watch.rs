@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use assay_attest::targets::resolve;
 use assay_core::exit;
+use assay_core::Shard;
 use clap::Args;
 
 use super::shared::{
@@ -14,7 +15,9 @@ use super::shared::{
 };
 use super::{failed, usage, CommandResult};
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{log, serve_health, Checked, Health, WatchConfig, Watcher};
+use assay_attest::watch::{
+    log, serve_health, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
+};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
@@ -31,16 +34,36 @@ Config (TOML):
   sep41_owner_identity = \"holder\"   # optional: a key-based SEP-41 run's holder (else ASSAY_OWNER_SECRET)
   sep41_spender_identity = \"spender\" # optional: its spender (else ASSAY_SPENDER_SECRET)
   sep41_allow_non_testnet_write = false # consent to suite writes off testnet/futurenet/standalone
+  concurrency = 64               # assets scanned at once in a pass
+  per_host_concurrency = 8       # requests in flight to one source host
+  per_host_requests_per_sec = 1  # optional: a source's published rate limit (per host)
+  batch_size = 35                # writes per attest_many transaction (at most the registry cap, 35)
+  shard = \"0/3\"                 # optional: this instance's shard (--shard overrides)
+  discover_interval_secs = 3600  # how often [[discover]] sources are read
+  react_every_ledgers = 1        # re-check assets whose issuer account or contract changed (0: off)
   [[asset]]
   asset = \"USDC-GA5Z…\"
   interval_secs = 600            # optional per-asset override
   sep41 = true                   # optional: run the SEP-41 suite on the asset's contract each check
+  [[discover]]
+  asset_list = \"https://…/list.json\" # a SEP-42 list; or issuer = \"G…\" (every asset it issued)
 
 An asset may be a token contract (C…): a custom token, or a classic asset's Stellar Asset Contract by its
 address. With sep41 = true, each check also runs the conformance suite (as `assay attest --sep41`: keyless
 on a fork of the registry's network unless the parties' keys are given) and logs a
 \"sep41\" event with its summary; a FAIL is attested as critical with sep41_violation (bit 8); an
 UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
+
+Assets are checked in passes: the due assets are scanned at once (each source host under its own
+bound, a 429/503 Retry-After pausing that host only), and the writes the pass decides go out in
+attest_many transactions of batch_size; a batch the registry refuses is split until the entry at fault
+stands alone, so the others land. With --shard I/N (SHA-256 of the registry key), N instances split one
+list and never write the same asset. [[discover]] sources are read every discover_interval_secs: assets
+they newly name are checked at the next pass; assets none names any more are retired (not refreshed,
+so their entries age out); a source that cannot be read retires nothing. Between passes, every
+react_every_ledgers ledgers one batched getLedgerEntries reads each watched asset's issuer account
+(flags, home domain; when the assets live on the registry's network) and contract instance (code, a
+SAC's admin); an asset whose entry changed is checked at once (\"ledger_change\" line).
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
@@ -76,6 +99,11 @@ pub struct WatchArgs {
     /// Check every asset once, then exit (for cron and tests).
     #[arg(long)]
     pub once: bool,
+    /// Watch only shard I of N of the asset list (e.g. 0/3, 1/3, 2/3 on three instances): an asset
+    /// belongs to one shard by SHA-256 of its registry key, so N instances never write the same asset.
+    /// Overrides the config's `shard`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
 }
 
 /// Runs `assay watch`.
@@ -92,9 +120,16 @@ pub fn run(args: WatchArgs) -> CommandResult {
             ))
         }
     };
-    let config = match WatchConfig::parse(&text) {
+    let mut config = match WatchConfig::parse(&text) {
         Ok(c) => c,
         Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
+    };
+    let shard = match args.shard.as_ref().or(config.shard.as_ref()) {
+        Some(s) => match s.parse::<Shard>() {
+            Ok(shard) => shard,
+            Err(m) => return usage(format!("--shard: {m}")),
+        },
+        None => Shard::ALL,
     };
     let net_args = NetworkArgs {
         network: config.network.clone(),
@@ -138,20 +173,35 @@ pub fn run(args: WatchArgs) -> CommandResult {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let settings = match asset_passphrase(config.asset_network.as_deref(), &spec)
+    let mut settings = match asset_passphrase(config.asset_network.as_deref(), &spec)
         .and_then(|passphrase| source_args.settings(passphrase))
     {
         Ok(s) => s,
         Err(m) => return usage(m),
     };
+    settings.limits = config.scan_limits();
     let mut assets = Vec::new();
+    let mut owned = Vec::new();
     for a in &config.assets {
         let target = match resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase) {
             Ok(t) => t,
             Err(e) => return usage(e),
         };
+        if !shard.owns(&target.contract) {
+            continue;
+        }
         let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
         assets.push((target.asset, target.contract, interval));
+        owned.push(a.clone());
+    }
+    let listed = config.assets.len();
+    // The watcher reads an asset's entry by its index in `assets`, so the config keeps the same ones.
+    config.assets = owned;
+    if shard != Shard::ALL {
+        assay_attest::watch::log(
+            "shard",
+            serde_json::json!({"shard": shard.to_string(), "owned": assets.len(), "listed": listed}),
+        );
     }
     let sep41 = if config.assets.iter().any(|a| a.sep41) {
         match sep41_runner(&config, &spec, &settings.asset_passphrase) {
@@ -169,7 +219,10 @@ pub fn run(args: WatchArgs) -> CommandResult {
         .history
         .clone()
         .or_else(assay_scan::history::History::default_path);
-    let health = Arc::new(Mutex::new(Health::default()));
+    let health = Arc::new(Mutex::new(Health {
+        shard: (shard != Shard::ALL).then_some((shard, assets.len())),
+        ..Health::default()
+    }));
     let stop = match crate::signals::install(|signal| {
         log(
             "stopping",
@@ -186,11 +239,35 @@ pub fn run(args: WatchArgs) -> CommandResult {
             Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
         }
     }
+    let discovery = if config.discover.is_empty() {
+        None
+    } else {
+        let sources = match config
+            .discover
+            .iter()
+            .map(|d| d.source())
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(s) => s,
+            Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
+        };
+        Some(Discovery::new(
+            sources,
+            shard,
+            Duration::from_secs(config.discover_interval_secs),
+        ))
+    };
+    let reaction = (config.react_every_ledgers > 0).then(|| {
+        Reaction::new(
+            config.react_every_ledgers,
+            settings.asset_passphrase == spec.passphrase,
+        )
+    });
     let options = InvokeOptions {
         max_fee: config.max_fee_stroops,
         ..InvokeOptions::default()
     };
-    let watcher = Watcher {
+    let mut watcher = Watcher {
         rpc: &rpc,
         network: &spec,
         signer: &signer,
@@ -203,6 +280,8 @@ pub fn run(args: WatchArgs) -> CommandResult {
         options,
         sep41,
         unconfirmed: Default::default(),
+        discovery,
+        reaction,
     };
     let outcomes = watcher.run(&stop, args.once);
     if !args.once {

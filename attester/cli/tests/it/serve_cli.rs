@@ -185,11 +185,31 @@ fn serve_answers_from_the_store_watch_wrote() {
     assert_eq!(clean["report"]["severity"], "clear");
     assert_eq!(clean["report"]["asset"]["code"], "AQUA");
     assert_eq!(clean["observations"].as_array().unwrap().len(), 1);
+    // The registry's entry as watch wrote it: the same verdict, with the transaction.
+    let on_chain = &clean["on_chain"];
+    assert_eq!(on_chain["state"], "attested", "{clean}");
+    assert_eq!(on_chain["severity"], 0);
+    assert_eq!(
+        on_chain["tx_hash"].as_str().map(str::len),
+        Some(64),
+        "{on_chain}"
+    );
+    assert_eq!(
+        on_chain["evidence_hash"].as_str().map(str::len),
+        Some(64),
+        "{on_chain}"
+    );
+    assert!(on_chain["read_at"].is_string(), "{on_chain}");
     let (status, head, gap) = get_json(addr, &format!("/v1/assets/OUTG%3A{OUTG}"));
     assert_eq!(status, 200, "{gap}");
     assert!(head.contains("assay-undetermined: true"), "{head}");
     assert_eq!(gap["undetermined"], true);
     assert_eq!(gap["report"]["state"], "unknown");
+    assert_eq!(
+        gap["on_chain"],
+        Value::Null,
+        "refused and never written: {gap}"
+    );
     let (status, _, missing) = get_json(addr, &format!("/v1/assets/NONE-{AQUA}"));
     assert_eq!(status, 404, "{missing}");
     let (status, _, malformed) = get_json(addr, "/v1/assets/not-an-asset");

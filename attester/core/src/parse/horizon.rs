@@ -87,6 +87,33 @@ pub fn parse_horizon_assets(body: &[u8], asset: &Asset) -> Result<Option<AssetRe
     Ok(None)
 }
 
+/// Parses an `/assets?asset_issuer=…` page: each record's asset code (records of another issuer are
+/// skipped) and the page's last paging token, the cursor of the next page.
+pub fn parse_issuer_assets(
+    body: &[u8],
+    issuer: &str,
+) -> Result<(Vec<String>, Option<String>), ParseError> {
+    const SRC: &str = "horizon /assets?asset_issuer";
+    let page = json(SRC, body)?;
+    let records = page
+        .pointer("/_embedded/records")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::new(SRC, "not a HAL page: no `_embedded.records` array"))?;
+    let mut codes = Vec::with_capacity(records.len());
+    let mut cursor = None;
+    for record in records {
+        let code = record
+            .get("asset_code")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ParseError::new(SRC, "a record has no `asset_code`"))?;
+        if record.get("asset_issuer").and_then(Value::as_str) == Some(issuer) {
+            codes.push(code.to_string());
+        }
+        cursor = opt_string(record, "paging_token");
+    }
+    Ok((codes, cursor))
+}
+
 /// Parses an `/accounts/{id}` record. Tolerates every field it does not use being absent.
 pub fn parse_horizon_account(body: &[u8]) -> Result<AccountRecord, ParseError> {
     const SRC: &str = "horizon /accounts";

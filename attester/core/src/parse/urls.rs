@@ -22,6 +22,22 @@ pub fn horizon_assets(horizon: &str, asset: &Asset) -> String {
     )
 }
 
+/// `{horizon}/assets?asset_issuer=ISSUER&limit=200[&cursor=CURSOR]`: a page of every asset `issuer` issued.
+pub fn horizon_issuer_assets(horizon: &str, issuer: &str, cursor: Option<&str>) -> String {
+    let mut url = format!(
+        "{}/assets?asset_issuer={issuer}&limit={ISSUER_ASSETS_PAGE}",
+        trim(horizon)
+    );
+    if let Some(cursor) = cursor {
+        url.push_str("&cursor=");
+        url.push_str(cursor);
+    }
+    url
+}
+
+/// Records per page of [`horizon_issuer_assets`] (Horizon's largest page).
+pub const ISSUER_ASSETS_PAGE: usize = 200;
+
 /// `{horizon}/accounts/ACCOUNT`.
 pub fn horizon_account(horizon: &str, account: &str) -> String {
     format!("{}/accounts/{account}", trim(horizon))

@@ -22,6 +22,7 @@ async fn item5_a_panicking_scan_task_is_that_assets_error() {
             asset_lists: Vec::new(),
             cache: None,
             concurrency: 2,
+            per_host: Default::default(),
         },
     ));
     let assets = vec![

@@ -109,10 +109,16 @@ impl World {
     /// Local network, registry (admin) with `attester` in its set, default-policy gate, replay servers for
     /// StellarExpert and `domains`.
     pub fn start(domains: &[&str]) -> World {
+        Self::start_closing_every(domains, 100)
+    }
+
+    /// [`World::start`] with a ledger closing every `ledger_close_ms`.
+    pub fn start_closing_every(domains: &[&str], ledger_close_ms: u64) -> World {
         // Builds the contracts when they are missing.
         wasm("assay_registry");
         wasm("assay_gate_example");
-        let mut world = LocalWorld::start(domains).expect("local world");
+        let mut world =
+            LocalWorld::start_closing_every(domains, ledger_close_ms).expect("local world");
         let wasm_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/wasm");
         world
             .deploy_registry_and_gate(&wasm_dir)
@@ -273,6 +279,35 @@ impl World {
         self.route(domain, "/.well-known/stellar.toml", Reply::status(404));
     }
 
+    /// A watcher over `assets` writing to this world's registry as its attester through `rpc`, with
+    /// `settings`' sources and `config`'s scan limits; no history, SEP-41 runner, discovery or reaction
+    /// (callers set those fields).
+    pub fn watcher<'a>(
+        &'a self,
+        rpc: &'a assay_chain::rpc::RpcClient,
+        mut settings: ScanSettings,
+        config: assay_attest::watch::WatchConfig,
+        assets: Vec<(assay_core::Token, [u8; 32], Duration)>,
+    ) -> assay_attest::watch::Watcher<'a> {
+        settings.limits = config.scan_limits();
+        assay_attest::watch::Watcher {
+            rpc,
+            network: &self.spec,
+            signer: &self.attester,
+            registry: self.registry,
+            settings,
+            config,
+            assets,
+            history: None,
+            health: Default::default(),
+            options: local_invoke_options(),
+            sep41: None,
+            unconfirmed: Default::default(),
+            discovery: None,
+            reaction: None,
+        }
+    }
+
     pub fn settings(&self, hosts: &[&str]) -> ScanSettings {
         let mut connect_to = vec![self.server.connect_https(EXPERT).parse().unwrap()];
         for h in hosts {
@@ -289,6 +324,7 @@ impl World {
             },
             extra_roots: roots,
             timeout: Duration::from_secs(5),
+            limits: Default::default(),
         }
     }
 

@@ -1,0 +1,209 @@
+//! Reacting to the ledger between passes: every `react_every_ledgers` ledgers, one batched
+//! `getLedgerEntries` reads what a verdict rests on for every watched asset — the issuer account of a
+//! classic asset (its flags and home domain) and the contract instance of its Stellar Asset Contract or of
+//! a token contract (its executable, so a code update, and its instance storage, where a SAC keeps its
+//! admin, so `set_admin`) — and the assets whose entries changed are checked at once, under the same
+//! freshness and revoke-on-stricter-floor rules as any pass. Reading the entries rather than following
+//! events keeps one call per poll for all three kinds of change, and misses none across a restart.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use assay_core::Token;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use stellar_xdr::{
+    ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey, LedgerKeyAccount,
+    LedgerKeyContractData, Limits, ScAddress, ScVal, WriteXdr,
+};
+
+use super::log::log;
+use super::watcher::Watcher;
+use crate::registry::account_id;
+
+/// Keys per `getLedgerEntries` call (stellar-rpc's limit is 200).
+pub const KEYS_PER_CALL: usize = 200;
+
+/// The shortest time between two polls, whatever the ledger rate: a ledger closes every ~5 s on the
+/// public networks, so this only bounds the `getLatestLedger` calls.
+pub const MIN_POLL_GAP: Duration = Duration::from_millis(200);
+
+/// What a watched entry is, for the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Watched {
+    /// A classic asset's issuer account: flags and home domain.
+    IssuerAccount,
+    /// A token's contract instance: executable and instance storage (a SAC's admin).
+    ContractInstance,
+}
+
+impl Watched {
+    fn as_str(self) -> &'static str {
+        match self {
+            Watched::IssuerAccount => "issuer account (flags, home domain)",
+            Watched::ContractInstance => "contract instance (code, admin)",
+        }
+    }
+}
+
+/// The reaction state of a watcher.
+#[derive(Debug, Clone)]
+pub struct Reaction {
+    /// Poll every this many ledgers (at least 1).
+    pub every_ledgers: u32,
+    /// Whether the classic assets live on the registry's network, so their issuer accounts can be read
+    /// through its stellar-rpc.
+    pub issuers_readable: bool,
+    /// The last fingerprint of each entry, by its key's XDR in base64.
+    seen: BTreeMap<String, String>,
+    polled_ledger: Option<u32>,
+    polled_at: Option<Instant>,
+}
+
+impl Reaction {
+    /// Reaction every `every_ledgers` ledgers (0 is taken as 1).
+    pub fn new(every_ledgers: u32, issuers_readable: bool) -> Reaction {
+        Reaction {
+            every_ledgers: every_ledgers.max(1),
+            issuers_readable,
+            seen: BTreeMap::new(),
+            polled_ledger: None,
+            polled_at: None,
+        }
+    }
+}
+
+fn key_text(key: &LedgerKey) -> String {
+    key.to_xdr_base64(Limits::none())
+        .expect("a ledger key encodes")
+}
+
+fn instance_key(contract: [u8; 32]) -> LedgerKey {
+    LedgerKey::ContractData(LedgerKeyContractData {
+        contract: ScAddress::Contract(ContractId(Hash(contract))),
+        key: ScVal::LedgerKeyContractInstance,
+        durability: ContractDataDurability::Persistent,
+    })
+}
+
+/// What of an entry can change a verdict: an account's flags and home domain (not its balance or
+/// sequence number, which change with every payment), or a contract instance as a whole.
+fn fingerprint(data: &LedgerEntryData) -> String {
+    match data {
+        LedgerEntryData::Account(a) => format!(
+            "flags={} home_domain={}",
+            a.flags,
+            String::from_utf8_lossy(a.home_domain.as_slice())
+        ),
+        other => hex::encode(Sha256::digest(
+            other.to_xdr(Limits::none()).unwrap_or_default(),
+        )),
+    }
+}
+
+impl Watcher<'_> {
+    /// The ledger entries a verdict of each watched asset rests on.
+    fn watched_entries(
+        &self,
+        issuers_readable: bool,
+    ) -> BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> {
+        let mut entries: BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> = BTreeMap::new();
+        let mut add = |key: LedgerKey, what: Watched, index: usize| {
+            entries
+                .entry(key_text(&key))
+                .or_insert_with(|| (key, what, Vec::new()))
+                .2
+                .push(index);
+        };
+        for (index, (token, contract, _)) in self.assets.iter().enumerate() {
+            if !self.is_active(index) {
+                continue;
+            }
+            if let (Token::Classic(asset), true) = (token, issuers_readable) {
+                if let Ok(pk) = stellar_strkey::ed25519::PublicKey::from_string(&asset.issuer) {
+                    let key = LedgerKey::Account(LedgerKeyAccount {
+                        account_id: account_id(pk.0),
+                    });
+                    add(key, Watched::IssuerAccount, index);
+                }
+            }
+            add(instance_key(*contract), Watched::ContractInstance, index);
+        }
+        entries
+    }
+
+    /// When a poll is due (every `every_ledgers` ledgers), reads the watched entries and returns the
+    /// indices of the assets whose entries changed since the last poll. The first poll only records.
+    pub fn ledger_changes(&mut self) -> Vec<usize> {
+        let Some(reaction) = self.reaction.as_ref() else {
+            return Vec::new();
+        };
+        if reaction
+            .polled_at
+            .is_some_and(|t| t.elapsed() < MIN_POLL_GAP)
+        {
+            return Vec::new();
+        }
+        let (every, issuers_readable) = (reaction.every_ledgers, reaction.issuers_readable);
+        let polled_ledger = reaction.polled_ledger;
+        if let Some(r) = self.reaction.as_mut() {
+            r.polled_at = Some(Instant::now());
+        }
+        let latest = match self.rpc.get_latest_ledger() {
+            Ok(l) => l.sequence,
+            Err(e) => {
+                log("react_failed", json!({"error": e.to_string()}));
+                return Vec::new();
+            }
+        };
+        if polled_ledger.is_some_and(|p| latest < p.saturating_add(every)) {
+            return Vec::new();
+        }
+        let entries = self.watched_entries(issuers_readable);
+        let keys: Vec<&LedgerKey> = entries.values().map(|(k, _, _)| k).collect();
+        let mut now: BTreeMap<String, String> = BTreeMap::new();
+        for chunk in keys.chunks(KEYS_PER_CALL) {
+            let chunk: Vec<LedgerKey> = chunk.iter().map(|k| (*k).clone()).collect();
+            let answer = match self.rpc.get_ledger_entries(&chunk) {
+                Ok(a) => a,
+                Err(e) => {
+                    log("react_failed", json!({"error": e.to_string()}));
+                    return Vec::new();
+                }
+            };
+            for entry in answer.entries.unwrap_or_default() {
+                match assay_chain::submit::decode_rpc_xdr::<LedgerEntryData>(
+                    "entry xdr",
+                    Some(&entry.xdr),
+                ) {
+                    Ok(data) => {
+                        now.insert(entry.key, fingerprint(&data));
+                    }
+                    Err(e) => log("react_failed", json!({"error": e})),
+                }
+            }
+        }
+        let reaction = self.reaction.as_mut().expect("checked above");
+        reaction.polled_ledger = Some(latest);
+        let first = polled_ledger.is_none();
+        let mut changed = Vec::new();
+        for (key, (_, what, indices)) in &entries {
+            let current = now.get(key).cloned().unwrap_or_else(|| "absent".into());
+            let before = reaction.seen.insert(key.clone(), current.clone());
+            if first || before.as_ref() == Some(&current) {
+                continue;
+            }
+            for &i in indices {
+                log(
+                    "ledger_change",
+                    json!({"asset": self.assets[i].0.to_string(), "entry": what.as_str(), "ledger": latest,
+                    "note": "checking it now"}),
+                );
+                changed.push(i);
+            }
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        changed
+    }
+}

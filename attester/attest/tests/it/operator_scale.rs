@@ -1,0 +1,334 @@
+//! Issue #18 on the local network: a pass's writes go out in `attest_many` batches, and a batch the
+//! registry refuses is split so the other writes land. Registry from the built WASM, sources over local
+//! HTTPS.
+
+use crate::common;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use assay_attest::attest::ChainSubmitter;
+use assay_attest::batch::{write_batched, Landed};
+use assay_attest::registry::Attestation;
+use assay_attest::sac;
+use assay_attest::scanning::DiscoverySource;
+use assay_attest::verify::{read_safety, read_safety_by, read_safety_many};
+use assay_attest::watch::{Checked, Discovery, WatchConfig};
+use assay_scan::testsupport::Reply;
+use common::*;
+
+/// Issuers for the pass test: any 32 bytes make an account on the local network.
+fn issuer(n: u8) -> String {
+    stellar_strkey::ed25519::PublicKey([n; 32])
+        .to_string()
+        .as_str()
+        .to_string()
+}
+
+#[test]
+fn a_failing_batch_is_split_and_the_rest_lands() {
+    let w = World::start(&[]);
+    let mut submitter = ChainSubmitter {
+        invoker: w.invoker(&w.attester),
+        registry: w.registry,
+        confirm_read_back: true,
+    };
+    // Seven writes in one batch; the fifth has severity 9, which the registry refuses (InvalidSeverity, #3).
+    let writes: Vec<Attestation> = (0..7u8)
+        .map(|i| Attestation {
+            asset: [0x40 + i; 32],
+            severity: if i == 4 { 9 } else { 1 },
+            flags: 1,
+            evidence_hash: [i; 32],
+        })
+        .collect();
+    let done = write_batched(&mut submitter, &writes, 50);
+    assert!(done.splits >= 1, "{done:?}");
+    for (i, (write, landed)) in writes.iter().zip(&done.landed).enumerate() {
+        let held = read_safety(&w.rpc, w.registry, write.asset).unwrap();
+        if i == 4 {
+            assert!(
+                matches!(landed, Landed::Failed(why) if why.contains("Error(Contract, #3)") && why.contains("InvalidSeverity")),
+                "{landed:?}"
+            );
+            assert_eq!(held, None, "the refused write is not on chain");
+        } else {
+            assert!(matches!(landed, Landed::Written { .. }), "{i}: {landed:?}");
+            let held = held.expect("written");
+            assert_eq!(
+                (held.severity, held.flags, held.evidence_hash),
+                (1, 1, [i as u8; 32])
+            );
+        }
+    }
+    // The batched storage read answers as get_safety_by does, for written and absent entries alike.
+    let assets: Vec<[u8; 32]> = writes.iter().map(|a| a.asset).collect();
+    let attester = w.attester.public_key();
+    let many = read_safety_many(&w.rpc, w.registry, &assets, attester).unwrap();
+    assert_eq!(many.len(), 7);
+    for asset in &assets {
+        assert_eq!(
+            many[asset],
+            read_safety_by(&w.rpc, w.registry, *asset, attester).unwrap()
+        );
+    }
+    // The six good writes went in the fewest transactions the split allows: 0..3, then 3 alone
+    // (3..7 refused, 3..5 refused), then 5..7.
+    assert_eq!(done.transactions, 3, "{done:?}");
+}
+
+#[test]
+fn a_pass_writes_its_verdicts_in_one_attest_many() {
+    let w = World::start(&["aqua.network"]);
+    let codes = ["AQA", "AQB", "AQC", "AQD"];
+    let mut assets = Vec::new();
+    for (n, code) in codes.into_iter().enumerate() {
+        let issuer = issuer(0x10 + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    let toml: String = assets
+        .iter()
+        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
+        .collect();
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 4\nper_host_concurrency = 2\n{toml}"
+    ))
+    .unwrap();
+    let settings = w.settings(&["aqua.network"]);
+    let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
+    let checked = watch.run(&AtomicBool::new(false), true);
+    let txs: Vec<&String> = checked
+        .iter()
+        .map(|c| match c {
+            Checked::Written(tx) => tx,
+            other => panic!("expected every asset written: {checked:?} ({other:?})"),
+        })
+        .collect();
+    assert!(
+        txs.iter().all(|tx| *tx == txs[0]),
+        "one transaction: {txs:?}"
+    );
+    for (_, contract, _) in &assets {
+        assert!(read_safety(&w.rpc, w.registry, *contract)
+            .unwrap()
+            .is_some());
+    }
+    let metrics = watch.health.lock().unwrap().metrics();
+    assert!(
+        metrics.contains("assay_watch_transactions_total 1\n")
+            && metrics.contains("assay_watch_attestations_written_total 4\n")
+            && metrics.contains("assay_watch_last_pass_seconds "),
+        "{metrics}"
+    );
+    // The next pass finds every entry current: nothing is sent.
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert!(
+        checked.iter().all(|c| *c == Checked::Unchanged),
+        "{checked:?}"
+    );
+    assert!(watch
+        .health
+        .lock()
+        .unwrap()
+        .metrics()
+        .contains("assay_watch_transactions_total 1\n"));
+}
+
+/// Issue #18, item 5: the watched set follows a SEP-42 list (an asset it stops naming is retired, one it
+/// starts naming is checked) and an issuer account (every asset Horizon lists for it).
+#[test]
+fn discovery_adds_and_drops_assets() {
+    let w = World::start(&["aqua.network", "lists.test"]);
+    let listed: Vec<ClassicAsset> = ["DSA", "DSB", "DSC"]
+        .into_iter()
+        .enumerate()
+        .map(|(n, code)| {
+            let issuer = issuer(0x30 + n as u8);
+            w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+            w.issue(code, &issuer, 0, Some("aqua.network"))
+        })
+        .collect();
+    let family = issuer(0x40);
+    w.serve_eval("aqua-clear-verified", &family, "aqua.network");
+    // Two assets of one issuer: the first funds it, the second only needs a holder's trustline.
+    let first = w.issue("DIA", &family, 0, Some("aqua.network"));
+    let second = ClassicAsset {
+        code: "DIB",
+        issuer: family.clone(),
+    };
+    w.net
+        .admin_set_trustline(
+            &account_id(w.holder.public_key()),
+            &second.xdr(),
+            10_000_000,
+            i64::MAX,
+            1,
+        )
+        .unwrap();
+    let issued = [first.core().to_string(), second.core().to_string()];
+    let list = |assets: &[&ClassicAsset]| {
+        let entries: Vec<serde_json::Value> = assets
+            .iter()
+            .map(|a| serde_json::json!({"code": a.code, "issuer": a.issuer}))
+            .collect();
+        Reply::json(
+            serde_json::json!({"name": "Test", "provider": "test", "assets": entries}).to_string(),
+        )
+    };
+    // The list names A and B first, then B and C.
+    w.server.route(
+        "lists.test",
+        "/list.json",
+        vec![
+            list(&[&listed[0], &listed[1]]),
+            list(&[&listed[1], &listed[2]]),
+        ],
+    );
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n[[discover]]\nasset_list = \"https://lists.test/list.json\"\n[[discover]]\nissuer = \"{family}\"\n"
+    ))
+    .unwrap();
+    let sources = config
+        .discover
+        .iter()
+        .map(|d| d.source().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(sources[1], DiscoverySource::Issuer(family.clone()));
+    let mut watch = {
+        let mut watch = w.watcher(
+            &w.rpc,
+            w.settings(&["aqua.network", "lists.test"]),
+            config,
+            vec![],
+        );
+        watch.discovery = Some(Discovery::new(
+            sources,
+            assay_core::Shard::ALL,
+            Duration::from_secs(3600),
+        ));
+        watch
+    };
+    let name = |a: &ClassicAsset| a.core().to_string();
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    // First read: A and B from the list, both of the issuer's assets; all four checked and written.
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert_eq!(
+        sorted(watch.active_assets()),
+        sorted(vec![
+            name(&listed[0]),
+            name(&listed[1]),
+            issued[0].clone(),
+            issued[1].clone()
+        ])
+    );
+    assert!(
+        checked.iter().all(|c| matches!(c, Checked::Written(_))),
+        "{checked:?}"
+    );
+    // Second read: A dropped (retired, no longer checked), C added (checked and written).
+    watch.discover_now();
+    assert_eq!(
+        sorted(watch.active_assets()),
+        sorted(vec![
+            name(&listed[1]),
+            name(&listed[2]),
+            issued[0].clone(),
+            issued[1].clone()
+        ])
+    );
+    let checked = watch.run(&AtomicBool::new(false), true);
+    assert_eq!(checked.len(), 4, "{checked:?}");
+    let c = sac::asset_contract_id(&listed[2].core(), &w.spec.passphrase).unwrap();
+    assert!(
+        read_safety(&w.rpc, w.registry, c).unwrap().is_some(),
+        "C is written"
+    );
+    let health = watch.health.lock().unwrap();
+    assert_eq!(
+        health.checks_total, 8,
+        "A is not checked after it is dropped"
+    );
+    assert!(
+        !health.assets.contains_key(&name(&listed[0])),
+        "a retired asset leaves /health"
+    );
+    assert_eq!(
+        health.written_total, 5,
+        "A, B, DIA, DIB, then C; B and the issuer's assets were unchanged"
+    );
+}
+
+/// Issue #18, item 3: between passes, an issuer's flag change is seen in its account entry and the asset
+/// is checked at once: the registry follows within seconds, not at the next interval (300 s here).
+#[test]
+fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
+    let w = World::start(&["aqua.network"]);
+    let iss = issuer(0x60);
+    let asset = w.issue("RCT", &iss, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", &iss, "aqua.network");
+    let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n[[asset]]\nasset = \"{}\"\n",
+        asset.core()
+    ))
+    .unwrap();
+    let mut watch = {
+        let mut watch = w.watcher(
+            &w.rpc,
+            w.settings(&["aqua.network"]),
+            config,
+            vec![(
+                assay_core::Token::Classic(asset.core()),
+                contract,
+                Duration::from_secs(300),
+            )],
+        );
+        watch.reaction = Some(assay_attest::watch::Reaction::new(1, true));
+        watch
+    };
+    let stop = AtomicBool::new(false);
+    let severity = || {
+        read_safety(&w.rpc, w.registry, contract)
+            .unwrap()
+            .map(|s| s.severity)
+    };
+    // How long until the registry holds `want`; `None` after 30 s.
+    let wait_for = |want: u32| {
+        let started = std::time::Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if severity() == Some(want) {
+                return Some(started.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    };
+    std::thread::scope(|s| {
+        let running = s.spawn(|| watch.run(&stop, false));
+        let first = wait_for(0);
+        // A moment for the first poll to record the entries as they are.
+        std::thread::sleep(Duration::from_millis(1500));
+        w.net.admin_set_account_flags(&g_account(&iss), 2).unwrap();
+        let reacted = first.and_then(|_| wait_for(2));
+        // Stopped before any assertion, so a failure ends the test instead of leaving the loop running.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let outcomes = running.join().unwrap();
+        assert!(first.is_some(), "the first pass never wrote severity 0");
+        assert!(
+            reacted.is_some(),
+            "the registry did not follow the flag change within 30 s: {:?}",
+            severity()
+        );
+        assert!(matches!(outcomes[0], Checked::Written(_)), "{outcomes:?}");
+    });
+}

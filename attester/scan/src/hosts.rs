@@ -1,0 +1,202 @@
+//! A bound per source host (Horizon, StellarExpert, each home domain): at most `concurrency` requests in
+//! flight to one host, requests started no faster than its rate limit, and a host that answered 429 or
+//! 503 with `Retry-After` left alone until then. Each host has its own gate, so one slow, limited or
+//! failing host delays only the requests sent to it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+/// The longest pause a `Retry-After` can impose on a host: a server asking for more is retried after
+/// this (its request then counts as a failure of the scan that needed it, and is backed off there).
+pub const RETRY_AFTER_PAUSE_CAP: Duration = Duration::from_secs(60);
+
+/// The bound applied to every host.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostLimits {
+    /// Requests in flight to one host at once (at least 1).
+    pub concurrency: usize,
+    /// Requests started per second to one host; `None` for no rate limit.
+    pub per_second: Option<f64>,
+}
+
+impl Default for HostLimits {
+    /// Eight requests at once per host, no rate limit.
+    fn default() -> Self {
+        HostLimits {
+            concurrency: 8,
+            per_second: None,
+        }
+    }
+}
+
+impl HostLimits {
+    fn spacing(&self) -> Duration {
+        match self.per_second {
+            Some(rate) if rate.is_finite() && rate > 0.0 => Duration::from_secs_f64(1.0 / rate),
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+struct Gate {
+    in_flight: Arc<Semaphore>,
+    /// The earliest instant the next request may start (rate spacing and `Retry-After`).
+    next_start: Mutex<Instant>,
+}
+
+/// The gates of every host seen, created on first use.
+pub struct HostGates {
+    limits: HostLimits,
+    gates: Mutex<HashMap<String, Arc<Gate>>>,
+}
+
+/// Held while a request to a host is in flight.
+pub struct HostPermit {
+    _permit: OwnedSemaphorePermit,
+}
+
+impl HostGates {
+    /// Gates applying `limits` to each host.
+    pub fn new(limits: HostLimits) -> HostGates {
+        HostGates {
+            limits,
+            gates: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The limits applied.
+    pub fn limits(&self) -> HostLimits {
+        self.limits
+    }
+
+    fn gate(&self, host: &str) -> Arc<Gate> {
+        self.gates
+            .lock()
+            .expect("host gates")
+            .entry(host.to_ascii_lowercase())
+            .or_insert_with(|| {
+                Arc::new(Gate {
+                    in_flight: Arc::new(Semaphore::new(self.limits.concurrency.max(1))),
+                    next_start: Mutex::new(Instant::now()),
+                })
+            })
+            .clone()
+    }
+
+    /// Waits for a slot on `host`: a free place among its requests in flight, then its turn under the
+    /// rate limit and any `Retry-After` pause. Hold the permit until the answer is read.
+    pub async fn acquire(&self, host: &str) -> HostPermit {
+        let gate = self.gate(host);
+        let permit = gate
+            .in_flight
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("host semaphore is never closed");
+        let start = {
+            let mut next = gate.next_start.lock().expect("host gate");
+            let start = (*next).max(Instant::now());
+            *next = start + self.limits.spacing();
+            start
+        };
+        tokio::time::sleep_until(start).await;
+        HostPermit { _permit: permit }
+    }
+
+    /// `host` asked to be left alone for `wait` (`Retry-After`): no request to it starts before then
+    /// (bounded by [`RETRY_AFTER_PAUSE_CAP`]).
+    pub fn pause(&self, host: &str, wait: Duration) {
+        let gate = self.gate(host);
+        let until = Instant::now() + wait.min(RETRY_AFTER_PAUSE_CAP);
+        let mut next = gate.next_start.lock().expect("host gate");
+        *next = (*next).max(until);
+    }
+}
+
+/// The host (and port, when given) a URL is sent to, lower-cased; `None` for a URL without one.
+pub fn host_of(url: &str) -> Option<String> {
+    let uri: hyper::Uri = url.parse().ok()?;
+    let host = uri.host()?.to_ascii_lowercase();
+    Some(match uri.port_u16() {
+        Some(port) => format!("{host}:{port}"),
+        None => host,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_of_keeps_host_and_port() {
+        assert_eq!(
+            host_of("https://Horizon.Example:8000/assets?x=1").as_deref(),
+            Some("horizon.example:8000")
+        );
+        assert_eq!(
+            host_of("https://a.example/.well-known/stellar.toml").as_deref(),
+            Some("a.example")
+        );
+        assert_eq!(host_of("not a url"), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_rate_limit_spaces_one_hosts_requests_and_leaves_the_others_alone() {
+        let gates = Arc::new(HostGates::new(HostLimits {
+            concurrency: 10,
+            per_second: Some(10.0),
+        }));
+        let begin = Instant::now();
+        let mut started = Vec::new();
+        for _ in 0..5 {
+            let _p = gates.acquire("slow.example").await;
+            started.push(begin.elapsed());
+        }
+        // 10 per second: one every 100 ms.
+        assert_eq!(started[4], Duration::from_millis(400));
+        // Another host has its own turn: not queued behind slow.example.
+        let t = Instant::now();
+        let _p = gates.acquire("fast.example").await;
+        assert_eq!(t.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retry_after_pauses_only_that_host_and_is_capped() {
+        let gates = HostGates::new(HostLimits::default());
+        gates.pause("limited.example", Duration::from_secs(7));
+        let t = Instant::now();
+        let _p = gates.acquire("other.example").await;
+        assert_eq!(t.elapsed(), Duration::ZERO);
+        let _p = gates.acquire("limited.example").await;
+        assert_eq!(t.elapsed(), Duration::from_secs(7));
+        gates.pause("limited.example", Duration::from_secs(3600));
+        let t = Instant::now();
+        let _p = gates.acquire("limited.example").await;
+        assert_eq!(t.elapsed(), RETRY_AFTER_PAUSE_CAP);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn at_most_concurrency_requests_in_flight_per_host() {
+        let gates = Arc::new(HostGates::new(HostLimits {
+            concurrency: 2,
+            per_second: None,
+        }));
+        let a = gates.acquire("h.example").await;
+        let _b = gates.acquire("h.example").await;
+        let waiting = tokio::spawn({
+            let gates = gates.clone();
+            async move {
+                let _c = gates.acquire("h.example").await;
+            }
+        });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!waiting.is_finished(), "a third request waits");
+        let _other = gates.acquire("i.example").await;
+        drop(a);
+        waiting.await.unwrap();
+    }
+}
