@@ -7,10 +7,9 @@ use assay_core::Freshness;
 use clap::Args;
 
 use super::shared::{
-    reject_argv_secrets, resolve_all, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat,
-    RegistryArgs, Sep41Args, SignerArgs, SourceArgs,
+    reject_argv_secrets, rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs,
 };
-use super::{failed, usage, CommandResult};
+use super::{failed, usage, CommandError, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
 };
@@ -83,15 +82,9 @@ pub struct AttestArgs {
     #[arg(value_name = "ASSET", required = true)]
     pub assets: Vec<String>,
     #[command(flatten)]
-    pub network: NetworkArgs,
-    #[command(flatten)]
-    pub registry: RegistryArgs,
+    pub registry: RegistryScanArgs,
     #[command(flatten)]
     pub signer: SignerArgs,
-    #[command(flatten)]
-    pub asset_network: AssetNetworkArgs,
-    #[command(flatten)]
-    pub sources: SourceArgs,
     /// Simulate the batches only; send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -123,15 +116,7 @@ pub fn run(args: AttestArgs) -> CommandResult {
             args.batch_size
         ));
     }
-    let (spec, registry, settings) = match resolve_all(
-        &args.network,
-        &args.registry,
-        &args.asset_network,
-        &args.sources,
-    ) {
-        Ok(x) => x,
-        Err(m) => return usage(m),
-    };
+    let (spec, registry, settings) = args.registry.resolve().map_err(CommandError::usage)?;
     let signer = match args.signer.load() {
         Ok(s) => s,
         Err(m) => return usage(m),

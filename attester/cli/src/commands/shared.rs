@@ -51,24 +51,52 @@ impl Sep41Args {
         if !self.sep41 {
             return Ok(None);
         }
-        if asset_passphrase != spec.passphrase {
-            return Err(
-                "--sep41 runs the conformance suite against the contract on the registry's network, so \
-                 the assets must live there: drop --asset-network (or point --network at the assets' \
-                 network)"
-                    .into(),
-            );
-        }
-        Sep41Runner::with_parties(
-            &spec.rpc_url,
-            &spec.passphrase,
-            self.owner_identity.clone(),
-            self.spender_identity.clone(),
-            self.allow_non_testnet_write,
+        suite_runner(
+            spec,
+            asset_passphrase,
+            SuiteParties {
+                owner_identity: self.owner_identity.clone(),
+                spender_identity: self.spender_identity.clone(),
+                allow_non_testnet_write: self.allow_non_testnet_write,
+            },
+            "--sep41",
+            "drop --asset-network (or point --network at the assets' network)",
         )
         .map(Some)
-        .map_err(|e| format!("--sep41: {e}"))
     }
+}
+
+/// Who the SEP-41 suite's parties are, from flags or a config.
+pub struct SuiteParties {
+    pub owner_identity: Option<String>,
+    pub spender_identity: Option<String>,
+    pub allow_non_testnet_write: bool,
+}
+
+/// The SEP-41 suite's runner on the registry's network (the contract an asset is keyed by lives there):
+/// keyless on a fork, or key-based live when a party is given, behind the consent gate. `key` is the flag
+/// or config key that asked for it, and `fix` what to change when the assets live elsewhere.
+pub fn suite_runner(
+    spec: &NetworkSpec,
+    asset_passphrase: &str,
+    parties: SuiteParties,
+    key: &str,
+    fix: &str,
+) -> Result<Sep41Runner, String> {
+    if asset_passphrase != spec.passphrase {
+        return Err(format!(
+            "{key} runs the conformance suite against the contract on the registry's network, so the \
+             assets must live there: {fix}"
+        ));
+    }
+    Sep41Runner::with_parties(
+        &spec.rpc_url,
+        &spec.passphrase,
+        parties.owner_identity,
+        parties.spender_identity,
+        parties.allow_non_testnet_write,
+    )
+    .map_err(|e| format!("{key}: {e}"))
 }
 
 /// Output format of every command that prints results (`assay sep41` adds `md`).
@@ -250,17 +278,28 @@ impl SourceArgs {
     }
 }
 
-/// The registry's network and id, and the scan settings for the assets, from the flags `attest` and
-/// `verify` share.
-pub fn resolve_all(
-    network: &NetworkArgs,
-    registry: &RegistryArgs,
-    asset_network: &AssetNetworkArgs,
-    sources: &SourceArgs,
-) -> Result<(NetworkSpec, [u8; 32], ScanSettings), String> {
-    let (spec, registry) = network.resolve(registry)?;
-    let settings = sources.settings(asset_network.passphrase(&spec)?)?;
-    Ok((spec, registry, settings))
+/// The registry and where its assets' sources are read: the flags `attest` and `verify` share.
+#[derive(Args, Debug, Clone)]
+pub struct RegistryScanArgs {
+    #[command(flatten)]
+    pub network: NetworkArgs,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub asset_network: AssetNetworkArgs,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+impl RegistryScanArgs {
+    /// The registry's network and id, and the scan settings for the assets.
+    pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32], ScanSettings), String> {
+        let (spec, registry) = self.network.resolve(&self.registry)?;
+        let settings = self
+            .sources
+            .settings(self.asset_network.passphrase(&spec)?)?;
+        Ok((spec, registry, settings))
+    }
 }
 
 /// Rejects any argv word that looks like key material, wherever it was typed.

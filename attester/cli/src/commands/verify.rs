@@ -5,11 +5,8 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::shared::{
-    resolve_all, rpc_client, AssetNetworkArgs, NetworkArgs, OutputFormat, RegistryArgs, Sep41Args,
-    SourceArgs,
-};
-use super::{failed, usage, CommandResult};
+use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
+use super::{failed, usage, CommandError, CommandResult};
 use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
@@ -58,13 +55,7 @@ pub struct VerifyArgs {
     #[arg(value_name = "ASSET")]
     pub asset: String,
     #[command(flatten)]
-    pub network: NetworkArgs,
-    #[command(flatten)]
-    pub registry: RegistryArgs,
-    #[command(flatten)]
-    pub asset_network: AssetNetworkArgs,
-    #[command(flatten)]
-    pub sources: SourceArgs,
+    pub registry: RegistryScanArgs,
     /// Oldest acceptable attestation in seconds (0 disables the age check).
     #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
     pub max_age: u64,
@@ -190,15 +181,7 @@ fn render(v: &Verdict) -> String {
 
 /// Runs `assay verify`.
 pub fn run(args: VerifyArgs) -> CommandResult {
-    let (spec, registry, settings) = match resolve_all(
-        &args.network,
-        &args.registry,
-        &args.asset_network,
-        &args.sources,
-    ) {
-        Ok(x) => x,
-        Err(m) => return usage(m),
-    };
+    let (spec, registry, settings) = args.registry.resolve().map_err(CommandError::usage)?;
     let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the

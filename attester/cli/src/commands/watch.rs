@@ -10,8 +10,8 @@ use assay_core::Shard;
 use clap::Args;
 
 use super::shared::{
-    asset_passphrase, reject_argv_secrets, rpc_client, NetworkArgs, RegistryArgs, SignerArgs,
-    SourceArgs,
+    asset_passphrase, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs, RegistryArgs,
+    SignerArgs, SourceArgs, SuiteParties,
 };
 use super::{failed, usage, CommandResult};
 use assay_attest::sep41::Sep41Runner;
@@ -305,27 +305,22 @@ fn once_exit_code(outcomes: &[Checked]) -> u8 {
     }
 }
 
-/// The SEP-41 runner for `sep41 = true` assets, on the registry's network: keyless on a fork, or
-/// key-based live with the config's party identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET
-/// behind the consent gate.
+/// The SEP-41 runner for `sep41 = true` assets (see [`suite_runner`]).
 fn sep41_runner(
     config: &WatchConfig,
     spec: &assay_chain::network::NetworkSpec,
     asset_passphrase: &str,
 ) -> Result<Sep41Runner, String> {
-    if asset_passphrase != spec.passphrase {
-        return Err(
-            "sep41 = true runs the conformance suite against the Stellar Asset Contract on the registry's \
-             network, so the assets must live there: remove asset_network"
-                .into(),
-        );
-    }
-    Sep41Runner::with_parties(
-        &spec.rpc_url,
-        &spec.passphrase,
-        config.sep41_owner_identity.clone(),
-        config.sep41_spender_identity.clone(),
-        config.sep41_allow_non_testnet_write,
+    let parties = SuiteParties {
+        owner_identity: config.sep41_owner_identity.clone(),
+        spender_identity: config.sep41_spender_identity.clone(),
+        allow_non_testnet_write: config.sep41_allow_non_testnet_write,
+    };
+    suite_runner(
+        spec,
+        asset_passphrase,
+        parties,
+        "sep41 = true",
+        "remove asset_network",
     )
-    .map_err(|e| format!("sep41: {e}"))
 }
