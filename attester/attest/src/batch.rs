@@ -188,8 +188,9 @@ mod tests {
     fn full_batches_go_in_ceil_writes_over_cap_transactions() {
         let mut registry = Registry::default();
         let done = write_batched(&mut registry, &writes(120, &[]), MAX_BATCH_SIZE);
-        assert_eq!(registry.sent, vec![50, 50, 20]);
-        assert_eq!((done.attempts, done.transactions, done.splits), (3, 3, 0));
+        // The registry's cap is 35: 120 writes are ceil(120 / 35) = 4 transactions.
+        assert_eq!(registry.sent, vec![35, 35, 35, 15]);
+        assert_eq!((done.attempts, done.transactions, done.splits), (4, 4, 0));
         assert!(done
             .landed
             .iter()
@@ -197,7 +198,7 @@ mod tests {
         // A cap above the registry's is clamped to it.
         let mut registry = Registry::default();
         write_batched(&mut registry, &writes(60, &[]), 500);
-        assert_eq!(registry.sent, vec![50, 10]);
+        assert_eq!(registry.sent, vec![35, 25]);
     }
 
     #[test]
