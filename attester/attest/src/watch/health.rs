@@ -62,17 +62,29 @@ pub struct Health {
     pub shard: Option<(assay_core::Shard, usize)>,
 }
 
+/// One Prometheus counter with its help line.
+fn counter(s: &mut String, name: &str, help: &str, value: u64) {
+    s.push_str(&format!(
+        "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}\n"
+    ));
+}
+
 impl Health {
     /// Prometheus text exposition.
     pub fn metrics(&self) -> String {
         let mut s = String::new();
-        s.push_str("# HELP assay_watch_checks_total Asset checks completed or failed.\n# TYPE assay_watch_checks_total counter\n");
-        s.push_str(&format!("assay_watch_checks_total {}\n", self.checks_total));
-        s.push_str("# HELP assay_watch_attestations_written_total Attestations written and confirmed.\n# TYPE assay_watch_attestations_written_total counter\n");
-        s.push_str(&format!(
-            "assay_watch_attestations_written_total {}\n",
-            self.written_total
-        ));
+        counter(
+            &mut s,
+            "assay_watch_checks_total",
+            "Asset checks completed or failed.",
+            self.checks_total,
+        );
+        counter(
+            &mut s,
+            "assay_watch_attestations_written_total",
+            "Attestations written and confirmed.",
+            self.written_total,
+        );
         s.push_str("# HELP assay_watch_refusals_total Reports not written, by rule.\n# TYPE assay_watch_refusals_total counter\n");
         for (rule, n) in &self.refused_total {
             s.push_str(&format!(
@@ -85,26 +97,30 @@ impl Health {
                 "assay_watch_alerts_total{{alert=\"{alert}\"}} {n}\n"
             ));
         }
-        s.push_str("# HELP assay_watch_revocations_total Weaker entries revoked after a refusal.\n# TYPE assay_watch_revocations_total counter\n");
-        s.push_str(&format!(
-            "assay_watch_revocations_total {}\n",
-            self.revoked_total
-        ));
-        s.push_str("# HELP assay_watch_failures_total Failed checks (source, network or chain).\n# TYPE assay_watch_failures_total counter\n");
-        s.push_str(&format!(
-            "assay_watch_failures_total {}\n",
-            self.failures_total
-        ));
-        s.push_str("# HELP assay_watch_transactions_total attest_many transactions sent (each part of a split batch counts).\n# TYPE assay_watch_transactions_total counter\n");
-        s.push_str(&format!(
-            "assay_watch_transactions_total {}\n",
-            self.transactions_total
-        ));
-        s.push_str("# HELP assay_watch_batch_splits_total Batches refused by the registry and split to isolate the entry at fault.\n# TYPE assay_watch_batch_splits_total counter\n");
-        s.push_str(&format!(
-            "assay_watch_batch_splits_total {}\n",
-            self.batch_splits_total
-        ));
+        counter(
+            &mut s,
+            "assay_watch_revocations_total",
+            "Weaker entries revoked after a refusal.",
+            self.revoked_total,
+        );
+        counter(
+            &mut s,
+            "assay_watch_failures_total",
+            "Failed checks (source, network or chain).",
+            self.failures_total,
+        );
+        counter(
+            &mut s,
+            "assay_watch_transactions_total",
+            "attest_many transactions sent (each part of a split batch counts).",
+            self.transactions_total,
+        );
+        counter(
+            &mut s,
+            "assay_watch_batch_splits_total",
+            "Batches refused by the registry and split to isolate the entry at fault.",
+            self.batch_splits_total,
+        );
         if let Some(seconds) = self.last_pass_seconds {
             s.push_str("# HELP assay_watch_last_pass_seconds Wall time of the last pass over the due assets.\n# TYPE assay_watch_last_pass_seconds gauge\n");
             s.push_str(&format!("assay_watch_last_pass_seconds {seconds:.3}\n"));
