@@ -17,14 +17,7 @@ use clap::Args;
 
 use super::shared::{OutputFormat, SourceArgs};
 use super::{failed, usage, CommandResult};
-
-/// Every report is complete.
-pub const EXIT_COMPLETE: u8 = assay_core::exit::OK;
-/// An error: at least one asset has no report (Horizon failed, unknown asset or issuer), or the
-/// history could not be written.
-pub const EXIT_ERROR: u8 = assay_core::exit::ERROR;
-/// At least one report could not be completed (undetermined): a source its verdict depends on did not answer.
-pub const EXIT_UNDETERMINED: u8 = assay_core::exit::UNDETERMINED;
+use assay_core::exit;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -269,7 +262,7 @@ pub fn run(args: ScanArgs) -> CommandResult {
         }
     }
 
-    let mut exit = EXIT_COMPLETE;
+    let mut code = exit::OK;
     let mut stdout = std::io::stdout().lock();
     let mut rows = Vec::new();
     for (name, report, suite) in outcomes {
@@ -277,12 +270,12 @@ pub fn run(args: ScanArgs) -> CommandResult {
             Ok(report) => report,
             Err(message) => {
                 eprintln!("assay scan: {name}: {}", assay_core::redact::text(&message));
-                exit = EXIT_ERROR;
+                code = exit::ERROR;
                 continue;
             }
         };
-        if report.undetermined && exit == EXIT_COMPLETE {
-            exit = EXIT_UNDETERMINED;
+        if report.undetermined && code == exit::OK {
+            code = exit::UNDETERMINED;
         }
         let line = serde_json::to_string(&report).expect("a report always serialises");
         let rendered = match args.output {
@@ -302,9 +295,9 @@ pub fn run(args: ScanArgs) -> CommandResult {
         if !rows.is_empty() {
             if let Err(err) = History::open(&path).and_then(|mut h| h.append(&rows)) {
                 eprintln!("assay scan: {err}; the reports above were not recorded (use --history PATH or --no-history)");
-                exit = EXIT_ERROR;
+                code = exit::ERROR;
             }
         }
     }
-    Ok(exit)
+    Ok(code)
 }
