@@ -4,7 +4,7 @@
 use soroban_sdk::{contractevent, Address, BytesN};
 
 /// An attestation was written by `attest` or `attest_many`.
-#[contractevent(topics = ["attest"])]
+#[contractevent(topics = ["attest"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct Attested {
     #[topic]
@@ -18,7 +18,7 @@ pub struct Attested {
 }
 
 /// An attester's verdict was withdrawn, by the attester itself or by the admin (`revoked_by`).
-#[contractevent(topics = ["revoke"])]
+#[contractevent(topics = ["revoke"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct Revoked {
     #[topic]
@@ -31,7 +31,7 @@ pub struct Revoked {
 }
 
 /// The admin let a new address attest.
-#[contractevent(topics = ["attester_added"])]
+#[contractevent(topics = ["attester_added"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct AttesterAdded {
     #[topic]
@@ -39,7 +39,7 @@ pub struct AttesterAdded {
 }
 
 /// The admin withdrew an address's right to attest.
-#[contractevent(topics = ["attester_removed"])]
+#[contractevent(topics = ["attester_removed"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct AttesterRemoved {
     #[topic]
@@ -47,7 +47,7 @@ pub struct AttesterRemoved {
 }
 
 /// The admin proposed a successor, who must accept.
-#[contractevent(topics = ["admin_proposed"])]
+#[contractevent(topics = ["admin_proposed"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct AdminProposed {
     #[topic]
@@ -56,7 +56,7 @@ pub struct AdminProposed {
 }
 
 /// The admin withdrew its proposal; `pending_admin` can no longer accept.
-#[contractevent(topics = ["admin_transfer_cancelled"])]
+#[contractevent(topics = ["admin_transfer_cancelled"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct AdminTransferCancelled {
     #[topic]
@@ -65,7 +65,7 @@ pub struct AdminTransferCancelled {
 }
 
 /// The proposed admin accepted; `previous_admin` has no power left.
-#[contractevent(topics = ["admin_changed"])]
+#[contractevent(topics = ["admin_changed"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct AdminChanged {
     #[topic]
@@ -74,7 +74,7 @@ pub struct AdminChanged {
 }
 
 /// The admin proposed a code replacement, applicable from `applicable_at`.
-#[contractevent(topics = ["upgrade_proposed"])]
+#[contractevent(topics = ["upgrade_proposed"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct UpgradeProposed {
     pub wasm_hash: BytesN<32>,
@@ -82,14 +82,14 @@ pub struct UpgradeProposed {
 }
 
 /// The admin withdrew a proposed code replacement.
-#[contractevent(topics = ["upgrade_cancelled"])]
+#[contractevent(topics = ["upgrade_cancelled"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct UpgradeCancelled {
     pub wasm_hash: BytesN<32>,
 }
 
 /// The admin applied a proposed code replacement after its notice; storage is untouched.
-#[contractevent(topics = ["upgraded"])]
+#[contractevent(topics = ["upgraded"], sparse = false)]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub struct Upgraded {
     pub wasm_hash: BytesN<32>,

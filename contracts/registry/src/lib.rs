@@ -33,7 +33,7 @@ pub use events::{
 pub use interface::SafetyRegistryInterface;
 pub use mechanics::*;
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
-use types::Latest;
+use types::Record;
 pub use types::{Assessment, Attestation, DataKey, PendingUpgrade, Revocation, Safety};
 
 #[cfg(any(test, feature = "testutils"))]
@@ -138,7 +138,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         if storage::is_attester(&env, &attester) {
             return Err(Error::AttesterExists);
         }
-        storage::add_attester(&env, &attester, now(&env))?;
+        storage::add_attester(&env, &attester)?;
         storage::extend_instance(&env);
         AttesterAdded { attester }.publish(&env);
         Ok(())
@@ -228,19 +228,22 @@ impl SafetyRegistryInterface for SafetyRegistry {
         flags: u32,
         evidence_hash: BytesN<32>,
     ) -> Result<(), Error> {
-        storage::require_attester(&env, &attester)?;
+        let admission = storage::require_attester(&env, &attester)?;
         validate(severity, flags)?;
         let attested_at = now(&env);
         write(
             &env,
-            &attester,
             &asset,
-            severity,
-            flags,
-            evidence_hash,
-            attested_at,
+            Record {
+                attester: attester.clone(),
+                admission,
+                severity,
+                flags,
+                evidence_hash,
+                attested_at,
+            },
         );
-        storage::extend_after_write(&env, &attester);
+        storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
 
@@ -249,7 +252,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         attester: Address,
         attestations: Vec<Attestation>,
     ) -> Result<(), Error> {
-        storage::require_attester(&env, &attester)?;
+        let admission = storage::require_attester(&env, &attester)?;
         if attestations.len() > MAX_BATCH_SIZE {
             return Err(Error::BatchTooLarge);
         }
@@ -266,22 +269,25 @@ impl SafetyRegistryInterface for SafetyRegistry {
             let a = a.unwrap_optimized();
             write(
                 &env,
-                &attester,
                 &a.asset,
-                a.severity,
-                a.flags,
-                a.evidence_hash,
-                attested_at,
+                Record {
+                    attester: attester.clone(),
+                    admission,
+                    severity: a.severity,
+                    flags: a.flags,
+                    evidence_hash: a.evidence_hash,
+                    attested_at,
+                },
             );
         }
-        storage::extend_after_write(&env, &attester);
+        storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
 
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error> {
-        storage::require_attester(&env, &attester)?;
+        let admission = storage::require_attester(&env, &attester)?;
         withdraw(&env, &attester, &asset, &attester)?;
-        storage::extend_after_write(&env, &attester);
+        storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
 
@@ -298,7 +304,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
     }
 
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety> {
-        storage::verdict(&env, &asset, &attester)
+        storage::verdict(&env, &asset, &attester).map(Record::safety)
     }
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
@@ -341,9 +347,8 @@ impl SafetyRegistryInterface for SafetyRegistry {
         let mut agreeing = 0;
         for attester in attesters.try_iter() {
             let attester = attester.unwrap_optimized();
-            let admits = storage::verdict(&env, &asset, &attester).is_some_and(|safety| {
-                counts(&env, &attester, &safety)
-                    && admits(&env, &safety, max_severity, max_age_secs)
+            let admits = storage::verdict(&env, &asset, &attester).is_some_and(|record| {
+                counts(&env, &record) && admits(&env, &record.safety(), max_severity, max_age_secs)
             });
             if admits {
                 agreeing += 1;
@@ -407,40 +412,38 @@ fn is_fresh(env: &Env, safety: &Safety, max_age_secs: u64) -> bool {
     max_age_secs == 0 || now(env).saturating_sub(safety.attested_at) <= max_age_secs
 }
 
-/// Whether `attester`'s `safety` counts now: it is an attester, and wrote the verdict during its
+/// Whether a stored verdict counts now: its writer is an attester, and wrote it during its
 /// current admission (a removed and re-admitted attester's earlier verdicts stay void).
-fn counts(env: &Env, attester: &Address, safety: &Safety) -> bool {
-    storage::admitted_at(env, attester).is_some_and(|admitted_at| safety.attested_at >= admitted_at)
+fn counts(env: &Env, record: &Record) -> bool {
+    storage::is_current_admission(env, record.admission)
 }
 
-/// The most recent verdict on `asset` that counts. One read while its writer is still an
+/// The most recent verdict on `asset` that counts. Two lookups while its writer is still an
 /// attester; otherwise every current attester's verdict is read (at most `MAX_ATTESTERS`).
 fn current(env: &Env, asset: &Address) -> Option<Safety> {
     let latest = storage::latest(env, asset)?;
-    let attester = latest.attester.clone();
-    let safety = latest.safety();
-    if counts(env, &attester, &safety) {
-        return Some(safety);
+    if counts(env, &latest) {
+        return Some(latest.safety());
     }
-    most_recent_counting(env, asset).map(Latest::safety)
+    most_recent_counting(env, asset).map(Record::safety)
 }
 
 /// The most recent verdict on `asset` among current attesters; on a tie, the earliest admitted.
-fn most_recent_counting(env: &Env, asset: &Address) -> Option<Latest> {
-    let mut best: Option<Latest> = None;
+fn most_recent_counting(env: &Env, asset: &Address) -> Option<Record> {
+    let mut best: Option<Record> = None;
     for attester in storage::attesters(env)
         .iter()
         .flat_map(|list| list.try_iter())
     {
         let attester = attester.unwrap_optimized();
-        let Some(safety) = storage::verdict(env, asset, &attester) else {
+        let Some(record) = storage::verdict(env, asset, &attester) else {
             continue;
         };
         let newer = best
             .as_ref()
-            .is_none_or(|b| safety.attested_at > b.attested_at);
-        if newer && counts(env, &attester, &safety) {
-            best = Some(Latest::new(attester, safety));
+            .is_none_or(|b| record.attested_at > b.attested_at);
+        if newer && counts(env, &record) {
+            best = Some(record);
         }
     }
     best
@@ -454,31 +457,18 @@ fn now(env: &Env) -> u64 {
     u64::try_from_val(env, &raw).unwrap_optimized()
 }
 
-/// Stores `attester`'s verdict and makes it the asset's latest: nothing written later exists.
-fn write(
-    env: &Env,
-    attester: &Address,
-    asset: &Address,
-    severity: u32,
-    flags: u32,
-    evidence_hash: BytesN<32>,
-    attested_at: u64,
-) {
-    let safety = Safety {
-        severity,
-        flags,
-        evidence_hash: evidence_hash.clone(),
-        attested_at,
-    };
-    storage::set_verdict(env, asset, attester, &safety);
-    storage::set_latest(env, asset, &Latest::new(attester.clone(), safety));
+/// Stores the writer's verdict on `asset` and makes it the asset's latest: nothing written later
+/// exists.
+fn write(env: &Env, asset: &Address, record: Record) {
+    storage::set_verdict(env, asset, &record);
+    storage::set_latest(env, asset, &record);
     Attested {
         asset: asset.clone(),
-        attester: attester.clone(),
-        severity,
-        flags,
-        evidence_hash,
-        attested_at,
+        attester: record.attester,
+        severity: record.severity,
+        flags: record.flags,
+        evidence_hash: record.evidence_hash,
+        attested_at: record.attested_at,
     }
     .publish(env);
 }
@@ -492,7 +482,9 @@ fn withdraw(
     asset: &Address,
     revoked_by: &Address,
 ) -> Result<(), Error> {
-    let revoked = storage::verdict(env, asset, attester).ok_or(Error::NotAttested)?;
+    let revoked = storage::verdict(env, asset, attester)
+        .ok_or(Error::NotAttested)?
+        .safety();
     let revoked_at = now(env);
     storage::remove_verdict(env, asset, attester);
     if storage::latest(env, asset).is_some_and(|latest| latest.attester == *attester) {

@@ -1,10 +1,12 @@
 //! Storage access and TTL policy. Writes top up what they touch; reads never extend anything.
+//! The latest verdict of an asset and the admissions are keyed outside [`DataKey`], for the read
+//! path's sake (see its docs).
 use soroban_sdk::{
     unwrap::{UnwrapInfallible, UnwrapOptimized},
-    Address, Env, Val, Vec,
+    Address, Env, IntoVal, Val, Vec,
 };
 
-use crate::{types::Latest, DataKey, Error, PendingUpgrade, Revocation, Safety, MAX_ATTESTERS};
+use crate::{types::Record, DataKey, Error, PendingUpgrade, Revocation, MAX_ATTESTERS};
 
 /// How far below the network maximum an entry's TTL may fall before a write tops it up: none,
 /// every write extends what it touches to the network maximum (~180 days on pubnet).
@@ -23,7 +25,7 @@ pub fn extend_instance(env: &Env) {
         .extend_ttl(TTL_THRESHOLD, TTL_EXTEND_TO);
 }
 
-fn extend_persistent(env: &Env, key: &DataKey) {
+fn extend_persistent<K: IntoVal<Env, Val>>(env: &Env, key: &K) {
     env.storage()
         .persistent()
         .extend_ttl(key, TTL_THRESHOLD, TTL_EXTEND_TO);
@@ -62,11 +64,16 @@ pub fn is_attester(env: &Env, attester: &Address) -> bool {
         .has(&DataKey::Attester(attester.clone()))
 }
 
-/// When `attester` was admitted, if it is an attester now.
-pub fn admitted_at(env: &Env, attester: &Address) -> Option<u64> {
+/// `attester`'s current admission id, if it is an attester now.
+pub fn admission(env: &Env, attester: &Address) -> Option<u32> {
     env.storage()
         .persistent()
         .get(&DataKey::Attester(attester.clone()))
+}
+
+/// Whether admission `id` is current: its attester has not been removed since.
+pub fn is_current_admission(env: &Env, id: u32) -> bool {
+    env.storage().persistent().has(&id)
 }
 
 /// The current attesters, in the order they were added (`None` before the first admission).
@@ -82,9 +89,9 @@ fn set_attesters(env: &Env, list: &[Val]) {
     env.storage().instance().set(&DataKey::Attesters, &raw);
 }
 
-/// Admits `attester` (not yet in the set) at `now`, keeping the list and the per-attester entry
-/// in step.
-pub fn add_attester(env: &Env, attester: &Address, now: u64) -> Result<(), Error> {
+/// Admits `attester` (not yet in the set) under a new admission id, keeping the list, the
+/// per-attester entry and the admission entry in step.
+pub fn add_attester(env: &Env, attester: &Address) -> Result<(), Error> {
     let mut buffer = [Val::VOID.to_val(); MAX_ATTESTERS as usize + 1];
     let mut len = 0;
     for a in attesters(env)
@@ -102,9 +109,19 @@ pub fn add_attester(env: &Env, attester: &Address, now: u64) -> Result<(), Error
     }
     buffer[len] = attester.to_val();
     set_attesters(env, &buffer[..=len]);
+    let id: u32 = env
+        .storage()
+        .instance()
+        .get(&DataKey::Admissions)
+        .unwrap_or(0);
+    // 2^32 admissions cannot happen; an id is never reused, so trap rather than wrap.
+    let next = id.checked_add(1).unwrap_optimized();
+    env.storage().instance().set(&DataKey::Admissions, &next);
     let key = DataKey::Attester(attester.clone());
-    env.storage().persistent().set(&key, &now);
+    env.storage().persistent().set(&key, &id);
+    env.storage().persistent().set(&id, attester);
     extend_persistent(env, &key);
+    extend_persistent(env, &id);
     Ok(())
 }
 
@@ -120,36 +137,36 @@ pub fn remove_attester(env: &Env, attester: &Address) {
         }
     }
     set_attesters(env, &buffer[..len]);
-    env.storage()
-        .persistent()
-        .remove(&DataKey::Attester(attester.clone()));
-}
-
-/// Fails unless `attester` authorised this call and is in the set.
-pub fn require_attester(env: &Env, attester: &Address) -> Result<(), Error> {
-    attester.require_auth();
-    if !is_attester(env, attester) {
-        return Err(Error::NotAttester);
+    let key = DataKey::Attester(attester.clone());
+    if let Some(id) = admission(env, attester) {
+        env.storage().persistent().remove(&id);
     }
-    Ok(())
+    env.storage().persistent().remove(&key);
 }
 
-/// After a successful write: keeps the writer's membership and the instance alive.
-pub fn extend_after_write(env: &Env, attester: &Address) {
+/// Fails unless `attester` authorised this call and is in the set; its current admission id.
+pub fn require_attester(env: &Env, attester: &Address) -> Result<u32, Error> {
+    attester.require_auth();
+    admission(env, attester).ok_or(Error::NotAttester)
+}
+
+/// After a successful write: keeps the writer's membership (both entries) and the instance alive.
+pub fn extend_after_write(env: &Env, attester: &Address, admission: u32) {
     extend_persistent(env, &DataKey::Attester(attester.clone()));
+    extend_persistent(env, &admission);
     extend_instance(env);
 }
 
 /// `attester`'s own verdict on `asset`, whether or not it is still an attester.
-pub fn verdict(env: &Env, asset: &Address, attester: &Address) -> Option<Safety> {
+pub fn verdict(env: &Env, asset: &Address, attester: &Address) -> Option<Record> {
     env.storage()
         .persistent()
         .get(&DataKey::Verdict(asset.clone(), attester.clone()))
 }
 
-pub fn set_verdict(env: &Env, asset: &Address, attester: &Address, safety: &Safety) {
-    let key = DataKey::Verdict(asset.clone(), attester.clone());
-    env.storage().persistent().set(&key, safety);
+pub fn set_verdict(env: &Env, asset: &Address, record: &Record) {
+    let key = DataKey::Verdict(asset.clone(), record.attester.clone());
+    env.storage().persistent().set(&key, record);
     extend_persistent(env, &key);
 }
 
@@ -159,23 +176,19 @@ pub fn remove_verdict(env: &Env, asset: &Address, attester: &Address) {
         .remove(&DataKey::Verdict(asset.clone(), attester.clone()));
 }
 
-/// The most recent verdict written for `asset` and its writer, who may since have been removed.
-pub fn latest(env: &Env, asset: &Address) -> Option<Latest> {
-    env.storage()
-        .persistent()
-        .get(&DataKey::Latest(asset.clone()))
+/// The most recent verdict written for `asset` (keyed by the bare address), whose writer may
+/// since have been removed.
+pub fn latest(env: &Env, asset: &Address) -> Option<Record> {
+    env.storage().persistent().get(asset)
 }
 
-pub fn set_latest(env: &Env, asset: &Address, latest: &Latest) {
-    let key = DataKey::Latest(asset.clone());
-    env.storage().persistent().set(&key, latest);
-    extend_persistent(env, &key);
+pub fn set_latest(env: &Env, asset: &Address, record: &Record) {
+    env.storage().persistent().set(asset, record);
+    extend_persistent(env, asset);
 }
 
 pub fn remove_latest(env: &Env, asset: &Address) {
-    env.storage()
-        .persistent()
-        .remove(&DataKey::Latest(asset.clone()));
+    env.storage().persistent().remove(asset);
 }
 
 pub fn revocation(env: &Env, asset: &Address) -> Option<Revocation> {

@@ -92,7 +92,7 @@ impl Setup {
         }]);
     }
 
-    fn ttl(&self, key: &DataKey) -> u32 {
+    fn ttl<K: IntoVal<Env, Val>>(&self, key: &K) -> u32 {
         self.env
             .as_contract(&self.id, || self.env.storage().persistent().get_ttl(key))
     }
@@ -783,7 +783,8 @@ fn writes_extend_ttl_to_the_maximum_and_reads_touch_nothing() {
         let c = s.client();
         let asset = Address::generate(&s.env);
         c.attest(&s.attester, &asset, &0, &0, &s.hash(1));
-        let key = DataKey::Latest(asset.clone());
+        // The latest verdict is keyed by the bare asset address, the admission by its bare id.
+        let key = asset.clone();
         let own = DataKey::Verdict(asset.clone(), s.attester.clone());
         let max = s.max_ttl();
         assert_eq!(s.ttl(&key), max, "{build:?}: entry topped up");
@@ -794,6 +795,14 @@ fn writes_extend_ttl_to_the_maximum_and_reads_touch_nothing() {
         );
         assert_eq!(s.instance_ttl(), max, "instance topped up");
         assert_eq!(s.ttl(&DataKey::Attester(s.attester.clone())), max);
+        let admission: u32 = s.env.as_contract(&s.id, || {
+            s.env
+                .storage()
+                .persistent()
+                .get(&DataKey::Attester(s.attester.clone()))
+                .unwrap()
+        });
+        assert_eq!(s.ttl(&admission), max, "{build:?}: the admission topped up");
 
         // Reads a while later leave every TTL where it was.
         let seq = s.env.ledger().sequence();
@@ -838,8 +847,7 @@ fn archived_entry_is_restored_with_its_original_attested_at() {
         let asset = Address::generate(&s.env);
         c.attest(&s.attester, &asset, &2, &2, &s.hash(5));
         let original = c.get_safety(&asset).unwrap();
-        let key = DataKey::Latest(asset.clone());
-        let live_for = s.ttl(&key);
+        let live_for = s.ttl(&asset);
 
         // Let the entry (and instance) archive, months later.
         let seq = s.env.ledger().sequence();

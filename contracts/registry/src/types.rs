@@ -67,29 +67,21 @@ pub struct PendingUpgrade {
     pub applicable_at: u64,
 }
 
-/// Storage only: the most recent verdict written for an asset, with its writer, so that
-/// `get_safety` answers from one entry while the writer is still an attester.
+/// Storage only: a verdict as stored, with its writer and the admission it was written under, so
+/// that a read learns whether it still counts from one small-key lookup (see [`DataKey`]).
 #[contracttype]
 #[derive(Clone, Debug, Eq, PartialEq)]
-pub struct Latest {
+pub struct Record {
     pub attester: Address,
+    /// The writer's admission id when it wrote this verdict.
+    pub admission: u32,
     pub severity: u32,
     pub flags: u32,
     pub evidence_hash: BytesN<32>,
     pub attested_at: u64,
 }
 
-impl Latest {
-    pub fn new(attester: Address, safety: Safety) -> Self {
-        Latest {
-            attester,
-            severity: safety.severity,
-            flags: safety.flags,
-            evidence_hash: safety.evidence_hash,
-            attested_at: safety.attested_at,
-        }
-    }
-
+impl Record {
     pub fn safety(self) -> Safety {
         Safety {
             severity: self.severity,
@@ -100,6 +92,16 @@ impl Latest {
     }
 }
 
+/// Storage keys.
+///
+/// Two entries on the read path are keyed outside this enum, because the shape of a key is what
+/// every access pays for: a variant wraps its fields in a vector, and converting that key costs a
+/// read about 8,000 instructions more than a bare value (measured with
+/// `cargo run -p assay-gate-example --example bench`). `get_safety` makes three accesses:
+/// - persistent, keyed by the bare asset `Address`: the most recent verdict written for the asset
+///   ([`Record`]), whose writer may since have been removed;
+/// - persistent, keyed by a bare `u32` admission id: present while that admission is current (it
+///   holds the attester's address).
 #[contracttype]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub enum DataKey {
@@ -107,22 +109,23 @@ pub enum DataKey {
     Admin,
     /// Instance: the admin proposed by `transfer_admin`, until accepted.
     PendingAdmin,
-    /// Persistent: present while the address may attest; holds the ledger time it was admitted
-    /// (a verdict counts only if written at or after it).
+    /// Persistent: present while the address may attest; holds its current admission id (a
+    /// verdict counts only while the admission it was written under is current).
     Attester(Address),
     /// Persistent, interface 3 and earlier: the one shared verdict of an asset. No longer
     /// written or read; kept so the key's meaning is never reused.
     Safety(Address),
     /// Persistent: the latest revocation of an asset.
     Revoked(Address),
-    /// Persistent: the verdict of one attester (second) for one asset (first).
+    /// Persistent: the verdict of one attester (second) for one asset (first), as a [`Record`].
     Verdict(Address, Address),
-    /// Persistent: the most recent verdict of an asset, with its writer ([`Latest`]).
-    Latest(Address),
     /// Instance: the current attesters, in the order they were added (at most `MAX_ATTESTERS`).
     Attesters,
     /// Instance: the notice `apply_upgrade` waits for, fixed at construction.
     UpgradeDelay,
     /// Instance: the proposed code replacement, until applied or cancelled.
     PendingUpgrade,
+    /// Instance: how many admissions were ever made, which is the next admission's id. Ids are
+    /// never reused, so a removed and re-admitted attester's earlier verdicts stay void.
+    Admissions,
 }

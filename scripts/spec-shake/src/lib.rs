@@ -10,7 +10,12 @@
 //! marker matching so both paths keep the same entries.
 //!
 //! Functions are always kept (they are the interface). Exact duplicate entries are collapsed.
-//! Every other section of the module is copied byte for byte.
+//!
+//! [`drop_linker_exports`] removes the three global exports the toolchain adds for its own use
+//! (`_`, which the SDK exports only to keep its link sections alive, and lld's `__data_end` and
+//! `__heap_base`): the host charges every call of a contract for each export it instantiates
+//! (about 2,300 instructions each), and nothing reads these after linking. Every other section of
+//! the module is copied byte for byte.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -23,6 +28,11 @@ const SPEC_SECTION: &str = "contractspecv0";
 const META_SECTION: &str = "contractmetav0";
 const WASM_HEADER: [u8; 8] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const CUSTOM_SECTION_ID: u8 = 0;
+const EXPORT_SECTION_ID: u8 = 7;
+const EXPORT_KIND_GLOBAL: u8 = 3;
+
+/// Global exports that only the linker and the SDK's link-section trick use.
+pub const LINKER_EXPORTS: [&str; 3] = ["_", "__data_end", "__heap_base"];
 
 /// Why a module could not be shaken. The input file is never modified.
 #[derive(Debug)]
@@ -318,6 +328,59 @@ pub fn shake(wasm: &[u8]) -> Result<(Vec<u8>, ShakeReport), ShakeError> {
         replace_custom_section(wasm, SPEC_SECTION, &new_spec)?,
         report,
     ))
+}
+
+/// Returns `wasm` without the global exports named in [`LINKER_EXPORTS`], and the names removed.
+/// Function and memory exports, and any other global, are kept in their order; the globals
+/// themselves stay (only their export goes), so no index in the module changes.
+pub fn drop_linker_exports(wasm: &[u8]) -> Result<(Vec<u8>, Vec<String>), ShakeError> {
+    let mut out = Vec::with_capacity(wasm.len());
+    out.extend_from_slice(&WASM_HEADER);
+    let mut removed = Vec::new();
+    for section in sections(wasm)? {
+        if section.id != EXPORT_SECTION_ID {
+            out.extend_from_slice(&wasm[section.whole]);
+            continue;
+        }
+        let mut pos = section.payload.start;
+        let count = read_leb_u32(wasm, &mut pos)?;
+        let mut kept = Vec::new();
+        let mut kept_count = 0u32;
+        for _ in 0..count {
+            let start = pos;
+            let name_len = read_leb_u32(wasm, &mut pos)? as usize;
+            let name_end = pos
+                .checked_add(name_len)
+                .filter(|end| *end < section.payload.end)
+                .ok_or_else(|| ShakeError::Malformed("export name runs past its section".into()))?;
+            let name = std::str::from_utf8(&wasm[pos..name_end])
+                .map_err(|_| ShakeError::Malformed("export name is not UTF-8".into()))?;
+            let kind = wasm[name_end];
+            pos = name_end + 1;
+            read_leb_u32(wasm, &mut pos)?;
+            if pos > section.payload.end {
+                return Err(ShakeError::Malformed("export runs past its section".into()));
+            }
+            if kind == EXPORT_KIND_GLOBAL && LINKER_EXPORTS.contains(&name) {
+                removed.push(name.to_string());
+            } else {
+                kept.extend_from_slice(&wasm[start..pos]);
+                kept_count += 1;
+            }
+        }
+        if pos != section.payload.end {
+            return Err(ShakeError::Malformed(
+                "export section has bytes after its last export".into(),
+            ));
+        }
+        let mut payload = Vec::with_capacity(kept.len() + 5);
+        write_leb_u32(&mut payload, kept_count);
+        payload.extend_from_slice(&kept);
+        out.push(EXPORT_SECTION_ID);
+        write_leb_u32(&mut out, payload.len() as u32);
+        out.extend_from_slice(&payload);
+    }
+    Ok((out, removed))
 }
 
 /// `wasm` with the content of custom section `name` replaced by `content`, in place.

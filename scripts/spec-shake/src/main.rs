@@ -1,6 +1,7 @@
-//! `spec-shake IN.wasm OUT.wasm`: writes IN with its unused contract-spec entries removed (see the
-//! library docs). Run by `scripts/build-wasm.sh`; exit 0 on success, 1 on a module it cannot
-//! shake, 64 on a usage error. OUT is written through a temporary file, so it is never partial.
+//! `spec-shake IN.wasm OUT.wasm`: writes IN with its unused contract-spec entries and its
+//! linker-only exports removed (see the library docs). Run by `scripts/build-wasm.sh`; exit 0 on
+//! success, 1 on a module it cannot shake, 64 on a usage error. OUT is written through a temporary
+//! file, so it is never partial.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,6 +25,15 @@ fn run(input: &Path, output: &Path) -> Result<(), String> {
     let wasm = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let (shaken, report) =
         assay_spec_shake::shake(&wasm).map_err(|e| format!("{}: {e}", input.display()))?;
+    let (shaken, dropped) = assay_spec_shake::drop_linker_exports(&shaken)
+        .map_err(|e| format!("{}: {e}", input.display()))?;
+    if !dropped.is_empty() {
+        eprintln!(
+            "spec-shake: {}: dropped linker exports {}",
+            input.display(),
+            dropped.join(", ")
+        );
+    }
     let tmp = output.with_extension("shake.tmp");
     std::fs::write(&tmp, &shaken).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, output).map_err(|e| {

@@ -224,3 +224,71 @@ fn spec_docs_are_counted_wherever_they_sit() {
         Err(ShakeError::NoSpec)
     ));
 }
+
+/// An export section: (name, kind, index) each.
+fn export_section(exports: &[(&str, u8, u32)]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    write_leb_u32(&mut payload, exports.len() as u32);
+    for (name, kind, index) in exports {
+        write_leb_u32(&mut payload, name.len() as u32);
+        payload.extend_from_slice(name.as_bytes());
+        payload.push(*kind);
+        write_leb_u32(&mut payload, *index);
+    }
+    payload
+}
+
+#[test]
+fn linker_exports_go_and_everything_else_stays_in_order() {
+    const FUNC: u8 = 0;
+    const MEMORY: u8 = 2;
+    let mut wasm = WASM_HEADER.to_vec();
+    section(
+        &mut wasm,
+        EXPORT_SECTION_ID,
+        &export_section(&[
+            ("memory", MEMORY, 0),
+            ("get_safety", FUNC, 3),
+            ("_", EXPORT_KIND_GLOBAL, 1),
+            ("__data_end", EXPORT_KIND_GLOBAL, 2),
+            ("own_global", EXPORT_KIND_GLOBAL, 4),
+            ("__heap_base", EXPORT_KIND_GLOBAL, 3),
+            // A function that happens to be called `_` is the contract's: kept.
+            ("_", FUNC, 5),
+        ]),
+    );
+    custom(&mut wasm, "contractenvmetav0", b"meta");
+    let (stripped, removed) = drop_linker_exports(&wasm).unwrap();
+    assert_eq!(removed, ["_", "__data_end", "__heap_base"]);
+
+    let mut expected = WASM_HEADER.to_vec();
+    section(
+        &mut expected,
+        EXPORT_SECTION_ID,
+        &export_section(&[
+            ("memory", MEMORY, 0),
+            ("get_safety", FUNC, 3),
+            ("own_global", EXPORT_KIND_GLOBAL, 4),
+            ("_", FUNC, 5),
+        ]),
+    );
+    custom(&mut expected, "contractenvmetav0", b"meta");
+    assert_eq!(stripped, expected);
+
+    // Idempotent, and a module without them is returned byte for byte.
+    let (again, removed) = drop_linker_exports(&stripped).unwrap();
+    assert!(removed.is_empty());
+    assert_eq!(again, stripped);
+}
+
+#[test]
+fn a_truncated_export_section_is_refused() {
+    let mut payload = export_section(&[("memory", 2, 0), ("get", 0, 1)]);
+    payload.truncate(payload.len() - 3);
+    let mut wasm = WASM_HEADER.to_vec();
+    section(&mut wasm, EXPORT_SECTION_ID, &payload);
+    assert!(matches!(
+        drop_linker_exports(&wasm),
+        Err(ShakeError::Malformed(_))
+    ));
+}

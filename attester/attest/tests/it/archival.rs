@@ -28,17 +28,22 @@ fn re_attesting_an_archived_entry_restores_it() {
     };
     s.submit(std::slice::from_ref(&first)).unwrap();
 
-    // Both entries the write made: the asset's latest verdict and the attester's own.
+    // Both entries the write made: the asset's latest verdict (keyed by the bare asset address)
+    // and the attester's own.
     let asset = ScVal::Address(ScAddress::Contract(ContractId(Hash([7; 32]))));
     let keys = [
-        registry_key(&w, vec![symbol("Latest"), asset.clone()]),
+        registry_key(&w, asset.clone()),
         registry_key(
             &w,
-            vec![
-                symbol("Verdict"),
-                asset,
-                registry::account_val(w.attester.public_key()),
-            ],
+            ScVal::Vec(Some(
+                vec![
+                    symbol("Verdict"),
+                    asset,
+                    registry::account_val(w.attester.public_key()),
+                ]
+                .try_into()
+                .unwrap(),
+            )),
         ),
     ];
     let now = w.net.latest_ledger();
@@ -85,10 +90,10 @@ fn symbol(name: &str) -> ScVal {
 }
 
 /// The registry's persistent entry under the `DataKey` variant whose parts are `parts`.
-fn registry_key(w: &World, parts: Vec<ScVal>) -> LedgerKey {
+fn registry_key(w: &World, key: ScVal) -> LedgerKey {
     LedgerKey::ContractData(LedgerKeyContractData {
         contract: ScAddress::Contract(ContractId(Hash(w.registry))),
-        key: ScVal::Vec(Some(parts.try_into().unwrap())),
+        key,
         durability: ContractDataDurability::Persistent,
     })
 }
