@@ -441,9 +441,11 @@ impl ChainSubmitter<'_> {
             let name = crate::sac::contract_strkey(asset);
             match read {
                 Ok(Some(s)) if holds(&s, a) => {}
-                Ok(other) => return Err(format!(
+                Ok(other) => {
+                    return Err(format!(
                     "transaction {tx} succeeded but get_safety_by now reads {other:?} for {name}"
-                )),
+                ))
+                }
                 Err(e) => {
                     return Err(format!(
                         "transaction {tx} succeeded but reading {name} back failed: {}",
