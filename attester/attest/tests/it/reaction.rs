@@ -135,6 +135,25 @@ fn a_sac_admin_change_is_rewritten_before_the_next_pass() {
     );
 }
 
+/// A Stellar Asset Contract named by its address is judged by its issuer's flags: its issuer account,
+/// learned from the SAC's instance, is followed like a classic asset's.
+#[test]
+fn a_sac_issuers_flag_change_is_rewritten_before_the_next_pass() {
+    let w = World::start(&[DOMAIN]);
+    let issuer = Signer::from_seed([0x64; 32]).address();
+    let asset = w.issue("RSF", &issuer, 0, Some(DOMAIN));
+    w.serve_eval("aqua-clear-verified", &issuer, DOMAIN);
+    let contract = w.deploy_sac(&asset);
+    let token = Token::parse(&sac::contract_strkey(contract)).unwrap();
+    let (before, after) = follow(&w, token, contract, || {
+        w.net
+            .admin_set_account_flags(&g_account(&issuer), 2)
+            .unwrap()
+    })
+    .reacted();
+    assert_eq!((before.severity, after.severity), (0, 2));
+}
+
 /// A token contract: an `upgrade` replaces its executable in the instance entry, and the report's
 /// `contract-mechanics` evidence names the code's hash (here the new code can no longer be replaced, so
 /// bit 9 goes too).
