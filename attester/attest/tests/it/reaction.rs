@@ -95,19 +95,34 @@ impl Followed {
     }
 }
 
+/// A classic asset of a fresh issuer (the key of `seed`), clear and verified by its replayed sources.
+fn issued(w: &World, seed: u8, code: &'static str) -> (Signer, ClassicAsset) {
+    let issuer = Signer::from_seed([seed; 32]);
+    let asset = w.issue(code, &issuer.address(), 0, Some(DOMAIN));
+    w.serve_eval("aqua-clear-verified", &issuer.address(), DOMAIN);
+    (issuer, asset)
+}
+
+/// Sets `AUTH_REVOCABLE` on `issuer`'s account: clear becomes medium.
+fn make_revocable(w: &World, issuer: &Signer) {
+    w.net
+        .admin_set_account_flags(&g_account(&issuer.address()), 2)
+        .unwrap()
+}
+
+/// A contract watched by its `C…` address.
+fn by_address(contract: [u8; 32]) -> Token {
+    Token::parse(&sac::contract_strkey(contract)).unwrap()
+}
+
 /// A classic asset: an issuer's flag change is seen in its account entry.
 #[test]
 fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
     let w = World::start(&[DOMAIN]);
-    let issuer = Signer::from_seed([0x60; 32]).address();
-    let asset = w.issue("RCT", &issuer, 0, Some(DOMAIN));
-    w.serve_eval("aqua-clear-verified", &issuer, DOMAIN);
+    let (issuer, asset) = issued(&w, 0x60, "RCT");
     let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
     let (before, after) = follow(&w, Token::Classic(asset.core()), contract, || {
-        // AUTH_REVOCABLE: clear becomes medium.
-        w.net
-            .admin_set_account_flags(&g_account(&issuer), 2)
-            .unwrap()
+        make_revocable(&w, &issuer)
     })
     .reacted();
     assert_eq!((before.severity, after.severity), (0, 2));
@@ -119,13 +134,10 @@ fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
 #[test]
 fn a_sac_admin_change_is_rewritten_before_the_next_pass() {
     let w = World::start(&[DOMAIN]);
-    let issuer = Signer::from_seed([0x61; 32]);
-    let asset = w.issue("RSA", &issuer.address(), 0, Some(DOMAIN));
-    w.serve_eval("aqua-clear-verified", &issuer.address(), DOMAIN);
+    let (issuer, asset) = issued(&w, 0x61, "RSA");
     let contract = w.deploy_sac(&asset);
-    let token = Token::parse(&sac::contract_strkey(contract)).unwrap();
     let new_admin = Signer::from_seed([0x62; 32]).public_key();
-    let (before, after) = follow(&w, token, contract, || {
+    let (before, after) = follow(&w, by_address(contract), contract, || {
         w.set_sac_admin(contract, &issuer, new_admin);
     })
     .reacted();
@@ -140,15 +152,10 @@ fn a_sac_admin_change_is_rewritten_before_the_next_pass() {
 #[test]
 fn a_sac_issuers_flag_change_is_rewritten_before_the_next_pass() {
     let w = World::start(&[DOMAIN]);
-    let issuer = Signer::from_seed([0x64; 32]).address();
-    let asset = w.issue("RSF", &issuer, 0, Some(DOMAIN));
-    w.serve_eval("aqua-clear-verified", &issuer, DOMAIN);
+    let (issuer, asset) = issued(&w, 0x64, "RSF");
     let contract = w.deploy_sac(&asset);
-    let token = Token::parse(&sac::contract_strkey(contract)).unwrap();
-    let (before, after) = follow(&w, token, contract, || {
-        w.net
-            .admin_set_account_flags(&g_account(&issuer), 2)
-            .unwrap()
+    let (before, after) = follow(&w, by_address(contract), contract, || {
+        make_revocable(&w, &issuer)
     })
     .reacted();
     assert_eq!((before.severity, after.severity), (0, 2));
@@ -162,14 +169,9 @@ fn a_token_code_update_is_rewritten_before_the_next_pass() {
     let w = World::start(&[DOMAIN]);
     let token = w.deploy_token("upgradable_token", 0x63);
     let conformant = w.upload("conformant_token");
-    let (before, after) = follow(
-        &w,
-        Token::parse(&sac::contract_strkey(token)).unwrap(),
-        token,
-        || {
-            w.upgrade_token(token, conformant);
-        },
-    )
+    let (before, after) = follow(&w, by_address(token), token, || {
+        w.upgrade_token(token, conformant);
+    })
     .reacted();
     const CODE_REPLACEABLE: u32 = 1 << 9;
     assert_eq!(before.flags & CODE_REPLACEABLE, CODE_REPLACEABLE);
