@@ -267,3 +267,54 @@ fn discovery_adds_and_drops_assets() {
         "A, B, DIA, DIB, then C; B and the issuer's assets were unchanged"
     );
 }
+
+/// Issue #18, item 1: `[hosts."NAME"]` holds one source host to limits of its own. StellarExpert answers
+/// in 400 ms; three assets need four requests to it (three directory entries, one blocklist). Held to
+/// one request at a time they take at least 1.6 s; under the common bound of eight they overlap.
+#[test]
+fn a_host_with_limits_of_its_own_is_held_to_them() {
+    let w = World::start(&["aqua.network"]);
+    let mut assets = Vec::new();
+    for (n, code) in ["HLA", "HLB", "HLC"].into_iter().enumerate() {
+        let issuer = issuer(0x70 + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    w.server
+        .set_host_latency(EXPERT, Duration::from_millis(400));
+    let scan_seconds = |hosts: &str| {
+        let config = WatchConfig::parse(&format!(
+            "registry = \"C\"\nnetwork = \"local\"\n[[asset]]\nasset = \"A-B\"\n{hosts}"
+        ))
+        .unwrap();
+        let watch = w.watcher(
+            &w.rpc,
+            w.settings(&["aqua.network"]),
+            config,
+            assets.clone(),
+        );
+        let indices: Vec<usize> = (0..assets.len()).collect();
+        let checked = watch.pass(&indices);
+        assert!(
+            checked
+                .iter()
+                .all(|(_, c)| !matches!(c, Checked::Failed(_) | Checked::Unknown(_))),
+            "{checked:?}"
+        );
+        let seconds = watch.health.lock().unwrap().last_scan_seconds.unwrap();
+        seconds
+    };
+    let common = scan_seconds("");
+    let held = scan_seconds(&format!("[hosts.\"{EXPERT}\"]\nconcurrency = 1\n"));
+    assert!(held >= 1.6, "one at a time: {held} s");
+    assert!(
+        common < held,
+        "eight at a time: {common} s, one at a time: {held} s"
+    );
+}
