@@ -421,27 +421,34 @@ impl Submitter for ChainSubmitter<'_> {
 }
 
 impl ChainSubmitter<'_> {
-    /// Reads back every asset of a confirmed batch. An error here never means "not written": the
-    /// transaction `tx` succeeded on chain.
+    /// Reads back every asset of a confirmed batch, in one batched `getLedgerEntries` (an entry it cannot
+    /// answer, archived or after a failed read, is read on its own). An error here never means "not
+    /// written": the transaction `tx` succeeded on chain.
     fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), String> {
         // The last write of an asset wins inside a batch, so compare against that one.
-        for a in batch.iter().rev() {
-            if batch.iter().rev().position(|b| b.asset == a.asset)
-                != batch.iter().rev().position(|b| b == a)
-            {
-                continue;
-            }
-            let asset = crate::sac::contract_strkey(a.asset);
-            match self.read(a.asset) {
+        let last: std::collections::BTreeMap<[u8; 32], &Attestation> =
+            batch.iter().map(|a| (a.asset, a)).collect();
+        let assets: Vec<[u8; 32]> = last.keys().copied().collect();
+        let attester = self.invoker.signer.public_key();
+        let held =
+            crate::verify::read_safety_many(self.invoker.rpc, self.registry, &assets, attester)
+                .unwrap_or_default();
+        for (asset, a) in last {
+            let read = match held.get(&asset) {
+                Some(h) => Ok(h.clone()),
+                None => self.read(asset),
+            };
+            let name = crate::sac::contract_strkey(asset);
+            match read {
                 Ok(Some(s)) if holds(&s, a) => {}
                 Ok(other) => {
                     return Err(format!(
-                    "transaction {tx} succeeded but get_safety_by now reads {other:?} for {asset}"
+                    "transaction {tx} succeeded but get_safety_by now reads {other:?} for {name}"
                 ))
                 }
                 Err(e) => {
                     return Err(format!(
-                        "transaction {tx} succeeded but reading {asset} back failed: {}",
+                        "transaction {tx} succeeded but reading {name} back failed: {}",
                         // The read's own "nothing was submitted" is about the read, not the write.
                         e.to_string().trim_end_matches("; nothing was submitted")
                     ));

@@ -30,13 +30,15 @@ pub struct ScanSettings {
 }
 
 /// How hard a scan may press its sources.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScanLimits {
     /// Assets scanned at once. Requests wait on their host's bound, not on each other, so a slow
     /// host holds only the assets that need it.
     pub assets: usize,
     /// The bound on each source host: requests in flight, rate, `Retry-After`.
     pub per_host: HostLimits,
+    /// Hosts bound by limits of their own instead (lower-cased, with the port when the URL names one).
+    pub hosts: std::collections::BTreeMap<String, HostLimits>,
 }
 
 impl Default for ScanLimits {
@@ -45,6 +47,7 @@ impl Default for ScanLimits {
         ScanLimits {
             assets: 8,
             per_host: HostLimits::default(),
+            hosts: Default::default(),
         }
     }
 }
@@ -181,6 +184,7 @@ where
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
         let http = HttpClient::new(&net)?;
-        Ok::<_, String>(work(Arc::new(Scanner::new(http, config))).await)
+        let scanner = Scanner::new(http, config).with_host_limits(settings.limits.hosts.clone());
+        Ok::<_, String>(work(Arc::new(scanner)).await)
     })
 }

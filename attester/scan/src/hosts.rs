@@ -1,7 +1,8 @@
 //! A bound per source host (Horizon, StellarExpert, each home domain): at most `concurrency` requests in
 //! flight to one host, requests started no faster than its rate limit, and a host that answered 429 or
 //! 503 with `Retry-After` left alone until then. Each host has its own gate, so one slow, limited or
-//! failing host delays only the requests sent to it.
+//! failing host delays only the requests sent to it; a host with limits of its own (an operator's
+//! override for a source's published rate limit) uses those instead of the common ones.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,6 +44,8 @@ impl HostLimits {
 }
 
 struct Gate {
+    /// The time between two request starts under the host's rate limit.
+    spacing: Duration,
     in_flight: Arc<Semaphore>,
     /// The earliest instant the next request may start (rate spacing and `Retry-After`).
     next_start: Mutex<Instant>,
@@ -51,6 +54,8 @@ struct Gate {
 /// The gates of every host seen, created on first use.
 pub struct HostGates {
     limits: HostLimits,
+    /// Hosts with limits of their own, by lower-cased host (with its port when the URL names one).
+    overrides: HashMap<String, HostLimits>,
     gates: Mutex<HashMap<String, Arc<Gate>>>,
 }
 
@@ -64,13 +69,35 @@ impl HostGates {
     pub fn new(limits: HostLimits) -> HostGates {
         HostGates {
             limits,
+            overrides: HashMap::new(),
             gates: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The limits applied.
+    /// These gates with `overrides` applied to the hosts they name (as [`host_of`] writes a host:
+    /// lower-cased, with its port when the URL names one) instead of the common limits.
+    pub fn with_overrides(
+        mut self,
+        overrides: impl IntoIterator<Item = (String, HostLimits)>,
+    ) -> HostGates {
+        self.overrides = overrides
+            .into_iter()
+            .map(|(host, limits)| (host.to_ascii_lowercase(), limits))
+            .collect();
+        self
+    }
+
+    /// The limits applied to hosts without an override.
     pub fn limits(&self) -> HostLimits {
         self.limits
+    }
+
+    /// The limits applied to `host`.
+    pub fn limits_of(&self, host: &str) -> HostLimits {
+        self.overrides
+            .get(&host.to_ascii_lowercase())
+            .copied()
+            .unwrap_or(self.limits)
     }
 
     fn gate(&self, host: &str) -> Arc<Gate> {
@@ -79,8 +106,10 @@ impl HostGates {
             .expect("host gates")
             .entry(host.to_ascii_lowercase())
             .or_insert_with(|| {
+                let limits = self.limits_of(host);
                 Arc::new(Gate {
-                    in_flight: Arc::new(Semaphore::new(self.limits.concurrency.max(1))),
+                    spacing: limits.spacing(),
+                    in_flight: Arc::new(Semaphore::new(limits.concurrency.max(1))),
                     next_start: Mutex::new(Instant::now()),
                 })
             })
@@ -100,7 +129,7 @@ impl HostGates {
         let start = {
             let mut next = gate.next_start.lock().expect("host gate");
             let start = (*next).max(Instant::now());
-            *next = start + self.limits.spacing();
+            *next = start + gate.spacing;
             start
         };
         tokio::time::sleep_until(start).await;
@@ -162,6 +191,53 @@ mod tests {
         let t = Instant::now();
         let _p = gates.acquire("fast.example").await;
         assert_eq!(t.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_host_with_limits_of_its_own_uses_them_and_the_others_the_common_ones() {
+        let gates = Arc::new(
+            HostGates::new(HostLimits {
+                concurrency: 4,
+                per_second: None,
+            })
+            .with_overrides([(
+                "Horizon.Example".to_string(),
+                HostLimits {
+                    concurrency: 1,
+                    per_second: Some(2.0),
+                },
+            )]),
+        );
+        let begin = Instant::now();
+        let mut started = Vec::new();
+        for _ in 0..3 {
+            let _p = gates.acquire("horizon.example").await;
+            started.push(begin.elapsed());
+        }
+        // 2 per second: one every 500 ms.
+        assert_eq!(started[2], Duration::from_millis(1000));
+        // One in flight: a second request to it waits for the first.
+        let held = gates.acquire("horizon.example").await;
+        let waiting = tokio::spawn({
+            let gates = gates.clone();
+            async move {
+                let _p = gates.acquire("horizon.example").await;
+            }
+        });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(
+            !waiting.is_finished(),
+            "the override's single slot is taken"
+        );
+        // Any other host: four at once, no spacing.
+        let t = Instant::now();
+        let mut others = Vec::new();
+        for _ in 0..4 {
+            others.push(gates.acquire("a.example").await);
+        }
+        assert_eq!(t.elapsed(), Duration::ZERO);
+        drop(held);
+        waiting.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]

@@ -194,6 +194,15 @@ impl Scanner {
         }
     }
 
+    /// This scanner with `overrides` in place of the common per-host limits for the hosts they name.
+    pub fn with_host_limits(
+        mut self,
+        overrides: impl IntoIterator<Item = (String, HostLimits)>,
+    ) -> Self {
+        self.hosts = HostGates::new(self.config.per_host).with_overrides(overrides);
+        self
+    }
+
     pub fn config(&self) -> &ScanConfig {
         &self.config
     }

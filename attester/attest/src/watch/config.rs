@@ -1,6 +1,7 @@
 //! The TOML file `assay watch --config` reads, and the checks that refuse a config which could let an
 //! entry go stale or leak a secret.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -69,6 +70,10 @@ pub struct WatchConfig {
     pub per_host_concurrency: usize,
     /// Requests started per second to one source host (its published rate limit); unlimited when absent.
     pub per_host_requests_per_sec: Option<f64>,
+    /// `[hosts."NAME"]`: a source host bound by limits of its own (its published rate limit, a
+    /// self-hosted Horizon that takes more) instead of `per_host_concurrency` / `per_host_requests_per_sec`.
+    #[serde(default)]
+    pub hosts: BTreeMap<String, HostConfig>,
     /// Writes per `attest_many` transaction (at most the registry's cap, 50).
     #[serde(default = "default_batch_size")]
     pub batch_size: usize,
@@ -87,6 +92,16 @@ pub struct WatchConfig {
     /// Where more assets are found: each entry names a SEP-42 asset list or an issuer account.
     #[serde(rename = "discover", default)]
     pub discover: Vec<DiscoverConfig>,
+}
+
+/// `[hosts."NAME"]`: one source host's own limits; a key left out takes the top-level value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Requests in flight to this host at once (1 to 64).
+    pub concurrency: Option<usize>,
+    /// Requests started per second to this host.
+    pub requests_per_sec: Option<f64>,
 }
 
 /// One discovery source: exactly one of `asset_list` and `issuer`.
@@ -287,6 +302,27 @@ impl WatchConfig {
                 ));
             }
         }
+        for (host, limits) in &self.hosts {
+            let named = assay_scan::hosts::host_of(&format!("https://{host}/"));
+            if named.as_deref() != Some(host.to_ascii_lowercase().as_str()) {
+                return Err(format!(
+                    "[hosts.{host:?}]: name a host as it appears in a URL, e.g. \"horizon.stellar.org\" or \"localhost:8000\" (no scheme or path)"
+                ));
+            }
+            if let Some(c) = limits.concurrency.filter(|c| !(1..=64).contains(c)) {
+                return Err(format!(
+                    "[hosts.{host:?}] concurrency ({c}) must be 1 to 64"
+                ));
+            }
+            if let Some(rate) = limits
+                .requests_per_sec
+                .filter(|r| !(r.is_finite() && *r > 0.0))
+            {
+                return Err(format!(
+                    "[hosts.{host:?}] requests_per_sec ({rate}) must be a positive number (remove it for the top-level value)"
+                ));
+            }
+        }
         let cap = crate::registry::MAX_BATCH_SIZE;
         if !(1..=cap).contains(&self.batch_size) {
             return Err(format!(
@@ -302,12 +338,24 @@ impl WatchConfig {
 
     /// The scan limits these keys set.
     pub fn scan_limits(&self) -> crate::scanning::ScanLimits {
+        let per_host = assay_scan::hosts::HostLimits {
+            concurrency: self.per_host_concurrency,
+            per_second: self.per_host_requests_per_sec,
+        };
         crate::scanning::ScanLimits {
             assets: self.concurrency,
-            per_host: assay_scan::hosts::HostLimits {
-                concurrency: self.per_host_concurrency,
-                per_second: self.per_host_requests_per_sec,
-            },
+            per_host,
+            hosts: self
+                .hosts
+                .iter()
+                .map(|(host, own)| {
+                    let limits = assay_scan::hosts::HostLimits {
+                        concurrency: own.concurrency.unwrap_or(per_host.concurrency),
+                        per_second: own.requests_per_sec.or(per_host.per_second),
+                    };
+                    (host.to_ascii_lowercase(), limits)
+                })
+                .collect(),
         }
     }
 }
@@ -320,7 +368,13 @@ impl WatchConfig {
     fn check_interval_fits_margin(&self) -> Result<(), String> {
         // Checks run `parallel` at a time (the assets in flight, bounded again by each host's bound, which
         // every asset's Horizon reads share), so a pass is that many waves of the allowance.
-        let parallel = self.concurrency.min(self.per_host_concurrency).max(1);
+        // A host with a lower bound of its own counts too (it may be the Horizon every asset needs).
+        let narrowest_host = self
+            .hosts
+            .values()
+            .filter_map(|h| h.concurrency)
+            .fold(self.per_host_concurrency, usize::min);
+        let parallel = self.concurrency.min(narrowest_host).max(1);
         let waves = self.assets.len().div_ceil(parallel) as u64;
         let pass = CHECK_ALLOWANCE_SECS.saturating_mul(waves);
         let widest = self
@@ -465,6 +519,49 @@ mod tests {
             WatchConfig::parse(&format!("{ok}sep41 = \"yes\"\n")).is_err(),
             "sep41 is a boolean"
         );
+    }
+
+    #[test]
+    fn a_host_with_limits_of_its_own_falls_back_to_the_top_level_keys() {
+        let top = "registry = \"C\"\nnetwork = \"testnet\"\nper_host_requests_per_sec = 5.0\n";
+        let asset = "[[asset]]\nasset = \"A-B\"\n";
+        let hosts = "[hosts.\"Horizon.Example\"]\nrequests_per_sec = 1.0\n[hosts.\"localhost:8000\"]\nconcurrency = 32\n";
+        let c = WatchConfig::parse(&format!("{top}{asset}{hosts}")).unwrap();
+        let limits = c.scan_limits();
+        let own = |host: &str| {
+            let l = limits.hosts[host];
+            (l.concurrency, l.per_second)
+        };
+        assert_eq!(own("horizon.example"), (8, Some(1.0)));
+        assert_eq!(own("localhost:8000"), (32, Some(5.0)));
+        assert_eq!(limits.hosts.len(), 2);
+        assert_eq!(
+            (limits.per_host.concurrency, limits.per_host.per_second),
+            (8, Some(5.0))
+        );
+        for (entry, needle) in [
+            (
+                "[hosts.\"https://h.example/\"]\nconcurrency = 2\n",
+                "no scheme or path",
+            ),
+            (
+                "[hosts.\"h.example\"]\nconcurrency = 0\n",
+                "[hosts.\"h.example\"] concurrency (0) must be 1 to 64",
+            ),
+            (
+                "[hosts.\"h.example\"]\nrequests_per_sec = -1.0\n",
+                "requests_per_sec (-1) must be a positive number",
+            ),
+            ("[hosts.\"h.example\"]\nrate = 1.0\n", "unknown field"),
+        ] {
+            let err = WatchConfig::parse(&format!("{top}{asset}{entry}")).unwrap_err();
+            assert!(err.contains(needle), "{entry}: {err}");
+        }
+        // A host's narrower bound counts in the pass the refresh margin must hold: 30 assets one at a
+        // time do not fit the default hour.
+        let serial = "[hosts.\"h.example\"]\nconcurrency = 1\n";
+        let err = WatchConfig::parse(&format!("{top}{}{serial}", asset.repeat(30))).unwrap_err();
+        assert!(err.contains("(1 at a time"), "{err}");
     }
 
     #[test]

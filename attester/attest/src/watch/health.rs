@@ -57,6 +57,8 @@ pub struct Health {
     pub last_pass_seconds: Option<f64>,
     /// Of which scanning the sources (and running any SEP-41 suite), seconds.
     pub last_scan_seconds: Option<f64>,
+    /// Of which sending the writes: `attest_many` transactions, their confirmations and read-backs, seconds.
+    pub last_write_seconds: Option<f64>,
     /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
     #[serde(skip)]
     pub shard: Option<(assay_core::Shard, usize)>,
@@ -121,9 +123,28 @@ impl Health {
             "Batches refused by the registry and split to isolate the entry at fault.",
             self.batch_splits_total,
         );
-        if let Some(seconds) = self.last_pass_seconds {
-            s.push_str("# HELP assay_watch_last_pass_seconds Wall time of the last pass over the due assets.\n# TYPE assay_watch_last_pass_seconds gauge\n");
-            s.push_str(&format!("assay_watch_last_pass_seconds {seconds:.3}\n"));
+        for (name, help, value) in [
+            (
+                "assay_watch_last_pass_seconds",
+                "Wall time of the last pass over the due assets.",
+                self.last_pass_seconds,
+            ),
+            (
+                "assay_watch_last_scan_seconds",
+                "Of the last pass, scanning the sources.",
+                self.last_scan_seconds,
+            ),
+            (
+                "assay_watch_last_write_seconds",
+                "Of the last pass, sending its writes (transactions, confirmations, read-backs).",
+                self.last_write_seconds,
+            ),
+        ] {
+            if let Some(seconds) = value {
+                s.push_str(&format!(
+                    "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {seconds:.3}\n"
+                ));
+            }
         }
         if let Some((shard, owned)) = self.shard {
             s.push_str("# HELP assay_watch_shard This instance's shard (--shard I/N) and the assets it owns.\n# TYPE assay_watch_shard gauge\n");
@@ -215,6 +236,7 @@ mod tests {
             transactions_total: 3,
             batch_splits_total: 1,
             last_pass_seconds: Some(1.25),
+            last_write_seconds: Some(0.5),
             ..Health::default()
         };
         let text = h.metrics();
@@ -222,6 +244,8 @@ mod tests {
             text.contains("assay_watch_transactions_total 3\n")
                 && text.contains("assay_watch_batch_splits_total 1\n")
                 && text.contains("assay_watch_last_pass_seconds 1.250\n")
+                && text.contains("assay_watch_last_write_seconds 0.500\n")
+                && !text.contains("assay_watch_last_scan_seconds")
                 && !text.contains("assay_watch_shard"),
             "{text}"
         );

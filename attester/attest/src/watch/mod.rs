@@ -18,7 +18,7 @@ pub mod policy;
 pub mod react;
 pub mod watcher;
 
-pub use config::{AssetConfig, DiscoverConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
+pub use config::{AssetConfig, DiscoverConfig, HostConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
 pub use discovery::Discovery;
 pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
 pub use log::log;

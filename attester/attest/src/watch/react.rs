@@ -3,8 +3,10 @@
 //! classic asset (its flags and home domain) and the contract instance of its Stellar Asset Contract or of
 //! a token contract (its executable, so a code update, and its instance storage, where a SAC keeps its
 //! admin, so `set_admin`) — and the assets whose entries changed are checked at once, under the same
-//! freshness and revoke-on-stricter-floor rules as any pass. Reading the entries rather than following
-//! events keeps one call per poll for all three kinds of change, and misses none across a restart.
+//! freshness and revoke-on-stricter-floor rules as any pass. A SAC watched by its `C…` is judged by its
+//! issuer's flags, so its issuer account, learned from the instance's `AssetInfo`, is followed too.
+//! Reading the entries rather than following events keeps one call per poll for all three kinds of
+//! change, and misses none across a restart. An entry seen for the first time only sets its baseline.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -13,8 +15,8 @@ use assay_core::Token;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use stellar_xdr::{
-    ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey, LedgerKeyAccount,
-    LedgerKeyContractData, Limits, ScAddress, ScVal, WriteXdr,
+    ContractDataDurability, ContractExecutable, ContractId, Hash, LedgerEntryData, LedgerKey,
+    LedgerKeyAccount, LedgerKeyContractData, Limits, ScAddress, ScSymbol, ScVal, WriteXdr,
 };
 
 use super::log::log;
@@ -56,6 +58,8 @@ pub struct Reaction {
     pub issuers_readable: bool,
     /// The last fingerprint of each entry, by its key's XDR in base64.
     seen: BTreeMap<String, String>,
+    /// The issuer account of each watched Stellar Asset Contract, by contract, as its instance names it.
+    sac_issuers: BTreeMap<[u8; 32], [u8; 32]>,
     polled_ledger: Option<u32>,
     polled_at: Option<Instant>,
 }
@@ -67,6 +71,7 @@ impl Reaction {
             every_ledgers: every_ledgers.max(1),
             issuers_readable,
             seen: BTreeMap::new(),
+            sac_issuers: BTreeMap::new(),
             polled_ledger: None,
             polled_at: None,
         }
@@ -101,11 +106,47 @@ fn fingerprint(data: &LedgerEntryData) -> String {
     }
 }
 
+/// The contract and issuer of a Stellar Asset Contract's instance entry, from the `AssetInfo` it keeps in
+/// instance storage; `None` for any other entry and for the native asset's SAC.
+fn sac_issuer(data: &LedgerEntryData) -> Option<([u8; 32], [u8; 32])> {
+    let LedgerEntryData::ContractData(d) = data else {
+        return None;
+    };
+    let (ScAddress::Contract(ContractId(Hash(contract))), ScVal::ContractInstance(instance)) =
+        (&d.contract, &d.val)
+    else {
+        return None;
+    };
+    if instance.executable != ContractExecutable::StellarAsset {
+        return None;
+    }
+    let symbol = |s: &str| ScVal::Symbol(ScSymbol(s.try_into().expect("short symbol")));
+    let asset_info = ScVal::Vec(Some(vec![symbol("AssetInfo")].try_into().ok()?));
+    let info = instance
+        .storage
+        .as_ref()?
+        .iter()
+        .find(|e| e.key == asset_info)?;
+    // `AlphaNum4(..)` / `AlphaNum12(..)`: the variant's name, then `{asset_code, issuer}`.
+    let ScVal::Vec(Some(variant)) = &info.val else {
+        return None;
+    };
+    let ScVal::Map(Some(fields)) = variant.get(1)? else {
+        return None;
+    };
+    let issuer = fields.iter().find_map(|f| match &f.val {
+        ScVal::Bytes(b) if f.key == symbol("issuer") => b.as_slice().try_into().ok(),
+        _ => None,
+    })?;
+    Some((*contract, issuer))
+}
+
 impl Watcher<'_> {
     /// The ledger entries a verdict of each watched asset rests on.
     fn watched_entries(
         &self,
         issuers_readable: bool,
+        sac_issuers: &BTreeMap<[u8; 32], [u8; 32]>,
     ) -> BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> {
         let mut entries: BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> = BTreeMap::new();
         let mut add = |key: LedgerKey, what: Watched, index: usize| {
@@ -119,13 +160,21 @@ impl Watcher<'_> {
             if !self.is_active(index) {
                 continue;
             }
-            if let (Token::Classic(asset), true) = (token, issuers_readable) {
-                if let Ok(pk) = stellar_strkey::ed25519::PublicKey::from_string(&asset.issuer) {
-                    let key = LedgerKey::Account(LedgerKeyAccount {
-                        account_id: account_id(pk.0),
-                    });
-                    add(key, Watched::IssuerAccount, index);
+            let issuer = match token {
+                Token::Classic(asset) if issuers_readable => {
+                    stellar_strkey::ed25519::PublicKey::from_string(&asset.issuer)
+                        .ok()
+                        .map(|pk| pk.0)
                 }
+                // A SAC named by its C…: the contract, so its issuer too, is on the registry's network.
+                Token::Contract(_) => sac_issuers.get(contract).copied(),
+                _ => None,
+            };
+            if let Some(issuer) = issuer {
+                let key = LedgerKey::Account(LedgerKeyAccount {
+                    account_id: account_id(issuer),
+                });
+                add(key, Watched::IssuerAccount, index);
             }
             add(instance_key(*contract), Watched::ContractInstance, index);
         }
@@ -159,7 +208,13 @@ impl Watcher<'_> {
         if polled_ledger.is_some_and(|p| latest < p.saturating_add(every)) {
             return Vec::new();
         }
-        let entries = self.watched_entries(issuers_readable);
+        let sac_issuers = self
+            .reaction
+            .as_ref()
+            .map(|r| r.sac_issuers.clone())
+            .unwrap_or_default();
+        let entries = self.watched_entries(issuers_readable, &sac_issuers);
+        let mut learned = Vec::new();
         let keys: Vec<&LedgerKey> = entries.values().map(|(k, _, _)| k).collect();
         let mut now: BTreeMap<String, String> = BTreeMap::new();
         for chunk in keys.chunks(KEYS_PER_CALL) {
@@ -177,6 +232,7 @@ impl Watcher<'_> {
                     Some(&entry.xdr),
                 ) {
                     Ok(data) => {
+                        learned.extend(sac_issuer(&data));
                         now.insert(entry.key, fingerprint(&data));
                     }
                     Err(e) => log("react_failed", json!({"error": e})),
@@ -185,12 +241,14 @@ impl Watcher<'_> {
         }
         let reaction = self.reaction.as_mut().expect("checked above");
         reaction.polled_ledger = Some(latest);
-        let first = polled_ledger.is_none();
+        // Followed from the next poll on (a SAC's issuer does not change; the map only grows).
+        reaction.sac_issuers.extend(learned);
         let mut changed = Vec::new();
         for (key, (_, what, indices)) in &entries {
             let current = now.get(key).cloned().unwrap_or_else(|| "absent".into());
             let before = reaction.seen.insert(key.clone(), current.clone());
-            if first || before.as_ref() == Some(&current) {
+            // First seen (the first poll, a newly watched asset, a SAC's issuer just learned): a baseline.
+            if before.is_none_or(|b| b == current) {
                 continue;
             }
             for &i in indices {

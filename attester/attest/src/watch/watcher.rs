@@ -196,7 +196,10 @@ impl Watcher<'_> {
                 Step::Write(w) => writes.push(w),
             }
         }
+        let write_started = Instant::now();
         done.extend(self.write(writes));
+        self.health.lock().expect("health lock").last_write_seconds =
+            Some(write_started.elapsed().as_secs_f64());
         indices
             .iter()
             .map(|&i| {

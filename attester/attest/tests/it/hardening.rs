@@ -21,7 +21,6 @@ use assay_chain::submit::Invoker;
 use assay_core::Freshness;
 use common::proxy::{Fault, Proxy};
 use common::*;
-use serde_json::json;
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
@@ -259,14 +258,21 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
     let settings = w.settings(&["aqua.network", "circle.com"]);
-    let lost_read =
-        || Fault::Answer(json!({"error": "HostError: the read-back was lost", "latestLedger": 1}));
-    let forward = || Fault::Rewrite(Arc::new(|r: serde_json::Value| r));
+    // The registry's storage, read with getLedgerEntries, answers without any verdict (so the batched
+    // read-back finds none), while simulations still see them.
+    let hide_verdicts = || {
+        Fault::Rewrite(Arc::new(|mut r: serde_json::Value| {
+            if let Some(entries) = r["entries"].as_array_mut() {
+                entries.retain(|e| !is_verdict(e["key"].as_str().unwrap_or_default()));
+            }
+            r
+        }))
+    };
 
-    // attest: simulate (forwarded), send, confirm; the read-back's simulation fails.
+    // attest: simulate, send, confirm; the read-back finds no entry.
     let t = target(&w, &aqua);
     let proxy = Proxy::start(w.net.rpc_url());
-    proxy.queue("simulateTransaction", vec![forward(), lost_read()]);
+    proxy.always("getLedgerEntries", hide_verdicts());
     let rpc = RpcClient::new(&proxy.url).unwrap();
     let outcomes = attest(&w, &settings, std::slice::from_ref(&t), &rpc, false);
     match &outcomes[0] {
@@ -291,11 +297,11 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
         "it is written"
     );
 
-    // watch: read the chain (one batched getLedgerEntries, not a simulation), simulate the write
-    // (forwarded), lose the read-back.
+    // watch: read the chain (one batched getLedgerEntries: nothing yet), write, lose the read-back; the
+    // next check re-reads by simulation.
     let t = target(&w, &usdc);
     let proxy = Proxy::start(w.net.rpc_url());
-    proxy.queue("simulateTransaction", vec![forward(), lost_read()]);
+    proxy.always("getLedgerEntries", hide_verdicts());
     let rpc = RpcClient::new(&proxy.url).unwrap();
     let watch = watcher(&w, &rpc, settings, &t);
     let first = watch.check(0);
@@ -308,4 +314,14 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
     assert_eq!(second, Checked::Unchanged, "re-read and found the write");
     assert_eq!(proxy.count("sendTransaction"), 1, "never written twice");
     assert!(watch.unconfirmed.lock().unwrap().is_empty());
+}
+
+/// Whether a `getLedgerEntries` key (base64 XDR) is a registry verdict (`Verdict(asset, attester)`).
+fn is_verdict(key: &str) -> bool {
+    use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScSymbol, ScVal};
+    let Ok(LedgerKey::ContractData(d)) = LedgerKey::from_xdr_base64(key, Limits::none()) else {
+        return false;
+    };
+    let verdict = ScVal::Symbol(ScSymbol("Verdict".try_into().unwrap()));
+    matches!(&d.key, ScVal::Vec(Some(v)) if v.first() == Some(&verdict))
 }

@@ -8,6 +8,7 @@ mod faults;
 mod hardening;
 mod localnet_e2e;
 mod operator_scale;
+mod reaction;
 mod runbook_config;
 mod sep41_e2e;
 mod submit_iff_attestable;

@@ -139,6 +139,44 @@ impl World {
         self.deploy(name, salt, args)
     }
 
+    /// Deploys the Stellar Asset Contract of `asset` (as the world's admin); returns its id. Its admin is
+    /// the asset's issuer.
+    pub fn deploy_sac(&self, asset: &ClassicAsset) -> [u8; 32] {
+        self.invoker(&self.admin)
+            .deploy_sac(&asset.xdr())
+            .expect("deploy the SAC")
+    }
+
+    /// `set_admin(new_admin)` on the Stellar Asset Contract `sac`, signed by its current admin `by`;
+    /// returns the ledger it applied in.
+    pub fn set_sac_admin(
+        &self,
+        sac: [u8; 32],
+        by: &assay_chain::Signer,
+        new_admin: [u8; 32],
+    ) -> u32 {
+        let f = registry::call(sac, "set_admin", vec![registry::account_val(new_admin)]);
+        self.invoker(by).invoke(&f).expect("set_admin").ledger
+    }
+
+    /// Uploads the built contract `name` as the world's admin; returns its code's hash.
+    pub fn upload(&self, name: &str) -> [u8; 32] {
+        self.invoker(&self.admin)
+            .upload_wasm(&wasm(name))
+            .expect("upload")
+    }
+
+    /// Replaces the code of the upgradable token `token` (deployed by [`World::deploy_token`], so the
+    /// world's admin is its admin) with the uploaded `wasm_hash`; returns the ledger it applied in.
+    pub fn upgrade_token(&self, token: [u8; 32], wasm_hash: [u8; 32]) -> u32 {
+        let hash = ScVal::Bytes(stellar_xdr::ScBytes(wasm_hash.to_vec().try_into().unwrap()));
+        let f = registry::call(token, "upgrade", vec![hash]);
+        self.invoker(&self.admin)
+            .invoke(&f)
+            .expect("upgrade")
+            .ledger
+    }
+
     /// Mints 1,000 units of `token` to the account of the key `seed`, as the admin (a `mint` event
     /// the fork's holder discovery can find).
     pub fn mint(&self, token: [u8; 32], seed: u8) {
