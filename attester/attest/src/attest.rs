@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::decide::{decide, Decision, Floor};
 use crate::registry::{self, Attestation, Safety, MAX_BATCH_SIZE};
+use crate::AttestError;
 use assay_chain::submit::{ChainError, Confirmed, Invoker};
 
 /// Writes batches. The real one signs and sends; tests record.
@@ -26,7 +27,32 @@ pub struct Submitted {
     /// The transaction, confirmed successful on chain: the batch is written.
     pub confirmed: Confirmed,
     /// `Err(why)` when the read-back failed or disagreed; the write itself still happened.
-    pub read_back: Result<(), String>,
+    pub read_back: Result<(), ReadBackError>,
+}
+
+/// Why a confirmed write could not be confirmed by reading it back. The write itself happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadBackError {
+    /// The entry reads as something other than what was written.
+    #[error("transaction {tx} succeeded but get_safety_by now reads {read} for {asset}")]
+    Differs {
+        /// The confirmed transaction.
+        tx: String,
+        /// The asset's contract (`C…`).
+        asset: String,
+        /// What the registry reads now.
+        read: String,
+    },
+    /// The read failed.
+    #[error("transaction {tx} succeeded but reading {asset} back failed: {message}")]
+    Unread {
+        /// The confirmed transaction.
+        tx: String,
+        /// The asset's contract (`C…`).
+        asset: String,
+        /// Why the read failed.
+        message: String,
+    },
 }
 
 /// True when `held` is exactly the attestation `a` (severity, flags and evidence hash).
@@ -167,7 +193,7 @@ pub struct Planned {
 /// Decides every asset. Returns the attestable items and a result slot per asset (filled for the refused).
 pub fn plan(
     targets: &[Target],
-    reports: Vec<Result<Report, String>>,
+    reports: Vec<Result<Report, AttestError>>,
     as_of: Timestamp,
     freshness: Freshness,
 ) -> (Vec<Planned>, Vec<Option<Outcome>>) {
@@ -177,7 +203,9 @@ pub fn plan(
         let report = match report {
             Ok(r) => r,
             Err(reason) => {
-                outcomes[index] = Some(Outcome::NoReport { reason });
+                outcomes[index] = Some(Outcome::NoReport {
+                    reason: reason.to_string(),
+                });
                 continue;
             }
         };
@@ -263,7 +291,7 @@ pub fn execute<S: Submitter>(
                     evidence_version: p.params.evidence_version,
                     tx_hash: c.hash.clone(),
                     ledger: c.ledger,
-                    reason: why.clone(),
+                    reason: why.to_string(),
                 },
                 Err(e @ ChainError::Unknown { hash, .. }) => Outcome::Unknown {
                     tx_hash: hash.clone(),
@@ -423,7 +451,7 @@ impl Submitter for ChainSubmitter<'_> {
 impl ChainSubmitter<'_> {
     /// Reads back every asset of a confirmed batch. An error here never means "not written": the
     /// transaction `tx` succeeded on chain.
-    fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), String> {
+    fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), ReadBackError> {
         // The last write of an asset wins inside a batch, so compare against that one.
         for a in batch.iter().rev() {
             if batch.iter().rev().position(|b| b.asset == a.asset)
@@ -435,16 +463,22 @@ impl ChainSubmitter<'_> {
             match self.read(a.asset) {
                 Ok(Some(s)) if holds(&s, a) => {}
                 Ok(other) => {
-                    return Err(format!(
-                    "transaction {tx} succeeded but get_safety_by now reads {other:?} for {asset}"
-                ))
+                    return Err(ReadBackError::Differs {
+                        tx: tx.to_string(),
+                        asset,
+                        read: format!("{other:?}"),
+                    })
                 }
                 Err(e) => {
-                    return Err(format!(
-                        "transaction {tx} succeeded but reading {asset} back failed: {}",
+                    return Err(ReadBackError::Unread {
+                        tx: tx.to_string(),
+                        asset,
                         // The read's own "nothing was submitted" is about the read, not the write.
-                        e.to_string().trim_end_matches("; nothing was submitted")
-                    ));
+                        message: e
+                            .to_string()
+                            .trim_end_matches("; nothing was submitted")
+                            .to_string(),
+                    });
                 }
             }
         }

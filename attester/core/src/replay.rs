@@ -108,18 +108,15 @@ fn invalid(file: &str, message: impl ToString) -> ReplayError {
 
 /// Parses a `.status` file: `404`, `status 404`, a category (`dns-failure`), or the old fixtures' `000`
 /// (no answer: DNS failure).
-pub fn parse_status(text: &str) -> Result<FailureCategory, String> {
+pub fn parse_status(text: &str) -> Result<FailureCategory, crate::failure::FailureCategoryError> {
     let t = text.trim();
     if t == "000" {
         return Ok(FailureCategory::DnsFailure);
     }
     if t.len() == 3 && t.bytes().all(|b| b.is_ascii_digit()) {
-        return format!("status {t}")
-            .parse()
-            .map_err(|e: crate::failure::FailureCategoryError| e.to_string());
+        return format!("status {t}").parse();
     }
     t.parse()
-        .map_err(|e: crate::failure::FailureCategoryError| e.to_string())
 }
 
 /// Reads `name` or `name.status` through `read`.

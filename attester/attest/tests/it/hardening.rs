@@ -223,7 +223,7 @@ fn item2_attest_refuses_a_horizon_of_another_network() {
     let local = settings.asset_passphrase.clone();
     settings.asset_passphrase = assay_core::TESTNET_PASSPHRASE.into();
     let subjects = scan_subjects(&settings, &[aqua.core()]).unwrap();
-    let err = subjects[0].as_ref().unwrap_err();
+    let err = subjects[0].as_ref().unwrap_err().to_string();
     for needle in [
         local.as_str(),
         assay_core::TESTNET_PASSPHRASE,

@@ -67,6 +67,13 @@ pub fn failed(message: impl Display) -> CommandResult {
     Err(CommandError::failed(message))
 }
 
+/// A source-fetch option the caller must change.
+impl From<assay_scan::options::OptionError> for CommandError {
+    fn from(error: assay_scan::options::OptionError) -> Self {
+        CommandError::Usage(error.to_string())
+    }
+}
+
 /// An attester operation's failure: the caller's input is a usage error, a source or the chain a failure.
 impl From<assay_attest::AttestError> for CommandError {
     fn from(error: assay_attest::AttestError) -> Self {
