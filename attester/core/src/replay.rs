@@ -394,17 +394,12 @@ pub fn build_subject(
         });
     }
 
-    Ok(Subject {
-        asset,
-        asset_flags,
-        account_flags,
-        home_domain,
-        stellar_toml,
-        directory,
-        blocklist,
-        asset_lists,
+    let provenance = Provenance {
         network: meta.network.clone(),
         scanner_version: meta.scanner_version.clone(),
         scanned_at: meta.scanned_at.unwrap_or(at),
-    })
+    };
+    let issuer = (asset_flags, account_flags, home_domain);
+    let sources = (stellar_toml, directory, blocklist, asset_lists);
+    Ok(Subject::read(asset, issuer, sources, provenance))
 }
