@@ -69,27 +69,46 @@ pub struct Target {
     pub contract: [u8; 32],
 }
 
+/// What a confirmed write put on chain, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Write {
+    /// Parameters written.
+    pub severity: u32,
+    /// Severity name.
+    pub severity_name: String,
+    /// Flags.
+    pub flags: u32,
+    /// Evidence hash (hex).
+    pub evidence_hash: String,
+    /// Preimage version.
+    pub evidence_version: u8,
+    /// Transaction hash.
+    pub tx_hash: String,
+    /// Ledger.
+    pub ledger: u32,
+}
+
+impl Write {
+    /// The write of `params` confirmed in `confirmed`.
+    fn of(params: &Params, confirmed: &Confirmed) -> Write {
+        Write {
+            severity: params.severity,
+            severity_name: params.severity_name.clone(),
+            flags: params.flags,
+            evidence_hash: params.evidence_hash.clone(),
+            evidence_version: params.evidence_version,
+            tx_hash: confirmed.hash.clone(),
+            ledger: confirmed.ledger,
+        }
+    }
+}
+
 /// What happened to one asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
     /// Written and confirmed.
-    Written {
-        /// Parameters written.
-        severity: u32,
-        /// Severity name.
-        severity_name: String,
-        /// Flags.
-        flags: u32,
-        /// Evidence hash (hex).
-        evidence_hash: String,
-        /// Preimage version.
-        evidence_version: u8,
-        /// Transaction hash.
-        tx_hash: String,
-        /// Ledger.
-        ledger: u32,
-    },
+    Written(Write),
     /// Would be written (`--dry-run`); the batch simulated successfully.
     Simulated {
         /// Severity.
@@ -123,20 +142,9 @@ pub enum Outcome {
     /// Written and confirmed on chain, but reading the value back failed: it was written; check it
     /// with `assay verify` (never resend it).
     WrittenUnconfirmed {
-        /// Severity.
-        severity: u32,
-        /// Severity name.
-        severity_name: String,
-        /// Flags.
-        flags: u32,
-        /// Evidence hash (hex).
-        evidence_hash: String,
-        /// Preimage version.
-        evidence_version: u8,
-        /// Transaction hash.
-        tx_hash: String,
-        /// Ledger.
-        ledger: u32,
+        /// What was written.
+        #[serde(flatten)]
+        write: Write,
         /// Why the read-back did not confirm it.
         reason: String,
     },
@@ -271,26 +279,12 @@ pub fn execute<S: Submitter>(
                 Ok(Submitted {
                     confirmed: c,
                     read_back: Ok(()),
-                }) => Outcome::Written {
-                    severity: p.params.severity,
-                    severity_name: p.params.severity_name.clone(),
-                    flags: p.params.flags,
-                    evidence_hash: p.params.evidence_hash.clone(),
-                    evidence_version: p.params.evidence_version,
-                    tx_hash: c.hash.clone(),
-                    ledger: c.ledger,
-                },
+                }) => Outcome::Written(Write::of(&p.params, c)),
                 Ok(Submitted {
                     confirmed: c,
                     read_back: Err(why),
                 }) => Outcome::WrittenUnconfirmed {
-                    severity: p.params.severity,
-                    severity_name: p.params.severity_name.clone(),
-                    flags: p.params.flags,
-                    evidence_hash: p.params.evidence_hash.clone(),
-                    evidence_version: p.params.evidence_version,
-                    tx_hash: c.hash.clone(),
-                    ledger: c.ledger,
+                    write: Write::of(&p.params, c),
                     reason: why.to_string(),
                 },
                 Err(e @ ChainError::Unknown { hash, .. }) => Outcome::Unknown {
@@ -521,7 +515,7 @@ pub fn exit_code(outcomes: &[Outcome]) -> u8 {
 /// One line per asset for people.
 pub fn render_text(r: &AssetResult) -> String {
     match &r.outcome {
-        Outcome::Written { severity_name, flags, evidence_hash, tx_hash, ledger, .. } => format!(
+        Outcome::Written(Write { severity_name, flags, evidence_hash, tx_hash, ledger, .. }) => format!(
             "{}  written: severity {severity_name}, flags {flags}, hash {evidence_hash}, tx {tx_hash}, ledger {ledger} ({})\n",
             r.asset, r.contract
         ),
@@ -529,7 +523,7 @@ pub fn render_text(r: &AssetResult) -> String {
             "{}  dry run (not sent): severity {severity_name}, flags {flags}, hash {evidence_hash}; batch min resource fee {batch_min_resource_fee} stroops ({})\n",
             r.asset, r.contract
         ),
-        Outcome::WrittenUnconfirmed { severity_name, flags, evidence_hash, tx_hash, ledger, reason, .. } => format!(
+        Outcome::WrittenUnconfirmed { write: Write { severity_name, flags, evidence_hash, tx_hash, ledger, .. }, reason } => format!(
             "{}  written, NOT READ BACK: severity {severity_name}, flags {flags}, hash {evidence_hash}, tx {tx_hash}, ledger {ledger} ({}): {reason}; check it with `assay verify`, do not resend\n",
             r.asset, r.contract
         ),
@@ -541,5 +535,36 @@ pub fn render_text(r: &AssetResult) -> String {
         Outcome::NoReport { reason } => format!("{}  not attested (no report): {reason}\n", r.asset),
         Outcome::Failed { reason } => format!("{}  not attested (chain): {reason}\n", r.asset),
         Outcome::Unknown { tx_hash, reason } => format!("{}  OUTCOME UNKNOWN for tx {tx_hash}: {reason}\n", r.asset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_serializes_flat_beside_its_status() {
+        let write = Write {
+            severity: 1,
+            severity_name: "low".into(),
+            flags: 4,
+            evidence_hash: "ab".into(),
+            evidence_version: 3,
+            tx_hash: "cd".into(),
+            ledger: 7,
+        };
+        let fields = r#""severity":1,"severity_name":"low","flags":4,"evidence_hash":"ab","evidence_version":3,"tx_hash":"cd","ledger":7"#;
+        assert_eq!(
+            serde_json::to_string(&Outcome::Written(write.clone())).unwrap(),
+            format!(r#"{{"status":"written",{fields}}}"#)
+        );
+        let unconfirmed = Outcome::WrittenUnconfirmed {
+            write,
+            reason: "read back failed".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&unconfirmed).unwrap(),
+            format!(r#"{{"status":"written_unconfirmed",{fields},"reason":"read back failed"}}"#)
+        );
     }
 }
