@@ -9,7 +9,7 @@ use clap::Args;
 use super::shared::{
     reject_argv_secrets, rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs,
 };
-use super::{failed, usage, CommandResult};
+use super::{usage, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
 };
@@ -119,24 +119,20 @@ pub fn run(args: AttestArgs) -> CommandResult {
     let runner = args.suite.runner(&spec, &settings.asset_passphrase)?;
     let mut targets = Vec::new();
     for input in &args.assets {
-        match resolve(input, &spec.passphrase, &settings.asset_passphrase) {
-            Ok(t) => targets.push(t),
-            Err(m) => return usage(m),
-        }
+        targets.push(resolve(
+            input,
+            &spec.passphrase,
+            &settings.asset_passphrase,
+        )?);
     }
     let rpc = rpc_client(&spec)?;
-    let evaluated = match evaluate_targets(
+    let evaluated = evaluate_targets(
         &settings,
         &spec.rpc_url,
         &spec.passphrase,
         &targets,
         runner.as_ref(),
-    ) {
-        Ok(r) => r,
-        Err(m) => {
-            return failed(m);
-        }
-    };
+    )?;
     let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
     // What each refused report still proves (the flags it did read), to revoke a weaker entry on chain.
     let floors: Vec<Option<Floor>> = reports

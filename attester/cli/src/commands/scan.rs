@@ -245,20 +245,16 @@ pub fn run(args: ScanArgs) -> CommandResult {
     if let Some(rpc_url) = &args.rpc_url {
         let mut targets = Vec::with_capacity(contracts.len());
         for c in &contracts {
-            match resolve(c, &passphrase, &passphrase) {
-                Ok(t) => targets.push(t),
-                Err(m) => return usage(m),
-            }
+            targets.push(resolve(c, &passphrase, &passphrase)?);
         }
         let suite = (args.sep41).then(|| Sep41Runner::keyless(rpc_url, &passphrase));
-        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, suite.as_ref()) {
-            Ok(evaluated) => outcomes.extend(
-                (contracts.iter().cloned())
-                    .zip(evaluated)
-                    .map(|(c, (report, run))| (c, report, run)),
-            ),
-            Err(m) => return failed(m),
-        }
+        let evaluated =
+            evaluate_targets(&settings, rpc_url, &passphrase, &targets, suite.as_ref())?;
+        outcomes.extend(
+            (contracts.iter().cloned())
+                .zip(evaluated)
+                .map(|(c, (report, run))| (c, report, run)),
+        );
     }
 
     let mut code = exit::OK;

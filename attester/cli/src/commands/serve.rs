@@ -567,10 +567,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
         "assay serve: listening on http://{addr} (history {})",
         server.store.display()
     );
-    let stop = match crate::signals::install(|_| {}) {
-        Ok(stop) => stop,
-        Err(m) => return failed(m),
-    };
+    let stop = crate::signals::install(|_| {})?;
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {

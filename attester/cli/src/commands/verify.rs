@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
-use super::{failed, usage, CommandError, CommandResult};
+use super::{failed, CommandError, CommandResult};
 use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
@@ -188,13 +188,12 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
     // registry's network, where the token lives), or always with --sep41.
-    let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
-        Ok(Some(r)) => Some(r),
-        Ok(None) if settings.asset_passphrase == spec.passphrase => {
+    let runner = match args.suite.runner(&spec, &settings.asset_passphrase)? {
+        Some(r) => Some(r),
+        None if settings.asset_passphrase == spec.passphrase => {
             Some(Sep41Runner::keyless(&spec.rpc_url, &spec.passphrase))
         }
-        Ok(None) => None,
-        Err(m) => return usage(m),
+        None => None,
     };
     let rpc = rpc_client(&spec)?;
     let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));

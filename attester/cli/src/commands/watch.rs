@@ -13,7 +13,7 @@ use super::shared::{
     asset_passphrase, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs, RegistryArgs,
     SignerArgs, SourceArgs, SuiteParties,
 };
-use super::{failed, usage, CommandError, CommandResult};
+use super::{usage, CommandError, CommandResult};
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::watch::{
     log, serve_health, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
@@ -138,15 +138,11 @@ pub fn run(args: WatchArgs) -> CommandResult {
         registry: config.registry.clone(),
     };
     let (spec, registry) = net_args.resolve(&registry_args)?;
-    let signer = match (SignerArgs {
+    let signer = SignerArgs {
         source: config.source.clone(),
         source_file: config.source_file.clone(),
-    })
-    .load()
-    {
-        Ok(s) => s,
-        Err(m) => return usage(m),
-    };
+    }
+    .load()?;
     let mut connect_to = Vec::new();
     for rule in &config.connect_to {
         match rule.parse() {
@@ -192,10 +188,7 @@ pub fn run(args: WatchArgs) -> CommandResult {
         );
     }
     let sep41 = if config.assets.iter().any(|a| a.sep41) {
-        match sep41_runner(&config, &spec, &settings.asset_passphrase) {
-            Ok(r) => Some(r),
-            Err(m) => return usage(m),
-        }
+        Some(sep41_runner(&config, &spec, &settings.asset_passphrase)?)
     } else {
         None
     };
@@ -208,16 +201,14 @@ pub fn run(args: WatchArgs) -> CommandResult {
         shard: (shard != Shard::ALL).then_some((shard, assets.len())),
         ..Health::default()
     }));
-    let stop = match crate::signals::install(|signal| {
+    let stop = crate::signals::install(|signal| {
         log(
             "stopping",
             serde_json::json!({"signal": signal,
             "note": "finishing the check in progress (a sent transaction is followed to its end)"}),
         )
-    }) {
-        Ok(stop) => stop.flag(),
-        Err(m) => return failed(m),
-    };
+    })?
+    .flag();
     if let Some(addr) = &config.metrics_addr {
         match std::net::TcpListener::bind(addr) {
             Ok(l) => serve_health(l, health.clone(), stop.clone()),
