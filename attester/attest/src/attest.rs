@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::decide::{decide, Decision, Floor};
 use crate::registry::{self, Attestation, Safety, MAX_BATCH_SIZE};
+use crate::AttestError;
 use assay_chain::submit::{ChainError, Confirmed, Invoker};
 
 /// Writes batches. The real one signs and sends; tests record.
@@ -26,7 +27,32 @@ pub struct Submitted {
     /// The transaction, confirmed successful on chain: the batch is written.
     pub confirmed: Confirmed,
     /// `Err(why)` when the read-back failed or disagreed; the write itself still happened.
-    pub read_back: Result<(), String>,
+    pub read_back: Result<(), ReadBackError>,
+}
+
+/// Why a confirmed write could not be confirmed by reading it back. The write itself happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadBackError {
+    /// The entry reads as something other than what was written.
+    #[error("transaction {tx} succeeded but get_safety_by now reads {read} for {asset}")]
+    Differs {
+        /// The confirmed transaction.
+        tx: String,
+        /// The asset's contract (`C…`).
+        asset: String,
+        /// What the registry reads now.
+        read: String,
+    },
+    /// The read failed.
+    #[error("transaction {tx} succeeded but reading {asset} back failed: {message}")]
+    Unread {
+        /// The confirmed transaction.
+        tx: String,
+        /// The asset's contract (`C…`).
+        asset: String,
+        /// Why the read failed.
+        message: String,
+    },
 }
 
 /// True when `held` is exactly the attestation `a` (severity, flags and evidence hash).
@@ -43,27 +69,46 @@ pub struct Target {
     pub contract: [u8; 32],
 }
 
+/// What a confirmed write put on chain, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Write {
+    /// Parameters written.
+    pub severity: u32,
+    /// Severity name.
+    pub severity_name: String,
+    /// Flags.
+    pub flags: u32,
+    /// Evidence hash (hex).
+    pub evidence_hash: String,
+    /// Preimage version.
+    pub evidence_version: u8,
+    /// Transaction hash.
+    pub tx_hash: String,
+    /// Ledger.
+    pub ledger: u32,
+}
+
+impl Write {
+    /// The write of `params` confirmed in `confirmed`.
+    fn of(params: &Params, confirmed: &Confirmed) -> Write {
+        Write {
+            severity: params.severity,
+            severity_name: params.severity_name.clone(),
+            flags: params.flags,
+            evidence_hash: params.evidence_hash.clone(),
+            evidence_version: params.evidence_version,
+            tx_hash: confirmed.hash.clone(),
+            ledger: confirmed.ledger,
+        }
+    }
+}
+
 /// What happened to one asset.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
     /// Written and confirmed.
-    Written {
-        /// Parameters written.
-        severity: u32,
-        /// Severity name.
-        severity_name: String,
-        /// Flags.
-        flags: u32,
-        /// Evidence hash (hex).
-        evidence_hash: String,
-        /// Preimage version.
-        evidence_version: u8,
-        /// Transaction hash.
-        tx_hash: String,
-        /// Ledger.
-        ledger: u32,
-    },
+    Written(Write),
     /// Would be written (`--dry-run`); the batch simulated successfully.
     Simulated {
         /// Severity.
@@ -97,20 +142,9 @@ pub enum Outcome {
     /// Written and confirmed on chain, but reading the value back failed: it was written; check it
     /// with `assay verify` (never resend it).
     WrittenUnconfirmed {
-        /// Severity.
-        severity: u32,
-        /// Severity name.
-        severity_name: String,
-        /// Flags.
-        flags: u32,
-        /// Evidence hash (hex).
-        evidence_hash: String,
-        /// Preimage version.
-        evidence_version: u8,
-        /// Transaction hash.
-        tx_hash: String,
-        /// Ledger.
-        ledger: u32,
+        /// What was written.
+        #[serde(flatten)]
+        write: Write,
         /// Why the read-back did not confirm it.
         reason: String,
     },
@@ -167,7 +201,7 @@ pub struct Planned {
 /// Decides every asset. Returns the attestable items and a result slot per asset (filled for the refused).
 pub fn plan(
     targets: &[Target],
-    reports: Vec<Result<Report, String>>,
+    reports: Vec<Result<Report, AttestError>>,
     as_of: Timestamp,
     freshness: Freshness,
 ) -> (Vec<Planned>, Vec<Option<Outcome>>) {
@@ -177,7 +211,9 @@ pub fn plan(
         let report = match report {
             Ok(r) => r,
             Err(reason) => {
-                outcomes[index] = Some(Outcome::NoReport { reason });
+                outcomes[index] = Some(Outcome::NoReport {
+                    reason: reason.to_string(),
+                });
                 continue;
             }
         };
@@ -243,27 +279,13 @@ pub fn execute<S: Submitter>(
                 Ok(Submitted {
                     confirmed: c,
                     read_back: Ok(()),
-                }) => Outcome::Written {
-                    severity: p.params.severity,
-                    severity_name: p.params.severity_name.clone(),
-                    flags: p.params.flags,
-                    evidence_hash: p.params.evidence_hash.clone(),
-                    evidence_version: p.params.evidence_version,
-                    tx_hash: c.hash.clone(),
-                    ledger: c.ledger,
-                },
+                }) => Outcome::Written(Write::of(&p.params, c)),
                 Ok(Submitted {
                     confirmed: c,
                     read_back: Err(why),
                 }) => Outcome::WrittenUnconfirmed {
-                    severity: p.params.severity,
-                    severity_name: p.params.severity_name.clone(),
-                    flags: p.params.flags,
-                    evidence_hash: p.params.evidence_hash.clone(),
-                    evidence_version: p.params.evidence_version,
-                    tx_hash: c.hash.clone(),
-                    ledger: c.ledger,
-                    reason: why.clone(),
+                    write: Write::of(&p.params, c),
+                    reason: why.to_string(),
                 },
                 Err(e @ ChainError::Unknown { hash, .. }) => Outcome::Unknown {
                     tx_hash: hash.clone(),
@@ -424,7 +446,7 @@ impl ChainSubmitter<'_> {
     /// Reads back every asset of a confirmed batch, in one batched `getLedgerEntries` (an entry it cannot
     /// answer, archived or after a failed read, is read on its own). An error here never means "not
     /// written": the transaction `tx` succeeded on chain.
-    fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), String> {
+    fn read_back(&mut self, batch: &[Attestation], tx: &str) -> Result<(), ReadBackError> {
         // The last write of an asset wins inside a batch, so compare against that one.
         let last: std::collections::BTreeMap<[u8; 32], &Attestation> =
             batch.iter().map(|a| (a.asset, a)).collect();
@@ -442,16 +464,22 @@ impl ChainSubmitter<'_> {
             match read {
                 Ok(Some(s)) if holds(&s, a) => {}
                 Ok(other) => {
-                    return Err(format!(
-                    "transaction {tx} succeeded but get_safety_by now reads {other:?} for {name}"
-                ))
+                    return Err(ReadBackError::Differs {
+                        tx: tx.to_string(),
+                        asset: name,
+                        read: format!("{other:?}"),
+                    })
                 }
                 Err(e) => {
-                    return Err(format!(
-                        "transaction {tx} succeeded but reading {name} back failed: {}",
+                    return Err(ReadBackError::Unread {
+                        tx: tx.to_string(),
+                        asset: name,
                         // The read's own "nothing was submitted" is about the read, not the write.
-                        e.to_string().trim_end_matches("; nothing was submitted")
-                    ));
+                        message: e
+                            .to_string()
+                            .trim_end_matches("; nothing was submitted")
+                            .to_string(),
+                    });
                 }
             }
         }
@@ -494,7 +522,7 @@ pub fn exit_code(outcomes: &[Outcome]) -> u8 {
 /// One line per asset for people.
 pub fn render_text(r: &AssetResult) -> String {
     match &r.outcome {
-        Outcome::Written { severity_name, flags, evidence_hash, tx_hash, ledger, .. } => format!(
+        Outcome::Written(Write { severity_name, flags, evidence_hash, tx_hash, ledger, .. }) => format!(
             "{}  written: severity {severity_name}, flags {flags}, hash {evidence_hash}, tx {tx_hash}, ledger {ledger} ({})\n",
             r.asset, r.contract
         ),
@@ -502,7 +530,7 @@ pub fn render_text(r: &AssetResult) -> String {
             "{}  dry run (not sent): severity {severity_name}, flags {flags}, hash {evidence_hash}; batch min resource fee {batch_min_resource_fee} stroops ({})\n",
             r.asset, r.contract
         ),
-        Outcome::WrittenUnconfirmed { severity_name, flags, evidence_hash, tx_hash, ledger, reason, .. } => format!(
+        Outcome::WrittenUnconfirmed { write: Write { severity_name, flags, evidence_hash, tx_hash, ledger, .. }, reason } => format!(
             "{}  written, NOT READ BACK: severity {severity_name}, flags {flags}, hash {evidence_hash}, tx {tx_hash}, ledger {ledger} ({}): {reason}; check it with `assay verify`, do not resend\n",
             r.asset, r.contract
         ),
@@ -514,5 +542,36 @@ pub fn render_text(r: &AssetResult) -> String {
         Outcome::NoReport { reason } => format!("{}  not attested (no report): {reason}\n", r.asset),
         Outcome::Failed { reason } => format!("{}  not attested (chain): {reason}\n", r.asset),
         Outcome::Unknown { tx_hash, reason } => format!("{}  OUTCOME UNKNOWN for tx {tx_hash}: {reason}\n", r.asset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_serializes_flat_beside_its_status() {
+        let write = Write {
+            severity: 1,
+            severity_name: "low".into(),
+            flags: 4,
+            evidence_hash: "ab".into(),
+            evidence_version: 3,
+            tx_hash: "cd".into(),
+            ledger: 7,
+        };
+        let fields = r#""severity":1,"severity_name":"low","flags":4,"evidence_hash":"ab","evidence_version":3,"tx_hash":"cd","ledger":7"#;
+        assert_eq!(
+            serde_json::to_string(&Outcome::Written(write.clone())).unwrap(),
+            format!(r#"{{"status":"written",{fields}}}"#)
+        );
+        let unconfirmed = Outcome::WrittenUnconfirmed {
+            write,
+            reason: "read back failed".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&unconfirmed).unwrap(),
+            format!(r#"{{"status":"written_unconfirmed",{fields},"reason":"read back failed"}}"#)
+        );
     }
 }

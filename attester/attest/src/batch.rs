@@ -107,7 +107,7 @@ fn send<S: Submitter>(submitter: &mut S, batch: &[Attestation], out: &mut Batche
             Err(why) => Landed::WrittenUnconfirmed {
                 tx: confirmed.hash,
                 ledger: confirmed.ledger,
-                why,
+                why: why.to_string(),
             },
         },
         Err(e) if batch.len() > 1 && splittable(&e) => {

@@ -14,6 +14,45 @@ pub enum AttestError {
     /// stellar-rpc or the registry could not be read, or answered something that is not a registry's.
     #[error("{0}")]
     Chain(String),
+    /// Something on this machine failed: a file, the async runtime.
+    #[error("{0}")]
+    Local(String),
+    /// A report could not be derived from facts that were read: a defect of this program.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// Written into JSON logs as its message.
+impl serde::Serialize for AttestError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// A source-fetch option that is not usable is the caller's to fix.
+impl From<assay_scan::options::OptionError> for AttestError {
+    fn from(error: assay_scan::options::OptionError) -> Self {
+        AttestError::Input(error.to_string())
+    }
+}
+
+/// An extra root certificate rustls refuses is the caller's `--cacert` to fix; a TLS provider without
+/// a usable protocol is this machine's.
+impl From<assay_scan::net::client::ClientError> for AttestError {
+    fn from(error: assay_scan::net::client::ClientError) -> Self {
+        use assay_scan::net::client::ClientError;
+        match error {
+            ClientError::ExtraRoot(_) => AttestError::Input(error.to_string()),
+            ClientError::Tls(_) => AttestError::Local(error.to_string()),
+        }
+    }
+}
+
+/// The engine could not derive a report: a defect, never the caller's input.
+impl From<assay_core::EngineError> for AttestError {
+    fn from(error: assay_core::EngineError) -> Self {
+        AttestError::Internal(error.to_string())
+    }
 }
 
 impl AttestError {

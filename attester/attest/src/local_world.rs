@@ -20,6 +20,7 @@ use stellar_xdr::{
 };
 
 use crate::registry::{self, account_id, contract_val};
+use crate::AttestError;
 
 /// The StellarExpert host the replay server answers for.
 pub const EXPERT: &str = "api.stellar.expert";
@@ -58,7 +59,7 @@ pub struct LocalWorld {
 impl LocalWorld {
     /// Starts the network (a ledger every 100 ms) and the replay servers for StellarExpert and
     /// `domains`; funds the keys.
-    pub fn start(domains: &[&str]) -> Result<LocalWorld, String> {
+    pub fn start(domains: &[&str]) -> Result<LocalWorld, AttestError> {
         Self::start_closing_every(domains, 100)
     }
 
@@ -66,32 +67,33 @@ impl LocalWorld {
     pub fn start_closing_every(
         domains: &[&str],
         ledger_close_ms: u64,
-    ) -> Result<LocalWorld, String> {
+    ) -> Result<LocalWorld, AttestError> {
+        let local = |e: &dyn std::fmt::Display| AttestError::Local(e.to_string());
         let net = LocalNet::start(LocalNetConfig {
             port: 0,
             ledger_close_ms,
             ..LocalNetConfig::default()
         })
-        .map_err(|e| format!("local network: {e}"))?;
+        .map_err(|e| local(&format!("local network: {e}")))?;
         let spec = NetworkSpec {
             name: "local".into(),
             rpc_url: net.rpc_url(),
             passphrase: net.passphrase().into(),
         };
-        let rpc = RpcClient::new(&spec.rpc_url).map_err(|e| e.to_string())?;
+        let rpc = RpcClient::new(&spec.rpc_url).map_err(|e| AttestError::Chain(e.to_string()))?;
         // Keys from fixed seeds: they exist only on this throwaway network.
         let admin = Signer::from_seed([11; 32]);
         let attester = Signer::from_seed([12; 32]);
         let holder = Signer::from_seed([13; 32]);
         for s in [&admin, &attester, &holder] {
             net.fund(&account_id(s.public_key()))
-                .map_err(|e| format!("fund: {e}"))?;
+                .map_err(|e| local(&format!("fund: {e}")))?;
         }
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| local(&e))?;
         let mut hosts = vec![EXPERT];
         hosts.extend_from_slice(domains);
         let server = rt.block_on(ReplayServer::start(&hosts));
@@ -108,7 +110,7 @@ impl LocalWorld {
             gate: [0; 32],
             server,
             connect_to,
-            dir: tempfile::tempdir().map_err(|e| e.to_string())?,
+            dir: tempfile::tempdir().map_err(|e| local(&e))?,
         })
     }
 
@@ -123,23 +125,25 @@ impl LocalWorld {
     }
 
     /// Uploads `wasm` and creates a contract from it with `args`, as the admin.
-    pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> Result<[u8; 32], String> {
+    pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> Result<[u8; 32], AttestError> {
         let inv = self.invoker(&self.admin);
-        let hash = inv.upload_wasm(wasm).map_err(|e| format!("upload: {e}"))?;
+        let hash = inv
+            .upload_wasm(wasm)
+            .map_err(|e| AttestError::Chain(format!("upload: {e}")))?;
         inv.create_contract(hash, [salt; 32], args)
-            .map_err(|e| format!("deploy: {e}"))
+            .map_err(|e| AttestError::Chain(format!("deploy: {e}")))
     }
 
     /// Deploys the registry (admin, with the attester in its set) and the default-policy gate from
     /// `wasm_dir` (`target/wasm`).
-    pub fn deploy_registry_and_gate(&mut self, wasm_dir: &Path) -> Result<(), String> {
+    pub fn deploy_registry_and_gate(&mut self, wasm_dir: &Path) -> Result<(), AttestError> {
         let read = |n: &str| {
             let p = wasm_dir.join(format!("{n}.wasm"));
             std::fs::read(&p).map_err(|e| {
-                format!(
+                AttestError::Local(format!(
                     "{}: {e}; build the contracts first with scripts/build-wasm.sh",
                     p.display()
-                )
+                ))
             })
         };
         // A local network upgrades without notice (delay 0, explicitly allowed).
@@ -152,7 +156,7 @@ impl LocalWorld {
         );
         self.invoker(&self.admin)
             .invoke(&add)
-            .map_err(|e| format!("add_attester: {e}"))?;
+            .map_err(|e| AttestError::Chain(format!("add_attester: {e}")))?;
         self.gate = self.deploy(
             &read("assay_gate_example")?,
             2,
@@ -186,7 +190,7 @@ impl LocalWorld {
 
     /// Invokes the gate's `deposit` of `amount` of `asset` from the holder: `Ok(())`, or the contract
     /// error code the gate refused with (nothing is submitted when simulation refuses).
-    pub fn deposit(&self, asset: [u8; 32], amount: i128) -> Result<(), Result<u32, String>> {
+    pub fn deposit(&self, asset: [u8; 32], amount: i128) -> Result<(), Result<u32, AttestError>> {
         let f = registry::call(
             self.gate,
             "deposit",
@@ -217,14 +221,14 @@ impl LocalWorld {
             Ok(_) => Ok(()),
             Err(ChainError::Simulation(text)) => {
                 Err(assay_chain::submit::contract_error_code(&text)
-                    .ok_or(format!("no contract error in: {text}")))
+                    .ok_or(AttestError::Chain(format!("no contract error in: {text}"))))
             }
-            Err(e) => Err(Err(e.to_string())),
+            Err(e) => Err(Err(AttestError::Chain(e.to_string()))),
         }
     }
 
     /// The gate's recorded deposit balance of `asset` for the holder.
-    pub fn gate_balance(&self, asset: [u8; 32]) -> Result<i128, String> {
+    pub fn gate_balance(&self, asset: [u8; 32]) -> Result<i128, AttestError> {
         let f = registry::call(
             self.gate,
             "balance",
@@ -235,8 +239,8 @@ impl LocalWorld {
         );
         match self.invoker(&self.admin).read(&f) {
             Ok(Some(ScVal::I128(p))) => Ok(((p.hi as i128) << 64) | p.lo as i128),
-            Ok(other) => Err(format!("balance returned {other:?}")),
-            Err(e) => Err(e.to_string()),
+            Ok(other) => Err(AttestError::Chain(format!("balance returned {other:?}"))),
+            Err(e) => Err(AttestError::Chain(e.to_string())),
         }
     }
 
@@ -246,7 +250,7 @@ impl LocalWorld {
         asset: [u8; 32],
         max_severity: u32,
         max_age_secs: u64,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, AttestError> {
         let f = registry::call(
             self.registry,
             "is_safe",
@@ -258,8 +262,8 @@ impl LocalWorld {
         );
         match self.invoker(&self.admin).read(&f) {
             Ok(Some(ScVal::Bool(b))) => Ok(b),
-            Ok(other) => Err(format!("is_safe returned {other:?}")),
-            Err(e) => Err(e.to_string()),
+            Ok(other) => Err(AttestError::Chain(format!("is_safe returned {other:?}"))),
+            Err(e) => Err(AttestError::Chain(e.to_string())),
         }
     }
 }

@@ -195,14 +195,14 @@ pub fn constructor_args(admin: [u8; 32], upgrade_delay_secs: u64) -> Vec<ScVal> 
 }
 
 /// Decodes `Option<Safety>`.
-pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, String> {
+pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, crate::AttestError> {
     let map = match v {
         ScVal::Void => return Ok(None),
         ScVal::Map(Some(m)) => m,
         other => {
-            return Err(format!(
+            return Err(crate::AttestError::Chain(format!(
                 "get_safety returned {other:?}, expected a Safety map or void"
-            ))
+            )))
         }
     };
     let field = |name: &str| {
@@ -212,22 +212,29 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, String> {
     };
     let severity = match field("severity") {
         Some(ScVal::U32(n)) => *n,
-        _ => return Err("Safety.severity missing".into()),
+        _ => return Err(crate::AttestError::Chain("Safety.severity missing".into())),
     };
     let flags = match field("flags") {
         Some(ScVal::U32(n)) => *n,
-        _ => return Err("Safety.flags missing".into()),
+        _ => return Err(crate::AttestError::Chain("Safety.flags missing".into())),
     };
     let attested_at = match field("attested_at") {
         Some(ScVal::U64(n)) => *n,
-        _ => return Err("Safety.attested_at missing".into()),
+        _ => {
+            return Err(crate::AttestError::Chain(
+                "Safety.attested_at missing".into(),
+            ))
+        }
     };
     let evidence_hash: [u8; 32] = match field("evidence_hash") {
-        Some(ScVal::Bytes(b)) => b
-            .as_slice()
-            .try_into()
-            .map_err(|_| "Safety.evidence_hash is not 32 bytes")?,
-        _ => return Err("Safety.evidence_hash missing".into()),
+        Some(ScVal::Bytes(b)) => b.as_slice().try_into().map_err(|_| {
+            crate::AttestError::Chain("Safety.evidence_hash is not 32 bytes".into())
+        })?,
+        _ => {
+            return Err(crate::AttestError::Chain(
+                "Safety.evidence_hash missing".into(),
+            ))
+        }
     };
     Ok(Some(Safety {
         severity,

@@ -10,6 +10,8 @@ use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::{ScanConfig, Scanner};
 
+use crate::AttestError;
+
 /// Where the asset's sources are read.
 #[derive(Debug, Clone)]
 pub struct ScanSettings {
@@ -71,13 +73,16 @@ impl ScanSettings {
 }
 
 /// One asset's scan outcome: a report, or why there is none.
-pub type ScanResult = Result<Report, String>;
+pub type ScanResult = Result<Report, AttestError>;
 
 /// Scans `assets` with the cache bypassed and evaluates them. Results are in input order.
-pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanResult>, String> {
+pub fn scan_fresh(
+    settings: &ScanSettings,
+    assets: &[Asset],
+) -> Result<Vec<ScanResult>, AttestError> {
     Ok(scan_subjects(settings, assets)?
         .into_iter()
-        .map(|r| assay_core::engine::evaluate(&r?).map_err(|e| format!("internal: {e}")))
+        .map(|r| Ok(assay_core::engine::evaluate(&r?)?))
         .collect())
 }
 
@@ -86,7 +91,7 @@ pub fn scan_fresh(settings: &ScanSettings, assets: &[Asset]) -> Result<Vec<ScanR
 pub fn scan_subjects(
     settings: &ScanSettings,
     assets: &[Asset],
-) -> Result<Vec<Result<Subject, String>>, String> {
+) -> Result<Vec<Result<Subject, AttestError>>, AttestError> {
     let assets = assets.to_vec();
     let subjects = with_scanner(settings, |scanner| async move {
         scanner.scan_many(assets, Arc::new(|_| {})).await
@@ -94,7 +99,7 @@ pub fn scan_subjects(
     Ok(subjects
         .into_iter()
         .map(|r| {
-            let mut subject = r.map_err(|e| e.to_string())?;
+            let mut subject = r.map_err(|e| AttestError::Source(e.to_string()))?;
             subject.network = Some(settings.asset_passphrase.clone());
             Ok(subject)
         })
@@ -106,13 +111,13 @@ pub fn scan_subjects(
 pub fn account_domain(
     settings: &ScanSettings,
     account: &str,
-) -> Result<(String, HomeDomain, TomlOutcome), String> {
+) -> Result<(String, HomeDomain, TomlOutcome), AttestError> {
     let account = account.to_string();
     with_scanner(settings, |scanner| async move {
         scanner
             .account_domain(&account)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| AttestError::Source(e.to_string()))
     })?
 }
 
@@ -140,7 +145,7 @@ impl std::fmt::Display for DiscoverySource {
 pub fn discover(
     settings: &ScanSettings,
     sources: &[DiscoverySource],
-) -> Result<Vec<Result<Vec<Asset>, String>>, String> {
+) -> Result<Vec<Result<Vec<Asset>, AttestError>>, AttestError> {
     let sources = sources.to_vec();
     with_scanner(settings, |scanner| async move {
         let mut tasks = Vec::new();
@@ -151,18 +156,22 @@ pub fn discover(
                     DiscoverySource::AssetList(url) => scanner.list_assets(url).await,
                     DiscoverySource::Issuer(issuer) => scanner.issuer_assets(issuer).await,
                 }
+                .map_err(|e| AttestError::Source(e.to_string()))
             }));
         }
         let mut out = Vec::with_capacity(tasks.len());
         for task in tasks {
-            out.push(task.await.unwrap_or_else(|e| Err(format!("internal: {e}"))));
+            out.push(
+                task.await
+                    .unwrap_or_else(|e| Err(AttestError::Internal(e.to_string()))),
+            );
         }
         out
     })
 }
 
 /// Runs `work` with a fresh scanner (cache bypassed) for `settings` on a runtime of its own.
-fn with_scanner<F, Fut, T>(settings: &ScanSettings, work: F) -> Result<T, String>
+fn with_scanner<F, Fut, T>(settings: &ScanSettings, work: F) -> Result<T, AttestError>
 where
     F: FnOnce(Arc<Scanner>) -> Fut,
     Fut: std::future::Future<Output = T>,
@@ -181,10 +190,10 @@ where
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(|e| AttestError::Local(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async {
         let http = HttpClient::new(&net)?;
         let scanner = Scanner::new(http, config).with_host_limits(settings.limits.hosts.clone());
-        Ok::<_, String>(work(Arc::new(scanner)).await)
+        Ok::<_, AttestError>(work(Arc::new(scanner)).await)
     })
 }

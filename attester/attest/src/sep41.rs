@@ -19,12 +19,11 @@ pub fn evaluate_subject(
     subject: &Subject,
     sep41: Option<&Sep41Outcome>,
     at: Timestamp,
-) -> Result<Report, String> {
-    match sep41 {
+) -> Result<Report, crate::AttestError> {
+    Ok(match sep41 {
         Some(run) => evaluate_with_sep41(subject, run.check(at)),
         None => assay_core::engine::evaluate(subject),
-    }
-    .map_err(|e| format!("internal: {e}"))
+    }?)
 }
 
 /// Evaluates a custom token contract's subject, with the `sep41` check when the suite ran for it.
@@ -32,9 +31,9 @@ pub fn evaluate_contract_subject(
     subject: &ContractSubject,
     sep41: Option<&Sep41Outcome>,
     at: Timestamp,
-) -> Result<Report, String> {
+) -> Result<Report, crate::AttestError> {
     let check = sep41.map(|run| run.check(at));
-    evaluate_contract(subject, check.as_ref()).map_err(|e| format!("internal: {e}"))
+    Ok(evaluate_contract(subject, check.as_ref())?)
 }
 
 /// Converts the suite's results into report rows. The bound line carries the check id, the verdict and the
@@ -108,7 +107,7 @@ impl Sep41Runner {
         owner_identity: Option<String>,
         spender_identity: Option<String>,
         allow_non_testnet_write: bool,
-    ) -> Result<Sep41Runner, String> {
+    ) -> Result<Sep41Runner, assay_sep41::live::LiveError> {
         use assay_sep41::live::{self, PartiesInput, PartyInput};
         let parties = live::resolve_parties(&PartiesInput {
             owner: PartyInput {
@@ -119,12 +118,11 @@ impl Sep41Runner {
                 address: None,
                 identity: spender_identity,
             },
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         if !parties.writes() {
             return Ok(Sep41Runner::keyless(rpc_url, passphrase));
         }
-        live::consent(passphrase, &parties, allow_non_testnet_write).map_err(|e| e.to_string())?;
+        live::consent(passphrase, &parties, allow_non_testnet_write)?;
         Ok(Sep41Runner {
             parties: Some(parties),
             ..Sep41Runner::keyless(rpc_url, passphrase)

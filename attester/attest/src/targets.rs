@@ -62,7 +62,7 @@ fn evaluate_classic(
     subject: &assay_core::Subject,
     sep41: Option<&Sep41Outcome>,
     sac_admin: Option<SacAdmin>,
-) -> Result<Report, String> {
+) -> Result<Report, AttestError> {
     let mut checks: Vec<Box<dyn Check + Send + Sync>> = default_checks();
     if let Some(run) = sep41 {
         checks.push(Box::new(run.check(now())));
@@ -70,13 +70,11 @@ fn evaluate_classic(
     if let Some(c) = sac_admin {
         checks.push(Box::new(c));
     }
-    Engine::with_checks(checks)
-        .run(subject)
-        .map_err(|e| format!("internal: {e}"))
+    Ok(Engine::with_checks(checks).run(subject)?)
 }
 
 /// One target's fresh report (or why there is none) and its suite run, when the suite ran.
-pub type Evaluated = (Result<Report, String>, Option<Sep41Outcome>);
+pub type Evaluated = (Result<Report, AttestError>, Option<Sep41Outcome>);
 
 /// Scans and evaluates every target fresh (cache bypassed), in input order. `rpc_url` / `passphrase`
 /// name the network the contracts live on; `runner`, when given, runs the SEP-41 suite against each
@@ -93,13 +91,15 @@ pub fn evaluate_targets(
     enum Plan {
         Classic(Asset, Option<SacAdmin>),
         Custom(Box<assay_core::contract::ContractSubject>),
-        NoReport(String),
+        NoReport(AttestError),
     }
     let plans: Vec<Plan> = targets
         .iter()
         .map(|t| match &t.asset {
             Token::Classic(a) => Plan::Classic(a.clone(), None),
-            Token::Native => Plan::NoReport("the native asset has no issuer to read".into()),
+            Token::Native => Plan::NoReport(AttestError::Source(
+                "the native asset has no issuer to read".into(),
+            )),
             Token::Contract(c) => match read_token(settings, rpc_url, passphrase, t.contract) {
                 Ok(TokenRead::Custom(s)) => Plan::Custom(s),
                 Ok(TokenRead::StellarAsset { name, admin }) => match Token::parse(&name) {
@@ -111,9 +111,9 @@ pub fn evaluate_targets(
                             at: now(),
                         }),
                     ),
-                    _ => Plan::NoReport(format!(
+                    _ => Plan::NoReport(AttestError::Source(format!(
                         "{c} is the Stellar Asset Contract of {name:?}, which has no issuer to read"
-                    )),
+                    ))),
                 },
                 Err(e) => Plan::NoReport(e),
             },
@@ -129,7 +129,7 @@ pub fn evaluate_targets(
     let mut subjects = if classic.is_empty() {
         Vec::new()
     } else {
-        scan_subjects(settings, &classic).map_err(AttestError::Source)?
+        scan_subjects(settings, &classic)?
     }
     .into_iter();
     let mut out = Vec::with_capacity(targets.len());
@@ -142,7 +142,10 @@ pub fn evaluate_targets(
                     (evaluate_classic(&subject, suite.as_ref(), sac_admin), suite)
                 }
                 Some(Err(e)) => (Err(e), None),
-                None => (Err("internal: a scan result is missing".into()), None),
+                None => (
+                    Err(AttestError::Internal("a scan result is missing".into())),
+                    None,
+                ),
             },
             Plan::Custom(subject) => {
                 let suite = runner.map(|r| r.run(target.contract));

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 use stellar_xdr::{ContractId, Hash, ScAddress, ScVal};
 
 use crate::scanning::{account_domain, ScanSettings};
+use crate::AttestError;
 
 /// What a `C…` address turned out to be.
 #[derive(Debug, Clone)]
@@ -36,16 +37,19 @@ fn now() -> assay_core::Timestamp {
 }
 
 /// Reads `function()` of `contract` by simulation from the all-zero account (nothing is signed).
-fn read_address(net: &Network, contract: &ScAddress, function: &str) -> Result<String, String> {
-    match net.read(&account_id([0; 32]), contract, function, vec![]) {
-        Ok(ReadOutcome::Value(ScVal::Address(a))) => Ok(strkey_of(&a)),
-        Ok(ReadOutcome::Value(other)) => {
-            Err(format!("{function}() returned {other:?}, not an address"))
-        }
-        Ok(ReadOutcome::Trapped(e)) => Err(format!("{function}() trapped: {e}")),
-        Ok(ReadOutcome::Archived) => Err(format!("{function}() needs archived state restored")),
-        Err(e) => Err(format!("{function}(): {e}")),
-    }
+fn read_address(
+    net: &Network,
+    contract: &ScAddress,
+    function: &str,
+) -> Result<String, AttestError> {
+    let answer = match net.read(&account_id([0; 32]), contract, function, vec![]) {
+        Ok(ReadOutcome::Value(ScVal::Address(a))) => return Ok(strkey_of(&a)),
+        Ok(ReadOutcome::Value(other)) => format!("{function}() returned {other:?}, not an address"),
+        Ok(ReadOutcome::Trapped(e)) => format!("{function}() trapped: {e}"),
+        Ok(ReadOutcome::Archived) => format!("{function}() needs archived state restored"),
+        Err(e) => format!("{function}(): {e}"),
+    };
+    Err(AttestError::Chain(answer))
 }
 
 /// Reads the token contract `contract` on the network at `rpc_url`. `Err` only when there is no contract at
@@ -55,7 +59,7 @@ pub fn read_token(
     rpc_url: &str,
     passphrase: &str,
     contract: [u8; 32],
-) -> Result<TokenRead, String> {
+) -> Result<TokenRead, AttestError> {
     let net = Network::new(rpc_url, passphrase);
     let address = ScAddress::Contract(ContractId(Hash(contract)));
     let id = crate::sac::contract_strkey(contract);
@@ -66,14 +70,14 @@ pub fn read_token(
     };
     let code = match net.contract_code(&address) {
         Ok(Executable::Missing) => {
-            return Err(format!(
+            return Err(AttestError::Chain(format!(
                 "no contract at {id} on this network (getLedgerEntries found no instance); check the address and --network"
-            ))
+            )))
         }
         Ok(Executable::StellarAsset) => {
             let name = match net.read(&account_id([0; 32]), &address, "name", vec![]) {
                 Ok(ReadOutcome::Value(ScVal::String(s))) => s.to_utf8_string_lossy(),
-                other => return Err(format!("{id} is a Stellar Asset Contract but name() did not answer: {other:?}")),
+                other => return Err(AttestError::Chain(format!("{id} is a Stellar Asset Contract but name() did not answer: {other:?}"))),
             };
             let admin = read_address(&net, &address, "admin").ok();
             return Ok(TokenRead::StellarAsset { name, admin });
@@ -88,9 +92,13 @@ pub fn read_token(
                 retrieved_at: now(),
                 value: code,
             }),
-            Err(e) => CodeOutcome::Failed(failed(FailureCategory::Malformed, e)),
+            Err(e) => CodeOutcome::Failed(failed(FailureCategory::Malformed, e.to_string())),
         },
-        Err(e) => return Err(format!("cannot read {id} from {rpc_url}: {e}")),
+        Err(e) => {
+            return Err(AttestError::Chain(format!(
+                "cannot read {id} from {rpc_url}: {e}"
+            )))
+        }
     };
     let has_admin =
         matches!(&code, CodeOutcome::Read(c) if c.value.functions.iter().any(|f| f == "admin"));
@@ -103,7 +111,7 @@ pub fn read_token(
                 retrieved_at: now(),
                 value: a,
             }),
-            Err(e) => AdminOutcome::Failed(failed(FailureCategory::UnknownFailure, e)),
+            Err(e) => AdminOutcome::Failed(failed(FailureCategory::UnknownFailure, e.to_string())),
         }
     };
     let (account_url, home_domain, stellar_toml) = match admin.account() {
@@ -127,10 +135,11 @@ pub fn read_token(
 }
 
 /// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.
-pub fn read_code(wasm: &[u8], origin: &str) -> Result<ContractCode, String> {
-    let imports = parse_wasm_imports(wasm).map_err(|e| e.to_string())?;
+pub fn read_code(wasm: &[u8], origin: &str) -> Result<ContractCode, AttestError> {
+    let malformed = |e: &dyn std::fmt::Display| AttestError::Chain(e.to_string());
+    let imports = parse_wasm_imports(wasm).map_err(|e| malformed(&e))?;
     let spec =
-        assay_sep41::spec::ContractSpec::from_wasm(wasm, origin).map_err(|e| e.to_string())?;
+        assay_sep41::spec::ContractSpec::from_wasm(wasm, origin).map_err(|e| malformed(&e))?;
     Ok(ContractCode {
         wasm_hash: hex::encode(Sha256::digest(wasm)),
         imports,

@@ -184,7 +184,7 @@ pub fn verify_target(
     let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, AttestError> {
         let targets = std::slice::from_ref(target);
         let mut evaluated = evaluate_targets(settings, rpc_url, passphrase, targets, runner)?;
-        let report = evaluated.remove(0).0.map_err(AttestError::Source)?;
+        let report = evaluated.remove(0).0?;
         Ok(compare(Some(safety), &report, now()?, max_age_secs))
     };
     let plain = match (suite, always_suite) {
@@ -228,7 +228,7 @@ pub fn read_safety(
     asset: [u8; 32],
 ) -> Result<Option<Safety>, AttestError> {
     let value = simulate_read(rpc, registry::get_safety(registry_id, asset), "get_safety")?;
-    registry::decode_safety(&value).map_err(AttestError::Chain)
+    registry::decode_safety(&value)
 }
 
 /// Reads `get_safety_by(asset, attester)`: that attester's own verdict, by simulation only.
@@ -240,7 +240,7 @@ pub fn read_safety_by(
 ) -> Result<Option<Safety>, AttestError> {
     let f = registry::get_safety_by(registry_id, asset, attester);
     let value = simulate_read(rpc, f, "get_safety_by")?;
-    registry::decode_safety(&value).map_err(AttestError::Chain)
+    registry::decode_safety(&value)
 }
 
 /// Asks the registry's `is_safe_quorum`, by simulation only.
@@ -302,7 +302,7 @@ fn simulate_read(
         .simulate_transaction(&env)
         .map_err(|e| chain(e.to_string()))?;
     let sim = Simulated::from_response(&response).map_err(|e| {
-        chain(match contract_error_code(&e) {
+        chain(match contract_error_code(&e.to_string()) {
             Some(code) => format!("{name} failed: {e} ({})", registry::registry_error(code)),
             None => {
                 format!("{name} failed: {e} (is --registry an Assay registry on this network?)")
@@ -322,7 +322,7 @@ pub fn read_safety_many(
     registry_id: [u8; 32],
     assets: &[[u8; 32]],
     attester: [u8; 32],
-) -> Result<std::collections::BTreeMap<[u8; 32], Option<Safety>>, String> {
+) -> Result<std::collections::BTreeMap<[u8; 32], Option<Safety>>, AttestError> {
     use stellar_xdr::{
         AccountId, ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey,
         LedgerKeyContractData, Limits, PublicKey, ScAddress, ScSymbol, ScVal, Uint256, WriteXdr,
@@ -353,7 +353,9 @@ pub fn read_safety_many(
             .zip(chunk)
             .map(|(k, a)| (k.to_xdr_base64(Limits::none()).expect("a key encodes"), *a))
             .collect();
-        let answer = rpc.get_ledger_entries(&keys).map_err(|e| e.to_string())?;
+        let answer = rpc
+            .get_ledger_entries(&keys)
+            .map_err(|e| AttestError::Chain(e.to_string()))?;
         let latest = u32::try_from(answer.latest_ledger).unwrap_or(u32::MAX);
         for asset in chunk {
             held.insert(*asset, None);
@@ -370,11 +372,12 @@ pub fn read_safety_many(
                 continue;
             }
             let data: LedgerEntryData =
-                assay_chain::submit::decode_rpc_xdr("entry xdr", Some(&entry.xdr))?;
+                assay_chain::submit::decode_rpc_xdr("entry xdr", Some(&entry.xdr))
+                    .map_err(|e| AttestError::Chain(e.to_string()))?;
             let LedgerEntryData::ContractData(d) = data else {
-                return Err(
+                return Err(AttestError::Chain(
                     "getLedgerEntries answered a registry key with another entry type".into(),
-                );
+                ));
             };
             held.insert(*asset, registry::decode_safety(&d.val)?);
         }

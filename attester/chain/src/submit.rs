@@ -210,9 +210,9 @@ pub struct Simulated {
 impl Simulated {
     /// Reads a `simulateTransaction` answer; `Err` carries the summary of a refused simulation or of an
     /// answer that cannot be decoded.
-    pub fn from_response(r: &SimulateTransactionResponse) -> Result<Simulated, String> {
+    pub fn from_response(r: &SimulateTransactionResponse) -> Result<Simulated, SimulationError> {
         if let Some(err) = &r.error {
-            return Err(simulation_summary(err));
+            return Err(SimulationError::Refused(simulation_summary(err)));
         }
         let data: SorobanTransactionData =
             decode_rpc_xdr("transactionData", Some(&r.transaction_data))?;
@@ -233,7 +233,7 @@ impl Simulated {
             .restore_preamble
             .as_ref()
             .map(|p| {
-                Ok::<_, String>((
+                Ok::<_, SimulationError>((
                     decode_rpc_xdr("restorePreamble.transactionData", Some(&p.transaction_data))?,
                     fee_i64(p.min_resource_fee)?,
                 ))
@@ -249,8 +249,52 @@ impl Simulated {
     }
 }
 
-fn fee_i64(fee: u64) -> Result<i64, String> {
-    i64::try_from(fee).map_err(|_| format!("minResourceFee {fee} is out of range"))
+/// A simulation that gave no [`Simulated`] refused the call before anything was sent.
+impl From<SimulationError> for ChainError {
+    fn from(error: SimulationError) -> Self {
+        ChainError::Simulation(error.to_string())
+    }
+}
+
+/// Why a `simulateTransaction` answer gave no [`Simulated`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimulationError {
+    /// The simulation refused the call; the most useful line of its error.
+    #[error("{0}")]
+    Refused(String),
+    /// A field of the answer is missing or does not decode.
+    #[error(transparent)]
+    Answer(#[from] RpcXdrError),
+    /// The resource fee does not fit a transaction's fee.
+    #[error("minResourceFee {0} is out of range")]
+    FeeOutOfRange(u64),
+}
+
+fn fee_i64(fee: u64) -> Result<i64, SimulationError> {
+    i64::try_from(fee).map_err(|_| SimulationError::FeeOutOfRange(fee))
+}
+
+/// A base64 XDR field of an RPC answer that is missing or does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RpcXdrError {
+    /// The answer has no such field.
+    #[error("missing {0}")]
+    Missing(String),
+    /// The field is not the XDR it should be, or is nested too deep or too large.
+    #[error("bad {field}: {message}")]
+    Bad {
+        /// The field's name.
+        field: String,
+        /// The decoder's message.
+        message: String,
+    },
+}
+
+/// Written into JSON logs as its message.
+impl serde::Serialize for RpcXdrError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// Nesting the decoder follows in an RPC answer: the Soroban host's own XDR read limit, so every
@@ -262,13 +306,16 @@ pub const RPC_XDR_MAX_BYTES: usize = 4 * 1024 * 1024;
 
 /// Decodes a base64 XDR value from an RPC answer, bounded in depth and size: a hostile server
 /// gets an error, never a stack overflow or an unbounded allocation.
-pub fn decode_rpc_xdr<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, String> {
-    let s = s.ok_or_else(|| format!("missing {field}"))?;
+pub fn decode_rpc_xdr<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, RpcXdrError> {
+    let s = s.ok_or_else(|| RpcXdrError::Missing(field.to_string()))?;
     let limits = Limits {
         depth: RPC_XDR_MAX_DEPTH,
         len: RPC_XDR_MAX_BYTES,
     };
-    T::from_xdr_base64(s, limits).map_err(|e| format!("bad {field}: {e}"))
+    T::from_xdr_base64(s, limits).map_err(|e| RpcXdrError::Bad {
+        field: field.to_string(),
+        message: e.to_string(),
+    })
 }
 
 fn now_unix() -> u64 {
@@ -426,7 +473,7 @@ impl Invoker<'_> {
             Err(detail) => Err(ChainError::Rpc(RpcError::Protocol {
                 url: self.rpc.url().into(),
                 method: "getLedgerEntries".into(),
-                detail,
+                detail: detail.to_string(),
             })),
         }
     }
@@ -533,8 +580,9 @@ impl Invoker<'_> {
     /// Simulates `host_function` from the source account. Never sends anything.
     pub fn simulate(&self, host_function: &HostFunction) -> Result<Simulated, ChainError> {
         let seq = self.next_sequence()?;
-        Simulated::from_response(&self.simulate_raw(seq, host_function)?)
-            .map_err(ChainError::Simulation)
+        Ok(Simulated::from_response(
+            &self.simulate_raw(seq, host_function)?,
+        )?)
     }
 
     /// Reads a contract function's return value by simulation only.
@@ -548,8 +596,7 @@ impl Invoker<'_> {
         let mut bad_seq_retries = 0;
         loop {
             let seq = self.next_sequence()?;
-            let sim = Simulated::from_response(&self.simulate_raw(seq, host_function)?)
-                .map_err(ChainError::Simulation)?;
+            let sim = Simulated::from_response(&self.simulate_raw(seq, host_function)?)?;
             if let Some((data, fee)) = sim.restore.clone() {
                 if restored {
                     return Err(ChainError::Simulation(
@@ -688,7 +735,7 @@ impl Invoker<'_> {
                             r.error_result_xdr.as_deref(),
                         ) {
                             Ok(res) => result_code(&res.result),
-                            Err(e) => e,
+                            Err(e) => e.to_string(),
                         };
                         return Err(ChainError::Rejected {
                             hash: hash_hex,
@@ -739,7 +786,7 @@ impl Invoker<'_> {
                             r.result_xdr.as_deref(),
                         ) {
                             Ok(res) => result_code(&res.result),
-                            Err(e) => e,
+                            Err(e) => e.to_string(),
                         };
                         return Err(ChainError::Failed {
                             hash: hash.into(),

@@ -315,7 +315,7 @@ impl Network {
                 "simulation asked to restore archived entries first".into(),
             ));
         }
-        let sim = Simulated::from_response(&raw).map_err(ChainError::Simulation)?;
+        let sim = Simulated::from_response(&raw)?;
         // `assemble` refuses auth this signer cannot give (ChainError::ForeignAuth) before sending.
         match invoker.submit(invoker.assemble(seq, &host_function, &sim)?) {
             Ok(c) => Ok(InvokeOutcome::Landed {

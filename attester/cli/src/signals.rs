@@ -36,21 +36,32 @@ impl Stop {
     }
 }
 
+/// The signal handlers could not be installed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot install the {handlers} handler{plural}: {source}", plural = if handlers.contains('/') { "s" } else { "" })]
+pub struct InstallError {
+    /// Which handlers: `SIGINT/SIGTERM`, `SIGTERM` or `SIGINT`.
+    handlers: &'static str,
+    /// Why.
+    source: std::io::Error,
+}
+
 /// Installs the SIGINT and SIGTERM handlers; `on_signal` runs once with the signal's name, before the
 /// flag is raised (a command logs there what it will finish before stopping).
-pub fn install(on_signal: impl FnOnce(&'static str) + Send + 'static) -> Result<Stop, String> {
+pub fn install(
+    on_signal: impl FnOnce(&'static str) + Send + 'static,
+) -> Result<Stop, InstallError> {
+    let failed = |handlers| move |source| InstallError { handlers, source };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot install the SIGINT/SIGTERM handlers: {e}"))?;
+        .map_err(failed("SIGINT/SIGTERM"))?;
     #[cfg(unix)]
     let streams = {
         use tokio::signal::unix::{signal, SignalKind};
         let _guard = runtime.enter();
-        let term = signal(SignalKind::terminate())
-            .map_err(|e| format!("cannot install the SIGTERM handler: {e}"))?;
-        let int = signal(SignalKind::interrupt())
-            .map_err(|e| format!("cannot install the SIGINT handler: {e}"))?;
+        let term = signal(SignalKind::terminate()).map_err(failed("SIGTERM"))?;
+        let int = signal(SignalKind::interrupt()).map_err(failed("SIGINT"))?;
         (term, int)
     };
     let stop = Stop {

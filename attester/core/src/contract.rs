@@ -140,12 +140,8 @@ impl ContractMechanics {
                 f.undetermined_by_source
                     .insert(SOURCE_CONTRACT_CODE.into(), 1);
                 f.undetermined_rate = Some("1/1".into());
-                f.evidence.push(Evidence::failure(
-                    SOURCE_CONTRACT_CODE,
-                    &a.url,
-                    &a.failure,
-                    a.retrieved_at,
-                ));
+                f.evidence
+                    .push(Evidence::failed_attempt(SOURCE_CONTRACT_CODE, a));
                 f.reasoning = format!(
                     "The contract's code could not be read ({}), so what it can do to a balance is not known.",
                     a.failure.category

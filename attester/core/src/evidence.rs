@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::failure::FetchFailure;
-use crate::subject::{Asset, DirectoryEntry, IssuerFlags, ListEntry};
+use crate::subject::{Asset, Attempt, DirectoryEntry, IssuerFlags, ListEntry};
 use crate::time::Timestamp;
 
 /// Source name of the `/assets` flag copy.
@@ -66,6 +66,11 @@ impl Evidence {
             attempted: true,
             ..Evidence::answer(source, url, claims::not_retrievable(failure), retrieved_at)
         }
+    }
+
+    /// A failed attempt at `source`, attributed to the URL it asked.
+    pub fn failed_attempt(source: &str, attempt: &Attempt) -> Evidence {
+        Evidence::failure(source, &attempt.url, &attempt.failure, attempt.retrieved_at)
     }
 
     /// A refused attempt: `refused: <reason>`.

@@ -87,18 +87,21 @@ impl fmt::Display for EvidenceVersion {
     }
 }
 
-impl FromStr for EvidenceVersion {
-    type Err = String;
+/// An evidence version text that names none of the versions.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown evidence version {0:?}: expected 1, 2, 3 (classic assets) or 4 (token contracts)")]
+pub struct UnknownEvidenceVersion(pub String);
 
-    fn from_str(s: &str) -> Result<EvidenceVersion, String> {
+impl FromStr for EvidenceVersion {
+    type Err = UnknownEvidenceVersion;
+
+    fn from_str(s: &str) -> Result<EvidenceVersion, UnknownEvidenceVersion> {
         match s.trim_start_matches('v') {
             "1" => Ok(EvidenceVersion::V1),
             "2" => Ok(EvidenceVersion::V2),
             "3" => Ok(EvidenceVersion::V3),
             "4" => Ok(EvidenceVersion::V4),
-            _ => Err(format!(
-                "unknown evidence version {s:?}: expected 1, 2, 3 (classic assets) or 4 (token contracts)"
-            )),
+            _ => Err(UnknownEvidenceVersion(s.to_string())),
         }
     }
 }

@@ -108,18 +108,15 @@ fn invalid(file: &str, message: impl ToString) -> ReplayError {
 
 /// Parses a `.status` file: `404`, `status 404`, a category (`dns-failure`), or the old fixtures' `000`
 /// (no answer: DNS failure).
-pub fn parse_status(text: &str) -> Result<FailureCategory, String> {
+pub fn parse_status(text: &str) -> Result<FailureCategory, crate::failure::FailureCategoryError> {
     let t = text.trim();
     if t == "000" {
         return Ok(FailureCategory::DnsFailure);
     }
     if t.len() == 3 && t.bytes().all(|b| b.is_ascii_digit()) {
-        return format!("status {t}")
-            .parse()
-            .map_err(|e: crate::failure::FailureCategoryError| e.to_string());
+        return format!("status {t}").parse();
     }
     t.parse()
-        .map_err(|e: crate::failure::FailureCategoryError| e.to_string())
 }
 
 /// Reads `name` or `name.status` through `read`.
@@ -397,17 +394,12 @@ pub fn build_subject(
         });
     }
 
-    Ok(Subject {
-        asset,
-        asset_flags,
-        account_flags,
-        home_domain,
-        stellar_toml,
-        directory,
-        blocklist,
-        asset_lists,
+    let provenance = Provenance {
         network: meta.network.clone(),
         scanner_version: meta.scanner_version.clone(),
         scanned_at: meta.scanned_at.unwrap_or(at),
-    })
+    };
+    let issuer = (asset_flags, account_flags, home_domain);
+    let sources = (stellar_toml, directory, blocklist, asset_lists);
+    Ok(Subject::read(asset, issuer, sources, provenance))
 }

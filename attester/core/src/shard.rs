@@ -60,30 +60,43 @@ impl fmt::Display for Shard {
     }
 }
 
+/// Why a `--shard` text is not a shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// Not `I/N` with two whole numbers.
+    #[error(
+        "shard {0:?}: expected I/N, this instance's index from 0 and the number of instances \
+         (e.g. 0/3, 1/3 and 2/3 for three instances)"
+    )]
+    Syntax(String),
+    /// `N` is 0.
+    #[error("shard {0:?}: the number of instances must be at least 1")]
+    NoInstances(String),
+    /// `I` is not below `N`.
+    #[error("shard {text:?}: the index counts from 0, so it must be below {count} (0/{count} … {last}/{count})", last = count - 1)]
+    IndexTooHigh {
+        /// The text as given.
+        text: String,
+        /// The number of instances.
+        count: u32,
+    },
+}
+
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// `I/N` with `0 <= I < N`.
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let usage = || {
-            format!(
-                "shard {s:?}: expected I/N, this instance's index from 0 and the number of instances \
-                 (e.g. 0/3, 1/3 and 2/3 for three instances)"
-            )
-        };
-        let (index, count) = s.trim().split_once('/').ok_or_else(usage)?;
-        let index: u32 = index.trim().parse().map_err(|_| usage())?;
-        let count: u32 = count.trim().parse().map_err(|_| usage())?;
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let syntax = || ShardError::Syntax(s.to_string());
+        let (index, count) = s.trim().split_once('/').ok_or_else(syntax)?;
+        let index: u32 = index.trim().parse().map_err(|_| syntax())?;
+        let count: u32 = count.trim().parse().map_err(|_| syntax())?;
         if count == 0 {
-            return Err(format!(
-                "shard {s:?}: the number of instances must be at least 1"
-            ));
+            return Err(ShardError::NoInstances(s.to_string()));
         }
-        Shard::new(index, count).ok_or_else(|| {
-            format!(
-                "shard {s:?}: the index counts from 0, so it must be below {count} (0/{count} … {}/{count})",
-                count - 1
-            )
+        Shard::new(index, count).ok_or_else(|| ShardError::IndexTooHigh {
+            text: s.to_string(),
+            count,
         })
     }
 }
@@ -150,7 +163,7 @@ mod tests {
             ("a/3", "expected I/N"),
             ("-1/3", "expected I/N"),
         ] {
-            let err = bad.parse::<Shard>().unwrap_err();
+            let err = bad.parse::<Shard>().unwrap_err().to_string();
             assert!(err.contains(needle), "{bad}: {err}");
         }
     }

@@ -401,3 +401,54 @@ pub struct Subject {
     /// When the scan ran.
     pub scanned_at: Timestamp,
 }
+
+/// Where and when a subject was read, and by which scanner: bound into the evidence hash beside what
+/// was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The network passphrase the scan was made on, when known.
+    pub network: Option<String>,
+    /// The scanner version, when the scan binds one.
+    pub scanner_version: Option<String>,
+    /// When the scan ran.
+    pub scanned_at: Timestamp,
+}
+
+/// Horizon's answers about the issuer: the `/assets` flags, the `/accounts` flags and `home_domain`.
+pub type IssuerAnswers = (FlagsOutcome, FlagsOutcome, HomeDomain);
+
+/// The answers read after Horizon: stellar.toml, the StellarExpert directory and blocklist, and the
+/// configured asset lists, in that order.
+pub type SourceAnswers = (
+    TomlOutcome,
+    DirectoryOutcome,
+    BlocklistOutcome,
+    Vec<AssetListOutcome>,
+);
+
+impl Subject {
+    /// The subject one scan of `asset` read: Horizon's answers, then the other sources', under the
+    /// scan's provenance. The live scanner and the replay of recorded answers both build it here.
+    pub fn read(
+        asset: Asset,
+        issuer: IssuerAnswers,
+        sources: SourceAnswers,
+        provenance: Provenance,
+    ) -> Subject {
+        let (asset_flags, account_flags, home_domain) = issuer;
+        let (stellar_toml, directory, blocklist, asset_lists) = sources;
+        Subject {
+            asset,
+            asset_flags,
+            account_flags,
+            home_domain,
+            stellar_toml,
+            directory,
+            blocklist,
+            asset_lists,
+            network: provenance.network,
+            scanner_version: provenance.scanner_version,
+            scanned_at: provenance.scanned_at,
+        }
+    }
+}

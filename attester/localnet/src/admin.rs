@@ -154,7 +154,7 @@ fn put(shared: &Shared, entry: LedgerEntry, live_until: Option<u32>) -> Result<(
     let mut l = shared.lock();
     let seq = l.latest_seq();
     if let LedgerEntryData::ContractCode(c) = &entry.data {
-        ledger::add_to_module_cache(&l.module_cache, c).map_err(LocalNetError::InvalidEntry)?;
+        ledger::add_to_module_cache(&l.module_cache, c).map_err(LocalNetError::InvalidCode)?;
     }
     let mut ov = state::Overlay::default();
     ov.put(key, entry, live_until);
@@ -176,7 +176,7 @@ pub(crate) fn route(shared: &Arc<Shared>, body: &[u8]) -> http::Response {
     };
     let entry: LedgerEntry = match xdrutil::from_b64(x) {
         Ok(e) => e,
-        Err(e) => return bad(e),
+        Err(e) => return bad(e.to_string()),
     };
     let live = v
         .get("liveUntilLedgerSeq")

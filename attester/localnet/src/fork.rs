@@ -12,6 +12,9 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use assay_chain::rpc::RpcClient;
+
+use crate::ledger::HostSetupError;
+use crate::xdrutil::XdrDecodeError;
 use serde::{Deserialize, Serialize};
 use soroban_env_host::storage::EntryWithLiveUntil;
 use soroban_env_host::xdr::{
@@ -91,6 +94,36 @@ struct CacheExtras {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Fork mode, while running: the upstream or the cache file failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ForkError {
+    /// The upstream did not answer.
+    #[error("the fork's upstream did not answer getLedgerEntries: {0}")]
+    Unanswered(String),
+    /// The upstream answered an entry that does not decode.
+    #[error("the fork's upstream sent an unreadable entry: {0}")]
+    UnreadableEntry(#[from] XdrDecodeError),
+    /// The cache file could not be encoded.
+    #[error("cannot encode the fork cache {path}: {message}")]
+    CacheEncode {
+        /// The cache file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// The cache file could not be written.
+    #[error("cannot write the fork cache {path}: {message}")]
+    CacheWrite {
+        /// The cache file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// Contract code faulted in from the upstream does not load.
+    #[error(transparent)]
+    Code(#[from] HostSetupError),
 }
 
 fn fork_error(message: String) -> LocalNetError {
@@ -214,7 +247,7 @@ impl ForkSource {
         }
     }
 
-    pub(crate) fn note(&self, key: &str, value: serde_json::Value) -> Result<(), String> {
+    pub(crate) fn note(&self, key: &str, value: serde_json::Value) -> Result<(), ForkError> {
         lock(&self.notes).insert(key.to_string(), value);
         self.persist(&lock(&self.known))
     }
@@ -229,7 +262,7 @@ impl ForkSource {
     }
 
     /// The upstream's entries for `keys` at the fork ledger, fetching the unknown ones in batches.
-    pub(crate) fn get_many(&self, keys: &[LedgerKey]) -> Result<Vec<Option<Stored>>, String> {
+    pub(crate) fn get_many(&self, keys: &[LedgerKey]) -> Result<Vec<Option<Stored>>, ForkError> {
         let mut known = lock(&self.known);
         let missing: Vec<LedgerKey> = keys
             .iter()
@@ -246,7 +279,7 @@ impl ForkSource {
                 Some(client) => {
                     for chunk in missing.chunks(MAX_KEYS_PER_CALL) {
                         let fetched = self.fetch(client, chunk).inspect_err(|e| {
-                            *lock(&self.last_error) = Some(e.clone());
+                            *lock(&self.last_error) = Some(e.to_string());
                         })?;
                         known.extend(fetched);
                     }
@@ -264,15 +297,14 @@ impl ForkSource {
         &self,
         client: &RpcClient,
         keys: &[LedgerKey],
-    ) -> Result<Vec<(LedgerKey, Option<Stored>)>, String> {
+    ) -> Result<Vec<(LedgerKey, Option<Stored>)>, ForkError> {
         let response = client
             .get_ledger_entries(keys)
-            .map_err(|e| format!("the fork's upstream did not answer getLedgerEntries: {e}"))?;
+            .map_err(|e| ForkError::Unanswered(e.to_string()))?;
         let mut got = BTreeMap::new();
         for r in response.entries.unwrap_or_default() {
-            let bad = |e: String| format!("the fork's upstream sent an unreadable entry: {e}");
-            let key: LedgerKey = from_b64(&r.key).map_err(bad)?;
-            let data: LedgerEntryData = from_b64(&r.xdr).map_err(bad)?;
+            let key: LedgerKey = from_b64(&r.key)?;
+            let data: LedgerEntryData = from_b64(&r.xdr)?;
             if r.last_modified_ledger > self.ledger {
                 lock(&self.drifted).push(r.key.clone());
             }
@@ -288,7 +320,7 @@ impl ForkSource {
     }
 
     /// Rewrites the cache file (write then rename, so an interrupted run leaves the old one).
-    fn persist(&self, known: &BTreeMap<LedgerKey, Option<Stored>>) -> Result<(), String> {
+    fn persist(&self, known: &BTreeMap<LedgerKey, Option<Stored>>) -> Result<(), ForkError> {
         let Some(path) = &self.cache_path else {
             return Ok(());
         };
@@ -319,13 +351,18 @@ impl ForkSource {
                 notes: lock(&self.notes).clone(),
             },
         };
-        let shown = path.display();
-        let text = serde_json::to_vec(&file)
-            .map_err(|e| format!("cannot encode the fork cache {shown}: {e}"))?;
+        let shown = path.display().to_string();
+        let text = serde_json::to_vec(&file).map_err(|e| ForkError::CacheEncode {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?;
         let tmp = path.with_extension("partial");
         std::fs::write(&tmp, text)
             .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|e| format!("cannot write the fork cache {shown}: {e}"))
+            .map_err(|e| ForkError::CacheWrite {
+                path: shown,
+                message: e.to_string(),
+            })
     }
 }
 
@@ -357,7 +394,7 @@ impl Fallthrough {
 /// Makes the local ledger hold the upstream's value of every key in `keys` it has never held,
 /// so the code that reads the ledger directly (validation, classic operations, apply) sees the
 /// fork's state. A no-op without a fork. The upstream is asked without the ledger lock held.
-pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), String> {
+pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), ForkError> {
     let (source, missing) = {
         let mut l = shared.lock();
         let Some(source) = l.fork.clone() else {

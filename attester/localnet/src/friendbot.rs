@@ -20,8 +20,7 @@ pub(crate) fn fund(
     shared: &Shared,
     account: &AccountId,
 ) -> Result<([u8; 32], ledger::TxRecord), LocalNetError> {
-    crate::fork::fault_in(shared, vec![classic::account_key(account)])
-        .map_err(LocalNetError::Fork)?;
+    crate::fork::fault_in(shared, vec![classic::account_key(account)])?;
     let (env, hash) = {
         let mut l = shared.lock();
         let root = xdrutil::account_id(root_public_key(&l.passphrase));

@@ -53,7 +53,10 @@ impl LocalNet {
         let host_fn = HostFunction::InvokeContract(call.clone());
         let ((input, net), fork) = {
             let l = self.shared.lock();
-            (simulate::prepare(&l).map_err(invalid)?, l.fork.clone())
+            (
+                simulate::prepare(&l).map_err(|e| invalid(e.to_string()))?,
+                l.fork.clone(),
+            )
         };
         if let Some(f) = &fork {
             f.take_error(); // only this run's upstream failures are reported below
@@ -103,7 +106,7 @@ impl LocalNet {
             .read_only
             .iter()
             .chain(footprint.read_write.iter());
-        fork::fault_in(&self.shared, keys.cloned().collect()).map_err(LocalNetError::Fork)?;
+        fork::fault_in(&self.shared, keys.cloned().collect())?;
         let mut l = self.shared.lock();
         let latest = l.latest_seq();
         let lower = Overlay::default();

@@ -26,7 +26,10 @@ pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response 
                 if let Some(account) = crate::xdrutil::parse_g_address(id) {
                     let key = crate::classic::account_key(&account);
                     if let Err(e) = crate::fork::fault_in(shared, vec![key]) {
-                        return http::Response::json(502, &serde_json::json!({"error": e}));
+                        return http::Response::json(
+                            502,
+                            &serde_json::json!({"error": e.to_string()}),
+                        );
                     }
                 }
                 let (status, v) = horizon::account(&shared.lock(), &format!("{base}/horizon"), id);

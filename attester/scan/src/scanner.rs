@@ -10,7 +10,8 @@ use assay_core::redact;
 use assay_core::{
     Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome, Currency,
     DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
-    LinkedOutcome, Observed, Subject, Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
+    LinkedOutcome, Observed, Provenance, Subject, Timestamp, TomlDocument, TomlOutcome,
+    MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
 
@@ -318,25 +319,19 @@ impl Scanner {
             None => HomeDomain::Absent,
         };
 
-        let (stellar_toml, directory, blocklist, asset_lists) = tokio::join!(
+        let sources = tokio::join!(
             self.stellar_toml(Some(asset), &home_domain),
             self.directory(&asset.issuer),
             self.blocklist(&home_domain),
             self.asset_lists(asset),
         );
-        Ok(Subject {
-            asset: asset.clone(),
-            asset_flags,
-            account_flags,
-            home_domain,
-            stellar_toml,
-            directory,
-            blocklist,
-            asset_lists,
+        let provenance = Provenance {
             network: Some(self.config.network_passphrase.clone()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
             scanned_at: Timestamp::now(),
-        })
+        };
+        let issuer = (asset_flags, account_flags, home_domain);
+        Ok(Subject::read(asset.clone(), issuer, sources, provenance))
     }
 
     /// Reads Horizon's root once per run and refuses a Horizon that serves another network: its

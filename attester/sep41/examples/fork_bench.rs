@@ -7,7 +7,7 @@
 //! Targets: cold under 10 s and at most 60 upstream round trips.
 //!
 //!     cargo run --release -p assay-sep41 --example fork_bench [-- LEDGER_CLOSE_MS]
-use std::{path::PathBuf, process::Command, time::Duration};
+use std::time::Duration;
 
 use assay_chain::{InvokeOutcome, Network, Secret};
 use assay_localnet::{LocalNet, LocalNetConfig};
@@ -17,18 +17,11 @@ use assay_sep41::{
 };
 use stellar_xdr::{CreateAccountOp, OperationBody, ScString, ScVal};
 
+mod support;
+
 fn main() {
-    let close_ms: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(100);
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let status = Command::new(root.join("scripts/build-wasm.sh"))
-        .arg("conformant-token")
-        .status()
-        .expect("scripts/build-wasm.sh runs");
-    assert!(status.success(), "scripts/build-wasm.sh failed");
-    let wasm = std::fs::read(root.join("target/wasm/conformant_token.wasm")).expect("built wasm");
+    let close_ms = support::ledger_close_ms();
+    let wasm = support::conformant_token_wasm();
 
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
     let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());

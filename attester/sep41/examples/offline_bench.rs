@@ -5,24 +5,17 @@
 //! time is RPC round trips versus waiting for ledgers to close.
 //!
 //!     cargo run --release -p assay-sep41 --example offline_bench [-- LEDGER_CLOSE_MS]
-use std::{path::PathBuf, process::Command, time::Instant};
+use std::time::Instant;
 
 use assay_chain::Network;
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::offline::{run_offline, OfflineOptions, OfflineToken};
 
+mod support;
+
 fn main() {
-    let close_ms: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(100);
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let status = Command::new(root.join("scripts/build-wasm.sh"))
-        .arg("conformant-token")
-        .status()
-        .expect("scripts/build-wasm.sh runs");
-    assert!(status.success(), "scripts/build-wasm.sh failed");
-    let wasm = std::fs::read(root.join("target/wasm/conformant_token.wasm")).expect("built wasm");
+    let close_ms = support::ledger_close_ms();
+    let wasm = support::conformant_token_wasm();
 
     // Baseline: one RPC round trip on an idle embedded network.
     let net = LocalNet::start(LocalNetConfig {

@@ -71,6 +71,26 @@ impl From<String> for WriteFault {
     }
 }
 
+/// Why a read, a simulation or a ledger query of the token got no answer: the network's or the
+/// harness's fault, never an answer of the token's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoAnswer {
+    /// stellar-rpc failed or refused the request.
+    #[error("{0}")]
+    Network(String),
+    /// The RPC server answered something that does not decode.
+    #[error("the RPC server sent {what} that does not decode: {message}")]
+    Undecodable {
+        /// What was being decoded.
+        what: &'static str,
+        /// The decoder's message.
+        message: String,
+    },
+    /// A simulation answered with neither an error nor a result.
+    #[error("simulation answered with no result")]
+    NoResult,
+}
+
 /// The source account of authorization simulations: the all-zero key (`GAAA…AWHF`, the null account
 /// @stellar/stellar-sdk also simulates from), which is neither party, so no authorization is folded
 /// into the source account's and every one names its address.
@@ -83,7 +103,7 @@ pub trait TokenChain {
     /// The token's contract address.
     fn token(&self) -> ScAddress;
     /// A read-only call of `function`. `Err` is a harness or network fault (no answer).
-    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String>;
+    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, NoAnswer>;
     /// A signed call of `function`. `Err` is a call never sent: the signing guard refused it, or
     /// a harness or network fault left it without an answer.
     fn write(
@@ -99,9 +119,9 @@ pub trait TokenChain {
         function: &str,
         args: Vec<ScVal>,
         authorization: Authorization,
-    ) -> Result<Simulation, String>;
+    ) -> Result<Simulation, NoAnswer>;
     /// The latest closed ledger.
-    fn latest_ledger(&mut self) -> Result<u32, String>;
+    fn latest_ledger(&mut self) -> Result<u32, NoAnswer>;
     /// Waits `duration` of wall-clock time (scripted chains advance their own clock instead).
     fn pause(&mut self, duration: Duration);
 }
@@ -140,10 +160,10 @@ impl TokenChain for RpcChain<'_> {
         self.contract.clone()
     }
 
-    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String> {
+    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, NoAnswer> {
         self.network
             .read(&self.read_source, &self.contract, function, args)
-            .map_err(|e| e.to_string())
+            .map_err(|e| NoAnswer::Network(e.to_string()))
     }
 
     fn write(
@@ -177,7 +197,7 @@ impl TokenChain for RpcChain<'_> {
         function: &str,
         args: Vec<ScVal>,
         authorization: Authorization,
-    ) -> Result<Simulation, String> {
+    ) -> Result<Simulation, NoAnswer> {
         let mode = match authorization {
             Authorization::Record => AuthMode::Record,
             Authorization::None => AuthMode::Enforce,
@@ -185,7 +205,7 @@ impl TokenChain for RpcChain<'_> {
         let sim = self
             .network
             .simulate_call(&observer(), &self.contract, function, args, Some(mode))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| NoAnswer::Network(e.to_string()))?;
         if let Some(error) = sim.error {
             return Ok(Simulation::Refused(error));
         }
@@ -198,7 +218,7 @@ impl TokenChain for RpcChain<'_> {
                 .iter()
                 .map(|entry| decode::<SorobanAuthorizationEntry>(entry, "an authorization entry"))
                 .collect::<Result<_, _>>()?,
-            None => return Err("simulation answered with no result".into()),
+            None => return Err(NoAnswer::NoResult),
         };
         let mut events = Vec::new();
         for text in &sim.events {
@@ -211,8 +231,10 @@ impl TokenChain for RpcChain<'_> {
         Ok(Simulation::Ran { auth, events })
     }
 
-    fn latest_ledger(&mut self) -> Result<u32, String> {
-        self.network.latest_ledger().map_err(|e| e.to_string())
+    fn latest_ledger(&mut self) -> Result<u32, NoAnswer> {
+        self.network
+            .latest_ledger()
+            .map_err(|e| NoAnswer::Network(e.to_string()))
     }
 
     fn pause(&mut self, duration: Duration) {
@@ -220,7 +242,9 @@ impl TokenChain for RpcChain<'_> {
     }
 }
 
-fn decode<T: ReadXdr>(base64: &str, what: &str) -> Result<T, String> {
-    T::from_xdr_base64(base64, Limits::none())
-        .map_err(|e| format!("the RPC server sent {what} that does not decode: {e}"))
+fn decode<T: ReadXdr>(base64: &str, what: &'static str) -> Result<T, NoAnswer> {
+    T::from_xdr_base64(base64, Limits::none()).map_err(|e| NoAnswer::Undecodable {
+        what,
+        message: e.to_string(),
+    })
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
-use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig};
+use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
 use stellar_xdr::{Asset, Limits, ReadXdr, ScAddress, ScVal};
 
 use crate::{
@@ -25,6 +25,36 @@ use crate::{
         classic_asset, create_accounts, embedded_network, embedded_party, embedded_suite_config,
     },
 };
+
+/// Why a step of setting the fork's parties up did not work: the fork's own answer, or the
+/// token's, named so the run can say which premise was tried and why it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PremiseError {
+    /// The local network refused an admin write or an authorized call.
+    #[error(transparent)]
+    Fork(#[from] LocalNetError),
+    /// The upstream the fork reads events from failed.
+    #[error(transparent)]
+    Upstream(#[from] assay_chain::rpc::RpcError),
+    /// A Stellar Asset Contract's `name()` did not read as `CODE:ISSUER` text.
+    #[error("the asset contract's name() read {0}")]
+    SacName(String),
+    /// The fork cache's recorded candidates do not decode.
+    #[error("the cache's candidates: {0}")]
+    CachedCandidates(String),
+    /// A replayed cache without recorded candidates, and no upstream to ask.
+    #[error("no upstream to ask for events (replaying a cache recorded without discovery)")]
+    NoUpstream,
+    /// A holder's balance does not read as an amount in the fork.
+    #[error("its balance is unreadable in the fork")]
+    UnreadableBalance,
+    /// The spec lacks `mint` or `admin`.
+    #[error("the contract's spec does not declare both mint and admin")]
+    NoMint,
+    /// `admin()` did not name an address.
+    #[error("admin() did not name an address ({0})")]
+    NoAdmin(String),
+}
 
 /// Units minted to the holder under the `mint` premise.
 pub const MINTED_UNITS: i128 = 1_000;
@@ -112,10 +142,11 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
     let network = embedded_network(&localnet, options.ledger_close_ms);
     let (declared, is_sac) = contract_members(&network, contract, &place)?;
     let (holder, spender) = (Secret::generate(), Secret::generate());
-    let setup = |e: String| LiveError::Incomplete(format!("cannot set up the fork: {e}"));
-    create_accounts(&localnet, &network, &[&holder, &spender]).map_err(|e| setup(e.to_string()))?;
+    let setup =
+        |e: &dyn std::fmt::Display| LiveError::Incomplete(format!("cannot set up the fork: {e}"));
+    create_accounts(&localnet, &network, &[&holder, &spender]).map_err(|e| setup(&e))?;
     if is_sac {
-        trust_sac(&localnet, &network, contract, &[&holder, &spender]).map_err(setup)?;
+        trust_sac(&localnet, &network, contract, &[&holder, &spender]).map_err(|e| setup(&e))?;
     }
     let discovery = Discovery {
         upstream: match (&options.rpc_url, stats.offline) {
@@ -175,27 +206,25 @@ fn trust_sac(
     network: &Network,
     contract: &ScAddress,
     parties: &[&Secret],
-) -> Result<(), String> {
+) -> Result<(), PremiseError> {
     let reader = parties[0].account_id();
     let name = match network.read(&reader, contract, "name", vec![]) {
         Ok(ReadOutcome::Value(ScVal::String(s))) => {
             String::from_utf8_lossy(s.as_slice()).into_owned()
         }
-        other => return Err(format!("the asset contract's name() read {other:?}")),
+        other => return Err(PremiseError::SacName(format!("{other:?}"))),
     };
     let Some(asset) = asset_of(&name) else {
         return Ok(()); // native XLM: every account holds it
     };
     for party in parties {
-        localnet
-            .admin_set_trustline(
-                &party.account_id(),
-                &asset,
-                0,
-                i64::MAX,
-                TRUSTLINE_AUTHORIZED,
-            )
-            .map_err(|e| e.to_string())?;
+        localnet.admin_set_trustline(
+            &party.account_id(),
+            &asset,
+            0,
+            i64::MAX,
+            TRUSTLINE_AUTHORIZED,
+        )?;
     }
     Ok(())
 }
@@ -222,22 +251,16 @@ impl Discovery {
         &self,
         localnet: &LocalNet,
         contract: &ScAddress,
-    ) -> Result<Vec<ScAddress>, String> {
+    ) -> Result<Vec<ScAddress>, PremiseError> {
         let texts: Vec<String> = match &self.upstream {
             None => match localnet.fork_noted(CANDIDATES_NOTE) {
-                Some(v) => {
-                    serde_json::from_value(v).map_err(|e| format!("the cache's candidates: {e}"))?
-                }
-                None => return Err(
-                    "no upstream to ask for events (replaying a cache recorded without discovery)"
-                        .into(),
-                ),
+                Some(v) => serde_json::from_value(v)
+                    .map_err(|e| PremiseError::CachedCandidates(e.to_string()))?,
+                None => return Err(PremiseError::NoUpstream),
             },
             Some(client) => {
                 let texts = self.named_in_events(client, contract)?;
-                localnet
-                    .fork_note(CANDIDATES_NOTE, serde_json::json!(texts))
-                    .map_err(|e| e.to_string())?;
+                localnet.fork_note(CANDIDATES_NOTE, serde_json::json!(texts))?;
                 texts
             }
         };
@@ -248,20 +271,14 @@ impl Discovery {
         &self,
         client: &RpcClient,
         contract: &ScAddress,
-    ) -> Result<Vec<String>, String> {
-        let oldest = client
-            .get_health()
-            .map_err(|e| e.to_string())?
-            .oldest_ledger;
+    ) -> Result<Vec<String>, PremiseError> {
+        let oldest = client.get_health()?.oldest_ledger;
         let start = self
             .ledger
             .saturating_sub(DISCOVERY_LEDGERS)
             .max(oldest)
             .max(1);
-        let events = client
-            .get_events(start, &[strkey_of(contract)])
-            .map_err(|e| e.to_string())?
-            .events;
+        let events = client.get_events(start, &[strkey_of(contract)])?.events;
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();
         for event in events.iter().rev() {
@@ -389,10 +406,8 @@ impl Funder<'_> {
     }
 
     /// Moves `from`'s whole balance to the fork's holder, authorized as `from` in the fork only.
-    fn take_over(&self, from: &ScAddress) -> Result<i128, String> {
-        let units = self
-            .balance(from)
-            .ok_or_else(|| "its balance is unreadable in the fork".to_string())?;
+    fn take_over(&self, from: &ScAddress) -> Result<i128, PremiseError> {
+        let units = self.balance(from).ok_or(PremiseError::UnreadableBalance)?;
         if units <= 0 {
             return Ok(0);
         }
@@ -402,16 +417,19 @@ impl Funder<'_> {
             i128_val(units),
         ];
         self.localnet
-            .invoke_authorized_as(from, self.contract, "transfer", args)
-            .map_err(|e| e.to_string())?;
+            .invoke_authorized_as(from, self.contract, "transfer", args)?;
         Ok(units)
     }
 
     /// `mint(holder, MINTED_UNITS)` as the admin `admin()` names, when the token has both.
-    fn mint(&self, declared: Option<&BTreeSet<String>>, is_sac: bool) -> Result<ScAddress, String> {
+    fn mint(
+        &self,
+        declared: Option<&BTreeSet<String>>,
+        is_sac: bool,
+    ) -> Result<ScAddress, PremiseError> {
         let has = |f: &str| declared.map_or(is_sac, |d| d.contains(f));
         if !has("mint") || !has("admin") {
-            return Err("the contract's spec does not declare both mint and admin".into());
+            return Err(PremiseError::NoMint);
         }
         let admin =
             match self
@@ -419,15 +437,14 @@ impl Funder<'_> {
                 .read(&self.holder.account_id(), self.contract, "admin", vec![])
             {
                 Ok(ReadOutcome::Value(ScVal::Address(a))) => a,
-                other => return Err(format!("admin() did not name an address ({other:?})")),
+                other => return Err(PremiseError::NoAdmin(format!("{other:?}"))),
             };
         let args = vec![
             ScVal::Address(self.holder.sc_address()),
             i128_val(MINTED_UNITS),
         ];
         self.localnet
-            .invoke_authorized_as(&admin, self.contract, "mint", args)
-            .map_err(|e| e.to_string())?;
+            .invoke_authorized_as(&admin, self.contract, "mint", args)?;
         Ok(admin)
     }
 }

@@ -14,7 +14,7 @@ pub mod offline;
 pub mod render;
 pub mod spec;
 
-pub use chain::{Role, RpcChain, TokenChain, WriteFault};
+pub use chain::{NoAnswer, Role, RpcChain, TokenChain, WriteFault};
 pub use checks::{run_suite, Party, SuiteConfig};
 pub use model::{CheckResult, Layer, Report, Status, CHECKS};
 

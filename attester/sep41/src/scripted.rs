@@ -13,7 +13,7 @@ use stellar_xdr::{
 };
 
 use crate::{
-    chain::{Authorization, Role, Simulation, TokenChain, WriteFault},
+    chain::{Authorization, NoAnswer, Role, Simulation, TokenChain, WriteFault},
     checks::{i128_val, Party},
 };
 
@@ -44,11 +44,11 @@ pub struct ScriptedChain {
     pub allowance: (i128, u32),
     pub flaws: Flaws,
     /// Scripted answers to reads: (function, first-arg strkey or "") → answer.
-    pub read_script: HashMap<(String, String), Result<ReadOutcome, String>>,
+    pub read_script: HashMap<(String, String), Result<ReadOutcome, NoAnswer>>,
     /// Scripted answers to writes by function name.
     pub write_script: HashMap<String, Result<InvokeOutcome, WriteFault>>,
     /// Scripted simulations by function name (a refusal, archived state, a fault).
-    pub simulate_script: HashMap<String, Result<Simulation, String>>,
+    pub simulate_script: HashMap<String, Result<Simulation, NoAnswer>>,
     /// Authorizations a simulated call records, by function name, instead of its party's exact one.
     pub auth_script: HashMap<String, Vec<SorobanAuthorizationEntry>>,
     /// Events a simulated call publishes, by function name, instead of the SEP-41 ones.
@@ -230,7 +230,7 @@ impl TokenChain for ScriptedChain {
         token()
     }
 
-    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, String> {
+    fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, NoAnswer> {
         let first = args.first().map(addr_of).unwrap_or_default();
         if let Some(answer) = self.read_script.get(&(function.to_string(), first.clone())) {
             return answer.clone();
@@ -260,7 +260,7 @@ impl TokenChain for ScriptedChain {
             _ => Role::Holder,
         };
         assert_eq!(signer, expected, "{function} signed by the wrong party");
-        Ok(self.apply(function, &args)?)
+        Ok(self.apply(function, &args))
     }
 
     fn simulate(
@@ -268,7 +268,7 @@ impl TokenChain for ScriptedChain {
         function: &str,
         args: Vec<ScVal>,
         mode: Authorization,
-    ) -> Result<Simulation, String> {
+    ) -> Result<Simulation, NoAnswer> {
         if let Some(answer) = self.simulate_script.get(function) {
             return answer.clone();
         }
@@ -299,7 +299,7 @@ impl TokenChain for ScriptedChain {
         );
         let outcome = self.apply(function, &args);
         (self.balances, self.allowance, self.ledger, self.next_hash) = saved;
-        match outcome? {
+        match outcome {
             InvokeOutcome::Refused(error) => Ok(Simulation::Refused(error)),
             InvokeOutcome::Landed { .. } => {
                 let events = (self.event_script.get(function).cloned())
@@ -310,7 +310,7 @@ impl TokenChain for ScriptedChain {
         }
     }
 
-    fn latest_ledger(&mut self) -> Result<u32, String> {
+    fn latest_ledger(&mut self) -> Result<u32, NoAnswer> {
         Ok(self.ledger)
     }
 
@@ -323,7 +323,7 @@ impl TokenChain for ScriptedChain {
 
 impl ScriptedChain {
     /// A call's effect on the in-memory token (writes land; simulations roll back).
-    fn apply(&mut self, function: &str, args: &[ScVal]) -> Result<InvokeOutcome, String> {
+    fn apply(&mut self, function: &str, args: &[ScVal]) -> InvokeOutcome {
         let (h, s) = (self.holder.clone(), self.spender.clone());
         match function {
             "transfer" => {
@@ -331,23 +331,23 @@ impl ScriptedChain {
                     (addr_of(&args[0]), addr_of(&args[1]), amount_of(&args[2]));
                 if self.flaws.negative_transfer_to_min && amount < 0 {
                     self.balances.insert(from, i128::MIN);
-                    return Ok(self.land());
+                    return self.land();
                 }
                 if self.flaws.vulnerable_transfer {
                     let (fb, tb) = (self.bal(&from), self.bal(&to));
                     self.balances.insert(from, fb - amount);
                     self.balances.insert(to, tb + amount);
-                    return Ok(self.land());
+                    return self.land();
                 }
                 if amount < 0 {
-                    return Ok(Self::refuse("negative amount"));
+                    return Self::refuse("negative amount");
                 }
                 if self.bal(&from) < amount {
-                    return Ok(Self::refuse("insufficient balance"));
+                    return Self::refuse("insufficient balance");
                 }
                 *self.balances.entry(from).or_default() -= amount;
                 *self.balances.entry(to).or_default() += amount;
-                Ok(self.land())
+                self.land()
             }
             "approve" => {
                 let (amount, until) = (
@@ -358,7 +358,7 @@ impl ScriptedChain {
                     },
                 );
                 if amount > 0 && until <= self.ledger && !self.flaws.accept_past_expiry {
-                    return Ok(Self::refuse("live_until_ledger is in the past"));
+                    return Self::refuse("live_until_ledger is in the past");
                 }
                 let base = if self.flaws.accumulate {
                     self.live_allowance()
@@ -366,32 +366,32 @@ impl ScriptedChain {
                     0
                 };
                 self.allowance = (base + amount, until);
-                Ok(self.land())
+                self.land()
             }
             "transfer_from" | "burn_from" => {
                 let amount = amount_of(args.last().unwrap());
                 if !self.flaws.ignore_allowance {
                     if self.live_allowance() < amount {
-                        return Ok(Self::refuse("insufficient allowance"));
+                        return Self::refuse("insufficient allowance");
                     }
                     self.allowance.0 -= amount;
                 }
                 if self.bal(&h) < amount {
-                    return Ok(Self::refuse("insufficient balance"));
+                    return Self::refuse("insufficient balance");
                 }
                 *self.balances.entry(h).or_default() -= amount;
                 if function == "transfer_from" {
                     *self.balances.entry(s).or_default() += amount;
                 }
-                Ok(self.land())
+                self.land()
             }
             "burn" => {
                 let amount = amount_of(&args[1]);
                 if self.bal(&h) < amount {
-                    return Ok(Self::refuse("insufficient balance"));
+                    return Self::refuse("insufficient balance");
                 }
                 *self.balances.entry(h).or_default() -= amount;
-                Ok(self.land())
+                self.land()
             }
             other => panic!("unexpected write {other}"),
         }

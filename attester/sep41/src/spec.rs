@@ -19,6 +19,42 @@ pub enum SpecError {
     Shape(String),
 }
 
+/// Why a JSON value is not a contract value of the parameter's type.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ValueError {
+    /// A number or text that is not an integer (shown as given).
+    #[error("{0} is not an integer")]
+    NotInteger(String),
+    /// A JSON value of the wrong kind.
+    #[error("expected {expected}, got {got}")]
+    WrongKind {
+        /// The kind the type needs.
+        expected: &'static str,
+        /// The value given.
+        got: String,
+    },
+    /// A value of the wrong form (not true/false, not hex, not an array).
+    #[error("expected {0}")]
+    Expected(&'static str),
+    /// An integer outside the type's range.
+    #[error("{value} does not fit a {ty}")]
+    OutOfRange {
+        /// The integer.
+        value: i128,
+        /// The type's name.
+        ty: &'static str,
+    },
+    /// A string, symbol, byte string or list beyond what a contract value holds.
+    #[error("{0}")]
+    Limit(&'static str),
+    /// Not a `G…`, `C…` or `M…` address, nor a placeholder.
+    #[error(transparent)]
+    Address(#[from] assay_chain::AddressError),
+    /// A spec type JSON arguments cannot express.
+    #[error("type {0} is not supported here")]
+    Unsupported(String),
+}
+
 /// Addresses the `"@admin"`, `"@holder"` and `"@spender"` placeholders stand for.
 #[derive(Debug, Clone)]
 pub struct Placeholders {
@@ -131,7 +167,7 @@ impl ContractSpec {
             .map(|((name, ty), value)| {
                 to_scval(&value, ty, placeholders).map_err(|reason| SpecError::Argument {
                     param: name.clone(),
-                    reason,
+                    reason: reason.to_string(),
                 })
             })
             .collect()
@@ -163,33 +199,45 @@ fn default_arg(name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
 }
 
 /// One JSON value as a contract value of type `ty`.
-pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<ScVal, String> {
-    let int = |v: &Value| -> Result<i128, String> {
+pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<ScVal, ValueError> {
+    let int = |v: &Value| -> Result<i128, ValueError> {
         match v {
             Value::Number(n) => n
                 .as_i64()
                 .map(i128::from)
                 .or_else(|| n.as_u64().map(i128::from))
-                .ok_or_else(|| format!("{n} is not an integer")),
-            Value::String(s) => s.parse().map_err(|_| format!("\"{s}\" is not an integer")),
-            other => Err(format!("expected an integer, got {other}")),
+                .ok_or_else(|| ValueError::NotInteger(n.to_string())),
+            Value::String(s) => s
+                .parse()
+                .map_err(|_| ValueError::NotInteger(format!("\"{s}\""))),
+            other => Err(ValueError::WrongKind {
+                expected: "an integer",
+                got: other.to_string(),
+            }),
         }
     };
-    let ranged = |v: &Value, lo: i128, hi: i128, name: &str| -> Result<i128, String> {
+    let ranged = |v: &Value, lo: i128, hi: i128, ty: &'static str| -> Result<i128, ValueError> {
         let n = int(v)?;
         if n < lo || n > hi {
-            Err(format!("{n} does not fit a {name}"))
+            Err(ValueError::OutOfRange { value: n, ty })
         } else {
             Ok(n)
         }
     };
-    let text = |v: &Value| -> Result<String, String> {
+    let text = |v: &Value| -> Result<String, ValueError> {
         v.as_str()
             .map(str::to_string)
-            .ok_or_else(|| format!("expected a string, got {v}"))
+            .ok_or_else(|| ValueError::WrongKind {
+                expected: "a string",
+                got: v.to_string(),
+            })
     };
     Ok(match ty {
-        ScSpecTypeDef::Bool => ScVal::Bool(value.as_bool().ok_or("expected true or false")?),
+        ScSpecTypeDef::Bool => ScVal::Bool(
+            value
+                .as_bool()
+                .ok_or(ValueError::Expected("true or false"))?,
+        ),
         ScSpecTypeDef::Void => ScVal::Void,
         ScSpecTypeDef::U32 => ScVal::U32(ranged(value, 0, u32::MAX.into(), "u32")? as u32),
         ScSpecTypeDef::I32 => {
@@ -216,17 +264,21 @@ pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<
         ScSpecTypeDef::String => ScVal::String(ScString(
             text(value)?
                 .try_into()
-                .map_err(|_| "string too long".to_string())?,
+                .map_err(|_| ValueError::Limit("string too long"))?,
         )),
         ScSpecTypeDef::Symbol => ScVal::Symbol(ScSymbol(
             text(value)?
                 .as_str()
                 .try_into()
-                .map_err(|_| "not a valid symbol".to_string())?,
+                .map_err(|_| ValueError::Limit("not a valid symbol"))?,
         )),
         ScSpecTypeDef::Bytes | ScSpecTypeDef::BytesN(_) => {
-            let bytes = hex::decode(text(value)?).map_err(|_| "expected hex bytes".to_string())?;
-            ScVal::Bytes(bytes.try_into().map_err(|_| "bytes too long".to_string())?)
+            let bytes = hex::decode(text(value)?).map_err(|_| ValueError::Expected("hex bytes"))?;
+            ScVal::Bytes(
+                bytes
+                    .try_into()
+                    .map_err(|_| ValueError::Limit("bytes too long"))?,
+            )
         }
         ScSpecTypeDef::Address | ScSpecTypeDef::MuxedAddress => {
             let raw = text(value)?;
@@ -236,27 +288,30 @@ pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<
                 "@spender" => ph.spender.clone(),
                 other => other.to_string(),
             };
-            ScVal::Address(assay_chain::parse_address(&strkey).map_err(|e| e.to_string())?)
+            ScVal::Address(assay_chain::parse_address(&strkey)?)
         }
         ScSpecTypeDef::Option(inner) => match value {
             Value::Null => ScVal::Void,
             v => to_scval(v, &inner.value_type, ph)?,
         },
         ScSpecTypeDef::Vec(inner) => {
-            let items = value.as_array().ok_or("expected a JSON array")?;
+            let items = value
+                .as_array()
+                .ok_or(ValueError::Expected("a JSON array"))?;
             let vals = items
                 .iter()
                 .map(|v| to_scval(v, &inner.element_type, ph))
                 .collect::<Result<Vec<_>, _>>()?;
             ScVal::Vec(Some(
-                vals.try_into().map_err(|_| "too many items".to_string())?,
+                vals.try_into()
+                    .map_err(|_| ValueError::Limit("too many items"))?,
             ))
         }
         other => {
-            return Err(format!(
-                "type {:?} is not supported here",
+            return Err(ValueError::Unsupported(format!(
+                "{:?}",
                 other.discriminant()
-            ))
+            )))
         }
     })
 }

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::AttestError;
+
 /// The TOML file `assay watch --config` reads.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -116,7 +118,7 @@ pub struct DiscoverConfig {
 
 impl DiscoverConfig {
     /// The source this entry names.
-    pub fn source(&self) -> Result<crate::scanning::DiscoverySource, String> {
+    pub fn source(&self) -> Result<crate::scanning::DiscoverySource, AttestError> {
         use crate::scanning::DiscoverySource;
         match (&self.asset_list, &self.issuer) {
             (Some(url), None) => {
@@ -125,16 +127,16 @@ impl DiscoverConfig {
             }
             (None, Some(issuer)) => {
                 if stellar_strkey::ed25519::PublicKey::from_string(issuer).is_err() {
-                    return Err(format!(
+                    return Err(AttestError::Input(format!(
                         "[[discover]] issuer {issuer:?}: expected an account address (G…)"
-                    ));
+                    )));
                 }
                 Ok(DiscoverySource::Issuer(issuer.clone()))
             }
-            _ => Err(
+            _ => Err(AttestError::Input(
                 "each [[discover]] entry names exactly one of asset_list = \"https://…\" or issuer = \"G…\""
                     .into(),
-            ),
+            )),
         }
     }
 }
@@ -233,47 +235,52 @@ pub const CHECK_ALLOWANCE_SECS: u64 = 120;
 
 impl WatchConfig {
     /// Parses and checks the file's values.
-    pub fn parse(text: &str) -> Result<WatchConfig, String> {
+    pub fn parse(text: &str) -> Result<WatchConfig, AttestError> {
         if let Some((line, column)) = secret_position(text) {
-            return Err(format!(
+            return Err(AttestError::Input(format!(
                 "line {line}, column {column}: this value looks like a secret key or seed phrase, \
                  and secrets never go in this file (it is not shown here): name a stellar-cli \
                  identity with `source`, point `source_file` at a key file, or set STELLAR_SECRET_KEY"
-            ));
+            )));
         }
-        let c: WatchConfig = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+        let c: WatchConfig =
+            toml::from_str(text).map_err(|e| AttestError::Input(toml_error(text, &e)))?;
         if c.assets.is_empty() && c.discover.is_empty() {
-            return Err(
+            return Err(AttestError::Input(
                 "no [[asset]] or [[discover]] entries: add at least one `[[asset]]` with `asset = \"CODE-ISSUER\"`, \
                  or a `[[discover]]` with `asset_list = \"https://…\"` or `issuer = \"G…\"`"
                     .into(),
-            );
+            ));
         }
         for d in &c.discover {
             d.source()?;
         }
         if c.discover_interval_secs == 0 {
-            return Err("discover_interval_secs must be at least 1".into());
+            return Err(AttestError::Input(
+                "discover_interval_secs must be at least 1".into(),
+            ));
         }
         if c.interval_secs == 0 || c.assets.iter().any(|a| a.interval_secs == Some(0)) {
-            return Err("interval_secs must be at least 1".into());
+            return Err(AttestError::Input(
+                "interval_secs must be at least 1".into(),
+            ));
         }
         if c.refresh_margin_secs >= c.max_age_secs {
-            return Err(format!(
+            return Err(AttestError::Input(format!(
                 "refresh_margin_secs ({}) must be below max_age_secs ({}) or every check would re-attest",
                 c.refresh_margin_secs, c.max_age_secs
-            ));
+            )));
         }
         c.check_interval_fits_margin()?;
         c.check_scale()?;
         if let Some(addr) = &c.metrics_addr {
-            let parsed: SocketAddr = addr
-                .parse()
-                .map_err(|_| format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))?;
+            let parsed: SocketAddr = addr.parse().map_err(|_| {
+                AttestError::Input(format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))
+            })?;
             if !parsed.ip().is_loopback() {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "metrics_addr {addr:?}: only a loopback address is allowed"
-                ));
+                )));
             }
         }
         Ok(c)
@@ -282,56 +289,58 @@ impl WatchConfig {
 
 impl WatchConfig {
     /// The concurrency, rate and batch keys, and `shard`.
-    fn check_scale(&self) -> Result<(), String> {
+    fn check_scale(&self) -> Result<(), AttestError> {
         if !(1..=256).contains(&self.concurrency) {
-            return Err(format!(
+            return Err(AttestError::Input(format!(
                 "concurrency ({}) must be 1 to 256",
                 self.concurrency
-            ));
+            )));
         }
         if !(1..=64).contains(&self.per_host_concurrency) {
-            return Err(format!(
+            return Err(AttestError::Input(format!(
                 "per_host_concurrency ({}) must be 1 to 64",
                 self.per_host_concurrency
-            ));
+            )));
         }
         if let Some(rate) = self.per_host_requests_per_sec {
             if !(rate.is_finite() && rate > 0.0) {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "per_host_requests_per_sec ({rate}) must be a positive number (remove it for no limit)"
-                ));
+                )));
             }
         }
         for (host, limits) in &self.hosts {
             let named = assay_scan::hosts::host_of(&format!("https://{host}/"));
             if named.as_deref() != Some(host.to_ascii_lowercase().as_str()) {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "[hosts.{host:?}]: name a host as it appears in a URL, e.g. \"horizon.stellar.org\" or \"localhost:8000\" (no scheme or path)"
-                ));
+                )));
             }
             if let Some(c) = limits.concurrency.filter(|c| !(1..=64).contains(c)) {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "[hosts.{host:?}] concurrency ({c}) must be 1 to 64"
-                ));
+                )));
             }
             if let Some(rate) = limits
                 .requests_per_sec
                 .filter(|r| !(r.is_finite() && *r > 0.0))
             {
-                return Err(format!(
+                return Err(AttestError::Input(format!(
                     "[hosts.{host:?}] requests_per_sec ({rate}) must be a positive number (remove it for the top-level value)"
-                ));
+                )));
             }
         }
         let cap = crate::registry::MAX_BATCH_SIZE;
         if !(1..=cap).contains(&self.batch_size) {
-            return Err(format!(
+            return Err(AttestError::Input(format!(
                 "batch_size ({}) must be 1 to {cap}, the registry's cap",
                 self.batch_size
-            ));
+            )));
         }
         if let Some(shard) = &self.shard {
-            shard.parse::<assay_core::Shard>()?;
+            shard
+                .parse::<assay_core::Shard>()
+                .map_err(|e| AttestError::Input(e.to_string()))?;
         }
         Ok(())
     }
@@ -365,7 +374,7 @@ impl WatchConfig {
     /// An asset is next checked at most its interval plus one pass over every asset later (each check
     /// bounded by [`CHECK_ALLOWANCE_SECS`]); that must fit inside `refresh_margin_secs`, the head start
     /// a refresh gets before `max_age_secs`.
-    fn check_interval_fits_margin(&self) -> Result<(), String> {
+    fn check_interval_fits_margin(&self) -> Result<(), AttestError> {
         // Checks run `parallel` at a time (the assets in flight, bounded again by each host's bound, which
         // every asset's Horizon reads share), so a pass is that many waves of the allowance.
         // A host with a lower bound of its own counts too (it may be the Horizon every asset needs).
@@ -394,7 +403,7 @@ impl WatchConfig {
             None => "interval_secs".to_string(),
         };
         let most = self.refresh_margin_secs.saturating_sub(pass);
-        Err(format!(
+        Err(AttestError::Input(format!(
             "{key} ({interval}) plus a pass over {} asset(s) ({parallel} at a time, {} s each, {pass} s) can reach {gap} s between \
              checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
              Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
@@ -403,7 +412,7 @@ impl WatchConfig {
             CHECK_ALLOWANCE_SECS,
             self.refresh_margin_secs,
             self.max_age_secs
-        ))
+        )))
     }
 }
 
@@ -431,16 +440,19 @@ mod tests {
             ),
         ];
         for (text, position) in &cases {
-            let err = WatchConfig::parse(text).unwrap_err();
+            let err = WatchConfig::parse(text).unwrap_err().to_string();
             assert!(!err.contains(SECRET) && !err.contains("abandon"), "{err}");
             assert!(err.contains(position), "{position}: {err}");
         }
         // A TOML error names the line and column and never quotes the value.
-        let err =
-            WatchConfig::parse("registry = \"C\"\ninterval_secs = \"hunter2\"\n").unwrap_err();
+        let err = WatchConfig::parse("registry = \"C\"\ninterval_secs = \"hunter2\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("line 2, column"), "{err}");
         assert!(!err.contains("hunter2"), "{err}");
-        let err = WatchConfig::parse("registry = \"C\"\npassword hunter2\n").unwrap_err();
+        let err = WatchConfig::parse("registry = \"C\"\npassword hunter2\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("line 2") && !err.contains("hunter2"), "{err}");
     }
 
@@ -455,7 +467,9 @@ mod tests {
             ))
         };
         // 3500 + 120 > 3600: refused, with the bound and both ways out.
-        let err = config("interval_secs = 3500\n", asset).unwrap_err();
+        let err = config("interval_secs = 3500\n", asset)
+            .unwrap_err()
+            .to_string();
         for needle in [
             "interval_secs (3500)",
             "refresh_margin_secs (3600)",
@@ -466,7 +480,9 @@ mod tests {
         }
         assert!(config("interval_secs = 3480\n", asset).is_ok());
         // A per-asset override is named as such.
-        let err = config("", "[[asset]]\nasset = \"A-B\"\ninterval_secs = 4000\n").unwrap_err();
+        let err = config("", "[[asset]]\nasset = \"A-B\"\ninterval_secs = 4000\n")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("interval_secs of [[asset]] \"A-B\" (4000)"),
             "{err}"
@@ -474,7 +490,7 @@ mod tests {
         // One check at a time, every asset adds a check to the pass: 30 (300 + 30 x 120 = 3900) is too many.
         let serial = "per_host_concurrency = 1\n";
         let many = asset.repeat(30);
-        let err = config(serial, &many).unwrap_err();
+        let err = config(serial, &many).unwrap_err().to_string();
         assert!(
             err.contains("a pass over 30 asset(s) (1 at a time"),
             "{err}"
@@ -484,7 +500,7 @@ mod tests {
         // At the defaults checks run 8 at a time: 30 assets are 4 waves (300 + 480), 216 fit the hour.
         assert!(config("", &many).is_ok());
         assert!(config("", &asset.repeat(216)).is_ok());
-        let err = config("", &asset.repeat(217)).unwrap_err();
+        let err = config("", &asset.repeat(217)).unwrap_err().to_string();
         assert!(err.contains("(8 at a time, 120 s each, 3360 s)"), "{err}");
     }
 
@@ -494,10 +510,12 @@ mod tests {
         assert_eq!(WatchConfig::parse(ok).unwrap().interval_secs, 300);
         assert!(WatchConfig::parse("registry = \"C\"\n")
             .unwrap_err()
+            .to_string()
             .contains("[[asset]]"));
         assert!(
             WatchConfig::parse(&format!("metrics_addr = \"0.0.0.0:9\"\n{ok}"))
                 .unwrap_err()
+                .to_string()
                 .contains("loopback")
         );
         assert!(
@@ -554,13 +572,17 @@ mod tests {
             ),
             ("[hosts.\"h.example\"]\nrate = 1.0\n", "unknown field"),
         ] {
-            let err = WatchConfig::parse(&format!("{top}{asset}{entry}")).unwrap_err();
+            let err = WatchConfig::parse(&format!("{top}{asset}{entry}"))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(needle), "{entry}: {err}");
         }
         // A host's narrower bound counts in the pass the refresh margin must hold: 30 assets one at a
         // time do not fit the default hour.
         let serial = "[hosts.\"h.example\"]\nconcurrency = 1\n";
-        let err = WatchConfig::parse(&format!("{top}{}{serial}", asset.repeat(30))).unwrap_err();
+        let err = WatchConfig::parse(&format!("{top}{}{serial}", asset.repeat(30)))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("(1 at a time"), "{err}");
     }
 
@@ -584,7 +606,9 @@ mod tests {
             ),
             ("shard = \"2/2\"", "must be below 2"),
         ] {
-            let err = WatchConfig::parse(&format!("{top}{key}\n{asset}")).unwrap_err();
+            let err = WatchConfig::parse(&format!("{top}{key}\n{asset}"))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(needle), "{key}: {err}");
         }
         // A config may name no asset when it discovers them.
@@ -606,7 +630,9 @@ mod tests {
                 "http:// or https://",
             ),
         ] {
-            let err = WatchConfig::parse(&format!("{top}{entry}")).unwrap_err();
+            let err = WatchConfig::parse(&format!("{top}{entry}"))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(needle), "{entry}: {err}");
         }
     }

@@ -23,6 +23,7 @@ use crate::registry::Attestation;
 use crate::scanning::ScanSettings;
 use crate::targets::{evaluate_targets, Evaluated};
 use crate::verify::{ledger_time, read_safety_by, read_safety_many};
+use crate::AttestError;
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
@@ -181,7 +182,7 @@ impl Watcher<'_> {
                     Ok(evaluated) => self.decide_one(index, evaluated, &held, &ledger_now),
                     Err(m) => {
                         log("scan_failed", json!({"asset": name, "error": m}));
-                        Step::Done(Checked::Failed(m))
+                        Step::Done(Checked::Failed(m.to_string()))
                     }
                 },
                 |m| Step::Done(Checked::Failed(m)),
@@ -212,7 +213,7 @@ impl Watcher<'_> {
     }
 
     /// Fresh reports for `indices`, scanned at once; the assets with `sep41 = true` go with the suite.
-    fn evaluate(&self, indices: &[usize]) -> Vec<(usize, Result<Evaluated, String>)> {
+    fn evaluate(&self, indices: &[usize]) -> Vec<(usize, Result<Evaluated, AttestError>)> {
         let (with_suite, without): (Vec<usize>, Vec<usize>) = indices.iter().partition(|&&i| {
             self.sep41.is_some() && self.config.assets.get(i).is_some_and(|a| a.sep41)
         });
@@ -236,7 +237,7 @@ impl Watcher<'_> {
                 runner,
             ) {
                 Ok(evaluated) => out.extend(group.into_iter().zip(evaluated.into_iter().map(Ok))),
-                Err(m) => out.extend(group.into_iter().map(|i| (i, Err(m.to_string())))),
+                Err(m) => out.extend(group.into_iter().map(|i| (i, Err(m.clone())))),
             }
         }
         out
@@ -250,7 +251,7 @@ impl Watcher<'_> {
         index: usize,
         (report, suite): Evaluated,
         held: &BTreeMap<[u8; 32], Option<crate::registry::Safety>>,
-        ledger_now: &OnceLock<Result<u64, String>>,
+        ledger_now: &OnceLock<Result<u64, AttestError>>,
     ) -> Step {
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
@@ -265,7 +266,7 @@ impl Watcher<'_> {
             Ok(r) => r,
             Err(m) => {
                 log("scan_failed", json!({"asset": name, "error": m}));
-                return Step::Done(Checked::Failed(m));
+                return Step::Done(Checked::Failed(m.to_string()));
             }
         };
         if let Some(path) = &self.history {
@@ -300,21 +301,19 @@ impl Watcher<'_> {
         // This watcher's own verdict: another attester's never stands for it.
         let read = match held.get(contract) {
             Some(entry) => Ok(entry.clone()),
-            None => read_safety_by(self.rpc, self.registry, *contract, self.signer.public_key())
-                .map_err(|e| e.to_string()),
+            None => read_safety_by(self.rpc, self.registry, *contract, self.signer.public_key()),
         };
         let on_chain = match read {
             Ok(s) => s,
             Err(m) => {
                 log("chain_read_failed", json!({"asset": name, "error": m}));
-                return Step::Done(Checked::Failed(m));
+                return Step::Done(Checked::Failed(m.to_string()));
             }
         };
-        let ledger_now =
-            match ledger_now.get_or_init(|| ledger_time(self.rpc).map_err(|e| e.to_string())) {
-                Ok(t) => *t,
-                Err(m) => return Step::Done(Checked::Failed(m.clone())),
-            };
+        let ledger_now = match ledger_now.get_or_init(|| ledger_time(self.rpc)) {
+            Ok(t) => *t,
+            Err(m) => return Step::Done(Checked::Failed(m.to_string())),
+        };
         let Some(reason) = write_reason(
             on_chain.as_ref(),
             &params,

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
 use assay_attest::sac;
 use assay_attest::scanning::scan_fresh;
 use assay_attest::verify::{self, compare, read_safety, Verdict};
@@ -64,13 +64,13 @@ fn attest_read_back_gate_and_verify_on_localnet() {
     let outcomes = execute(&planned, slots, &mut submitter, 50, false);
 
     let written = |o: &Outcome| match o {
-        Outcome::Written {
+        Outcome::Written(Write {
             severity,
             flags,
             tx_hash,
             ledger,
             ..
-        } => (*severity, *flags, tx_hash.clone(), *ledger),
+        }) => (*severity, *flags, tx_hash.clone(), *ledger),
         other => panic!("expected written, got {other:?}"),
     };
     let (s0, f0, tx0, l0) = written(&outcomes[0]);

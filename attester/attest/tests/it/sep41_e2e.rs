@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
 use assay_attest::registry;
 use assay_attest::scanning::scan_subjects;
 use assay_attest::sep41::{evaluate_subject, Sep41Runner, Sep41Status};
@@ -164,12 +164,12 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     };
     let outcomes = execute(&planned, slots, &mut submitter, 50, false);
     let (severity, flags, hash) = match &outcomes[0] {
-        Outcome::Written {
+        Outcome::Written(Write {
             severity,
             flags,
             evidence_hash,
             ..
-        } => (*severity, *flags, evidence_hash.clone()),
+        }) => (*severity, *flags, evidence_hash.clone()),
         other => panic!("expected written, got {other:?}"),
     };
     assert_eq!(severity, 4);
@@ -215,7 +215,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     assert_eq!(planned.len(), 1);
     let outcomes = execute(&planned, slots, &mut submitter, 50, false);
     assert!(
-        matches!(&outcomes[0], Outcome::Written { severity: 4, .. }),
+        matches!(&outcomes[0], Outcome::Written(Write { severity: 4, .. })),
         "{:?}",
         outcomes[0]
     );

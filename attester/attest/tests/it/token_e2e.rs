@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::{evaluate_targets, resolve};
 use assay_attest::verify::{compare, ledger_time, read_safety, verify_target, Verdict};
@@ -96,12 +96,12 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
         .any(|e| e.source == "contract/wasm" && e.claim == "spec exposes mint"));
     assert!(matches!(
         attest(&w, target, report),
-        Outcome::Written {
+        Outcome::Written(Write {
             severity: 0,
             flags: 4096,
             evidence_version: 4,
             ..
-        }
+        })
     ));
     assert_eq!(w.gate_check(conformant), Ok(()), "admitted");
     w.mint(conformant, 13);
@@ -141,11 +141,11 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     );
     assert!(matches!(
         attest(&w, target, report),
-        Outcome::Written {
+        Outcome::Written(Write {
             severity: 3,
             flags: 512,
             ..
-        }
+        })
     ));
     assert_eq!(w.gate_check(upgradable), Err(4), "SeverityTooHigh");
     assert!(matches!(
@@ -175,11 +175,11 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     );
     assert!(matches!(
         attest(&w, target, report),
-        Outcome::Written {
+        Outcome::Written(Write {
             severity: 4,
             flags: 4352,
             ..
-        }
+        })
     ));
     assert_eq!(w.gate_check(vulnerable), Err(4), "SeverityTooHigh");
     // The first run wrecked these parties' accounting (that is the defect), so the re-run is made by a
@@ -239,7 +239,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
     assert!(!report.undetermined, "{:?}", report.undetermined_checks);
     assert!(matches!(
         attest(&w, target, report),
-        Outcome::Written { flags: 4096, .. }
+        Outcome::Written(Write { flags: 4096, .. })
     ));
     let (verdict, plain) = verify_unasked(&w, conformant, &keyless);
     assert!(matches!(verdict, Verdict::Agreement { .. }), "{verdict:?}");
@@ -262,7 +262,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
     assert!(report.mechanics.has(Mechanics::SEP41_VIOLATION));
     assert!(matches!(
         attest(&w, target, report),
-        Outcome::Written { severity: 4, .. }
+        Outcome::Written(Write { severity: 4, .. })
     ));
     let (verdict, _) = verify_unasked(&w, vulnerable, &keyless);
     assert!(matches!(verdict, Verdict::Agreement { .. }), "{verdict:?}");
@@ -270,10 +270,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
     // An attestation without sep41 lines agrees on the plain read alone.
     let upgradable = w.deploy_token("upgradable_token", 32);
     let (target, report) = evaluate(&w, upgradable, None);
-    assert!(matches!(
-        attest(&w, target, report),
-        Outcome::Written { .. }
-    ));
+    assert!(matches!(attest(&w, target, report), Outcome::Written(_)));
     let (verdict, plain) = verify_unasked(&w, upgradable, &keyless);
     assert!(
         matches!(verdict, Verdict::Agreement { .. }) && matches!(plain, Verdict::Agreement { .. }),

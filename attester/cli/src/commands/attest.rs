@@ -9,7 +9,7 @@ use clap::Args;
 use super::shared::{
     reject_argv_secrets, rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs,
 };
-use super::{failed, usage, CommandError, CommandResult};
+use super::{usage, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
 };
@@ -107,47 +107,32 @@ pub struct AttestArgs {
 
 /// Runs `assay attest`.
 pub fn run(args: AttestArgs) -> CommandResult {
-    if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
-        return usage(m);
-    }
+    reject_argv_secrets(std::env::args().skip(1))?;
     if args.batch_size == 0 || args.batch_size > MAX_BATCH_SIZE {
         return usage(format!(
             "invalid --batch-size {}: expected 1 to {MAX_BATCH_SIZE} (the registry's cap)",
             args.batch_size
         ));
     }
-    let (spec, registry, settings) = args.registry.resolve().map_err(CommandError::usage)?;
-    let signer = match args.signer.load() {
-        Ok(s) => s,
-        Err(m) => return usage(m),
-    };
-    let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
-        Ok(r) => r,
-        Err(m) => return usage(m),
-    };
+    let (spec, registry, settings) = args.registry.resolve()?;
+    let signer = args.signer.load()?;
+    let runner = args.suite.runner(&spec, &settings.asset_passphrase)?;
     let mut targets = Vec::new();
     for input in &args.assets {
-        match resolve(input, &spec.passphrase, &settings.asset_passphrase) {
-            Ok(t) => targets.push(t),
-            Err(m) => return usage(m),
-        }
+        targets.push(resolve(
+            input,
+            &spec.passphrase,
+            &settings.asset_passphrase,
+        )?);
     }
-    let rpc = match rpc_client(&spec) {
-        Ok(r) => r,
-        Err(m) => return usage(m),
-    };
-    let evaluated = match evaluate_targets(
+    let rpc = rpc_client(&spec)?;
+    let evaluated = evaluate_targets(
         &settings,
         &spec.rpc_url,
         &spec.passphrase,
         &targets,
         runner.as_ref(),
-    ) {
-        Ok(r) => r,
-        Err(m) => {
-            return failed(m);
-        }
-    };
+    )?;
     let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
     // What each refused report still proves (the flags it did read), to revoke a weaker entry on chain.
     let floors: Vec<Option<Floor>> = reports

@@ -9,7 +9,7 @@ use assay_core::report::{Freshness, Report};
 use assay_core::time::{format_duration, Timestamp};
 use clap::{Args, ValueEnum};
 
-use super::{usage, CommandResult};
+use super::{CommandError, CommandResult};
 use assay_core::exit;
 
 /// Exit code when the report is well-formed but must not be attested.
@@ -80,20 +80,22 @@ pub struct AttestationArgs {
     as_of: Option<Timestamp>,
 }
 
-fn parse_version(s: &str) -> Result<EvidenceVersion, String> {
+fn parse_version(s: &str) -> Result<EvidenceVersion, assay_core::UnknownEvidenceVersion> {
     s.parse()
 }
 
-fn parse_timestamp(s: &str) -> Result<Timestamp, String> {
+fn parse_timestamp(s: &str) -> Result<Timestamp, assay_core::time::TimestampError> {
     s.parse()
-        .map_err(|e: assay_core::time::TimestampError| e.to_string())
 }
+
+/// A `--max-age` that is not a duration.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid duration {0:?}: expected e.g. 24h, 90m, 3600s, 1h30m or 3600 (0 disables)")]
+struct InvalidDuration(String);
 
 /// `24h`, `90m`, `45s`, `1h30m`, or bare seconds.
-fn parse_age(s: &str) -> Result<i64, String> {
-    let bad = || {
-        format!("invalid duration {s:?}: expected e.g. 24h, 90m, 3600s, 1h30m or 3600 (0 disables)")
-    };
+fn parse_age(s: &str) -> Result<i64, InvalidDuration> {
+    let bad = || InvalidDuration(s.to_string());
     if let Ok(n) = s.parse::<i64>() {
         return if n >= 0 { Ok(n) } else { Err(bad()) };
     }
@@ -122,21 +124,21 @@ fn parse_age(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-fn read_report(path: &PathBuf) -> Result<Report, String> {
+fn read_report(path: &PathBuf) -> Result<Report, CommandError> {
     let (name, text) = if path.as_os_str() == "-" {
         let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read the report from standard input: {e}"))?;
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            CommandError::usage(format!("cannot read the report from standard input: {e}"))
+        })?;
         ("standard input".to_string(), text)
     } else {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            format!("cannot read report file {}: {e}; pass a file written by `assay scan --output json`, or - for stdin", path.display())
+            CommandError::usage(format!("cannot read report file {}: {e}; pass a file written by `assay scan --output json`, or - for stdin", path.display()))
         })?;
         (path.display().to_string(), text)
     };
     Report::from_json(&text).map_err(|e| {
-        format!("{name} is not a valid report: {e}; expected the JSON of `assay scan --output json` (schema_version 1)")
+        CommandError::usage(format!("{name} is not a valid report: {e}; expected the JSON of `assay scan --output json` (schema_version 1)"))
     })
 }
 
@@ -182,10 +184,7 @@ fn text(params: &Params) -> String {
 
 /// Runs the subcommand.
 pub fn run(args: AttestationArgs) -> CommandResult {
-    let report = match read_report(&args.from_report) {
-        Ok(r) => r,
-        Err(e) => return usage(e),
-    };
+    let report = read_report(&args.from_report)?;
     let as_of = args.as_of.unwrap_or_else(Timestamp::now);
     let freshness = Freshness {
         window_secs: args.max_age,

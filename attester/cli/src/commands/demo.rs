@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::{failed, CommandResult};
+use assay_attest::AttestError;
 use clap::{Args, ValueEnum};
 use world::{EvalRecording, LocalWorld};
 
@@ -230,7 +231,7 @@ pub fn run(args: DemoArgs) -> CommandResult {
     }
 }
 
-fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
+fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), AttestError> {
     // Load the recorded subjects first: a missing checkout fails before anything starts.
     let mut subjects = Vec::new();
     for (name, gate) in SUBJECTS {
@@ -253,10 +254,10 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), String> {
     ] {
         let p = args.wasm_dir.join(format!("{wasm}.wasm"));
         if !p.is_file() {
-            return Err(format!(
+            return Err(AttestError::Local(format!(
                 "{} is missing; build the contracts with scripts/build-wasm.sh (or pass --wasm-dir)",
                 p.display()
-            ));
+            )));
         }
     }
     let domains: Vec<String> = subjects
@@ -557,7 +558,7 @@ fn token_contracts(
     w: &LocalWorld,
     chain: &[String],
     home: &Path,
-) -> Result<(), String> {
+) -> Result<(), AttestError> {
     use assay_attest::registry::{account_id, account_val, call};
     use stellar_xdr::{Int128Parts, ScString, ScVal};
     demo.step(
@@ -572,7 +573,7 @@ fn token_contracts(
         .enumerate()
     {
         let wasm = std::fs::read(args.wasm_dir.join(format!("{name}.wasm")))
-            .map_err(|e| format!("{name}.wasm: {e}"))?;
+            .map_err(|e| AttestError::Local(format!("{name}.wasm: {e}")))?;
         let args = vec![
             account_val(w.admin.public_key()),
             ScVal::U32(7),
@@ -590,7 +591,7 @@ fn token_contracts(
             .fund(&account_id(
                 assay_chain::Signer::from_seed([*seed; 32]).public_key(),
             ))
-            .map_err(|e| format!("fund: {e}"))?;
+            .map_err(|e| AttestError::Local(format!("fund: {e}")))?;
     }
     let mint = |token: [u8; 32], seed: u8| {
         let to = assay_chain::Signer::from_seed([seed; 32]).public_key();
@@ -605,7 +606,7 @@ fn token_contracts(
         w.invoker(&w.admin)
             .invoke(&f)
             .map(|_| ())
-            .map_err(|e| format!("mint: {e}"))
+            .map_err(|e| AttestError::Chain(format!("mint: {e}")))
     };
     for token in [conformant, vulnerable] {
         mint(token, 13)?;

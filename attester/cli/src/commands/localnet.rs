@@ -56,10 +56,7 @@ pub struct LocalnetArgs {
 }
 
 pub fn run(args: LocalnetArgs) -> CommandResult {
-    let stop = match crate::signals::install(|_| {}) {
-        Ok(stop) => stop,
-        Err(e) => return failed(e),
-    };
+    let stop = crate::signals::install(|_| {})?;
     let config = LocalNetConfig {
         port: args.port,
         ledger_close_ms: args.ledger_close_ms,

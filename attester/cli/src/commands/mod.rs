@@ -67,6 +67,20 @@ pub fn failed(message: impl Display) -> CommandResult {
     Err(CommandError::failed(message))
 }
 
+/// A source-fetch option the caller must change.
+impl From<assay_scan::options::OptionError> for CommandError {
+    fn from(error: assay_scan::options::OptionError) -> Self {
+        CommandError::Usage(error.to_string())
+    }
+}
+
+/// The signal handlers could not be installed: this machine's failure, not the caller's.
+impl From<crate::signals::InstallError> for CommandError {
+    fn from(error: crate::signals::InstallError) -> Self {
+        CommandError::Failed(error.to_string())
+    }
+}
+
 /// An attester operation's failure: the caller's input is a usage error, a source or the chain a failure.
 impl From<assay_attest::AttestError> for CommandError {
     fn from(error: assay_attest::AttestError) -> Self {

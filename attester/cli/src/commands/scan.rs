@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use assay_attest::sep41::{Sep41Outcome, Sep41Runner};
 use assay_attest::targets::{evaluate_targets, resolve};
+use assay_attest::AttestError;
 use assay_chain::network;
 use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
+use assay_scan::net::client::ClientError;
 use assay_scan::net::HttpClient;
 use assay_scan::options::check_base_url;
 use assay_scan::{ScanConfig, Scanner};
@@ -150,10 +152,7 @@ pub fn run(args: ScanArgs) -> CommandResult {
             Err(e) => return usage(format!("--network: {e}")),
         },
     };
-    let settings = match args.sources.settings(passphrase.clone()) {
-        Ok(settings) => settings,
-        Err(message) => return usage(message),
-    };
+    let settings = args.sources.settings(passphrase.clone())?;
     for list in &args.asset_lists {
         if let Err(message) = check_base_url("--asset-list", list) {
             return usage(message);
@@ -223,9 +222,9 @@ pub fn run(args: ScanArgs) -> CommandResult {
             }
         });
         if assets.is_empty() {
-            return Ok::<_, String>(Vec::new());
+            return Ok::<_, ClientError>(Vec::new());
         }
-        Ok::<_, String>(scanner.scan_many(assets.clone(), on_done).await)
+        Ok::<_, ClientError>(scanner.scan_many(assets.clone(), on_done).await)
     });
     let results = match results {
         Ok(results) => results,
@@ -233,33 +232,29 @@ pub fn run(args: ScanArgs) -> CommandResult {
     };
 
     // Every report in argument-kind order: classic assets, then token contracts.
-    let mut outcomes: Vec<(String, Result<Report, String>, Option<Sep41Outcome>)> = assets
+    let mut outcomes: Vec<(String, Result<Report, AttestError>, Option<Sep41Outcome>)> = assets
         .iter()
         .zip(results)
         .map(|(asset, result)| {
-            let report = result.map_err(|e| e.to_string()).and_then(|subject| {
-                assay_core::engine::evaluate(&subject).map_err(|e| format!("internal: {e}"))
-            });
+            let report = result
+                .map_err(|e| AttestError::Source(e.to_string()))
+                .and_then(|subject| Ok(assay_core::engine::evaluate(&subject)?));
             (asset.to_string(), report, None)
         })
         .collect();
     if let Some(rpc_url) = &args.rpc_url {
         let mut targets = Vec::with_capacity(contracts.len());
         for c in &contracts {
-            match resolve(c, &passphrase, &passphrase) {
-                Ok(t) => targets.push(t),
-                Err(m) => return usage(m),
-            }
+            targets.push(resolve(c, &passphrase, &passphrase)?);
         }
         let suite = (args.sep41).then(|| Sep41Runner::keyless(rpc_url, &passphrase));
-        match evaluate_targets(&settings, rpc_url, &passphrase, &targets, suite.as_ref()) {
-            Ok(evaluated) => outcomes.extend(
-                (contracts.iter().cloned())
-                    .zip(evaluated)
-                    .map(|(c, (report, run))| (c, report, run)),
-            ),
-            Err(m) => return failed(m),
-        }
+        let evaluated =
+            evaluate_targets(&settings, rpc_url, &passphrase, &targets, suite.as_ref())?;
+        outcomes.extend(
+            (contracts.iter().cloned())
+                .zip(evaluated)
+                .map(|(c, (report, run))| (c, report, run)),
+        );
     }
 
     let mut code = exit::OK;
@@ -269,7 +264,10 @@ pub fn run(args: ScanArgs) -> CommandResult {
         let report = match report {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("assay scan: {name}: {}", assay_core::redact::text(&message));
+                eprintln!(
+                    "assay scan: {name}: {}",
+                    assay_core::redact::text(&message.to_string())
+                );
                 code = exit::ERROR;
                 continue;
             }

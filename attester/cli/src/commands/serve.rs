@@ -235,7 +235,7 @@ impl Server {
     fn assets(&self, query: &str) -> Reply {
         let params = match Page::parse(query) {
             Ok(p) => p,
-            Err(detail) => return Reply::problem(400, detail),
+            Err(detail) => return Reply::problem(400, detail.to_string()),
         };
         let latest = match self.latest() {
             Ok(latest) => latest,
@@ -270,7 +270,7 @@ impl Server {
 
     /// The asset's observations, oldest first, or the reply that says why there are none.
     fn observations(&self, segment: &str) -> Result<AssetView, Reply> {
-        let key = store_key(segment).map_err(|detail| Reply::problem(400, detail))?;
+        let key = store_key(segment).map_err(|detail| Reply::problem(400, detail.to_string()))?;
         let listed = self
             .open()?
             .list(&key)
@@ -417,16 +417,31 @@ fn summary(asset: &str, r: &Report) -> Value {
     })
 }
 
+/// A request answered with 400: the message says what to ask for instead.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct BadRequest(String);
+
+impl From<String> for BadRequest {
+    fn from(detail: String) -> Self {
+        BadRequest(detail)
+    }
+}
+
 /// The history key of a path segment: an asset as `assay scan` records it (CODE-ISSUER), or a
 /// contract id as recorded for a contract token.
-fn store_key(segment: &str) -> Result<String, String> {
+fn store_key(segment: &str) -> Result<String, BadRequest> {
     let decoded = percent_decode(segment);
     if decoded.starts_with('C') && assay_attest::sac::parse_contract(&decoded).is_some() {
         return Ok(decoded);
     }
     assay_core::Token::parse_classic(&decoded)
         .map(|asset| asset.to_string())
-        .map_err(|e| format!("{e}: ask for CODE-ISSUER (or CODE:ISSUER, or a contract id C…)"))
+        .map_err(|e| {
+            BadRequest(format!(
+                "{e}: ask for CODE-ISSUER (or CODE:ISSUER, or a contract id C…)"
+            ))
+        })
 }
 
 /// `?page=&per_page=&severity=` of `/v1/assets`.
@@ -437,7 +452,7 @@ struct Page {
 }
 
 impl Page {
-    fn parse(query: &str) -> Result<Page, String> {
+    fn parse(query: &str) -> Result<Page, BadRequest> {
         let mut page = Page {
             page: 1,
             per_page: DEFAULT_PER_PAGE,
@@ -475,9 +490,9 @@ impl Page {
                         )?)
                 }
                 other => {
-                    return Err(format!(
+                    return Err(BadRequest(format!(
                         "unknown query parameter {other:?}: /v1/assets takes page, per_page and severity"
-                    ))
+                    )))
                 }
             }
         }
@@ -552,10 +567,7 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
         "assay serve: listening on http://{addr} (history {})",
         server.store.display()
     );
-    let stop = match crate::signals::install(|_| {}) {
-        Ok(stop) => stop,
-        Err(m) => return failed(m),
-    };
+    let stop = crate::signals::install(|_| {})?;
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -623,7 +635,7 @@ mod tests {
             ("severity=bad", "severity=\"bad\""),
             ("sort=x", "\"sort\""),
         ] {
-            let err = Page::parse(query).err().unwrap();
+            let err = Page::parse(query).err().unwrap().to_string();
             assert!(err.contains(named), "{query}: {err}");
         }
     }
@@ -635,7 +647,10 @@ mod tests {
             store_key(&format!("AQUA%3A{issuer}")).unwrap(),
             format!("AQUA-{issuer}")
         );
-        assert!(store_key("nonsense").unwrap_err().contains("CODE-ISSUER"));
+        assert!(store_key("nonsense")
+            .unwrap_err()
+            .to_string()
+            .contains("CODE-ISSUER"));
         assert_eq!(percent_decode("a%2"), "a%2");
         assert_eq!(percent_decode("%41%zz"), "A%zz");
     }

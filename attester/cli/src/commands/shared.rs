@@ -14,6 +14,8 @@ use assay_chain::identity::{self, Signer, SECRET_ENV};
 use assay_chain::network::{self, NetworkSpec};
 use assay_chain::rpc::RpcClient;
 
+use super::CommandError;
+
 /// `--sep41`: run the SEP-41 conformance suite against each target's contract and bind its verdicts.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Sep41Args {
@@ -47,7 +49,7 @@ impl Sep41Args {
         &self,
         spec: &NetworkSpec,
         asset_passphrase: &str,
-    ) -> Result<Option<Sep41Runner>, String> {
+    ) -> Result<Option<Sep41Runner>, CommandError> {
         if !self.sep41 {
             return Ok(None);
         }
@@ -82,12 +84,12 @@ pub fn suite_runner(
     parties: SuiteParties,
     key: &str,
     fix: &str,
-) -> Result<Sep41Runner, String> {
+) -> Result<Sep41Runner, CommandError> {
     if asset_passphrase != spec.passphrase {
-        return Err(format!(
+        return Err(CommandError::usage(format!(
             "{key} runs the conformance suite against the contract on the registry's network, so the \
              assets must live there: {fix}"
-        ));
+        )));
     }
     Sep41Runner::with_parties(
         &spec.rpc_url,
@@ -96,7 +98,7 @@ pub fn suite_runner(
         parties.spender_identity,
         parties.allow_non_testnet_write,
     )
-    .map_err(|e| format!("{key}: {e}"))
+    .map_err(|e| CommandError::usage(format!("{key}: {e}")))
 }
 
 /// Output format of every command that prints results (`assay sep41` adds `md`).
@@ -142,7 +144,7 @@ pub struct AssetNetworkArgs {
 
 impl AssetNetworkArgs {
     /// The assets' passphrase: --asset-network's, else the registry network's.
-    pub fn passphrase(&self, registry_network: &NetworkSpec) -> Result<String, String> {
+    pub fn passphrase(&self, registry_network: &NetworkSpec) -> Result<String, CommandError> {
         asset_passphrase(self.asset_network.as_deref(), registry_network)
     }
 }
@@ -151,11 +153,11 @@ impl AssetNetworkArgs {
 pub fn asset_passphrase(
     asset_network: Option<&str>,
     registry_network: &NetworkSpec,
-) -> Result<String, String> {
+) -> Result<String, CommandError> {
     match asset_network {
         None => Ok(registry_network.passphrase.clone()),
         Some(name) => network::passphrase_of(name, network::config_dir().as_deref())
-            .map_err(|e| format!("--asset-network: {e}")),
+            .map_err(|e| CommandError::usage(format!("--asset-network: {e}"))),
     }
 }
 
@@ -210,24 +212,27 @@ pub struct SignerArgs {
 
 impl NetworkArgs {
     /// The network these flags name.
-    pub fn spec(&self) -> Result<NetworkSpec, String> {
+    pub fn spec(&self) -> Result<NetworkSpec, CommandError> {
         network::resolve(
             self.network.as_deref(),
             self.rpc_url.as_deref(),
             self.network_passphrase.as_deref(),
             network::config_dir().as_deref(),
         )
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::usage)
     }
 
     /// The network and the registry's contract id.
-    pub fn resolve(&self, registry: &RegistryArgs) -> Result<(NetworkSpec, [u8; 32]), String> {
+    pub fn resolve(
+        &self,
+        registry: &RegistryArgs,
+    ) -> Result<(NetworkSpec, [u8; 32]), CommandError> {
         let spec = self.spec()?;
         let registry = sac::parse_contract(&registry.registry).ok_or_else(|| {
-            format!(
+            CommandError::usage(format!(
                 "invalid --registry {:?}: expected a C… contract address (56 characters)",
                 registry.registry
-            )
+            ))
         })?;
         Ok((spec, registry))
     }
@@ -235,24 +240,28 @@ impl NetworkArgs {
 
 impl SignerArgs {
     /// Loads the signer (never echoes a secret).
-    pub fn load(&self) -> Result<Signer, String> {
+    pub fn load(&self) -> Result<Signer, CommandError> {
         identity::load(
             self.source.as_deref(),
             self.source_file.as_deref(),
             std::env::var(SECRET_ENV).ok(),
             network::config_dir().as_deref(),
         )
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::usage)
     }
 }
 
 impl SourceArgs {
     /// Scan settings for assets on the network whose passphrase is `passphrase`.
-    pub fn settings(&self, passphrase: String) -> Result<ScanSettings, String> {
+    pub fn settings(&self, passphrase: String) -> Result<ScanSettings, CommandError> {
         let horizon_url = match &self.horizon_url {
             Some(u) => u.clone(),
             None => ScanSettings::default_horizon(&passphrase)
-                .ok_or("this network has no default Horizon: pass --horizon-url URL")?
+                .ok_or_else(|| {
+                    CommandError::usage(
+                        "this network has no default Horizon: pass --horizon-url URL",
+                    )
+                })?
                 .to_string(),
         };
         for (flag, value) in [
@@ -293,7 +302,7 @@ pub struct RegistryScanArgs {
 
 impl RegistryScanArgs {
     /// The registry's network and id, and the scan settings for the assets.
-    pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32], ScanSettings), String> {
+    pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32], ScanSettings), CommandError> {
         let (spec, registry) = self.network.resolve(&self.registry)?;
         let settings = self
             .sources
@@ -303,17 +312,17 @@ impl RegistryScanArgs {
 }
 
 /// Rejects any argv word that looks like key material, wherever it was typed.
-pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), String> {
+pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), CommandError> {
     for a in args {
         let value = a.split_once('=').map(|(_, v)| v.to_string()).unwrap_or(a);
         if identity::looks_like_secret(&value) && value.trim().starts_with('S') {
-            return Err(identity::IdentityError::SecretInArgv.to_string());
+            return Err(CommandError::usage(identity::IdentityError::SecretInArgv));
         }
     }
     Ok(())
 }
 
 /// An RPC client for the network.
-pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, String> {
-    RpcClient::new(&spec.rpc_url).map_err(|e| e.to_string())
+pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, CommandError> {
+    RpcClient::new(&spec.rpc_url).map_err(CommandError::usage)
 }

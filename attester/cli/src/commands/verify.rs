@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
-use super::{failed, usage, CommandError, CommandResult};
+use super::{failed, CommandError, CommandResult};
 use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
@@ -84,38 +84,40 @@ pub struct VerifyArgs {
 }
 
 /// An attester's account key from its G… address.
-fn attester_key(text: &str) -> Result<[u8; 32], String> {
+fn attester_key(text: &str) -> Result<[u8; 32], CommandError> {
     stellar_strkey::ed25519::PublicKey::from_string(text.trim())
         .map(|k| k.0)
         .map_err(|_| {
-            format!("invalid attester {text:?}: expected an account address G… (56 characters)")
+            CommandError::usage(format!(
+                "invalid attester {text:?}: expected an account address G… (56 characters)"
+            ))
         })
 }
 
 /// The --quorum list as keys, refused before any read if the registry would answer false for the
 /// list itself.
-fn quorum_keys(list: &[String], threshold: u32) -> Result<Vec<[u8; 32]>, String> {
+fn quorum_keys(list: &[String], threshold: u32) -> Result<Vec<[u8; 32]>, CommandError> {
     let keys = list
         .iter()
         .map(|a| attester_key(a))
         .collect::<Result<Vec<_>, _>>()?;
     if keys.len() > MAX_QUORUM_ATTESTERS {
-        return Err(format!(
+        return Err(CommandError::usage(format!(
             "--quorum lists {} attesters; the registry accepts at most {MAX_QUORUM_ATTESTERS}",
             keys.len()
-        ));
+        )));
     }
     if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
-        return Err(format!(
+        return Err(CommandError::usage(format!(
             "--quorum lists {} twice; name each attester once",
             list[i].trim()
-        ));
+        )));
     }
     if threshold == 0 || threshold as usize > keys.len() {
-        return Err(format!(
+        return Err(CommandError::usage(format!(
             "invalid --threshold {threshold}: expected 1 to {} (the number of --quorum attesters)",
             keys.len()
-        ));
+        )));
     }
     Ok(keys)
 }
@@ -181,29 +183,22 @@ fn render(v: &Verdict) -> String {
 
 /// Runs `assay verify`.
 pub fn run(args: VerifyArgs) -> CommandResult {
-    let (spec, registry, settings) = args.registry.resolve().map_err(CommandError::usage)?;
+    let (spec, registry, settings) = args.registry.resolve()?;
     let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
     // registry's network, where the token lives), or always with --sep41.
-    let runner = match args.suite.runner(&spec, &settings.asset_passphrase) {
-        Ok(Some(r)) => Some(r),
-        Ok(None) if settings.asset_passphrase == spec.passphrase => {
+    let runner = match args.suite.runner(&spec, &settings.asset_passphrase)? {
+        Some(r) => Some(r),
+        None if settings.asset_passphrase == spec.passphrase => {
             Some(Sep41Runner::keyless(&spec.rpc_url, &spec.passphrase))
         }
-        Ok(None) => None,
-        Err(m) => return usage(m),
+        None => None,
     };
-    let rpc = match rpc_client(&spec) {
-        Ok(r) => r,
-        Err(m) => return usage(m),
-    };
+    let rpc = rpc_client(&spec)?;
     let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));
     if let Some(threshold) = args.threshold {
-        let keys = match quorum_keys(&args.quorum, threshold) {
-            Ok(k) => k,
-            Err(m) => return usage(m),
-        };
+        let keys = quorum_keys(&args.quorum, threshold)?;
         let mut on_chain = Vec::with_capacity(keys.len());
         for key in &keys {
             match read_safety_by(&rpc, registry, contract, *key) {
@@ -273,10 +268,7 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         });
     }
     let read = match &args.attester {
-        Some(a) => match attester_key(a) {
-            Ok(key) => read_safety_by(&rpc, registry, contract, key),
-            Err(m) => return usage(m),
-        },
+        Some(a) => read_safety_by(&rpc, registry, contract, attester_key(a)?),
         None => read_safety(&rpc, registry, contract),
     };
     let on_chain = match read {

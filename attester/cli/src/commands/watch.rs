@@ -13,7 +13,7 @@ use super::shared::{
     asset_passphrase, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs, RegistryArgs,
     SignerArgs, SourceArgs, SuiteParties,
 };
-use super::{failed, usage, CommandResult};
+use super::{usage, CommandError, CommandResult};
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::watch::{
     log, serve_health, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
@@ -108,9 +108,7 @@ pub struct WatchArgs {
 
 /// Runs `assay watch`.
 pub fn run(args: WatchArgs) -> CommandResult {
-    if let Err(m) = reject_argv_secrets(std::env::args().skip(1)) {
-        return usage(m);
-    }
+    reject_argv_secrets(std::env::args().skip(1))?;
     let text = match std::fs::read_to_string(&args.config) {
         Ok(t) => t,
         Err(e) => {
@@ -139,19 +137,12 @@ pub fn run(args: WatchArgs) -> CommandResult {
     let registry_args = RegistryArgs {
         registry: config.registry.clone(),
     };
-    let (spec, registry) = match net_args.resolve(&registry_args) {
-        Ok(x) => x,
-        Err(m) => return usage(m),
-    };
-    let signer = match (SignerArgs {
+    let (spec, registry) = net_args.resolve(&registry_args)?;
+    let signer = SignerArgs {
         source: config.source.clone(),
         source_file: config.source_file.clone(),
-    })
-    .load()
-    {
-        Ok(s) => s,
-        Err(m) => return usage(m),
-    };
+    }
+    .load()?;
     let mut connect_to = Vec::new();
     for rule in &config.connect_to {
         match rule.parse() {
@@ -173,20 +164,13 @@ pub fn run(args: WatchArgs) -> CommandResult {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let mut settings = match asset_passphrase(config.asset_network.as_deref(), &spec)
-        .and_then(|passphrase| source_args.settings(passphrase))
-    {
-        Ok(s) => s,
-        Err(m) => return usage(m),
-    };
+    let mut settings = asset_passphrase(config.asset_network.as_deref(), &spec)
+        .and_then(|passphrase| source_args.settings(passphrase))?;
     settings.limits = config.scan_limits();
     let mut assets = Vec::new();
     let mut owned = Vec::new();
     for a in &config.assets {
-        let target = match resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase) {
-            Ok(t) => t,
-            Err(e) => return usage(e),
-        };
+        let target = resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase)?;
         if !shard.owns(&target.contract) {
             continue;
         }
@@ -204,17 +188,11 @@ pub fn run(args: WatchArgs) -> CommandResult {
         );
     }
     let sep41 = if config.assets.iter().any(|a| a.sep41) {
-        match sep41_runner(&config, &spec, &settings.asset_passphrase) {
-            Ok(r) => Some(r),
-            Err(m) => return usage(m),
-        }
+        Some(sep41_runner(&config, &spec, &settings.asset_passphrase)?)
     } else {
         None
     };
-    let rpc = match rpc_client(&spec) {
-        Ok(r) => r,
-        Err(m) => return usage(m),
-    };
+    let rpc = rpc_client(&spec)?;
     let history = config
         .history
         .clone()
@@ -223,16 +201,14 @@ pub fn run(args: WatchArgs) -> CommandResult {
         shard: (shard != Shard::ALL).then_some((shard, assets.len())),
         ..Health::default()
     }));
-    let stop = match crate::signals::install(|signal| {
+    let stop = crate::signals::install(|signal| {
         log(
             "stopping",
             serde_json::json!({"signal": signal,
             "note": "finishing the check in progress (a sent transaction is followed to its end)"}),
         )
-    }) {
-        Ok(stop) => stop.flag(),
-        Err(m) => return failed(m),
-    };
+    })?
+    .flag();
     if let Some(addr) = &config.metrics_addr {
         match std::net::TcpListener::bind(addr) {
             Ok(l) => serve_health(l, health.clone(), stop.clone()),
@@ -310,7 +286,7 @@ fn sep41_runner(
     config: &WatchConfig,
     spec: &assay_chain::network::NetworkSpec,
     asset_passphrase: &str,
-) -> Result<Sep41Runner, String> {
+) -> Result<Sep41Runner, CommandError> {
     let parties = SuiteParties {
         owner_identity: config.sep41_owner_identity.clone(),
         spender_identity: config.sep41_spender_identity.clone(),

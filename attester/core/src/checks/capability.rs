@@ -51,12 +51,7 @@ the issuer will use the power, whether an existing holder is exposed, or who the
 
 fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
     match outcome {
-        FlagsOutcome::Failed(a) => Some(Evidence::failure(
-            source,
-            &a.url,
-            &a.failure,
-            a.retrieved_at,
-        )),
+        FlagsOutcome::Failed(a) => Some(Evidence::failed_attempt(source, a)),
         _ => None,
     }
 }
@@ -136,12 +131,8 @@ impl Check for Capability {
             }
             (_, Some(_)) => {}
             (FlagsOutcome::Failed(a), None) => {
-                f.evidence.push(Evidence::failure(
-                    SOURCE_HORIZON_ACCOUNT,
-                    &a.url,
-                    &a.failure,
-                    a.retrieved_at,
-                ));
+                f.evidence
+                    .push(Evidence::failed_attempt(SOURCE_HORIZON_ACCOUNT, a));
                 f.undetermined = true;
                 f.undetermined_by_source
                     .insert(SOURCE_HORIZON.to_string(), 1);

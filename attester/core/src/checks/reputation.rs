@@ -81,7 +81,7 @@ impl Check for Reputation {
                     .to_string(),
             ),
             DirectoryOutcome::Failed(a) => {
-                f.evidence.push(Evidence::failure(SOURCE_DIRECTORY, &a.url, &a.failure, a.retrieved_at));
+                f.evidence.push(Evidence::failed_attempt(SOURCE_DIRECTORY, a));
                 missing.insert(SOURCE_DIRECTORY.to_string(), 1);
                 notes.push(format!(
                     "StellarExpert's directory could not be read ({}), so it was never consulted; this is not a \
@@ -127,12 +127,8 @@ impl Check for Reputation {
                 }
             }
             BlocklistOutcome::Failed(a) => {
-                f.evidence.push(Evidence::failure(
-                    SOURCE_BLOCKLIST,
-                    &a.url,
-                    &a.failure,
-                    a.retrieved_at,
-                ));
+                f.evidence
+                    .push(Evidence::failed_attempt(SOURCE_BLOCKLIST, a));
                 missing.insert(SOURCE_BLOCKLIST.to_string(), 1);
                 notes.push(format!(
                     "StellarExpert's domain blocklist could not be read ({}), so it was never consulted.",

@@ -221,7 +221,7 @@ fn subject() -> impl Strategy<Value = Subject> {
     )
     .unwrap();
     let (code, issuer) = (asset.code.clone(), asset.issuer.clone());
-    (
+    let issuer_answers = (
         flags_outcome(),
         flags_outcome(),
         prop_oneof![
@@ -229,10 +229,9 @@ fn subject() -> impl Strategy<Value = Subject> {
             Just(HomeDomain::Unknown),
             prop_oneof![Just("d.example".to_string()), text()].prop_map(HomeDomain::Present)
         ],
-        toml(code, issuer),
-        directory(),
-        blocklist(),
-        lists(),
+    );
+    let source_answers = (toml(code, issuer), directory(), blocklist(), lists());
+    let provenance = (
         proptest::option::of(prop_oneof![
             Just(PUBNET_PASSPHRASE.to_string()),
             Just(TESTNET_PASSPHRASE.to_string())
@@ -240,32 +239,14 @@ fn subject() -> impl Strategy<Value = Subject> {
         proptest::option::of(text()),
         ts(),
     )
-        .prop_map(
-            move |(
-                asset_flags,
-                account_flags,
-                home_domain,
-                stellar_toml,
-                directory,
-                blocklist,
-                asset_lists,
-                network,
-                scanner_version,
-                scanned_at,
-            )| Subject {
-                asset: asset.clone(),
-                asset_flags,
-                account_flags,
-                home_domain,
-                stellar_toml,
-                directory,
-                blocklist,
-                asset_lists,
-                network,
-                scanner_version,
-                scanned_at,
-            },
-        )
+        .prop_map(|(network, scanner_version, scanned_at)| Provenance {
+            network,
+            scanner_version,
+            scanned_at,
+        });
+    (issuer_answers, source_answers, provenance).prop_map(move |(issuer, sources, provenance)| {
+        Subject::read(asset.clone(), issuer, sources, provenance)
+    })
 }
 
 fn input() -> impl Strategy<Value = PreimageInput> {

@@ -124,20 +124,31 @@ pub struct HttpClient {
     request_timeout: Duration,
 }
 
+/// Why the HTTP client could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// An extra root certificate (`--cacert`) that rustls does not accept.
+    #[error("extra root certificate rejected: {0}")]
+    ExtraRoot(String),
+    /// The TLS provider offers no protocol version this client allows.
+    #[error("{0}")]
+    Tls(String),
+}
+
 fn tls_config(
     extra_roots: &[rustls::pki_types::CertificateDer<'static>],
-) -> Result<rustls::ClientConfig, String> {
+) -> Result<rustls::ClientConfig, ClientError> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     for root in extra_roots {
         roots
             .add(root.clone())
-            .map_err(|err| format!("extra root certificate rejected: {err}"))?;
+            .map_err(|err| ClientError::ExtraRoot(err.to_string()))?;
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|err| err.to_string())?
+        .map_err(|err| ClientError::Tls(err.to_string()))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(config)
@@ -145,7 +156,7 @@ fn tls_config(
 
 impl HttpClient {
     /// Builds the client; fails only when an extra root is unusable.
-    pub fn new(config: &NetConfig) -> Result<Self, String> {
+    pub fn new(config: &NetConfig) -> Result<Self, ClientError> {
         let tls = Arc::new(tls_config(&config.extra_roots)?);
         let mappings = Arc::new(config.mappings.clone());
         let dns_answers = Arc::new(config.dns_answers.clone());

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assay_attest::local_world::EXPERT;
 use assay_attest::registry::account_id;
+use assay_attest::AttestError;
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
 use stellar_xdr::Asset;
 
@@ -25,24 +26,32 @@ pub struct EvalRecording {
 impl EvalRecording {
     /// Reads subject.json and horizon-account.json; `issuer` overrides the recorded issuer (so two
     /// recordings of one asset can both run).
-    pub fn load(eval: &Path, name: &str, issuer: Option<&str>) -> Result<EvalRecording, String> {
+    pub fn load(
+        eval: &Path,
+        name: &str,
+        issuer: Option<&str>,
+    ) -> Result<EvalRecording, AttestError> {
         let dir = eval.join(name);
-        let read = |f: &str| -> Result<serde_json::Value, String> {
+        let read = |f: &str| -> Result<serde_json::Value, AttestError> {
             let p = dir.join(f);
             let text = std::fs::read_to_string(&p).map_err(|e| {
-                format!(
+                AttestError::Local(format!(
                     "{}: {e}; run from the repository root or pass --eval-dir",
                     p.display()
-                )
+                ))
             })?;
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+            serde_json::from_str(&text)
+                .map_err(|e| AttestError::Local(format!("{}: {e}", p.display())))
         };
         let subject = read("subject.json")?;
         let acct = read("horizon-account.json")?;
+        let recording = |m: &str| AttestError::Local(m.to_string());
         let asset = subject["asset"]
             .as_str()
-            .ok_or("subject.json has no asset")?;
-        let (code, recorded) = asset.split_once('-').ok_or("asset is not CODE-ISSUER")?;
+            .ok_or_else(|| recording("subject.json has no asset"))?;
+        let (code, recorded) = asset
+            .split_once('-')
+            .ok_or_else(|| recording("asset is not CODE-ISSUER"))?;
         let f = &acct["flags"];
         let bit = |k: &str, v: u32| if f[k].as_bool() == Some(true) { v } else { 0 };
         Ok(EvalRecording {
@@ -68,30 +77,34 @@ impl EvalRecording {
         format!("{}-{}", self.code, self.issuer)
     }
 
-    pub fn expected(&self) -> Result<serde_json::Value, String> {
+    pub fn expected(&self) -> Result<serde_json::Value, AttestError> {
         let p = self.dir.join("expected.json");
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+        let local = |e: &dyn std::fmt::Display| AttestError::Local(format!("{}: {e}", p.display()));
+        let text = std::fs::read_to_string(&p).map_err(|e| local(&e))?;
+        serde_json::from_str(&text).map_err(|e| local(&e))
     }
 
-    pub fn xdr(&self) -> Result<Asset, String> {
-        assay_attest::sac::xdr_asset(&self.code, &self.issuer).map_err(|e| e.to_string())
+    pub fn xdr(&self) -> Result<Asset, AttestError> {
+        assay_attest::sac::xdr_asset(&self.code, &self.issuer)
+            .map_err(|e| AttestError::Local(e.to_string()))
     }
 
     /// Creates this subject's issuer with its recorded flags and home domain, a holder trustline with
     /// `balance`, and the asset's Stellar Asset Contract. Returns the SAC id.
-    pub fn issue_on(&self, w: &LocalWorld, balance: i64) -> Result<[u8; 32], String> {
+    pub fn issue_on(&self, w: &LocalWorld, balance: i64) -> Result<[u8; 32], AttestError> {
+        let local =
+            |step: &str, e: &dyn std::fmt::Display| AttestError::Local(format!("{step}: {e}"));
         let key = stellar_strkey::ed25519::PublicKey::from_string(&self.issuer)
-            .map_err(|e| format!("{}: {e}", self.issuer))?;
+            .map_err(|e| local(&self.issuer, &e))?;
         let iss = account_id(key.0);
-        w.net.fund(&iss).map_err(|e| format!("fund issuer: {e}"))?;
+        w.net.fund(&iss).map_err(|e| local("fund issuer", &e))?;
         w.net
             .admin_set_account_flags(&iss, self.flags)
-            .map_err(|e| format!("issuer flags: {e}"))?;
+            .map_err(|e| local("issuer flags", &e))?;
         if let Some(d) = &self.domain {
             w.net
                 .admin_set_home_domain(&iss, d)
-                .map_err(|e| format!("home domain: {e}"))?;
+                .map_err(|e| local("home domain", &e))?;
         }
         let asset = self.xdr()?;
         w.net
@@ -102,10 +115,10 @@ impl EvalRecording {
                 i64::MAX,
                 1,
             )
-            .map_err(|e| format!("trustline: {e}"))?;
+            .map_err(|e| local("trustline", &e))?;
         w.invoker(&w.admin)
             .deploy_sac(&asset)
-            .map_err(|e| format!("deploy the asset contract: {e}"))
+            .map_err(|e| AttestError::Chain(format!("deploy the asset contract: {e}")))
     }
 
     /// Serves the subject's recorded directory, blocklist and stellar.toml answers. A recorded `N` status

@@ -1,0 +1,21 @@
+//! What the benchmarks share: the ledger close time from the command line and the built token.
+use std::{path::PathBuf, process::Command};
+
+/// The first argument as the ledger close time in milliseconds (100 when absent or not a number).
+pub fn ledger_close_ms() -> u64 {
+    std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100)
+}
+
+/// The conformant token's WASM, built first with `scripts/build-wasm.sh`.
+pub fn conformant_token_wasm() -> Vec<u8> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = Command::new(root.join("scripts/build-wasm.sh"))
+        .arg("conformant-token")
+        .status()
+        .expect("scripts/build-wasm.sh runs");
+    assert!(status.success(), "scripts/build-wasm.sh failed");
+    std::fs::read(root.join("target/wasm/conformant_token.wasm")).expect("built wasm")
+}
