@@ -14,23 +14,16 @@ use soroban_sdk::{
 
 mod error;
 mod events;
-mod registry;
 
+// The registry's interface crate is its ABI and a client, with none of its code: the gate's
+// `.wasm` carries only what it calls.
+use assay_registry_interface::SafetyRegistryInterfaceClient as SafetyRegistryClient;
+pub use assay_registry_interface::{
+    Assessment, Safety, MECH_ADMIN_CLAWBACK, MECH_ADMIN_FREEZE, MECH_AUTH_CLAWBACK_ENABLED,
+    MECH_AUTH_REVOCABLE, MECH_CODE_MUTABLE,
+};
 pub use error::Error;
 pub use events::{Deposited, Withdrawn};
-use registry::SafetyRegistryClient;
-pub use registry::{Assessment, Safety};
-
-/// Bit 1 of the registry's mechanics: the issuer can freeze a balance.
-pub const MECH_AUTH_REVOCABLE: u32 = 2;
-/// Bit 2 of the registry's mechanics: the issuer can take a balance.
-pub const MECH_AUTH_CLAWBACK_ENABLED: u32 = 4;
-/// Bit 9 of the registry's mechanics: a token's code can be replaced.
-pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
-/// Bit 10 of the registry's mechanics: a token's admin can take a balance.
-pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
-/// Bit 11 of the registry's mechanics: a token's admin can freeze a balance.
-pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
 /// Default forbidden mechanics: freezing and confiscation, by issuer flags (bits 1, 2) or by a
 /// token's code (bits 10, 11), and code that can be replaced (bit 9): 3,590.
 pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE

@@ -18,23 +18,18 @@ use soroban_sdk::{
     Address, BytesN, Env, TryFromVal, Vec,
 };
 
-mod error;
 mod events;
-mod interface;
-mod mechanics;
 mod storage;
 mod types;
 
-pub use error::Error;
+pub use assay_registry_interface::*;
 pub use events::{
     AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded, AttesterRemoved,
     Revoked, UpgradeCancelled, UpgradeProposed, Upgraded,
 };
-pub use interface::SafetyRegistryInterface;
-pub use mechanics::*;
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
+pub use types::DataKey;
 use types::Record;
-pub use types::{Assessment, Attestation, DataKey, PendingUpgrade, Revocation, Safety};
 
 #[cfg(any(test, feature = "testutils"))]
 pub mod testutils;

@@ -1,71 +1,7 @@
+//! Storage-only types: what the registry keeps, never what it answers.
 use soroban_sdk::{contracttype, Address, BytesN};
 
-/// What the registry holds for one asset. Consumer ABI: field names, order and types never change.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub struct Safety {
-    /// 0 clear, 1 low, 2 medium, 3 high, 4 critical.
-    pub severity: u32,
-    /// Mechanics bitset (see the `MECH_*` constants).
-    pub flags: u32,
-    /// SHA-256 of the evidence the verdict rests on.
-    pub evidence_hash: BytesN<32>,
-    /// Ledger timestamp (seconds) of the write; never supplied by the caller.
-    pub attested_at: u64,
-}
-
-/// One element of an `attest_many` batch; the registry stamps the time.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub struct Attestation {
-    pub asset: Address,
-    pub severity: u32,
-    pub flags: u32,
-    pub evidence_hash: BytesN<32>,
-}
-
-/// The trace a revocation leaves: what was withdrawn, when, and whose verdict it was. Only the
-/// latest revocation of an asset is kept; a later attestation does not erase it.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub struct Revocation {
-    /// Ledger timestamp of the revocation.
-    pub revoked_at: u64,
-    /// The attester whose verdict was withdrawn (by itself, or by the admin in an emergency).
-    pub attester: Address,
-    /// The attestation that was withdrawn, exactly as it was stored.
-    pub revoked: Safety,
-}
-
-/// Why `assess` admits or refuses an asset, in the order the rules are checked.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub enum Assessment {
-    /// Fresh, at or below the ceiling, none of the forbidden bits: the verdict `get_safety` holds.
-    Safe(Safety),
-    /// No current attester holds a verdict, and none was ever revoked.
-    NotAttested,
-    /// No current attester holds a verdict; the latest revocation happened at this ledger time.
-    Revoked(u64),
-    /// The verdict is this many seconds old, more than the caller's window.
-    Stale(u64),
-    /// The verdict's severity (critical, or above the caller's ceiling).
-    SeverityTooHigh(u32),
-    /// The verdict's mechanics bits that the caller forbids.
-    ForbiddenMechanics(u32),
-}
-
-/// A code replacement the admin proposed, applicable from `applicable_at`.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub struct PendingUpgrade {
-    /// Hash of the uploaded WASM that would replace the registry's code.
-    pub wasm_hash: BytesN<32>,
-    /// Ledger time of the proposal.
-    pub proposed_at: u64,
-    /// Earliest ledger time `apply_upgrade` accepts: `proposed_at + upgrade_delay_secs`.
-    pub applicable_at: u64,
-}
+use crate::Safety;
 
 /// Storage only: a verdict as stored, with its writer and the admission it was written under, so
 /// that a read learns whether it still counts from one small-key lookup (see [`DataKey`]).

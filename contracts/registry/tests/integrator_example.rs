@@ -66,8 +66,9 @@ fn the_example_reaches_nothing_in_the_workspace_but_the_registry_crate() {
     let root_manifest = read(&root().join("Cargo.toml"));
     assert!(root_manifest.contains("exclude = [\"examples/integrator\"]"));
 
-    // Its own lock: the only packages without a registry source are the example and the registry,
-    // and it resolves the workspace's soroban-sdk.
+    // Its own lock: the only packages without a registry source are the example, the registry and
+    // the registry's interface crate (which the registry brings), and it resolves the workspace's
+    // soroban-sdk.
     let lock = read(&example.join("Cargo.lock"));
     let mut local: Vec<&str> = lock
         .split("[[package]]")
@@ -78,7 +79,11 @@ fn the_example_reaches_nothing_in_the_workspace_but_the_registry_crate() {
     local.sort();
     assert_eq!(
         local,
-        ["\"assay-integrator-example\"", "\"assay-registry\""]
+        [
+            "\"assay-integrator-example\"",
+            "\"assay-registry\"",
+            "\"assay-registry-interface\""
+        ]
     );
     assert!(lock.contains("name = \"soroban-sdk\"\nversion = \"29.0.1\"\n"));
     assert_eq!(lock.matches("name = \"soroban-sdk\"\n").count(), 1);

@@ -3,10 +3,12 @@
 //! The contract implements this trait without doc comments on purpose: the SDK copies every
 //! function's docs into the `.wasm`'s interface section, which would double the contract's size.
 //! `docs/contract-interface.md` carries the same text for callers that read no Rust.
-use soroban_sdk::{Address, BytesN, Env, Vec};
+use soroban_sdk::{contractclient, Address, BytesN, Env, Vec};
 
 use crate::{Assessment, Attestation, Error, PendingUpgrade, Revocation, Safety};
 
+/// `SafetyRegistryInterfaceClient` calls a deployed registry from another contract.
+#[contractclient(name = "SafetyRegistryInterfaceClient")]
 pub trait SafetyRegistryInterface {
     /// Interface version of this code (4: per-attester verdicts, `get_safety_by`,
     /// `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with notice; 3 added
