@@ -141,6 +141,90 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         .contains("assay_watch_transactions_total 1\n"));
 }
 
+/// A pass writes while it still scans: with the sources slowed so that scanning spans many ledgers, the
+/// first `attest_many` lands on chain while the replayed sources are still being asked for the later
+/// assets, and each batch of `batch_size` goes out on its own.
+#[test]
+fn a_pass_writes_its_first_batch_while_it_still_scans() {
+    let w = World::start(&["aqua.network"]);
+    let codes = ["OVA", "OVB", "OVC", "OVD", "OVE", "OVF", "OVG", "OVH"];
+    let mut assets = Vec::new();
+    for (n, code) in codes.into_iter().enumerate() {
+        let issuer = issuer(0x30 + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    let toml: String = assets
+        .iter()
+        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
+        .collect();
+    // One asset at a time, each replayed request 150 ms: the scanning takes several seconds, a batch
+    // of two a ledger or two (100 ms each).
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 1\nper_host_concurrency = 1\nbatch_size = 2\n{toml}"
+    ))
+    .unwrap();
+    let settings = w.settings(&["aqua.network"]);
+    let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
+    w.server.set_latency(Duration::from_millis(150));
+    w.server.clear_hits();
+    let running = AtomicBool::new(true);
+    let (checked, requests_at_first_write) = std::thread::scope(|s| {
+        // Watches the registry: how many requests the sources had answered when the first entry
+        // appeared on chain.
+        let watcher = s.spawn(|| {
+            while running.load(std::sync::atomic::Ordering::Relaxed) {
+                let requests = w.server.hits().len();
+                if assets.iter().any(|(_, contract, _)| {
+                    read_safety(&w.rpc, w.registry, *contract)
+                        .ok()
+                        .flatten()
+                        .is_some()
+                }) {
+                    return Some(requests);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            None
+        });
+        let checked = watch.run(&AtomicBool::new(false), true);
+        running.store(false, std::sync::atomic::Ordering::Relaxed);
+        (checked, watcher.join().unwrap())
+    });
+    w.server.set_latency(Duration::ZERO);
+    let requests = w.server.hits().len();
+    let requests_at_first_write =
+        requests_at_first_write.expect("an entry appeared on chain during the pass");
+    assert!(
+        requests_at_first_write < requests,
+        "the first batch landed only after all {requests} requests to the sources"
+    );
+    let txs: std::collections::BTreeSet<&String> = checked
+        .iter()
+        .map(|c| match c {
+            Checked::Written(tx) => tx,
+            other => panic!("expected every asset written: {checked:?} ({other:?})"),
+        })
+        .collect();
+    assert_eq!(txs.len(), 4, "four batches of two: {checked:?}");
+    let h = watch.health.lock().unwrap();
+    let (pass, scan, write) = (
+        h.last_pass_seconds.unwrap(),
+        h.last_scan_seconds.unwrap(),
+        h.last_write_seconds.unwrap(),
+    );
+    assert!(
+        pass < scan + write,
+        "the writing overlapped the scanning: pass {pass} s, scanning {scan} s, writing {write} s"
+    );
+}
+
 /// Issue #18, item 5: the watched set follows a SEP-42 list (an asset it stops naming is retired, one it
 /// starts naming is checked) and an issuer account (every asset Horizon lists for it).
 #[test]
