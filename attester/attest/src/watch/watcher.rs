@@ -156,11 +156,12 @@ impl Watcher<'_> {
         let scanned_rx = Mutex::new(scanned_rx);
         let (written, write_seconds) = std::thread::scope(|s| {
             let writer = s.spawn(|| self.write_as_decided(decided_rx));
+            let mut deciders = Vec::new();
             for _ in 0..workers.min(to_scan.len().max(1)) {
                 let (scanned_rx, decided_tx, finish) = (&scanned_rx, decided_tx.clone(), &finish);
                 let ledger_now = &ledger_now;
                 let held = &held;
-                s.spawn(move || loop {
+                deciders.push(s.spawn(move || loop {
                     let next = scanned_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((index, evaluated)) = next else { break };
                     let name = self.assets[index].0.to_string();
@@ -186,7 +187,7 @@ impl Watcher<'_> {
                             }
                         }
                     }
-                });
+                }));
             }
             drop(decided_tx);
             let scan_started = Instant::now();
@@ -201,6 +202,11 @@ impl Watcher<'_> {
             drop(scanned_tx);
             self.health.lock().expect("health lock").last_scan_seconds =
                 Some(scan_started.elapsed().as_secs_f64());
+            // Joined here, so that a thread that died (a bug) costs its assets their outcome ("lost"
+            // below), never the process.
+            for decider in deciders {
+                let _ = decider.join();
+            }
             writer.join().unwrap_or_else(|_| (Vec::new(), 0.0))
         });
         self.health.lock().expect("health lock").last_write_seconds = Some(write_seconds);
