@@ -25,6 +25,38 @@ fn issuer(n: u8) -> String {
         .to_string()
 }
 
+type Assets = Vec<(assay_core::Token, [u8; 32], Duration)>;
+
+/// Classic assets of `codes`, each of its own issuer (`first_issuer`, the next, …) on aqua.network, with
+/// clear, verified sources replayed.
+fn clear_assets(w: &World, codes: &[&'static str], first_issuer: u8) -> Assets {
+    let mut assets = Vec::new();
+    for (n, code) in codes.iter().enumerate() {
+        let issuer = issuer(first_issuer + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    assets
+}
+
+/// A watch config over `assets` on the local network, with the `extra` top-level keys.
+fn watch_config(assets: &Assets, extra: &str) -> WatchConfig {
+    let toml: String = assets
+        .iter()
+        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
+        .collect();
+    WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n{extra}{toml}"
+    ))
+    .unwrap()
+}
+
 #[test]
 fn a_failing_batch_is_split_and_the_rest_lands() {
     let w = World::start(&[]);
@@ -80,27 +112,8 @@ fn a_failing_batch_is_split_and_the_rest_lands() {
 #[test]
 fn a_pass_writes_its_verdicts_in_one_attest_many() {
     let w = World::start(&["aqua.network"]);
-    let codes = ["AQA", "AQB", "AQC", "AQD"];
-    let mut assets = Vec::new();
-    for (n, code) in codes.into_iter().enumerate() {
-        let issuer = issuer(0x10 + n as u8);
-        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
-        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
-        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
-        assets.push((
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        ));
-    }
-    let toml: String = assets
-        .iter()
-        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
-        .collect();
-    let config = WatchConfig::parse(&format!(
-        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 4\nper_host_concurrency = 2\n{toml}"
-    ))
-    .unwrap();
+    let assets = clear_assets(&w, &["AQA", "AQB", "AQC", "AQD"], 0x10);
+    let config = watch_config(&assets, "concurrency = 4\nper_host_concurrency = 2\n");
     let settings = w.settings(&["aqua.network"]);
     let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
     let checked = watch.run(&AtomicBool::new(false), true);
@@ -148,28 +161,13 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
 fn a_pass_writes_its_first_batch_while_it_still_scans() {
     let w = World::start(&["aqua.network"]);
     let codes = ["OVA", "OVB", "OVC", "OVD", "OVE", "OVF", "OVG", "OVH"];
-    let mut assets = Vec::new();
-    for (n, code) in codes.into_iter().enumerate() {
-        let issuer = issuer(0x30 + n as u8);
-        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
-        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
-        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
-        assets.push((
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        ));
-    }
-    let toml: String = assets
-        .iter()
-        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
-        .collect();
-    // One asset at a time, each replayed request 150 ms: the scanning takes several seconds, a batch
+    let assets = clear_assets(&w, &codes, 0x30);
+    // One asset at a time, each replayed request 150 ms: the scanning takes over a second, a batch
     // of two a ledger or two (100 ms each).
-    let config = WatchConfig::parse(&format!(
-        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 1\nper_host_concurrency = 1\nbatch_size = 2\n{toml}"
-    ))
-    .unwrap();
+    let config = watch_config(
+        &assets,
+        "concurrency = 1\nper_host_concurrency = 1\nbatch_size = 2\n",
+    );
     let settings = w.settings(&["aqua.network"]);
     let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
     w.server.set_latency(Duration::from_millis(150));
