@@ -356,18 +356,7 @@ fn discovery_adds_and_drops_assets() {
 #[test]
 fn a_host_with_limits_of_its_own_is_held_to_them() {
     let w = World::start(&["aqua.network"]);
-    let mut assets = Vec::new();
-    for (n, code) in ["HLA", "HLB", "HLC"].into_iter().enumerate() {
-        let issuer = issuer(0x70 + n as u8);
-        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
-        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
-        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
-        assets.push((
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        ));
-    }
+    let assets = clear_assets(&w, &["HLA", "HLB", "HLC"], 0x70);
     w.server
         .set_host_latency(EXPERT, Duration::from_millis(400));
     let scan_seconds = |hosts: &str| {
