@@ -1,9 +1,11 @@
 //! Benchmark for issue #18: `watch` at operator scale on the local network (real registry WASM) with its
 //! off-chain sources replayed over local HTTPS at 50 ms per request. Prints figures; asserts nothing.
 //!
-//! (a) One pass over 1,000 assets (100 issuers of 10 assets, 10 home domains): pass wall time, split into
-//!     scanning and writing, against the I/O-bound ideal for the configured per-host concurrency (the
-//!     busiest replayed host's requests, in waves of `per_host_concurrency`, 50 ms each); `attest_many`
+//! (a) One pass over 1,000 assets (100 issuers of 10 assets, 10 home domains): pass wall time, with its
+//!     scanning and its writing (which overlap), against the I/O-bound ideal of a pass: the longer of the
+//!     sources' ideal for the configured per-host concurrency (the busiest replayed host's requests, in
+//!     waves of `per_host_concurrency`, 50 ms each) and the ledger floor (one ledger per `attest_many`
+//!     for one account); target ratio at least 0.8. `attest_many`
 //!     transactions against ceil(writes / the registry's cap); peak RSS. A second pass (nothing to write)
 //!     follows. Then one batch of the registry's cap on its own, step by step: simulation, send and wait
 //!     for its ledger, and the read-back (one simulation per asset, or one batched `getLedgerEntries`).
@@ -152,32 +154,44 @@ fn pass_bench(w: &World) {
             h.transactions_total,
         )
     };
-    println!("(a) one pass of watch over {n} assets, sources at {} ms per request, per_host_concurrency {per_host}", LATENCY.as_millis());
-    println!("    written {written}, failed {failed}, replayed requests {} (busiest host {busiest}: {busiest_hits})", per_host_hits.values().sum::<usize>());
-    println!("    pass wall time               {wall:.2} s");
-    println!(
-        "      scanning                   {scan:.2} s   I/O-bound ideal {ideal_io:.2} s: ratio ideal/scan {:.2}",
-        ideal_io / scan.max(f64::EPSILON)
-    );
-    println!(
-        "      writing                    {write:.2} s   ({transactions} attest_many transactions; the whole pass spanned {spanned} ledgers)"
-    );
-    println!(
-        "      the rest (registry read, decisions, history) {:.2} s",
-        (wall - scan - write).max(0.0)
-    );
     // One source account has one transaction pending at a time: each attest_many waits for a ledger of
     // its own, whatever the concurrency.
     let ledger_floor = transactions as f64 * LEDGER.as_secs_f64();
+    // The writing overlaps the scanning, so the pass is bound by the longer of the two floors.
+    let ideal_pass = ideal_io.max(ledger_floor);
+    let ratio = ideal_pass / wall.max(f64::EPSILON);
+    println!("(a) one pass of watch over {n} assets, sources at {} ms per request, per_host_concurrency {per_host}", LATENCY.as_millis());
+    println!("    written {written}, failed {failed}, replayed requests {} (busiest host {busiest}: {busiest_hits})", per_host_hits.values().sum::<usize>());
     println!(
-        "    ratio ideal / pass wall time {:.2}",
-        ideal_io / wall.max(f64::EPSILON)
+        "    pass wall time               {wall:.2} s (the whole pass spanned {spanned} ledgers)"
     );
     println!(
-        "    ledger floor {ledger_floor:.2} s ({transactions} transactions, one per {} ms ledger); ideal + floor {:.2} s: ratio {:.2}",
-        LEDGER.as_millis(),
-        ideal_io + ledger_floor,
-        (ideal_io + ledger_floor) / wall.max(f64::EPSILON)
+        "      scanning                   {scan:.2} s   (first scan started to last finished)"
+    );
+    println!(
+        "      writing                    {write:.2} s   ({transactions} attest_many transactions, summed; overlapping the scanning)"
+    );
+    println!(
+        "      scanning + writing - pass  {:.2} s   (time the two overlapped, less the rest: registry read, decisions, history)",
+        scan + write - wall
+    );
+    println!(
+        "    (1) sources' ideal at per_host_concurrency {per_host}: {ideal_io:.2} s (busiest host's {busiest_hits} requests in waves of {per_host} x {} ms)",
+        LATENCY.as_millis()
+    );
+    println!(
+        "    (2) ledger floor             {ledger_floor:.2} s ({transactions} transactions for one account, one per {} ms ledger)",
+        LEDGER.as_millis()
+    );
+    println!(
+        "    (3) I/O-bound ideal of a pass, phases overlapped: max((1), (2)) = {ideal_pass:.2} s (their sum, unoverlapped: {:.2} s)",
+        ideal_io + ledger_floor
+    );
+    println!(
+        "    ratio ideal / pass wall time {ratio:.2} (target >= 0.8: {}); sources-only ratio (1) / pass {:.2}; (1) / scanning {:.2}",
+        if ratio >= 0.8 { "met" } else { "NOT met" },
+        ideal_io / wall.max(f64::EPSILON),
+        ideal_io / scan.max(f64::EPSILON)
     );
     println!(
         "    attest_many transactions     {transactions} (ceil(writes / {MAX_BATCH_SIZE}) = {})",

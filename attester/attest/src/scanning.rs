@@ -92,18 +92,42 @@ pub fn scan_subjects(
     settings: &ScanSettings,
     assets: &[Asset],
 ) -> Result<Vec<Result<Subject, AttestError>>, AttestError> {
-    let assets = assets.to_vec();
-    let subjects = with_scanner(settings, |scanner| async move {
-        scanner.scan_many(assets, Arc::new(|_| {})).await
+    let mut results: Vec<Option<Result<Subject, AttestError>>> = Vec::new();
+    results.resize_with(assets.len(), || None);
+    scan_subjects_each(settings, assets, |index, result| {
+        results[index] = Some(result);
     })?;
-    Ok(subjects
+    Ok(results
         .into_iter()
-        .map(|r| {
-            let mut subject = r.map_err(|e| AttestError::Source(e.to_string()))?;
-            subject.network = Some(settings.asset_passphrase.clone());
-            Ok(subject)
-        })
+        .map(|r| r.unwrap_or_else(|| Err(AttestError::Internal("a scan result is missing".into()))))
         .collect())
+}
+
+/// [`scan_subjects`], handing each asset's subject (with its index in `assets`) to `each` as soon as
+/// its scan finishes, in the order they finish, so a caller can act on the first while the rest are
+/// still being read. The sources shared between assets (an issuer's account, a home domain's
+/// stellar.toml) are read once for the whole call, as in [`scan_subjects`].
+pub fn scan_subjects_each(
+    settings: &ScanSettings,
+    assets: &[Asset],
+    mut each: impl FnMut(usize, Result<Subject, AttestError>),
+) -> Result<(), AttestError> {
+    let assets = assets.to_vec();
+    with_scanner(settings, |scanner| async move {
+        scanner
+            .scan_each(assets, |index, result| {
+                each(
+                    index,
+                    result
+                        .map(|mut subject| {
+                            subject.network = Some(settings.asset_passphrase.clone());
+                            subject
+                        })
+                        .map_err(|e| AttestError::Source(e.to_string())),
+                )
+            })
+            .await
+    })
 }
 
 /// The `home_domain` of `account` (a token contract's admin) and its stellar.toml, read fresh under the

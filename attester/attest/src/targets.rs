@@ -12,7 +12,7 @@ use assay_core::{Asset, Check, Engine, Report, Token};
 
 use crate::attest::Target;
 use crate::sac;
-use crate::scanning::{scan_subjects, ScanSettings};
+use crate::scanning::{scan_subjects_each, ScanSettings};
 use crate::sep41::{evaluate_contract_subject, Sep41Outcome, Sep41Runner};
 use crate::token::{read_token, TokenRead};
 use crate::AttestError;
@@ -86,6 +86,35 @@ pub fn evaluate_targets(
     targets: &[Target],
     runner: Option<&Sep41Runner>,
 ) -> Result<Vec<Evaluated>, AttestError> {
+    let mut out: Vec<Option<Evaluated>> = Vec::new();
+    out.resize_with(targets.len(), || None);
+    evaluate_targets_each(settings, rpc_url, passphrase, targets, runner, |i, e| {
+        out[i] = Some(e)
+    })?;
+    Ok(out
+        .into_iter()
+        .map(|e| {
+            e.unwrap_or_else(|| {
+                (
+                    Err(AttestError::Internal("a scan result is missing".into())),
+                    None,
+                )
+            })
+        })
+        .collect())
+}
+
+/// [`evaluate_targets`], handing each target's evaluation (with its index in `targets`) to `each` as
+/// soon as it is ready: the targets without a scan first, then each classic one as its scan finishes,
+/// while the others are still being read. Every target is handed over exactly once.
+pub fn evaluate_targets_each(
+    settings: &ScanSettings,
+    rpc_url: &str,
+    passphrase: &str,
+    targets: &[Target],
+    runner: Option<&Sep41Runner>,
+    mut each: impl FnMut(usize, Evaluated),
+) -> Result<(), AttestError> {
     // What each target is scanned as: a classic asset (with the SAC's admin when named by C…), or a custom
     // token's subject.
     enum Plan {
@@ -93,9 +122,10 @@ pub fn evaluate_targets(
         Custom(Box<assay_core::contract::ContractSubject>),
         NoReport(AttestError),
     }
-    let plans: Vec<Plan> = targets
-        .iter()
-        .map(|t| match &t.asset {
+    // The classic targets to scan: their index in `targets`, the asset, and the SAC's admin.
+    let mut classic: Vec<(usize, Asset, Option<SacAdmin>)> = Vec::new();
+    for (index, t) in targets.iter().enumerate() {
+        let plan = match &t.asset {
             Token::Classic(a) => Plan::Classic(a.clone(), None),
             Token::Native => Plan::NoReport(AttestError::Source(
                 "the native asset has no issuer to read".into(),
@@ -117,45 +147,45 @@ pub fn evaluate_targets(
                 },
                 Err(e) => Plan::NoReport(e),
             },
-        })
-        .collect();
-    let classic: Vec<Asset> = plans
-        .iter()
-        .filter_map(|p| match p {
-            Plan::Classic(a, _) => Some(a.clone()),
-            _ => None,
-        })
-        .collect();
-    let mut subjects = if classic.is_empty() {
-        Vec::new()
-    } else {
-        scan_subjects(settings, &classic)?
-    }
-    .into_iter();
-    let mut out = Vec::with_capacity(targets.len());
-    for (target, plan) in targets.iter().zip(plans) {
-        let evaluated = match plan {
-            Plan::NoReport(reason) => (Err(reason), None),
-            Plan::Classic(_, sac_admin) => match subjects.next() {
-                Some(Ok(subject)) => {
-                    let suite = runner.map(|r| r.run(target.contract));
-                    (evaluate_classic(&subject, suite.as_ref(), sac_admin), suite)
-                }
-                Some(Err(e)) => (Err(e), None),
-                None => (
-                    Err(AttestError::Internal("a scan result is missing".into())),
-                    None,
-                ),
-            },
+        };
+        match plan {
+            Plan::Classic(a, sac_admin) => classic.push((index, a, sac_admin)),
+            Plan::NoReport(reason) => each(index, (Err(reason), None)),
             Plan::Custom(subject) => {
-                let suite = runner.map(|r| r.run(target.contract));
+                let suite = runner.map(|r| r.run(t.contract));
+                let report = evaluate_contract_subject(&subject, suite.as_ref(), now());
+                each(index, (report, suite));
+            }
+        }
+    }
+    if classic.is_empty() {
+        return Ok(());
+    }
+    let assets: Vec<Asset> = classic.iter().map(|(_, a, _)| a.clone()).collect();
+    let mut evaluate = |k: usize, scanned: Result<assay_core::Subject, AttestError>| {
+        let (index, _, sac_admin) = &mut classic[k];
+        let evaluated = match scanned {
+            Ok(subject) => {
+                let suite = runner.map(|r| r.run(targets[*index].contract));
                 (
-                    evaluate_contract_subject(&subject, suite.as_ref(), now()),
+                    evaluate_classic(&subject, suite.as_ref(), sac_admin.take()),
                     suite,
                 )
             }
+            Err(e) => (Err(e), None),
         };
-        out.push(evaluated);
+        each(*index, evaluated);
+    };
+    if runner.is_none() {
+        // Evaluating is pure and quick: done as each scan finishes.
+        return scan_subjects_each(settings, &assets, evaluate);
     }
-    Ok(out)
+    // The suite drives a network of its own: it runs after the scans, outside the scanner's runtime.
+    let mut scanned = Vec::with_capacity(assets.len());
+    scan_subjects_each(settings, &assets, |k, subject| scanned.push((k, subject)))?;
+    scanned.sort_by_key(|(k, _)| *k);
+    for (k, subject) in scanned {
+        evaluate(k, subject);
+    }
+    Ok(())
 }

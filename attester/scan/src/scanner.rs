@@ -234,6 +234,37 @@ impl Scanner {
         assets: Vec<Asset>,
         on_done: Arc<dyn Fn(usize) + Send + Sync>,
     ) -> Vec<Result<Subject, ScanError>> {
+        let mut results: Vec<Option<Result<Subject, ScanError>>> = Vec::new();
+        results.resize_with(assets.len(), || None);
+        self.scan_each_reporting(assets, on_done, |index, result| {
+            results[index] = Some(result);
+        })
+        .await;
+        results
+            .into_iter()
+            .map(|r| r.expect("every asset scanned"))
+            .collect()
+    }
+
+    /// Scans many assets with bounded concurrency and hands each one's result (with its index in
+    /// `assets`) to `each` as soon as it is ready, in the order they finish; every asset is handed
+    /// over exactly once, a panicking scan as that asset's error.
+    pub async fn scan_each(
+        self: &Arc<Self>,
+        assets: Vec<Asset>,
+        each: impl FnMut(usize, Result<Subject, ScanError>),
+    ) {
+        self.scan_each_reporting(assets, Arc::new(|_| {}), each)
+            .await
+    }
+
+    /// [`Scanner::scan_each`], with `on_done` called inside each asset's task as it finishes.
+    async fn scan_each_reporting(
+        self: &Arc<Self>,
+        assets: Vec<Asset>,
+        on_done: Arc<dyn Fn(usize) + Send + Sync>,
+        mut each: impl FnMut(usize, Result<Subject, ScanError>),
+    ) {
         let permits = Arc::new(Semaphore::new(self.config.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         // Which asset each task scans, so a task that panics becomes that asset's error.
@@ -251,7 +282,6 @@ impl Scanner {
             });
             scanning.insert(task.id(), (index, name));
         }
-        let mut results: Vec<Option<Result<Subject, ScanError>>> = Vec::new();
         while let Some(joined) = tasks.join_next_with_id().await {
             let (index, result) = match joined {
                 Ok((_, done)) => done,
@@ -263,15 +293,8 @@ impl Scanner {
                     (index, Err(ScanError::Panicked { asset, detail }))
                 }
             };
-            if results.len() <= index {
-                results.resize(index + 1, None);
-            }
-            results[index] = Some(result);
+            each(index, result);
         }
-        results
-            .into_iter()
-            .map(|r| r.expect("every asset scanned"))
-            .collect()
     }
 
     /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),

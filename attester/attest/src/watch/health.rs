@@ -55,9 +55,12 @@ pub struct Health {
     pub batch_splits_total: u64,
     /// Wall time of the last pass over the due assets, seconds.
     pub last_pass_seconds: Option<f64>,
-    /// Of which scanning the sources (and running any SEP-41 suite), seconds.
+    /// Of the last pass, from its first scan starting to its last finishing (with any SEP-41 suite),
+    /// seconds.
     pub last_scan_seconds: Option<f64>,
-    /// Of which sending the writes: `attest_many` transactions, their confirmations and read-backs, seconds.
+    /// Of the last pass, sending its writes (`attest_many` transactions, their confirmations and
+    /// read-backs), summed over its batches, seconds. The batches go out while the scanning goes on, so
+    /// scanning and writing together can exceed the pass.
     pub last_write_seconds: Option<f64>,
     /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
     #[serde(skip)]
@@ -131,12 +134,12 @@ impl Health {
             ),
             (
                 "assay_watch_last_scan_seconds",
-                "Of the last pass, scanning the sources.",
+                "Of the last pass, from its first scan starting to its last finishing.",
                 self.last_scan_seconds,
             ),
             (
                 "assay_watch_last_write_seconds",
-                "Of the last pass, sending its writes (transactions, confirmations, read-backs).",
+                "Of the last pass, sending its writes (transactions, confirmations, read-backs), summed over its batches; they overlap the scanning.",
                 self.last_write_seconds,
             ),
         ] {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use assay_chain::rpc::RpcClient;
@@ -19,9 +19,9 @@ use super::policy::{backoff, write_reason, WriteReason};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
-use crate::registry::Attestation;
+use crate::registry::{Attestation, MAX_BATCH_SIZE};
 use crate::scanning::ScanSettings;
-use crate::targets::{evaluate_targets, Evaluated};
+use crate::targets::{evaluate_targets_each, Evaluated};
 use crate::verify::{ledger_time, read_safety_by, read_safety_many};
 use crate::AttestError;
 
@@ -83,33 +83,6 @@ pub const CHAIN_READERS: usize = 16;
 /// Serialises this process's appends to the history store.
 static HISTORY_WRITER: Mutex<()> = Mutex::new(());
 
-/// `f` over `items` on up to `workers` threads; results in input order.
-fn parallel_map<T: Send, R: Send>(
-    items: Vec<T>,
-    workers: usize,
-    f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
-    let count = items.len();
-    let queue = Mutex::new(items.into_iter().enumerate());
-    let results = Mutex::new(Vec::with_capacity(count));
-    std::thread::scope(|s| {
-        for _ in 0..workers.clamp(1, count.max(1)) {
-            s.spawn(|| loop {
-                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                let Some((i, item)) = next else { break };
-                let r = f(item);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((i, r));
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
-}
-
 /// A verdict a pass decided to write, waiting for its batch.
 struct Write {
     index: usize,
@@ -135,9 +108,11 @@ impl Watcher<'_> {
     }
 
     /// One pass over the assets at `indices`: their scans run at once (each source host under its own
-    /// bound), each report is recorded and decided, and the writes the pass decides go out together in
-    /// `attest_many` batches of up to `batch_size` (a refused batch split until the entry at fault stands
-    /// alone). Outcomes come back in the order of `indices`.
+    /// bound), each report is recorded and decided as its scan finishes, and the writes the pass decides
+    /// go out in `attest_many` batches of `batch_size` while the other assets are still being scanned
+    /// (the remainder when the scanning is done; a refused batch split until the entry at fault stands
+    /// alone). A pass so takes about the longer of its scanning and its writing, not their sum.
+    /// Outcomes come back in the order of `indices`.
     pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
@@ -149,7 +124,6 @@ impl Watcher<'_> {
                 None => to_scan.push(index),
             }
         }
-        let mut writes = Vec::new();
         let ledger_now = OnceLock::new();
         // Each report is recorded, decided and compared with the registry on its own; the registry reads
         // are round trips to stellar-rpc, so they run side by side.
@@ -170,37 +144,74 @@ impl Watcher<'_> {
             );
             BTreeMap::new()
         });
-        let scan_started = Instant::now();
-        let evaluated = self.evaluate(&to_scan);
-        self.health.lock().expect("health lock").last_scan_seconds =
-            Some(scan_started.elapsed().as_secs_f64());
-        let steps = parallel_map(evaluated, workers, |(index, evaluated)| {
-            let name = self.assets[index].0.to_string();
-            let step = check_guarded(
-                &name,
-                || match evaluated {
-                    Ok(evaluated) => self.decide_one(index, evaluated, &held, &ledger_now),
-                    Err(m) => {
-                        log("scan_failed", json!({"asset": name, "error": m}));
-                        Step::Done(Checked::Failed(m.to_string()))
+        let done = Mutex::new(done);
+        let finish = |index: usize, checked: Checked| {
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(index, checked);
+        };
+        // Scanned → deciders (up to `workers` at once) → the writer, each stage handing over as it goes.
+        let (scanned_tx, scanned_rx) = mpsc::channel::<(usize, Result<Evaluated, AttestError>)>();
+        let (decided_tx, decided_rx) = mpsc::channel::<Write>();
+        let scanned_rx = Mutex::new(scanned_rx);
+        let (written, write_seconds) = std::thread::scope(|s| {
+            let writer = s.spawn(|| self.write_as_decided(decided_rx));
+            let mut deciders = Vec::new();
+            for _ in 0..workers.min(to_scan.len().max(1)) {
+                let (scanned_rx, decided_tx, finish) = (&scanned_rx, decided_tx.clone(), &finish);
+                let ledger_now = &ledger_now;
+                let held = &held;
+                deciders.push(s.spawn(move || loop {
+                    let next = scanned_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((index, evaluated)) = next else { break };
+                    let name = self.assets[index].0.to_string();
+                    let step = check_guarded(
+                        &name,
+                        || match evaluated {
+                            Ok(evaluated) => self.decide_one(index, evaluated, held, ledger_now),
+                            Err(m) => {
+                                log("scan_failed", json!({"asset": name, "error": m}));
+                                Step::Done(Checked::Failed(m.to_string()))
+                            }
+                        },
+                        |m| Step::Done(Checked::Failed(m)),
+                    );
+                    match step {
+                        Step::Done(checked) => finish(index, checked),
+                        Step::Write(w) => {
+                            if let Err(mpsc::SendError(w)) = decided_tx.send(w) {
+                                finish(
+                                    w.index,
+                                    Checked::Failed("internal: the pass's writer stopped".into()),
+                                );
+                            }
+                        }
                     }
-                },
-                |m| Step::Done(Checked::Failed(m)),
-            );
-            (index, step)
-        });
-        for (index, step) in steps {
-            match step {
-                Step::Done(checked) => {
-                    done.insert(index, checked);
-                }
-                Step::Write(w) => writes.push(w),
+                }));
             }
-        }
-        let write_started = Instant::now();
-        done.extend(self.write(writes));
-        self.health.lock().expect("health lock").last_write_seconds =
-            Some(write_started.elapsed().as_secs_f64());
+            drop(decided_tx);
+            let scan_started = Instant::now();
+            self.evaluate_each(&to_scan, |index, evaluated| {
+                if let Err(mpsc::SendError((index, _))) = scanned_tx.send((index, evaluated)) {
+                    finish(
+                        index,
+                        Checked::Failed("internal: the pass's deciders stopped".into()),
+                    );
+                }
+            });
+            drop(scanned_tx);
+            self.health.lock().expect("health lock").last_scan_seconds =
+                Some(scan_started.elapsed().as_secs_f64());
+            // Joined here, so that a thread that died (a bug) costs its assets their outcome ("lost"
+            // below), never the process.
+            for decider in deciders {
+                let _ = decider.join();
+            }
+            writer.join().unwrap_or_else(|_| (Vec::new(), 0.0))
+        });
+        self.health.lock().expect("health lock").last_write_seconds = Some(write_seconds);
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.extend(written);
         indices
             .iter()
             .map(|&i| {
@@ -212,12 +223,16 @@ impl Watcher<'_> {
             .collect()
     }
 
-    /// Fresh reports for `indices`, scanned at once; the assets with `sep41 = true` go with the suite.
-    fn evaluate(&self, indices: &[usize]) -> Vec<(usize, Result<Evaluated, AttestError>)> {
+    /// Fresh reports for `indices`, scanned at once and each handed to `each` as it is ready; the assets
+    /// with `sep41 = true` go with the suite. Every index is handed over exactly once.
+    fn evaluate_each(
+        &self,
+        indices: &[usize],
+        mut each: impl FnMut(usize, Result<Evaluated, AttestError>),
+    ) {
         let (with_suite, without): (Vec<usize>, Vec<usize>) = indices.iter().partition(|&&i| {
             self.sep41.is_some() && self.config.assets.get(i).is_some_and(|a| a.sep41)
         });
-        let mut out = Vec::with_capacity(indices.len());
         for (group, runner) in [(without, None), (with_suite, self.sep41.as_ref())] {
             if group.is_empty() {
                 continue;
@@ -229,18 +244,24 @@ impl Watcher<'_> {
                     contract: self.assets[i].1,
                 })
                 .collect();
-            match evaluate_targets(
+            let mut handed = vec![false; group.len()];
+            let evaluated = evaluate_targets_each(
                 &self.settings,
                 &self.network.rpc_url,
                 &self.network.passphrase,
                 &targets,
                 runner,
-            ) {
-                Ok(evaluated) => out.extend(group.into_iter().zip(evaluated.into_iter().map(Ok))),
-                Err(m) => out.extend(group.into_iter().map(|i| (i, Err(m.clone())))),
+                |k, evaluated| {
+                    handed[k] = true;
+                    each(group[k], Ok(evaluated));
+                },
+            );
+            if let Err(m) = evaluated {
+                for (k, _) in handed.iter().enumerate().filter(|(_, h)| !**h) {
+                    each(group[k], Err(m.clone()));
+                }
             }
         }
-        out
     }
 
     /// Records one fresh report, decides it, and compares it with the registry: finished (refused,
@@ -349,6 +370,42 @@ impl Watcher<'_> {
             evidence_hash: params.evidence_hash,
             reason,
         })
+    }
+
+    /// The pass's writer: sends an `attest_many` batch whenever `batch_size` decided writes are queued,
+    /// and the remainder once the deciders are done. Returns each write's outcome and the seconds spent
+    /// sending batches and waiting for their ledgers.
+    fn write_as_decided(&self, decided: mpsc::Receiver<Write>) -> (Vec<(usize, Checked)>, f64) {
+        let cap = self.config.batch_size.clamp(1, MAX_BATCH_SIZE);
+        let mut outcomes = Vec::new();
+        let mut busy = Duration::ZERO;
+        let mut send = |batch: Vec<Write>| {
+            let started = Instant::now();
+            let indices: Vec<usize> = batch.iter().map(|w| w.index).collect();
+            // A bug while writing leaves the batch's outcome unknown: never re-sent blindly.
+            outcomes.extend(check_guarded(
+                "a batch of writes",
+                || self.write(batch),
+                |m| {
+                    indices
+                        .iter()
+                        .map(|&i| (i, Checked::Unknown(m.clone())))
+                        .collect()
+                },
+            ));
+            busy += started.elapsed();
+        };
+        let mut queued = Vec::with_capacity(cap);
+        for write in decided {
+            queued.push(write);
+            if queued.len() >= cap {
+                send(std::mem::replace(&mut queued, Vec::with_capacity(cap)));
+            }
+        }
+        if !queued.is_empty() {
+            send(queued);
+        }
+        (outcomes, busy.as_secs_f64())
     }
 
     /// Sends a pass's writes in batches and says per asset what landed.
@@ -703,20 +760,5 @@ mod tests {
             check_guarded("AAA-G", || Checked::Unchanged, Checked::Failed),
             Checked::Unchanged
         );
-    }
-
-    #[test]
-    fn parallel_map_keeps_input_order_and_runs_side_by_side() {
-        let seen = Mutex::new(std::collections::BTreeSet::new());
-        let out = parallel_map((0..40).collect(), 4, |i: u32| {
-            seen.lock()
-                .unwrap()
-                .insert(format!("{:?}", std::thread::current().id()));
-            std::thread::sleep(Duration::from_millis(5));
-            i * 2
-        });
-        assert_eq!(out, (0..40).map(|i| i * 2).collect::<Vec<_>>());
-        assert!(seen.lock().unwrap().len() > 1, "more than one worker ran");
-        assert!(parallel_map(Vec::<u32>::new(), 4, |i| i).is_empty());
     }
 }

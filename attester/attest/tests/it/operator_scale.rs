@@ -25,6 +25,38 @@ fn issuer(n: u8) -> String {
         .to_string()
 }
 
+type Assets = Vec<(assay_core::Token, [u8; 32], Duration)>;
+
+/// Classic assets of `codes`, each of its own issuer (`first_issuer`, the next, …) on aqua.network, with
+/// clear, verified sources replayed.
+fn clear_assets(w: &World, codes: &[&'static str], first_issuer: u8) -> Assets {
+    let mut assets = Vec::new();
+    for (n, code) in codes.iter().enumerate() {
+        let issuer = issuer(first_issuer + n as u8);
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+        assets.push((
+            assay_core::Token::Classic(asset.core()),
+            contract,
+            Duration::from_secs(300),
+        ));
+    }
+    assets
+}
+
+/// A watch config over `assets` on the local network, with the `extra` top-level keys.
+fn watch_config(assets: &Assets, extra: &str) -> WatchConfig {
+    let toml: String = assets
+        .iter()
+        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
+        .collect();
+    WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\n{extra}{toml}"
+    ))
+    .unwrap()
+}
+
 #[test]
 fn a_failing_batch_is_split_and_the_rest_lands() {
     let w = World::start(&[]);
@@ -80,27 +112,8 @@ fn a_failing_batch_is_split_and_the_rest_lands() {
 #[test]
 fn a_pass_writes_its_verdicts_in_one_attest_many() {
     let w = World::start(&["aqua.network"]);
-    let codes = ["AQA", "AQB", "AQC", "AQD"];
-    let mut assets = Vec::new();
-    for (n, code) in codes.into_iter().enumerate() {
-        let issuer = issuer(0x10 + n as u8);
-        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
-        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
-        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
-        assets.push((
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        ));
-    }
-    let toml: String = assets
-        .iter()
-        .map(|(t, _, _)| format!("[[asset]]\nasset = \"{t}\"\n"))
-        .collect();
-    let config = WatchConfig::parse(&format!(
-        "registry = \"C\"\nnetwork = \"local\"\nconcurrency = 4\nper_host_concurrency = 2\n{toml}"
-    ))
-    .unwrap();
+    let assets = clear_assets(&w, &["AQA", "AQB", "AQC", "AQD"], 0x10);
+    let config = watch_config(&assets, "concurrency = 4\nper_host_concurrency = 2\n");
     let settings = w.settings(&["aqua.network"]);
     let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
     let checked = watch.run(&AtomicBool::new(false), true);
@@ -139,6 +152,72 @@ fn a_pass_writes_its_verdicts_in_one_attest_many() {
         .unwrap()
         .metrics()
         .contains("assay_watch_transactions_total 1\n"));
+}
+
+/// A pass writes while it still scans: with the sources slowed so that scanning spans many ledgers, the
+/// first `attest_many` lands on chain while the replayed sources are still being asked for the later
+/// assets, and each batch of `batch_size` goes out on its own.
+#[test]
+fn a_pass_writes_its_first_batch_while_it_still_scans() {
+    let w = World::start(&["aqua.network"]);
+    let codes = ["OVA", "OVB", "OVC", "OVD", "OVE", "OVF", "OVG", "OVH"];
+    let assets = clear_assets(&w, &codes, 0x30);
+    // One asset at a time, each replayed request 250 ms: the scanning takes over two seconds, a batch
+    // of two a ledger or two (100 ms each).
+    let config = watch_config(
+        &assets,
+        "concurrency = 1\nper_host_concurrency = 1\nbatch_size = 2\n",
+    );
+    let settings = w.settings(&["aqua.network"]);
+    let mut watch = w.watcher(&w.rpc, settings, config, assets.clone());
+    w.server.set_latency(Duration::from_millis(250));
+    w.server.clear_hits();
+    let running = AtomicBool::new(true);
+    let contracts: Vec<[u8; 32]> = assets.iter().map(|a| a.1).collect();
+    let (checked, requests_at_first_write) = std::thread::scope(|s| {
+        // Watches the registry: how many requests the sources had received once the first entry was
+        // seen on chain (counted after seeing it, so every later request came after it landed).
+        let watcher = s.spawn(|| {
+            while running.load(std::sync::atomic::Ordering::Relaxed) {
+                let held =
+                    read_safety_many(&w.rpc, w.registry, &contracts, w.attester.public_key());
+                if held.is_ok_and(|held| held.values().any(Option::is_some)) {
+                    return Some(w.server.hits().len());
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            None
+        });
+        let checked = watch.run(&AtomicBool::new(false), true);
+        running.store(false, std::sync::atomic::Ordering::Relaxed);
+        (checked, watcher.join().unwrap())
+    });
+    w.server.set_latency(Duration::ZERO);
+    let requests = w.server.hits().len();
+    let requests_at_first_write =
+        requests_at_first_write.expect("an entry appeared on chain during the pass");
+    assert!(
+        requests_at_first_write < requests,
+        "the first batch was seen on chain only after all {requests} requests to the sources"
+    );
+    let txs: std::collections::BTreeSet<&String> = checked
+        .iter()
+        .map(|c| match c {
+            Checked::Written(tx) => tx,
+            other => panic!("expected every asset written: {checked:?} ({other:?})"),
+        })
+        .collect();
+    assert_eq!(txs.len(), 4, "four batches of two: {checked:?}");
+    let h = watch.health.lock().unwrap();
+    let (pass, scan, write) = (
+        h.last_pass_seconds.unwrap(),
+        h.last_scan_seconds.unwrap(),
+        h.last_write_seconds.unwrap(),
+    );
+    assert!(
+        pass < scan + write,
+        "the writing overlapped the scanning: pass {pass} s, scanning {scan} s, writing {write} s"
+    );
 }
 
 /// Issue #18, item 5: the watched set follows a SEP-42 list (an asset it stops naming is retired, one it
@@ -274,18 +353,7 @@ fn discovery_adds_and_drops_assets() {
 #[test]
 fn a_host_with_limits_of_its_own_is_held_to_them() {
     let w = World::start(&["aqua.network"]);
-    let mut assets = Vec::new();
-    for (n, code) in ["HLA", "HLB", "HLC"].into_iter().enumerate() {
-        let issuer = issuer(0x70 + n as u8);
-        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
-        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
-        let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
-        assets.push((
-            assay_core::Token::Classic(asset.core()),
-            contract,
-            Duration::from_secs(300),
-        ));
-    }
+    let assets = clear_assets(&w, &["HLA", "HLB", "HLC"], 0x70);
     w.server
         .set_host_latency(EXPERT, Duration::from_millis(400));
     let scan_seconds = |hosts: &str| {

@@ -55,8 +55,9 @@ on a fork of the registry's network unless the parties' keys are given) and logs
 UNVERIFIABLE or SKIPPED check makes the report undetermined, so it is refused and not written.
 
 Assets are checked in passes: the due assets are scanned at once (each source host under its own
-bound, a 429/503 Retry-After pausing that host only), and the writes the pass decides go out in
-attest_many transactions of batch_size; a batch the registry refuses is split until the entry at fault
+bound, a 429/503 Retry-After pausing that host only), each asset is decided as its scan finishes, and
+the writes the pass decides go out in attest_many transactions of batch_size while the rest are still
+being scanned; a batch the registry refuses is split until the entry at fault
 stands alone, so the others land. With --shard I/N (SHA-256 of the registry key), N instances split one
 list and never write the same asset. [[discover]] sources are read every discover_interval_secs: assets
 they newly name are checked at the next pass; assets none names any more are retired (not refreshed,
