@@ -141,10 +141,8 @@ impl SafetyRegistryInterface for SafetyRegistry {
 
     fn remove_attester(env: Env, attester: Address) -> Result<(), Error> {
         storage::admin(&env).require_auth();
-        if !storage::is_attester(&env, &attester) {
-            return Err(Error::NotAttester);
-        }
-        storage::remove_attester(&env, &attester);
+        let admission = storage::admission(&env, &attester).ok_or(Error::NotAttester)?;
+        storage::remove_attester(&env, &attester, admission);
         storage::extend_instance(&env);
         AttesterRemoved { attester }.publish(&env);
         Ok(())

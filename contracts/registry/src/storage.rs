@@ -125,8 +125,9 @@ pub fn add_attester(env: &Env, attester: &Address) -> Result<(), Error> {
     Ok(())
 }
 
-/// Withdraws `attester` (in the set) from the list and its per-attester entry.
-pub fn remove_attester(env: &Env, attester: &Address) {
+/// Withdraws `attester` (in the set, under `admission`) from the list, its per-attester entry
+/// and its admission entry.
+pub fn remove_attester(env: &Env, attester: &Address, admission: u32) {
     let mut buffer = [Val::VOID.to_val(); MAX_ATTESTERS as usize];
     let mut len = 0;
     for a in attesters(env).iter().flat_map(|list| list.try_iter()) {
@@ -137,11 +138,10 @@ pub fn remove_attester(env: &Env, attester: &Address) {
         }
     }
     set_attesters(env, &buffer[..len]);
-    let key = DataKey::Attester(attester.clone());
-    if let Some(id) = admission(env, attester) {
-        env.storage().persistent().remove(&id);
-    }
-    env.storage().persistent().remove(&key);
+    env.storage().persistent().remove(&admission);
+    env.storage()
+        .persistent()
+        .remove(&DataKey::Attester(attester.clone()));
 }
 
 /// Fails unless `attester` authorised this call and is in the set; its current admission id.
