@@ -15,6 +15,10 @@ use tokio::time::Instant;
 /// this (its request then counts as a failure of the scan that needed it, and is backed off there).
 pub const RETRY_AFTER_PAUSE_CAP: Duration = Duration::from_secs(60);
 
+/// The slowest rate a host is held to: one request per 1,000 s. A slower rate is read as this one,
+/// so the spacing between two requests always fits a `Duration` and an `Instant`.
+pub const MIN_REQUESTS_PER_SEC: f64 = 0.001;
+
 /// The bound applied to every host.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HostLimits {
@@ -37,7 +41,9 @@ impl Default for HostLimits {
 impl HostLimits {
     fn spacing(&self) -> Duration {
         match self.per_second {
-            Some(rate) if rate.is_finite() && rate > 0.0 => Duration::from_secs_f64(1.0 / rate),
+            Some(rate) if rate.is_finite() && rate > 0.0 => {
+                Duration::from_secs_f64(1.0 / rate.max(MIN_REQUESTS_PER_SEC))
+            }
             _ => Duration::ZERO,
         }
     }
@@ -274,5 +280,21 @@ mod tests {
         let _other = gates.acquire("i.example").await;
         drop(a);
         waiting.await.unwrap();
+    }
+
+    #[test]
+    fn a_rate_below_the_minimum_is_spaced_as_the_minimum() {
+        let limits = |per_second| HostLimits {
+            concurrency: 1,
+            per_second: Some(per_second),
+        };
+        assert_eq!(limits(2.0).spacing(), Duration::from_millis(500));
+        // Slower than one request per 1,000 s (or too slow for a Duration at all) is held at that.
+        assert_eq!(limits(1e-300).spacing(), Duration::from_secs(1_000));
+        assert_eq!(
+            limits(MIN_REQUESTS_PER_SEC).spacing(),
+            Duration::from_secs(1_000)
+        );
+        assert_eq!(limits(f64::NAN).spacing(), Duration::ZERO);
     }
 }

@@ -287,6 +287,24 @@ impl WatchConfig {
     }
 }
 
+/// Refuses a request rate the scanner cannot hold a host to: not a number, or slower than one
+/// request per 1,000 s (`assay_scan::hosts::MIN_REQUESTS_PER_SEC`).
+fn check_rate(key: &str, rate: f64, instead: &str) -> Result<(), AttestError> {
+    let min = assay_scan::hosts::MIN_REQUESTS_PER_SEC;
+    if rate.is_finite() && rate >= min {
+        return Ok(());
+    }
+    // A tiny or huge value reads as 1e-300, not three hundred digits.
+    let shown = if rate != 0.0 && !(1e-6..1e9).contains(&rate.abs()) {
+        format!("{rate:e}")
+    } else {
+        format!("{rate}")
+    };
+    Err(AttestError::Input(format!(
+        "{key} ({shown}) must be a positive number, at least {min} (one request per 1,000 s); {instead}"
+    )))
+}
+
 impl WatchConfig {
     /// The concurrency, rate and batch keys, and `shard`.
     fn check_scale(&self) -> Result<(), AttestError> {
@@ -303,13 +321,15 @@ impl WatchConfig {
             )));
         }
         if let Some(rate) = self.per_host_requests_per_sec {
-            if !(rate.is_finite() && rate > 0.0) {
-                return Err(AttestError::Input(format!(
-                    "per_host_requests_per_sec ({rate}) must be a positive number (remove it for no limit)"
-                )));
-            }
+            check_rate("per_host_requests_per_sec", rate, "remove it for no limit")?;
         }
         for (host, limits) in &self.hosts {
+            // A name with credentials in it is refused without being repeated.
+            if host.contains('@') {
+                return Err(AttestError::Input(
+                    "a [hosts] name carries credentials (user@ or user:password@): name the host alone, e.g. \"horizon.stellar.org\"".into(),
+                ));
+            }
             let named = assay_scan::hosts::host_of(&format!("https://{host}/"));
             if named.as_deref() != Some(host.to_ascii_lowercase().as_str()) {
                 return Err(AttestError::Input(format!(
@@ -321,13 +341,12 @@ impl WatchConfig {
                     "[hosts.{host:?}] concurrency ({c}) must be 1 to 64"
                 )));
             }
-            if let Some(rate) = limits
-                .requests_per_sec
-                .filter(|r| !(r.is_finite() && *r > 0.0))
-            {
-                return Err(AttestError::Input(format!(
-                    "[hosts.{host:?}] requests_per_sec ({rate}) must be a positive number (remove it for the top-level value)"
-                )));
+            if let Some(rate) = limits.requests_per_sec {
+                check_rate(
+                    &format!("[hosts.{host:?}] requests_per_sec"),
+                    rate,
+                    "remove it for the top-level value",
+                )?;
             }
         }
         let cap = crate::registry::MAX_BATCH_SIZE;
@@ -570,6 +589,14 @@ mod tests {
                 "[hosts.\"h.example\"]\nrequests_per_sec = -1.0\n",
                 "requests_per_sec (-1) must be a positive number",
             ),
+            (
+                "[hosts.\"h.example\"]\nrequests_per_sec = 1e-300\n",
+                "requests_per_sec (1e-300) must be a positive number",
+            ),
+            (
+                "[hosts.\"h.example\"]\nrequests_per_sec = nan\n",
+                "requests_per_sec (NaN) must be a positive number, at least 0.001",
+            ),
             ("[hosts.\"h.example\"]\nrate = 1.0\n", "unknown field"),
         ] {
             let err = WatchConfig::parse(&format!("{top}{asset}{entry}"))
@@ -577,6 +604,14 @@ mod tests {
                 .to_string();
             assert!(err.contains(needle), "{entry}: {err}");
         }
+        // Credentials in a host's name are refused without being repeated.
+        let err = WatchConfig::parse(&format!(
+            "{top}{asset}[hosts.\"user:hunter2@h.example\"]\nconcurrency = 2\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("carries credentials"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
         // A host's narrower bound counts in the pass the refresh margin must hold: 30 assets one at a
         // time do not fit the default hour.
         let serial = "[hosts.\"h.example\"]\nconcurrency = 1\n";
@@ -603,6 +638,10 @@ mod tests {
             (
                 "per_host_requests_per_sec = 0.0",
                 "must be a positive number",
+            ),
+            (
+                "per_host_requests_per_sec = 0.0001",
+                "per_host_requests_per_sec (0.0001) must be a positive number, at least 0.001",
             ),
             ("shard = \"2/2\"", "must be below 2"),
         ] {
