@@ -45,9 +45,8 @@ for p in "${packages[@]}"; do
 done
 
 TARGET=wasm32v1-none
-# The workspace's release profile unwinds for the host binaries; contracts always abort (smaller, and
-# the Soroban VM traps on a panic anyway). Every toolchain below runs cargo, which reads this.
-export CARGO_PROFILE_RELEASE_PANIC=abort
+# Contracts build under the workspace's `contract` profile (size-tuned, aborting); `release` is the host's.
+PROFILE=contract
 build_dir="${ASSAY_WASM_TARGET_DIR:-$root/target/wasm-build}"
 out_dir="$root/target/wasm"
 mkdir -p "$out_dir"
@@ -113,14 +112,14 @@ build_with() {
     case "$toolchain" in
     stellar)
         for p in "${names[@]}"; do
-            CARGO_TARGET_DIR="$build_dir" stellar contract build --package "$p" ${extra[@]+"${extra[@]}"} >&2
+            CARGO_TARGET_DIR="$build_dir" stellar contract build --profile "$PROFILE" --package "$p" ${extra[@]+"${extra[@]}"} >&2
         done
         ;;
     rustup)
         for p in "${names[@]}"; do
             # soroban-sdk refuses a WASM build without this promise; install_wasm keeps it.
             RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 \
-                CARGO_TARGET_DIR="$build_dir" cargo rustc --locked --release --target "$TARGET" \
+                CARGO_TARGET_DIR="$build_dir" cargo rustc --locked --profile "$PROFILE" --target "$TARGET" \
                 -p "$p" --crate-type=cdylib ${extra[@]+"${extra[@]}"} >&2
         done
         ;;
@@ -131,7 +130,7 @@ build_with() {
             PATH="/usr/lib/llvm-22/bin:$PATH" \
                 RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" \
                 SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 CARGO_TARGET_DIR="$build_dir" \
-                /usr/bin/cargo rustc --locked --release --target "$TARGET" \
+                /usr/bin/cargo rustc --locked --profile "$PROFILE" --target "$TARGET" \
                 -Zbuild-std=core,alloc -p "$p" --crate-type=cdylib ${extra[@]+"${extra[@]}"} >&2
         done
         ;;
@@ -183,7 +182,7 @@ install_wasm() {
 
 for p in ${cargo_packages[@]+"${cargo_packages[@]}"}; do
     name="${p//-/_}"
-    src="$build_dir/$TARGET/release/$name.wasm"
+    src="$build_dir/$TARGET/$PROFILE/$name.wasm"
     if [ ! -f "$src" ]; then
         log "expected $src after the build, but it is missing"
         exit 1
@@ -200,6 +199,6 @@ if $defect_builds; then
         burn-from-skips-auth transfer-event-swaps-parties approve-event-omits-expiry \
         burn-emits-no-event approve-accepts-past-expiry transfer-pulls-xlm; do
         build_with conformant-token -- --features "$feature"
-        install_wasm "$build_dir/$TARGET/release/conformant_token.wasm" "defect_token_${feature//-/_}"
+        install_wasm "$build_dir/$TARGET/$PROFILE/conformant_token.wasm" "defect_token_${feature//-/_}"
     done
 fi

@@ -14,7 +14,7 @@
 //!     its `C…`), a token contract's code replaced (`upgrade`); for each, the ledgers from the change to
 //!     the registry holding a new verdict (another evidence hash), per kind and their p95.
 //!
-//! Run: `cargo run --profile bench-native -p assay-attest --example operator_bench` (optimised: the local
+//! Run: `cargo run --release -p assay-attest --example operator_bench` (optimised: the local
 //! network runs the Soroban host, which a debug build slows several times over).
 
 #[path = "../tests/it/common/mod.rs"]
