@@ -1,14 +1,17 @@
 //! Reading a token contract for the judgment: what its instance runs (`getLedgerEntries` of the instance and
-//! the code), the WASM's host imports and spec functions, its `admin()` (by simulation, nothing signed), and
-//! the admin account's home domain and stellar.toml. The core judges the facts
-//! ([`assay_core::contract`]); nothing here decides anything.
+//! the code), the WASM's host imports and spec functions, the powers its functions were seen to exercise on a
+//! fork of the network (`assay_powers`: nothing signed, nothing sent), its `admin()` (by simulation), and the
+//! admin account's home domain and stellar.toml. The core judges the facts ([`assay_core::contract`]);
+//! nothing here decides anything.
 
 use std::time::SystemTime;
 
 use assay_chain::address::account_id;
 use assay_chain::strkey_of;
 use assay_chain::tx::{ContractCode as Executable, Network, ReadOutcome};
-use assay_core::contract::{AdminOutcome, CodeOutcome, ContractCode, ContractSubject};
+use assay_core::contract::{
+    AdminOutcome, CodeOutcome, ContractCode, ContractSubject, PowersOutcome,
+};
 use assay_core::parse::parse_wasm_imports;
 use assay_core::{Attempt, FailureCategory, FetchFailure, HomeDomain, Observed, TomlOutcome};
 use sha2::{Digest, Sha256};
@@ -86,6 +89,16 @@ pub fn read_token(
             FailureCategory::UnknownFailure,
             format!("the instance or code of {id} is archived"),
         )),
+        Ok(Executable::ExternalRef(owner)) => CodeOutcome::Read(Observed {
+            url: rpc_url.to_string(),
+            retrieved_at: now(),
+            value: ContractCode {
+                wasm_hash: String::new(),
+                imports: vec![],
+                functions: vec![],
+                external_owner: Some(strkey_of(&owner)),
+            },
+        }),
         Ok(Executable::Wasm(wasm)) => match read_code(&wasm, &id) {
             Ok(code) => CodeOutcome::Read(Observed {
                 url: rpc_url.to_string(),
@@ -99,6 +112,10 @@ pub fn read_token(
                 "cannot read {id} from {rpc_url}: {e}"
             )))
         }
+    };
+    let powers = match &code {
+        CodeOutcome::Read(_) => survey_powers(rpc_url, passphrase, &address),
+        CodeOutcome::Failed(_) => PowersOutcome::NotRun,
     };
     let has_admin =
         matches!(&code, CodeOutcome::Read(c) if c.value.functions.iter().any(|f| f == "admin"));
@@ -124,6 +141,7 @@ pub fn read_token(
     Ok(TokenRead::Custom(Box::new(ContractSubject {
         contract: id,
         code,
+        powers,
         admin,
         home_domain,
         account_url,
@@ -132,6 +150,30 @@ pub fn read_token(
         scanner_version: Some(assay_scan::SCANNER_VERSION.to_string()),
         scanned_at: now(),
     })))
+}
+
+/// Runs power discovery for `contract` on a fork of the network at `rpc_url`; a discovery that could not
+/// run is a failed attempt (the report is then undetermined, never clean).
+fn survey_powers(rpc_url: &str, passphrase: &str, contract: &ScAddress) -> PowersOutcome {
+    let request = assay_powers::fork::ForkRequest {
+        rpc_url: rpc_url.to_string(),
+        passphrase: passphrase.to_string(),
+        contract: contract.clone(),
+        holder: None,
+        bounds: assay_powers::Bounds::default(),
+    };
+    match assay_powers::fork::discover_on_fork(&request) {
+        Ok(found) => PowersOutcome::Observed(Observed {
+            url: rpc_url.to_string(),
+            retrieved_at: now(),
+            value: found.survey,
+        }),
+        Err(e) => PowersOutcome::Failed(Attempt {
+            url: rpc_url.to_string(),
+            retrieved_at: now(),
+            failure: FetchFailure::with_detail(FailureCategory::UnknownFailure, e.to_string()),
+        }),
+    }
 }
 
 /// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.
@@ -144,5 +186,6 @@ pub fn read_code(wasm: &[u8], origin: &str) -> Result<ContractCode, AttestError>
         wasm_hash: hex::encode(Sha256::digest(wasm)),
         imports,
         functions: spec.declared().into_iter().collect(),
+        external_owner: None,
     })
 }

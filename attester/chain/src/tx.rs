@@ -60,6 +60,8 @@ pub enum ContractCode {
     Missing,
     /// The instance or its code is archived.
     Archived,
+    /// A CAP-85 external reference: the code is owned, and replaceable, by this contract.
+    ExternalRef(ScAddress),
 }
 
 /// One network: an RPC endpoint and the passphrase transactions are signed for.
@@ -279,7 +281,9 @@ impl Network {
         let hash = match instance.executable {
             ContractExecutable::Wasm(hash) => hash,
             ContractExecutable::StellarAsset => return Ok(ContractCode::StellarAsset),
-            ContractExecutable::ExternalRef(_) => return Ok(ContractCode::Missing),
+            ContractExecutable::ExternalRef(r) => {
+                return Ok(ContractCode::ExternalRef(r.executable_owner))
+            }
         };
         let key = LedgerKey::ContractCode(LedgerKeyContractCode { hash });
         let response = self.rpc.get_ledger_entries(&[key])?;

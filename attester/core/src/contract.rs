@@ -1,10 +1,11 @@
-//! Custom Soroban tokens: the facts read about a token contract (its WASM's host imports and spec functions,
-//! its `admin()`, the admin account's home domain and stellar.toml), the two pure checks that judge them
-//! (`contract-mechanics`, `contract-domain`), and the evaluation into a report.
+//! Custom Soroban tokens: the facts read about a token contract (its WASM's host imports, the powers power
+//! discovery observed on a fork, its `admin()`, the admin account's home domain and stellar.toml), the two
+//! pure checks that judge them (`contract-mechanics`, `contract-domain`), and the evaluation into a report.
 //!
-//! Severity of a custom token is the floor its mechanics bits imply (bits 9-12, see
-//! [`Mechanics::floor`]); a SEP-41 FAIL escalates to critical. Accountability is never undetermined: no admin
-//! account or no home domain is `unverified`.
+//! Severity of a custom token is the floor its mechanics bits imply (bits 9-13, see
+//! [`Mechanics::floor`]); a SEP-41 FAIL escalates to critical. The bits come from behaviour observed on a
+//! fork ([`crate::powers`]) and from the code's host imports — never from a function's name. Accountability
+//! is never undetermined: no admin account or no home domain is `unverified`.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,7 @@ use crate::engine::{assemble_token, EngineError, ReportHeader};
 use crate::evidence::{claims, go_quote, Evidence, SOURCE_HORIZON, SOURCE_STELLAR_TOML};
 use crate::finding::Finding;
 use crate::model::{Accountability, Mechanics, Rating};
+use crate::powers::{PowerEffect, PowerSurvey};
 use crate::report::Report;
 use crate::subject::{Attempt, HomeDomain, Observed, TomlOutcome};
 use crate::time::Timestamp;
@@ -22,6 +24,8 @@ use crate::token::Token;
 pub const SOURCE_CONTRACT_CODE: &str = "contract/wasm";
 /// Evidence source of the contract's `admin()` answer.
 pub const SOURCE_CONTRACT_ADMIN: &str = "contract/admin";
+/// Evidence source of the powers observed on a fork (power discovery).
+pub const SOURCE_CONTRACT_BEHAVIOUR: &str = "contract/behaviour";
 
 /// The host imports that replace a contract's code, by module and export name in the Soroban environment
 /// interface: `l.6` (`update_current_contract_wasm`) and `l.j` (`update_current_contract_executable_ref`).
@@ -29,19 +33,6 @@ pub const UPDATE_IMPORTS: [(&str, &str, &str); 2] = [
     ("l", "6", "update_current_contract_wasm"),
     ("l", "j", "update_current_contract_executable_ref"),
 ];
-/// Spec functions that take a holder's balance.
-pub const CLAWBACK_FUNCTIONS: [&str; 1] = ["clawback"];
-/// Spec functions that freeze a holder's balance where it is.
-pub const FREEZE_FUNCTIONS: [&str; 5] = [
-    "set_authorized",
-    "freeze",
-    "freeze_account",
-    "blacklist",
-    "blocklist",
-];
-/// Spec functions that create supply.
-pub const MINT_FUNCTIONS: [&str; 1] = ["mint"];
-
 /// A host function the module imports, by its interface module and export name (e.g. `l`, `6`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct HostImport {
@@ -58,8 +49,25 @@ pub struct ContractCode {
     pub wasm_hash: String,
     /// Host functions the module imports.
     pub imports: Vec<HostImport>,
-    /// Function names the contract spec declares.
+    /// Function names the contract spec declares (metadata: what can be called is the export section).
     pub functions: Vec<String>,
+    /// The executable is a CAP-85 external reference to this contract, which owns the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_owner: Option<String>,
+}
+
+/// What power discovery observed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum PowersOutcome {
+    /// Discovery ran on a fork (or the embedded network) and observed this.
+    Observed(Observed<PowerSurvey>),
+    /// Discovery could not run (no fork, the token trapped on set-up, …).
+    Failed(Attempt),
+    /// Discovery was not run for this subject (one recorded before it existed): what the code can do to a
+    /// balance was not observed.
+    #[default]
+    NotRun,
 }
 
 /// The contract's code outcome.
@@ -101,6 +109,9 @@ pub struct ContractSubject {
     pub contract: String,
     /// Its code.
     pub code: CodeOutcome,
+    /// The powers its code was seen to grant.
+    #[serde(default)]
+    pub powers: PowersOutcome,
     /// Its `admin()`.
     pub admin: AdminOutcome,
     /// The admin account's `home_domain` (`Absent` when there is no admin account).
@@ -120,8 +131,9 @@ pub struct ContractSubject {
     pub scanned_at: Timestamp,
 }
 
-/// `contract-mechanics`: the powers the token's code grants, read from its WASM. Sets bits 9-12 and the
-/// severity floor they imply.
+/// `contract-mechanics`: the powers the token's code grants, observed on a fork by power discovery and read
+/// from its WASM's host imports. Sets bits 9-13 and the severity floor they imply; undetermined when
+/// discovery did not cover the token (the bits are then a floor).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ContractMechanics;
 
@@ -172,33 +184,99 @@ impl ContractMechanics {
                 ));
             }
         }
-        for (names, bit, what) in [
-            (
-                &CLAWBACK_FUNCTIONS[..],
-                Mechanics::ADMIN_CLAWBACK,
-                "take a holder's balance",
-            ),
-            (
-                &FREEZE_FUNCTIONS[..],
-                Mechanics::ADMIN_FREEZE,
-                "freeze a holder's balance",
-            ),
-            (&MINT_FUNCTIONS[..], Mechanics::ADMIN_MINT, "create supply"),
-        ] {
-            for function in names
-                .iter()
-                .filter(|n| code.value.functions.iter().any(|f| f == *n))
-            {
-                bits |= bit;
-                f.evidence.push(line(format!("spec exposes {function}")));
-                powers.push(format!("exposes `{function}` ({what})"));
+        if let Some(owner) = &code.value.external_owner {
+            bits |= Mechanics::CODE_MUTABLE;
+            let effect = PowerEffect::ExternalCode {
+                owner: owner.clone(),
+            };
+            f.evidence.push(line(effect.stable_claim()));
+            powers.push(format!(
+                "runs code the contract {owner} owns (a CAP-85 external reference), which its owner can replace"
+            ));
+        }
+        let survey = match &s.powers {
+            PowersOutcome::Observed(o) => Some(o),
+            PowersOutcome::Failed(a) => {
+                f.evidence
+                    .push(Evidence::failed_attempt(SOURCE_CONTRACT_BEHAVIOUR, a));
+                mark_undetermined(
+                    &mut f,
+                    format!(
+                        "power discovery could not run ({}: {})",
+                        a.failure.category, a.failure.detail
+                    ),
+                );
+                None
+            }
+            PowersOutcome::NotRun => {
+                mark_undetermined(&mut f, "power discovery was not run".into());
+                None
+            }
+        };
+        if let Some(observed) = survey {
+            let behaviour = |claim: String| {
+                Evidence::answer(
+                    SOURCE_CONTRACT_BEHAVIOUR,
+                    &s.contract,
+                    claim,
+                    observed.retrieved_at,
+                )
+            };
+            let survey = &observed.value;
+            bits |= survey.bits();
+            for p in &survey.powers {
+                f.evidence.push(behaviour(format!(
+                    "{} authorized by {}: {}",
+                    p.function,
+                    p.holders(),
+                    p.effect.stable_claim()
+                )));
+                let label = p
+                    .label
+                    .as_ref()
+                    .map(|l| format!(" ({l})"))
+                    .unwrap_or_default();
+                let dormant = if p.dormant() {
+                    "; dormant: no authority can sign again"
+                } else {
+                    ""
+                };
+                powers.push(format!(
+                    "{} through `{}`{label}, usable by {}{dormant}",
+                    p.effect.kind(),
+                    p.function,
+                    p.holders()
+                ));
+            }
+            for u in &survey.unclassified {
+                let by = if u.authorized_by.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    u.authorized_by
+                        .iter()
+                        .map(|a| a.describe())
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                };
+                f.evidence.push(behaviour(format!(
+                    "{} authorized by {by}: writes state; its effect on holders was not classified within the bound",
+                    u.function
+                )));
+                powers.push(format!(
+                    "lets {by} call `{}`, which writes state whose effect on holders was not classified",
+                    u.function
+                ));
+            }
+            if let Some(why) = survey.incomplete() {
+                mark_undetermined(&mut f, why);
             }
         }
         f.mechanics = Mechanics::from_bits(bits).unwrap_or_default();
         f.severity = Rating::Level(f.mechanics.floor());
-        f.reasoning = if powers.is_empty() {
-            "The code neither imports the contract-update function nor exposes clawback, a freeze or mint."
-                .into()
+        let observed = if powers.is_empty() {
+            "No call was seen to take, freeze or create a balance or to replace the code, and the code imports no \
+             update function."
+                .to_string()
         } else {
             format!(
                 "The code {}. Severity is the floor the strongest of these implies: {}.",
@@ -206,8 +284,26 @@ impl ContractMechanics {
                 f.mechanics.floor()
             )
         };
+        f.reasoning = if f.undetermined {
+            format!(
+                "{observed} That is a floor, not a clean answer: {}.",
+                f.reasoning
+            )
+        } else {
+            observed
+        };
         f
     }
+}
+
+/// Marks `f` undetermined because power discovery did not cover the token; `why` lands in the reasoning
+/// (completed by [`ContractMechanics::judge`]).
+fn mark_undetermined(f: &mut Finding, why: String) {
+    f.undetermined = true;
+    f.undetermined_by_source
+        .insert(SOURCE_CONTRACT_BEHAVIOUR.into(), 1);
+    f.undetermined_rate = Some("1/1".into());
+    f.reasoning = why;
 }
 
 /// `contract-domain`: whether the token's admin account publicly claims the token. Sets accountability
@@ -363,7 +459,7 @@ pub fn evaluate_contract(
     if let Some(check) = sep41 {
         findings.push(check.finding());
     }
-    assemble_token(
+    let mut report = assemble_token(
         ReportHeader {
             asset: Token::Contract(subject.contract.clone()),
             network: subject.network.clone(),
@@ -371,5 +467,9 @@ pub fn evaluate_contract(
             scanned_at: subject.scanned_at,
         },
         findings,
-    )
+    )?;
+    if let PowersOutcome::Observed(o) = &subject.powers {
+        report.powers = Some(o.value.clone());
+    }
+    Ok(report)
 }

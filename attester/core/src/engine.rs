@@ -207,6 +207,7 @@ pub fn assemble_token(
         observation_window_start: start,
         observation_window_end: end,
         scanned_at: header.scanned_at,
+        powers: None,
     };
     report.state = report.complete_state();
     Ok(report)

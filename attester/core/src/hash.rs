@@ -1,5 +1,5 @@
-//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 for classic assets; v4 for
-//! custom token contracts).
+//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 for classic assets; v4 and v5
+//! for custom token contracts).
 //!
 //! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
 //! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
@@ -27,31 +27,36 @@ pub enum EvidenceVersion {
     /// `assay-evidence-v4`: the v3 lines with `token<TAB>C…` in place of `asset`. The only version of a
     /// custom token contract's report; never used for a classic asset, so classic hashes do not move.
     V4,
+    /// `assay-evidence-v5`: the v4 lines, for a token contract judged by behaviour: its evidence carries the
+    /// powers power discovery observed (`contract/behaviour` lines: the function, whose authorization it
+    /// needed, the observed effect). Default for new attestations of token contracts.
+    V5,
 }
 
 impl EvidenceVersion {
     /// The version new attestations use.
     pub const DEFAULT: EvidenceVersion = EvidenceVersion::V3;
 
-    /// 1, 2 or 3.
+    /// The version's number (1 to 5).
     pub fn number(self) -> u8 {
         match self {
             EvidenceVersion::V1 => 1,
             EvidenceVersion::V2 => 2,
             EvidenceVersion::V3 => 3,
             EvidenceVersion::V4 => 4,
+            EvidenceVersion::V5 => 5,
         }
     }
 
-    /// Whether this version hashes a custom token contract (v4) rather than a classic asset (v1-v3).
+    /// Whether this version hashes a custom token contract (v4, v5) rather than a classic asset.
     pub fn is_contract(self) -> bool {
-        self == EvidenceVersion::V4
+        matches!(self, EvidenceVersion::V4 | EvidenceVersion::V5)
     }
 
-    /// The version new attestations of `asset` use: v4 for a token contract, v3 otherwise.
+    /// The version new attestations of `asset` use: v5 for a token contract, v3 otherwise.
     pub fn default_for(asset: &crate::token::Token) -> EvidenceVersion {
         match asset {
-            crate::token::Token::Contract(_) => EvidenceVersion::V4,
+            crate::token::Token::Contract(_) => EvidenceVersion::V5,
             _ => EvidenceVersion::DEFAULT,
         }
     }
@@ -59,7 +64,7 @@ impl EvidenceVersion {
     /// The versions an attestation of `asset` may have been written with, newest first.
     pub fn candidates_for(asset: &crate::token::Token) -> &'static [EvidenceVersion] {
         match asset {
-            crate::token::Token::Contract(_) => &[EvidenceVersion::V4],
+            crate::token::Token::Contract(_) => &[EvidenceVersion::V5, EvidenceVersion::V4],
             _ => &[
                 EvidenceVersion::V3,
                 EvidenceVersion::V2,
@@ -89,7 +94,9 @@ impl fmt::Display for EvidenceVersion {
 
 /// An evidence version text that names none of the versions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown evidence version {0:?}: expected 1, 2, 3 (classic assets) or 4 (token contracts)")]
+#[error(
+    "unknown evidence version {0:?}: expected 1, 2, 3 (classic assets), 4 or 5 (token contracts)"
+)]
 pub struct UnknownEvidenceVersion(pub String);
 
 impl FromStr for EvidenceVersion {
@@ -101,6 +108,7 @@ impl FromStr for EvidenceVersion {
             "2" => Ok(EvidenceVersion::V2),
             "3" => Ok(EvidenceVersion::V3),
             "4" => Ok(EvidenceVersion::V4),
+            "5" => Ok(EvidenceVersion::V5),
             _ => Err(UnknownEvidenceVersion(s.to_string())),
         }
     }

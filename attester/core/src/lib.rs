@@ -15,6 +15,7 @@ pub mod hash;
 pub mod model;
 pub mod network;
 pub mod parse;
+pub mod powers;
 pub mod redact;
 pub mod replay;
 pub mod report;

@@ -194,29 +194,34 @@ impl Mechanics {
     /// Bit 8: a SEP-41 conformance check (`sep41`) failed and escalated to critical. Not a capability bit;
     /// set only together with that escalation.
     pub const SEP41_VIOLATION: u32 = 256;
-    /// Bit 9: a custom token's WASM imports the host's contract-update function, so whoever its logic admits
-    /// can replace every rule. Implies at least high.
+    /// Bit 9: a custom token's code can be replaced: a call was seen to change its executable or a contract
+    /// its transfer calls into, its executable is an external (CAP-85) reference, or its WASM imports the
+    /// host's contract-update function. Implies at least high.
     pub const CODE_MUTABLE: u32 = 512;
-    /// Bit 10: a custom token's spec exposes `clawback`. Implies at least high.
+    /// Bit 10: a call was seen to make a holder's balance fall without the holder's authorization (burned or
+    /// moved). Implies at least high.
     pub const ADMIN_CLAWBACK: u32 = 1024;
-    /// Bit 11: a custom token's spec exposes a freeze of a holder's balance (`set_authorized`, `freeze`, …).
-    /// Implies at least medium.
+    /// Bit 11: a call was seen to make a holder's transfer that succeeded before it fail after it (one
+    /// account or everyone). Implies at least medium.
     pub const ADMIN_FREEZE: u32 = 2048;
-    /// Bit 12: a custom token's spec exposes `mint`. Recorded; no severity floor (minting does not move a
-    /// holder's balance).
+    /// Bit 12: a call was seen to raise a balance with no matching debit. Recorded; no severity floor
+    /// (minting does not move a holder's balance).
     pub const ADMIN_MINT: u32 = 4096;
+    /// Bit 13: a privileged entry point wrote state but its effect on holders could not be classified within
+    /// the search's bound; the report names it. Recorded; no severity floor.
+    pub const ADMIN_UNCLASSIFIED: u32 = 8192;
 
     /// Bits 0-2: mask a bitset with this to read the issuer's powers.
     pub const CAPABILITY_MASK: u32 = 7;
     /// Bit 2: confiscation.
     pub const CONFISCATION_MASK: u32 = 4;
-    /// Bits 9-12: contract mechanics of a custom token, read from its WASM.
-    pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096;
+    /// Bits 9-13: powers a custom token's code was seen to grant.
+    pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096 | 8192;
     /// Every defined bit.
-    pub const KNOWN_MASK: u32 = 8191;
+    pub const KNOWN_MASK: u32 = 16383;
 
     /// Names in bit order.
-    pub const NAMES: [(u32, &'static str); 13] = [
+    pub const NAMES: [(u32, &'static str); 14] = [
         (Self::AUTH_REQUIRED, "auth_required"),
         (Self::AUTH_REVOCABLE, "auth_revocable"),
         (Self::AUTH_CLAWBACK_ENABLED, "auth_clawback_enabled"),
@@ -233,11 +238,12 @@ impl Mechanics {
         (Self::ADMIN_CLAWBACK, "admin_clawback"),
         (Self::ADMIN_FREEZE, "admin_freeze"),
         (Self::ADMIN_MINT, "admin_mint"),
+        (Self::ADMIN_UNCLASSIFIED, "admin_unclassified"),
     ];
 
     /// The lowest severity the set bits imply (the registry's consistency rule): clawback (bit 2),
     /// `code_mutable` (9) or `admin_clawback` (10) → high; revocable (1) or `admin_freeze` (11) → medium;
-    /// auth required (0) → low; otherwise clear. `admin_mint` (12) and the report bits imply nothing.
+    /// auth required (0) → low; otherwise clear. `admin_mint` (12), `admin_unclassified` (13) and the report bits imply nothing.
     pub fn floor(self) -> Severity {
         let b = self.0;
         if b & (Self::AUTH_CLAWBACK_ENABLED | Self::CODE_MUTABLE | Self::ADMIN_CLAWBACK) != 0 {
@@ -362,7 +368,16 @@ mod tests {
         );
         assert_eq!(m.capabilities().bits(), 6);
         assert_eq!(Mechanics::SEP41_VIOLATION, 1 << 8);
-        assert!(Mechanics::from_bits(1 << 13).is_none());
+        assert!(Mechanics::from_bits(1 << 14).is_none());
+        assert_eq!(
+            Mechanics::from_bits(1 << 13).unwrap().names(),
+            ["admin_unclassified"]
+        );
+        assert_eq!(
+            Mechanics::from_bits(1 << 13).unwrap().floor(),
+            Severity::Clear,
+            "an unclassified privileged write has no floor"
+        );
         assert_eq!(
             Mechanics::from_bits(512 | 4096).unwrap().names(),
             ["code_mutable", "admin_mint"]

@@ -71,6 +71,10 @@ pub struct Report {
     pub observation_window_end: Timestamp,
     /// When the scan ran.
     pub scanned_at: Timestamp,
+    /// A custom token's powers as power discovery observed them: per power the function, who can use it,
+    /// and the effect before vs after. Not hashed (the `contract/behaviour` evidence lines are).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powers: Option<crate::powers::PowerSurvey>,
 }
 
 /// Why a report text was rejected.

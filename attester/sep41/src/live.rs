@@ -220,6 +220,8 @@ pub fn contract_members(
             false,
         )),
         Ok(ContractCode::StellarAsset) => Ok((None, true)),
+        // The host resolves the reference; its spec is the owner's to publish.
+        Ok(ContractCode::ExternalRef(_)) => Ok((None, false)),
         Ok(ContractCode::Missing) => Err(LiveError::Incomplete(format!(
             "no contract found at {contract_text} on {place} (for a classic asset, deploy its Stellar \
              Asset Contract first: `stellar contract asset deploy`)"

@@ -39,12 +39,17 @@ SKIPPED check, or a suite that could not start, leaves it undetermined: not atte
 `undetermined`). The suite's summary is printed per asset; --output json adds a `sep41` object with every
 row.
 
-Token contracts (C…): a custom token is judged by its code, read from the network (getLedgerEntries of
-its instance and WASM): importing the contract-update function sets code_mutable (bit 9, at least high),
-a `clawback` sets admin_clawback (bit 10, at least high), `set_authorized` or another named freeze sets
-admin_freeze (bit 11, at least medium), `mint` sets admin_mint (bit 12, no floor). Accountability is
-verified when the admin() account's home domain lists the contract in [[CURRENCIES]]. Its evidence hash
-is v4. A Stellar Asset Contract named by C… is judged by its issuer's flags, plus its current admin().
+Token contracts (C…): a custom token is judged by what its code does, observed on a fork of the network
+(nothing signed or sent): every exported function runs with exactly the authorization it asks for, and
+the effect before vs after decides the bits, never a function's name. A holder's balance falling without
+its authorization sets admin_clawback (bit 10, at least high); a holder's transfer refused after a call
+admin_freeze (bit 11, at least medium); supply created admin_mint (bit 12, no floor); replaced code or a
+replaced contract its transfer calls into, or an import of the contract-update function, code_mutable
+(bit 9, at least high); a privileged write nobody could classify admin_unclassified (bit 13, no floor).
+A discovery that could not run, or had no holder to watch, leaves the report undetermined (not attested).
+Accountability is verified when the admin() account's home domain lists the contract in [[CURRENCIES]].
+Its evidence hash is v5. A Stellar Asset Contract named by C… is judged by its issuer's flags, plus its
+current admin().
 
 A refused report still proves the issuer flags it read (its capability floor). When that floor is
 stricter than the registry's entry for the asset (a higher severity, or a capability bit the entry

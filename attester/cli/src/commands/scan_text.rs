@@ -8,6 +8,50 @@ fn upper(name: &str) -> String {
     name.to_ascii_uppercase()
 }
 
+/// The powers discovery observed: per power its function, who can use it and what was seen.
+fn render_powers(out: &mut String, survey: &assay_core::powers::PowerSurvey) {
+    let _ = writeln!(
+        out,
+        "  powers (observed on a fork at ledger {}: {} functions probed, {} invocations):",
+        survey.ledger,
+        survey.probed.len(),
+        survey.invocations
+    );
+    if survey.powers.is_empty() && survey.unclassified.is_empty() {
+        let _ = writeln!(out, "    none observed");
+    }
+    for p in &survey.powers {
+        let label = p
+            .label
+            .as_ref()
+            .map(|l| format!(" [{l}]"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    {} {}{label}: usable by {}",
+            p.function,
+            p.effect.kind(),
+            p.holders()
+        );
+        let _ = writeln!(out, "      observed: {}", p.effect.detail());
+    }
+    for u in &survey.unclassified {
+        let by: Vec<String> = u.authorized_by.iter().map(|a| a.describe()).collect();
+        let _ = writeln!(
+            out,
+            "    {} writes state whose effect on holders was not classified: usable by {}",
+            u.function,
+            by.join(" and ")
+        );
+    }
+    for cut in &survey.cut {
+        let _ = writeln!(out, "    bound: {cut}");
+    }
+    if let Some(why) = &survey.unobservable {
+        let _ = writeln!(out, "    not observable: {why}");
+    }
+}
+
 /// Renders one report as text, ending with a blank line.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
@@ -35,6 +79,9 @@ pub fn render(report: &Report) -> String {
     let mechanics = report.mechanics.names();
     if !mechanics.is_empty() {
         let _ = writeln!(out, "  mechanics: {}", mechanics.join(", "));
+    }
+    if let Some(survey) = &report.powers {
+        render_powers(&mut out, survey);
     }
     for finding in &report.findings {
         let marker = if finding.undetermined {

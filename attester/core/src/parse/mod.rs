@@ -17,7 +17,7 @@ pub use stellar_expert::{parse_blocked_domain, parse_directory};
 pub use stellar_toml::{
     parse_linked_currency_document, parse_stellar_toml, unresolved_links, StellarToml,
 };
-pub use wasm::parse_wasm_imports;
+pub use wasm::{parse_wasm_exports, parse_wasm_imports, ExportedFunction};
 
 use crate::failure::{FailureCategory, FetchFailure};
 

@@ -1,5 +1,6 @@
-//! The host functions a contract's WASM imports, read from its import section. Only what the
-//! `contract-mechanics` check needs: module and name of every import; everything else is skipped.
+//! What a contract's WASM imports and exports, read from its sections: the host functions it imports (for
+//! `contract-mechanics`), and every function it exports with its arity — the host calls exports by name, so
+//! the export section, not the contract spec, is the truth of what can be called.
 
 use super::ParseError;
 use crate::contract::HostImport;
@@ -107,6 +108,106 @@ pub fn parse_wasm_imports(wasm: &[u8]) -> Result<Vec<HostImport>, ParseError> {
     Ok(imports)
 }
 
+/// A function the module exports, and how many arguments it takes (every Soroban value is one `i64`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedFunction {
+    /// The export's name: what a caller invokes.
+    pub name: String,
+    /// Its parameter count, from the function's WASM type.
+    pub arity: u32,
+}
+
+/// Every function the module `wasm` exports, in export order, with its arity. Imported functions count in
+/// the function index space before the module's own, as WASM defines it.
+pub fn parse_wasm_exports(wasm: &[u8]) -> Result<Vec<ExportedFunction>, ParseError> {
+    let mut r = Reader { bytes: wasm, at: 0 };
+    if r.take(4)? != b"\0asm" {
+        return Err(ParseError::new(
+            SOURCE,
+            "not a WASM module (no \\0asm magic)",
+        ));
+    }
+    r.take(4)?;
+    let mut types: Vec<u32> = Vec::new();
+    let mut imported_functions = 0u32;
+    let mut defined: Vec<u32> = Vec::new();
+    let mut exports: Vec<(String, u32)> = Vec::new();
+    while r.at < wasm.len() {
+        let id = r.byte()?;
+        let size = r.u32()? as usize;
+        let body = r.take(size)?;
+        let mut s = Reader { bytes: body, at: 0 };
+        match id {
+            1 => {
+                for _ in 0..s.u32()? {
+                    if s.byte()? != 0x60 {
+                        return Err(s.fail("a type that is not a function type"));
+                    }
+                    let params = s.u32()?;
+                    s.take(params as usize)?;
+                    let results = s.u32()?;
+                    s.take(results as usize)?;
+                    types.push(params);
+                }
+            }
+            2 => {
+                for _ in 0..s.u32()? {
+                    s.name()?;
+                    s.name()?;
+                    match s.byte()? {
+                        0x00 => {
+                            s.u32()?;
+                            imported_functions += 1;
+                        }
+                        0x01 => {
+                            s.byte()?;
+                            s.limits()?;
+                        }
+                        0x02 => s.limits()?,
+                        0x03 => {
+                            s.byte()?;
+                            s.byte()?;
+                        }
+                        _ => return Err(s.fail("unknown import kind")),
+                    }
+                }
+            }
+            3 => {
+                for _ in 0..s.u32()? {
+                    defined.push(s.u32()?);
+                }
+            }
+            7 => {
+                for _ in 0..s.u32()? {
+                    let name = s.name()?;
+                    let kind = s.byte()?;
+                    let index = s.u32()?;
+                    if kind == 0x00 {
+                        exports.push((name, index));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    exports
+        .into_iter()
+        .map(|(name, index)| {
+            let own = index.checked_sub(imported_functions).ok_or_else(|| {
+                ParseError::new(SOURCE, format!("export {name:?} re-exports an import"))
+            })?;
+            let arity = defined
+                .get(own as usize)
+                .and_then(|t| types.get(*t as usize))
+                .copied()
+                .ok_or_else(|| {
+                    ParseError::new(SOURCE, format!("export {name:?} names no function"))
+                })?;
+            Ok(ExportedFunction { name, arity })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +235,55 @@ mod tests {
             .map(|i| (i.module.as_str(), i.name.as_str()))
             .collect();
         assert_eq!(pairs, [("l", "6"), ("x", "1"), ("e", "mem")]);
+    }
+
+    /// A module importing one host function, defining two (arities 0 and 3) and exporting both and a memory.
+    fn exporting_module() -> Vec<u8> {
+        let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+        // Types: () -> i64, (i64, i64, i64) -> i64.
+        let types = [2u8, 0x60, 0, 1, 0x7e, 0x60, 3, 0x7e, 0x7e, 0x7e, 1, 0x7e];
+        wasm.extend([1, types.len() as u8]);
+        wasm.extend(types);
+        let imports = [1u8, 1, b'l', 1, b'6', 0x00, 0x01];
+        wasm.extend([2, imports.len() as u8]);
+        wasm.extend(imports);
+        wasm.extend([3, 3, 2, 1, 0]); // function 1: type 1; function 2: type 0
+        let exports = [
+            3u8, 6, b'r', b'e', b'w', b'a', b'r', b'd', 0x00, 1, 4, b'n', b'a', b'm', b'e', 0x00,
+            2, 3, b'm', b'e', b'm', 0x02, 0,
+        ];
+        wasm.extend([7, exports.len() as u8]);
+        wasm.extend(exports);
+        wasm
+    }
+
+    #[test]
+    fn reads_every_exported_function_with_its_arity() {
+        let got = parse_wasm_exports(&exporting_module()).unwrap();
+        assert_eq!(
+            got,
+            [
+                ExportedFunction {
+                    name: "reward".into(),
+                    arity: 3
+                },
+                ExportedFunction {
+                    name: "name".into(),
+                    arity: 0
+                }
+            ]
+        );
+        let m = exporting_module();
+        for cut in 9..m.len() {
+            let _ = parse_wasm_exports(&m[..cut]); // never panics
+        }
+        assert!(parse_wasm_exports(b"not wasm").is_err());
+        // An export naming the imported function (index 0) is refused, not misread.
+        let mut bad = m.clone();
+        let at = bad.len() - 14;
+        assert_eq!(bad[at], 1);
+        bad[at] = 0;
+        assert!(parse_wasm_exports(&bad).is_err());
     }
 
     #[test]

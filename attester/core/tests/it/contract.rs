@@ -1,12 +1,17 @@
-//! Custom token contracts: each mechanics bit and the floor it implies, accountability through the admin
+//! Custom token contracts: each mechanics bit from what was observed (never from a name) and the floor it
+//! implies, a discovery that did not cover the token is undetermined, accountability through the admin
 //! account's home domain (never undetermined), the FAIL ceiling of the `sep41` check at the report level,
 //! and a property: no contract-token report is attestable below a floor its bits imply.
 
 use assay_core::checks::sep41::{Sep41Check, Sep41Row, Sep41Status};
 use assay_core::contract::{
     evaluate_contract, AdminOutcome, CodeOutcome, ContractCode, ContractSubject, HostImport,
+    PowersOutcome,
 };
 use assay_core::hash::EvidenceVersion;
+use assay_core::powers::{
+    Authority, FreezeScope, ObservedPower, PowerEffect, PowerSurvey, UnclassifiedWrite, BUDGET_CUT,
+};
 use assay_core::{
     attestation_params, Accountability, Attempt, Currency, FailureCategory, FetchFailure,
     Freshness, HomeDomain, Mechanics, Observed, Rating, Refusal, Severity, Timestamp, Token,
@@ -35,14 +40,86 @@ fn code(imports: &[(&str, &str)], functions: &[&str]) -> CodeOutcome {
                 })
                 .collect(),
             functions: functions.iter().map(|f| f.to_string()).collect(),
+            external_owner: None,
         },
     })
+}
+
+fn survey(powers: Vec<ObservedPower>) -> PowerSurvey {
+    PowerSurvey {
+        wasm_hash: "ab".repeat(32),
+        ledger: 100,
+        probed: vec!["rebalance".into()],
+        invocations: 12,
+        holders: vec![ADMIN.into()],
+        powers,
+        unclassified: vec![],
+        cut: vec![],
+        unobservable: None,
+    }
+}
+
+fn observed(s: PowerSurvey) -> PowersOutcome {
+    PowersOutcome::Observed(Observed {
+        url: "http://rpc.example".into(),
+        retrieved_at: at(),
+        value: s,
+    })
+}
+
+fn admin_authority() -> Authority {
+    Authority {
+        address: ADMIN.into(),
+        control: "1 key".into(),
+        locked: false,
+    }
+}
+
+/// A power `function` was seen to exercise with the admin's authorization.
+fn power(function: &str, effect: PowerEffect) -> ObservedPower {
+    ObservedPower {
+        function: function.into(),
+        authorized_by: vec![admin_authority()],
+        effect,
+        label: None,
+        events: vec![],
+    }
+}
+
+fn takes() -> PowerEffect {
+    PowerEffect::TakesBalance {
+        holder: ADMIN.into(),
+        amount: "1".into(),
+        moved_to: None,
+    }
+}
+
+fn freezes() -> PowerEffect {
+    PowerEffect::Freezes {
+        holder: ADMIN.into(),
+        scope: FreezeScope::OneAccount,
+    }
+}
+
+fn creates() -> PowerEffect {
+    PowerEffect::CreatesSupply {
+        credited: ADMIN.into(),
+        amount: "1".into(),
+    }
+}
+
+/// A subject whose code was read and whose discovery observed `powers`.
+fn subject_with(code: CodeOutcome, powers: Vec<ObservedPower>) -> ContractSubject {
+    let mut s = subject(code);
+    s.powers = observed(survey(powers));
+    s
 }
 
 fn subject(code: CodeOutcome) -> ContractSubject {
     ContractSubject {
         contract: TOKEN.into(),
         code,
+        powers: observed(survey(vec![])),
         admin: AdminOutcome::NoAdminFunction,
         home_domain: HomeDomain::Absent,
         account_url: None,
@@ -73,68 +150,75 @@ fn claims(r: &assay_core::Report) -> Vec<&str> {
     r.evidence.iter().map(|e| e.claim.as_str()).collect()
 }
 
-/// Imports, spec functions, the bits and floor expected, and the evidence line that names them.
+/// Imports, observed powers, the bits and floor expected, and the evidence line that names them.
 type Case = (
     &'static [(&'static str, &'static str)],
-    &'static [&'static str],
+    Vec<ObservedPower>,
     u32,
     Severity,
     &'static str,
 );
 
 #[test]
-fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
+fn each_bit_comes_from_what_was_observed_with_its_floor_and_an_evidence_line() {
     let cases: [Case; 7] = [
         (
             &[("l", "j")],
-            &[],
+            vec![],
             Mechanics::CODE_MUTABLE,
             Severity::High,
             "imports l.j (update_current_contract_executable_ref): the code can be replaced",
         ),
-        (&[], &["balance", "transfer"], 0, Severity::Clear, ""),
+        (&[], vec![], 0, Severity::Clear, ""),
         (
             &[("l", "6")],
-            &["balance"],
+            vec![],
             Mechanics::CODE_MUTABLE,
             Severity::High,
             "imports l.6 (update_current_contract_wasm): the code can be replaced",
         ),
         (
             &[],
-            &["clawback"],
+            vec![power("rebalance", takes())],
             Mechanics::ADMIN_CLAWBACK,
             Severity::High,
-            "spec exposes clawback",
+            "rebalance authorized by GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN (1 key, 0 s): \
+             a holder's balance fell by the units asked, without the holder's authorization; nobody was credited",
         ),
         (
             &[],
-            &["set_authorized"],
+            vec![power("set_mode", freezes())],
             Mechanics::ADMIN_FREEZE,
             Severity::Medium,
-            "spec exposes set_authorized",
+            "set_mode authorized by GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN (1 key, 0 s): \
+             a holder's transfer that succeeded before the call is refused after it; another holder's still succeeds",
         ),
         (
             &[],
-            &["freeze"],
+            vec![ObservedPower {
+                authorized_by: vec![],
+                ..power("poke", freezes())
+            }],
             Mechanics::ADMIN_FREEZE,
             Severity::Medium,
-            "spec exposes freeze",
+            "poke authorized by anyone (no authorization asked): a holder's transfer that succeeded before the \
+             call is refused after it; another holder's still succeeds",
         ),
         (
             &[("x", "1")],
-            &["mint"],
+            vec![power("reward", creates())],
             Mechanics::ADMIN_MINT,
             Severity::Clear,
-            "spec exposes mint",
+            "reward authorized by GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN (1 key, 0 s): \
+             a balance rose by the units asked with no matching debit",
         ),
     ];
-    for (imports, functions, bits, floor, line) in cases {
-        let r = evaluate_contract(&subject(code(imports, functions)), None).unwrap();
-        assert_eq!(r.mechanics.bits(), bits, "{functions:?}");
-        assert_eq!(r.severity, Rating::Level(floor), "{functions:?}");
+    for (imports, powers, bits, floor, line) in cases {
+        let r = evaluate_contract(&subject_with(code(imports, &[]), powers), None).unwrap();
+        assert_eq!(r.mechanics.bits(), bits, "{line}");
+        assert_eq!(r.severity, Rating::Level(floor), "{line}");
         assert_eq!(r.base_severity, Rating::Level(floor));
-        assert!(!r.escalated && !r.undetermined);
+        assert!(!r.escalated && !r.undetermined, "{line}");
         assert_eq!(r.asset, Token::Contract(TOKEN.into()));
         let c = claims(&r);
         assert!(
@@ -145,15 +229,18 @@ fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
             assert!(c.contains(&line), "{c:?}");
         }
         let p =
-            attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, true).unwrap();
+            attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V5, true).unwrap();
         assert_eq!((p.severity, p.flags), (floor.level(), bits));
         assert!(p.preimage.unwrap().starts_with(&format!(
-            "assay-evidence-v4\nscanner\tv0.1.0\ntoken\t{TOKEN}\n"
+            "assay-evidence-v5\nscanner\tv0.1.0\ntoken\t{TOKEN}\n"
         )));
     }
     // The strongest power decides; the others are still recorded.
     let r = evaluate_contract(
-        &subject(code(&[("l", "6")], &["mint", "set_authorized"])),
+        &subject_with(
+            code(&[("l", "6")], &[]),
+            vec![power("reward", creates()), power("set_mode", freezes())],
+        ),
         None,
     )
     .unwrap();
@@ -162,6 +249,70 @@ fn each_bit_is_read_from_the_code_with_its_floor_and_an_evidence_line() {
         ["code_mutable", "admin_freeze", "admin_mint"]
     );
     assert_eq!(r.severity, Rating::Level(Severity::High));
+}
+
+#[test]
+fn a_name_sets_no_bit_and_a_privileged_write_nobody_could_classify_sets_bit_13() {
+    // Every name of the common vocabulary in the spec, nothing observed: clear.
+    let names = [
+        "clawback",
+        "mint",
+        "set_authorized",
+        "freeze",
+        "blacklist",
+        "pause",
+    ];
+    let r = evaluate_contract(&subject(code(&[], &names)), None).unwrap();
+    assert_eq!(r.mechanics.bits(), 0);
+    assert_eq!(r.severity, Rating::Level(Severity::Clear));
+    assert!(!r.undetermined);
+
+    let mut s = subject(code(&[], &[]));
+    let mut found = survey(vec![]);
+    found.unclassified.push(UnclassifiedWrite {
+        function: "set_memo".into(),
+        authorized_by: vec![admin_authority()],
+    });
+    s.powers = observed(found);
+    let r = evaluate_contract(&s, None).unwrap();
+    assert_eq!(r.mechanics.names(), ["admin_unclassified"]);
+    assert_eq!(r.severity, Rating::Level(Severity::Clear), "no floor");
+    assert!(
+        claims(&r)
+            .iter()
+            .any(|c| c.starts_with("set_memo authorized by GA5Z")),
+        "the report names the function: {:?}",
+        claims(&r)
+    );
+}
+
+#[test]
+fn a_discovery_that_did_not_cover_the_token_is_undetermined_never_clear() {
+    let failed = PowersOutcome::Failed(Attempt {
+        url: "http://rpc.example".into(),
+        retrieved_at: at(),
+        failure: FetchFailure::with_detail(FailureCategory::UnknownFailure, "upstream gone"),
+    });
+    let mut unobservable = survey(vec![]);
+    unobservable.unobservable = Some("no address held units".into());
+    let mut cut = survey(vec![power("reward", creates())]);
+    cut.cut.push(format!("set_mode: {BUDGET_CUT}"));
+    for outcome in [
+        PowersOutcome::NotRun,
+        failed,
+        observed(unobservable),
+        observed(cut),
+    ] {
+        let mut s = subject(code(&[], &[]));
+        s.powers = outcome.clone();
+        let r = evaluate_contract(&s, None).unwrap();
+        assert!(r.undetermined, "{outcome:?}");
+        assert_eq!(r.undetermined_checks, ["contract-mechanics"]);
+        assert!(matches!(
+            attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V5, false),
+            Err(Refusal::Undetermined { .. })
+        ));
+    }
 }
 
 #[test]
@@ -199,7 +350,7 @@ fn accountability_is_verified_only_by_the_admin_domains_contract_entry() {
         })
     };
     let with = |admin: AdminOutcome, domain: HomeDomain, t: TomlOutcome| {
-        let mut s = subject(code(&[], &["mint"]));
+        let mut s = subject_with(code(&[], &[]), vec![power("reward", creates())]);
         s.admin = admin;
         s.home_domain = domain;
         s.account_url = Some(format!("https://horizon.example/accounts/{ADMIN}"));
@@ -275,7 +426,7 @@ fn accountability_is_verified_only_by_the_admin_domains_contract_entry() {
 #[test]
 fn a_fail_is_the_ceiling_beside_open_rows_and_open_rows_alone_are_undetermined() {
     use Sep41Status::*;
-    let s = subject(code(&[], &["mint"]));
+    let s = subject_with(code(&[], &[]), vec![power("reward", creates())]);
     // The vulnerable token's shape: FAILs and five UNVERIFIABLE rows.
     let rows = [
         Pass,
@@ -330,7 +481,7 @@ fn versions_fit_their_subject() {
             Err(Refusal::WrongVersion { .. })
         ));
     }
-    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V4);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V5);
     let json = r.to_json_pretty();
     assert!(
         json.contains(&format!("\"contract\": \"{TOKEN}\"")),
@@ -359,15 +510,14 @@ fn status() -> impl Strategy<Value = Sep41Status> {
     ]
 }
 
-fn function() -> impl Strategy<Value = String> {
+fn effect() -> impl Strategy<Value = PowerEffect> {
     prop_oneof![
-        Just("mint".to_string()),
-        Just("clawback".to_string()),
-        Just("set_authorized".to_string()),
-        Just("freeze".to_string()),
-        Just("blacklist".to_string()),
-        Just("balance".to_string()),
-        "[a-z_]{1,12}",
+        Just(takes()),
+        Just(freezes()),
+        Just(creates()),
+        Just(PowerEffect::ReplacesDependency {
+            dependency: TOKEN.into()
+        }),
     ]
 }
 
@@ -387,12 +537,12 @@ proptest! {
     #[test]
     fn no_contract_token_report_is_attested_below_its_floor(
         imports in proptest::collection::vec(import(), 0..4),
-        functions in proptest::collection::vec(function(), 0..6),
+        effects in proptest::collection::vec(effect(), 0..4),
         rows in proptest::option::of(proptest::collection::vec(status(), 0..8)),
     ) {
         let imports: Vec<(&str, &str)> = imports.iter().map(|(m, n)| (m.as_str(), n.as_str())).collect();
-        let functions: Vec<&str> = functions.iter().map(String::as_str).collect();
-        let s = subject(code(&imports, &functions));
+        let powers = effects.into_iter().map(|e| power("f", e)).collect();
+        let s = subject_with(code(&imports, &["mint", "clawback"]), powers);
         let check = rows.as_ref().map(|r| sep41(r));
         let r = evaluate_contract(&s, check.as_ref()).unwrap();
         if let Ok(p) = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false) {

@@ -9,12 +9,13 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The attester's library crates, bottom to top.
-const ATTESTER: [&str; 6] = [
+const ATTESTER: [&str; 7] = [
     "assay-core",
     "assay-scan",
     "assay-chain",
     "assay-localnet",
     "assay-sep41",
+    "assay-powers",
     "assay-attest",
 ];
 
@@ -26,6 +27,11 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-localnet", &["assay-core", "assay-chain"]),
     (
         "assay-sep41",
+        &["assay-core", "assay-chain", "assay-localnet"],
+    ),
+    // Beside the suite, not above or below it: both drive the embedded host; attest and the CLI compose them.
+    (
+        "assay-powers",
         &["assay-core", "assay-chain", "assay-localnet"],
     ),
     ("assay-attest", &ATTESTER),

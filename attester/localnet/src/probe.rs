@@ -1,0 +1,336 @@
+//! A sandbox for probing a contract: calls run in the real Soroban host on a private copy of this
+//! network's state (in fork mode, entries it never held still come from the upstream, read once), with
+//! whatever authorization each call asks for granted, and nothing reaches the network itself. A
+//! checkpoint taken before a call and restored after it lets a prober compare state before and after
+//! one call at a time — how power discovery observes what a token's functions do to holders.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use soroban_env_host::budget::Budget;
+use soroban_env_host::e2e_invoke::{
+    invoke_host_function_in_recording_mode, RecordingInvocationAuthMode,
+    RecordingInvocationAuthParams,
+};
+use soroban_env_host::storage::SnapshotSource;
+use soroban_env_host::xdr::{
+    AccountId, ContractCodeEntry, ContractCodeEntryExt, ContractEvent, Hash, HostFunction,
+    InvokeContractArgs, LedgerEntry, LedgerEntryData, LedgerEntryExt, LedgerFootprint, LedgerKey,
+    LedgerKeyContractCode, Limits, ReadXdr, ScAddress, ScEnvMetaEntry,
+    ScEnvMetaEntryInterfaceVersion, ScSymbol, ScVal, SorobanAuthorizationEntry, WriteXdr,
+};
+use soroban_env_host::LedgerInfo;
+use soroban_simulation::NetworkConfig;
+
+use crate::fork::{Fallthrough, ForkSource};
+use crate::state::{EntryMap, Overlay, Snapshot, Stored};
+use crate::xdrutil::{sha256, to_bytes};
+use crate::{simulate, LocalNet, LocalNetError, MAX_ENTRY_TTL, PROTOCOL_VERSION};
+
+/// A private copy of a network's state to run calls on. See the module docs.
+pub struct Sandbox {
+    entries: EntryMap,
+    faulted: BTreeSet<LedgerKey>,
+    fork: Option<Arc<ForkSource>>,
+    ledger_info: LedgerInfo,
+    net: NetworkConfig,
+    source: AccountId,
+    calls: u64,
+}
+
+/// The state of a [`Sandbox`] at one moment, to return to.
+#[derive(Clone)]
+pub struct Checkpoint {
+    entries: EntryMap,
+    faulted: BTreeSet<LedgerKey>,
+}
+
+/// One entry a call changed: its value before and after (`None`: absent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Write {
+    pub key: LedgerKey,
+    pub before: Option<LedgerEntry>,
+    pub after: Option<LedgerEntry>,
+}
+
+/// What one call did.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The returned value, or why the host refused or trapped.
+    pub result: Result<ScVal, String>,
+    /// The authorizations the call asked for (recorded; every one was granted). The calls' source account
+    /// is nobody's, so every party's authorization is an address credential here.
+    pub auth: Vec<SorobanAuthorizationEntry>,
+    /// Every entry it read or wrote.
+    pub footprint: LedgerFootprint,
+    /// The contract events it emitted (empty when it failed).
+    pub events: Vec<ContractEvent>,
+    /// The entries whose value it changed (empty when it failed).
+    pub writes: Vec<Write>,
+    /// The fork's upstream failed during the call: the result says nothing about the contract.
+    pub upstream_error: Option<String>,
+}
+
+impl Call {
+    /// Whether the call returned a value.
+    pub fn succeeded(&self) -> bool {
+        self.result.is_ok()
+    }
+}
+
+impl LocalNet {
+    /// A sandbox holding a copy of this network's current state (see [`Sandbox`]). Calls run at the next
+    /// ledger's sequence number and this moment's close time.
+    pub fn sandbox(&self) -> Result<Sandbox, LocalNetError> {
+        let l = self.shared.lock();
+        let (input, net) = simulate::prepare(&l).map_err(LocalNetError::Genesis)?;
+        Ok(Sandbox {
+            entries: l.entries.clone(),
+            faulted: l.faulted.clone(),
+            fork: l.fork.clone(),
+            ledger_info: input.ledger_info,
+            net,
+            source: crate::xdrutil::account_id(sha256(b"assay sandbox source: nobody's account")),
+            calls: 0,
+        })
+    }
+}
+
+impl Sandbox {
+    /// The ledger sequence calls run at.
+    pub fn ledger(&self) -> u32 {
+        self.ledger_info.sequence_number
+    }
+
+    /// Host invocations run so far.
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// The current state, to [`restore`](Sandbox::restore) later.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            entries: self.entries.clone(),
+            faulted: self.faulted.clone(),
+        }
+    }
+
+    /// Returns to a checkpoint: every write since it is undone.
+    pub fn restore(&mut self, checkpoint: &Checkpoint) {
+        self.entries = checkpoint.entries.clone();
+        self.faulted = checkpoint.faulted.clone();
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            entries: self.entries.clone(),
+            fallthrough: self.fork.clone().map(|source| Fallthrough {
+                source,
+                faulted: self.faulted.clone(),
+            }),
+        }
+    }
+
+    /// The current value of `key` (in fork mode, the upstream's when the sandbox never held it).
+    ///
+    /// # Errors
+    /// [`LocalNetError::Fork`] when the upstream could not be read.
+    pub fn entry(&self, key: &LedgerKey) -> Result<Option<LedgerEntry>, LocalNetError> {
+        self.snapshot()
+            .get(&Rc::new(key.clone()))
+            .map(|v| v.map(|(e, _)| (*e).clone()))
+            .map_err(|e| LocalNetError::Fork(format!("cannot read an entry: {e:?}")))
+    }
+
+    /// Runs `function(args)` on `contract` and keeps its writes when it succeeds.
+    pub fn invoke(&mut self, contract: &ScAddress, function: &str, args: Vec<ScVal>) -> Call {
+        let call = self.run(contract, function, args);
+        if call.succeeded() && call.upstream_error.is_none() {
+            for w in &call.writes {
+                self.faulted.insert(w.key.clone());
+            }
+            let seq = self.ledger();
+            let mut overlay = Overlay::default();
+            for w in &call.writes {
+                match &w.after {
+                    Some(entry) => {
+                        let live =
+                            self.entries
+                                .get(&w.key)
+                                .and_then(|s| s.live_until)
+                                .or_else(|| {
+                                    crate::state::durability(&w.key)
+                                        .map(|_| seq.saturating_add(MAX_ENTRY_TTL - 1))
+                                });
+                        overlay.put(w.key.clone(), entry.clone(), live);
+                    }
+                    None => overlay.remove(w.key.clone()),
+                }
+            }
+            overlay.commit(&mut self.entries, seq);
+        }
+        call
+    }
+
+    /// Runs `function(args)` on `contract` and keeps nothing: a read, or a what-if.
+    pub fn simulate(&mut self, contract: &ScAddress, function: &str, args: Vec<ScVal>) -> Call {
+        self.run(contract, function, args)
+    }
+
+    /// Adds a contract code entry holding `wasm` (not validated: a call that runs it validates it) and
+    /// returns its hash, so a probe can name code other than the token's own.
+    pub fn install_code(&mut self, wasm: &[u8]) -> [u8; 32] {
+        let hash = sha256(wasm);
+        let key = LedgerKey::ContractCode(LedgerKeyContractCode { hash: Hash(hash) });
+        let entry = LedgerEntry {
+            last_modified_ledger_seq: self.ledger(),
+            data: LedgerEntryData::ContractCode(ContractCodeEntry {
+                ext: ContractCodeEntryExt::V0,
+                hash: Hash(hash),
+                code: wasm.to_vec().try_into().unwrap_or_default(),
+            }),
+            ext: LedgerEntryExt::V0,
+        };
+        self.faulted.insert(key.clone());
+        self.entries.insert(
+            key,
+            Arc::new(Stored {
+                entry,
+                live_until: Some(self.ledger().saturating_add(MAX_ENTRY_TTL - 1)),
+            }),
+        );
+        hash
+    }
+
+    fn run(&mut self, contract: &ScAddress, function: &str, args: Vec<ScVal>) -> Call {
+        self.calls += 1;
+        let refused = |why: String| Call {
+            result: Err(why),
+            auth: vec![],
+            footprint: LedgerFootprint::default(),
+            events: vec![],
+            writes: vec![],
+            upstream_error: None,
+        };
+        let Ok(name) = ScSymbol::try_from(function) else {
+            return refused(format!("{function:?} is not a function name"));
+        };
+        let Ok(args) = args.try_into() else {
+            return refused("too many arguments".into());
+        };
+        let host_fn = HostFunction::InvokeContract(InvokeContractArgs {
+            contract_address: contract.clone(),
+            function_name: name,
+            args,
+        });
+        let budget = match Budget::try_from_configs(
+            u64::try_from(self.net.tx_max_instructions).unwrap_or(0),
+            u64::from(self.net.tx_memory_limit),
+            self.net.cpu_cost_params.clone(),
+            self.net.memory_cost_params.clone(),
+        ) {
+            Ok(b) => b,
+            Err(e) => return refused(format!("cannot build the host's budget: {e:?}")),
+        };
+        if let Some(f) = &self.fork {
+            f.take_error(); // only this call's upstream failures are reported below
+        }
+        let snapshot = Rc::new(self.snapshot());
+        let mut seed = to_bytes(&host_fn);
+        seed.extend_from_slice(&self.calls.to_be_bytes());
+        let mut diagnostics = Vec::new();
+        let outcome = invoke_host_function_in_recording_mode(
+            &budget,
+            false,
+            &host_fn,
+            &self.source,
+            RecordingInvocationAuthMode::Recording(RecordingInvocationAuthParams {
+                disable_non_root_auth: false,
+                use_address_v2: false,
+            }),
+            self.ledger_info.clone(),
+            snapshot.clone(),
+            sha256(&seed),
+            &mut diagnostics,
+        );
+        let upstream_error = self.fork.as_ref().and_then(|f| f.take_error());
+        let r = match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                return Call {
+                    upstream_error,
+                    ..refused(format!("{function} could not run: {:?}", e.error))
+                }
+            }
+        };
+        let mut writes = Vec::new();
+        if r.invoke_result.is_ok() {
+            for change in r.ledger_changes.iter().filter(|c| !c.read_only) {
+                let Ok(key) = LedgerKey::from_xdr(&change.encoded_key, Limits::none()) else {
+                    continue;
+                };
+                let after = change
+                    .encoded_new_value
+                    .as_ref()
+                    .and_then(|v| LedgerEntry::from_xdr(v, Limits::none()).ok());
+                let before = snapshot
+                    .get(&Rc::new(key.clone()))
+                    .ok()
+                    .flatten()
+                    .map(|(e, _)| (*e).clone());
+                let same = match (&before, &after) {
+                    (Some(b), Some(a)) => b.data == a.data,
+                    (None, None) => true,
+                    _ => false,
+                };
+                if !same {
+                    writes.push(Write { key, before, after });
+                }
+            }
+        }
+        Call {
+            result: r
+                .invoke_result
+                .map_err(|e| format!("{function} failed: {:?}", e.error)),
+            auth: r.auth,
+            footprint: r.resources.footprint,
+            events: r.contract_events,
+            writes,
+            upstream_error,
+        }
+    }
+}
+
+/// A minimal module that is valid contract code and exports nothing: what a probe hands a function that
+/// asks for a code hash, so replacing the token's code is observable as a changed executable.
+pub fn placeholder_wasm() -> Vec<u8> {
+    let meta = ScEnvMetaEntry::ScEnvMetaKindInterfaceVersion(ScEnvMetaEntryInterfaceVersion {
+        protocol: PROTOCOL_VERSION,
+        pre_release: 0,
+    })
+    .to_xdr(Limits::none())
+    .unwrap_or_default();
+    let name = b"contractenvmetav0";
+    let mut section = vec![name.len() as u8];
+    section.extend_from_slice(name);
+    section.extend_from_slice(&meta);
+    let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+    wasm.push(0);
+    wasm.push(section.len() as u8);
+    wasm.extend(section);
+    wasm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_code_is_a_module_with_only_its_interface_version() {
+        let wasm = placeholder_wasm();
+        assert_eq!(&wasm[..8], b"\0asm\x01\0\0\0");
+        assert_eq!(wasm[8], 0, "one custom section");
+        assert_eq!(wasm.len(), 8 + 2 + 1 + 17 + 12);
+    }
+}

@@ -1,0 +1,190 @@
+//! Discovery on a fork of a network, for `assay scan C…`, `attest`, `verify` and `watch`: start a fork of
+//! the network's ledger (nothing is signed or sent upstream), read the token's code from it, find holders
+//! to watch in the token's newest events, and run [`crate::discover`] in a sandbox over the fork.
+
+use assay_chain::rpc::RpcClient;
+use assay_chain::strkey_of;
+use assay_core::powers::PowerSurvey;
+use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig};
+use stellar_xdr::{
+    ContractExecutable, LedgerEntryData, LedgerKey, LedgerKeyContractCode, Limits, ReadXdr,
+    ScAddress, ScVal,
+};
+
+use crate::observe::instance_key;
+use crate::{discover, Bounds, DiscoveryError, Target};
+
+/// Holders read from events at most (each costs a balance read).
+const MAX_CANDIDATES: usize = 8;
+/// The newest window of ledgers read first for holders; each widening multiplies it by eight.
+const FIRST_WINDOW: u32 = 720;
+/// `getEvents` calls at most.
+const MAX_EVENT_CALLS: usize = 4;
+
+/// Where and whom to fork.
+#[derive(Debug, Clone)]
+pub struct ForkRequest {
+    /// The network's stellar-rpc.
+    pub rpc_url: String,
+    /// Its passphrase (checked against the upstream's).
+    pub passphrase: String,
+    /// The token.
+    pub contract: ScAddress,
+    /// An address known to hold the token, watched first.
+    pub holder: Option<ScAddress>,
+    pub bounds: Bounds,
+}
+
+/// A finished discovery on a fork.
+#[derive(Debug, Clone)]
+pub struct ForkDiscovery {
+    pub survey: PowerSurvey,
+    /// Calls to the upstream's stellar-rpc.
+    pub upstream_round_trips: u64,
+    /// Keys the upstream reported modified after the fork ledger (drift), base64.
+    pub drifted: Vec<String>,
+}
+
+/// Runs discovery for `request.contract` on a fork of its network.
+///
+/// # Errors
+/// [`DiscoveryError::Upstream`] when the fork cannot start or its upstream fails; [`DiscoveryError::Malformed`]
+/// when there is no WASM token at the address.
+pub fn discover_on_fork(request: &ForkRequest) -> Result<ForkDiscovery, DiscoveryError> {
+    let upstream = |e: &dyn std::fmt::Display| DiscoveryError::Upstream(e.to_string());
+    let net = LocalNet::start_fork(
+        LocalNetConfig {
+            port: 0,
+            ledger_close_ms: 1_000,
+            passphrase: request.passphrase.clone(),
+        },
+        ForkConfig {
+            rpc_url: Some(request.rpc_url.clone()),
+            ledger: None,
+            cache: None,
+        },
+    )
+    .map_err(|e| upstream(&e))?;
+    let stats = net
+        .fork_stats()
+        .ok_or_else(|| DiscoveryError::Upstream("the network did not start as a fork".into()))?;
+    let wasm = code_of(&net, &request.contract)?;
+    let client = RpcClient::new(&request.rpc_url).map_err(|e| upstream(&e))?;
+    let mut candidates: Vec<ScAddress> = request.holder.iter().cloned().collect();
+    for a in holders_in_events(&client, &request.contract, stats.ledger)? {
+        if !candidates.contains(&a) {
+            candidates.push(a);
+        }
+    }
+    let mut sandbox = net.sandbox().map_err(|e| upstream(&e))?;
+    let survey = discover(
+        &mut sandbox,
+        &Target {
+            contract: request.contract.clone(),
+            wasm,
+        },
+        &candidates,
+        request.bounds,
+    )?;
+    let stats = net.fork_stats().unwrap_or(stats);
+    Ok(ForkDiscovery {
+        survey,
+        upstream_round_trips: stats.upstream_round_trips + client.round_trips(),
+        drifted: stats.drifted,
+    })
+}
+
+/// The WASM `contract` runs on `net`.
+pub fn code_of(net: &LocalNet, contract: &ScAddress) -> Result<Vec<u8>, DiscoveryError> {
+    let missing = |what: String| DiscoveryError::Malformed(what);
+    let id = strkey_of(contract);
+    let (instance, _) = net
+        .ledger_entry(&instance_key(contract))
+        .ok_or_else(|| missing(format!("no contract instance at {id}")))?;
+    let hash = match instance.data {
+        LedgerEntryData::ContractData(d) => match d.val {
+            ScVal::ContractInstance(i) => match i.executable {
+                ContractExecutable::Wasm(h) => h,
+                ContractExecutable::StellarAsset => {
+                    return Err(missing(format!(
+                        "{id} is a Stellar Asset Contract: its powers are its issuer's flags"
+                    )))
+                }
+                ContractExecutable::ExternalRef(r) => {
+                    return Err(missing(format!(
+                        "{id} runs code owned by {} (a CAP-85 external reference), which discovery cannot \
+                         resolve yet",
+                        strkey_of(&r.executable_owner)
+                    )))
+                }
+            },
+            _ => return Err(missing(format!("{id}'s instance entry holds no instance"))),
+        },
+        _ => return Err(missing(format!("{id}'s instance key names another entry"))),
+    };
+    let (code, _) = net
+        .ledger_entry(&LedgerKey::ContractCode(LedgerKeyContractCode { hash }))
+        .ok_or_else(|| missing(format!("the code of {id} is not on the ledger")))?;
+    match code.data {
+        LedgerEntryData::ContractCode(c) => Ok(c.code.to_vec()),
+        _ => Err(missing(format!("the code entry of {id} holds no code"))),
+    }
+}
+
+/// Addresses the token's newest `transfer` and `mint` events name (receivers first), newest first: the
+/// window ends at the fork ledger and widens backwards until enough are named or the upstream's
+/// retention ends.
+pub fn holders_in_events(
+    client: &RpcClient,
+    contract: &ScAddress,
+    fork_ledger: u32,
+) -> Result<Vec<ScAddress>, DiscoveryError> {
+    let upstream = |e: &dyn std::fmt::Display| DiscoveryError::Upstream(e.to_string());
+    let oldest = client.get_health().map_err(|e| upstream(&e))?.oldest_ledger;
+    let mut out: Vec<ScAddress> = Vec::new();
+    let mut window = FIRST_WINDOW;
+    let mut end = fork_ledger.saturating_add(1);
+    for _ in 0..MAX_EVENT_CALLS {
+        let start = end.saturating_sub(window).max(oldest).max(1);
+        let events = client
+            .get_events(start, &[strkey_of(contract)])
+            .map_err(|e| upstream(&e))?
+            .events;
+        for event in events.iter().filter(|e| e.ledger < end).rev() {
+            let topics: Vec<ScVal> = event
+                .topic
+                .iter()
+                .filter_map(|t| ScVal::from_xdr_base64(t, xdr_limits()).ok())
+                .collect();
+            let Some(ScVal::Symbol(name)) = topics.first() else {
+                continue;
+            };
+            let name = name.to_utf8_string_lossy();
+            if name != "transfer" && name != "mint" {
+                continue;
+            }
+            for topic in topics[1..].iter().rev() {
+                if let ScVal::Address(a) = topic {
+                    if !out.contains(a) {
+                        out.push(a.clone());
+                    }
+                }
+            }
+        }
+        if out.len() >= MAX_CANDIDATES || start <= oldest.max(1) {
+            break;
+        }
+        end = start;
+        window = window.saturating_mul(8);
+    }
+    out.truncate(MAX_CANDIDATES);
+    Ok(out)
+}
+
+/// Limits for XDR from an upstream: no answer may exhaust the stack or memory.
+fn xdr_limits() -> Limits {
+    Limits {
+        depth: 64,
+        len: 64 * 1024,
+    }
+}

@@ -1,0 +1,406 @@
+//! Power discovery by behaviour: what can this token's code do to a holder's balance, learned by running
+//! every function it exports on a private copy of the ledger (an [`assay_localnet::Sandbox`] over a fork,
+//! or over the embedded network a `--wasm` run deploys to) and comparing state before and after.
+//!
+//! For each exported function that is not a SEP-41 read, [`discover`] builds arguments from the contract
+//! spec's types where it has an entry (and from the function's WASM arity where it has none), runs the call
+//! with exactly the authorization it asks for granted, and classifies the observed effect:
+//!
+//! - a holder's balance falls without the holder's authorization → takes a balance (`admin_clawback`);
+//! - a holder's transfer that succeeded before the call is refused after it → freeze (`admin_freeze`);
+//! - a balance rises with no matching debit → creates supply (`admin_mint`);
+//! - the token's executable changes, or a contract its transfer calls into is replaced → `code_mutable`;
+//! - a privileged call writes state whose effect on holders none of these explains → `admin_unclassified`.
+//!
+//! A function's name never decides anything: the vocabulary in [`assay_core::powers::label_for`] only labels
+//! what was observed. The work is bounded (invocations per function, a time budget per token) and the
+//! survey says where a bound cut it.
+
+mod args;
+mod authority;
+mod classify;
+pub mod fork;
+mod observe;
+mod spec;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use assay_chain::strkey_of;
+use assay_core::powers::{label_for, ObservedPower, PowerSurvey, UnclassifiedWrite, BUDGET_CUT};
+use assay_localnet::Sandbox;
+use sha2::{Digest, Sha256};
+use stellar_xdr::{Limits, ScAddress, ScVal, WriteXdr};
+
+use crate::args::{Candidates, Combinations};
+use crate::classify::{classify, Effect};
+use crate::observe::{Observer, World};
+
+pub use crate::authority::resolve as resolve_authority;
+
+/// Functions never probed: the SEP-41 reads, and what the host itself calls.
+const NOT_PROBED: [&str; 7] = [
+    "balance",
+    "allowance",
+    "decimals",
+    "name",
+    "symbol",
+    "__constructor",
+    "__check_auth",
+];
+
+/// The SEP-41 interface's writes: their effects are classified like any other's, but a write of theirs
+/// that explains nothing is the interface at work (the SEP-41 suite judges it), not an unclassified power.
+const SEP41_WRITES: [&str; 5] = ["transfer", "transfer_from", "approve", "burn", "burn_from"];
+
+/// How much work one token may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Invocations per function (argument combinations tried).
+    pub per_function: usize,
+    /// Wall time for the whole token.
+    pub budget: Duration,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            per_function: 64,
+            budget: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The token to judge.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The token contract (`C…`).
+    pub contract: ScAddress,
+    /// The code it runs (for a CAP-85 external reference, the referenced code).
+    pub wasm: Vec<u8>,
+}
+
+/// Why discovery could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    /// The code's export section does not parse.
+    #[error("the token's code does not parse: {0}")]
+    Malformed(String),
+    /// The fork's upstream failed: nothing observed can be trusted.
+    #[error("the fork's upstream failed during discovery: {0}")]
+    Upstream(String),
+}
+
+/// Runs discovery against `target` in `sandbox`. `candidates` are addresses that may hold units (an
+/// existing holder given by the user, or named by the token's recent events), best first; the two richest
+/// become the watched holders. With none holding units, a supply-creating call discovery observes funds a
+/// fresh holder, and the search runs again.
+///
+/// # Errors
+/// [`DiscoveryError`] when the code does not parse or the upstream failed; everything else the token does
+/// (trapping, refusing) is an observation.
+pub fn discover(
+    sandbox: &mut Sandbox,
+    target: &Target,
+    candidates: &[ScAddress],
+    bounds: Bounds,
+) -> Result<PowerSurvey, DiscoveryError> {
+    let started = Instant::now();
+    let exports = assay_core::parse::parse_wasm_exports(&target.wasm)
+        .map_err(|e| DiscoveryError::Malformed(e.to_string()))?;
+    let spec = spec::Spec::read(&target.wasm);
+    let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
+    let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
+    let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
+    let mut observer = Observer::new(&target.contract);
+
+    // Holders: the richest candidates, else a fresh address a mint may fund later.
+    let mut rich: Vec<(ScAddress, i128)> = candidates
+        .iter()
+        .filter_map(|a| Some((a.clone(), observer.balance(sandbox, a)?)))
+        .filter(|(_, b)| *b > 0)
+        .collect();
+    rich.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let mut holders: Vec<ScAddress> = rich.iter().take(2).map(|(a, _)| a.clone()).collect();
+    let (authorities, roles) = observer.authorities(sandbox, &exports, &spec);
+
+    let mut world = World {
+        token: target.contract.clone(),
+        holders: holders.clone(),
+        recipient: fresh[1].clone(),
+        fresh: fresh.clone(),
+        authorities,
+        roles,
+        placeholder,
+        own_hash,
+        ledger: sandbox.ledger(),
+    };
+    if holders.is_empty() {
+        holders.push(fresh[0].clone());
+        world.holders = holders.clone();
+    }
+    world.give_second_holder(sandbox, &mut observer);
+    world.choose_recipient(sandbox);
+
+    let functions: Vec<&assay_core::parse::ExportedFunction> = exports
+        .iter()
+        .filter(|e| !NOT_PROBED.contains(&e.name.as_str()))
+        .collect();
+    let mut pass = 0;
+    let survey = loop {
+        pass += 1;
+        let funded = world
+            .holders
+            .first()
+            .and_then(|h| observer.balance(sandbox, h))
+            .is_some_and(|b| b > 0);
+        let mut survey = Survey::default();
+        survey.run(
+            sandbox,
+            &mut observer,
+            &world,
+            &functions,
+            &spec,
+            bounds,
+            started,
+        )?;
+        if funded || pass > 1 {
+            if !funded {
+                survey.unobservable = Some(
+                    "no address held units: neither the given or discovered holders nor a supply-creating call \
+                     observed here could fund one, so no power over a balance could be observed"
+                        .into(),
+                );
+            }
+            break survey;
+        }
+        // Nobody held units: fund the fresh holder through a supply-creating call discovery observed, then
+        // search again with a holder whose balance can be watched.
+        match survey.funding_call() {
+            Some((function, args)) => {
+                let base = sandbox.checkpoint();
+                let call = sandbox.invoke(&target.contract, &function, args);
+                let holder = world.holders[0].clone();
+                let funded_now =
+                    call.succeeded() && observer.balance(sandbox, &holder).is_some_and(|b| b > 0);
+                if !funded_now {
+                    sandbox.restore(&base);
+                    survey.unobservable = Some(format!(
+                        "no address held units, and the supply-creating call `{function}` did not fund a holder"
+                    ));
+                    break survey;
+                }
+                world.give_second_holder(sandbox, &mut observer);
+                world.choose_recipient(sandbox);
+            }
+            None => {
+                survey.unobservable = Some(
+                    "no address held units (pass --holder ADDRESS naming an account that holds this token), and \
+                     no call observed here creates supply to fund one, so no power over a balance could be observed"
+                        .into(),
+                );
+                break survey;
+            }
+        }
+    };
+    Ok(PowerSurvey {
+        wasm_hash: hex::encode(own_hash),
+        ledger: world.ledger,
+        probed: functions.iter().map(|f| f.name.clone()).collect(),
+        invocations: survey.invocations,
+        holders: world.holders.iter().map(strkey_of).collect(),
+        powers: survey.powers,
+        unclassified: survey
+            .unclassified
+            .into_iter()
+            .filter(|(f, _)| !survey.classified.contains(f))
+            .map(|(function, by)| UnclassifiedWrite {
+                function,
+                authorized_by: by.iter().map(|a| authority::resolve(sandbox, a)).collect(),
+            })
+            .collect(),
+        cut: survey.cut,
+        unobservable: survey.unobservable,
+    })
+}
+
+/// What one pass over the functions found.
+#[derive(Default)]
+struct Survey {
+    invocations: u32,
+    powers: Vec<ObservedPower>,
+    /// Functions with at least one classified effect.
+    classified: BTreeSet<String>,
+    /// Privileged writers with no classified effect so far, and who authorized them.
+    unclassified: BTreeMap<String, Vec<ScAddress>>,
+    cut: Vec<String>,
+    unobservable: Option<String>,
+    /// A call that created supply for the first holder, to fund it when nobody held units.
+    funding: Option<(String, Vec<ScVal>)>,
+}
+
+impl Survey {
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &World,
+        functions: &[&assay_core::parse::ExportedFunction],
+        spec: &spec::Spec,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Result<(), DiscoveryError> {
+        let base = sandbox.checkpoint();
+        let before = observer.observe(sandbox, world);
+        let candidates = Candidates::new(world, spec, before.holder_balance(world));
+        for (n, function) in functions.iter().enumerate() {
+            if started.elapsed() > bounds.budget {
+                for f in &functions[n..] {
+                    self.cut.push(format!("{}: {BUDGET_CUT}", f.name));
+                }
+                break;
+            }
+            let positions = candidates.for_function(&function.name, function.arity);
+            let mut seen_writes = BTreeSet::new();
+            let mut tried = 0usize;
+            let mut combinations = Combinations::new(&positions);
+            for args in combinations.by_ref().take(bounds.per_function) {
+                tried += 1;
+                if started.elapsed() > bounds.budget {
+                    self.cut.push(format!(
+                        "{}: {BUDGET_CUT} after {tried} invocations",
+                        function.name
+                    ));
+                    break;
+                }
+                sandbox.restore(&base);
+                self.invocations += 1;
+                let call = sandbox.invoke(&world.token, &function.name, args.clone());
+                if let Some(e) = call.upstream_error {
+                    return Err(DiscoveryError::Upstream(e));
+                }
+                if !call.succeeded() || call.writes.is_empty() {
+                    continue;
+                }
+                let fingerprint: Vec<u8> = call
+                    .writes
+                    .iter()
+                    .flat_map(|w| {
+                        w.after
+                            .as_ref()
+                            .and_then(|e| e.to_xdr(Limits::none()).ok())
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                if !seen_writes.insert(fingerprint) {
+                    continue; // the same state as an earlier argument set: the same effect
+                }
+                let authorizers = observe::authorizers(&call.auth);
+                let after = observer.observe(sandbox, world);
+                let effects = classify(world, &before, &after, &call, &authorizers);
+                if effects.is_empty() {
+                    if privileged(&function.name, &authorizers, &args, world) {
+                        self.unclassified
+                            .entry(function.name.clone())
+                            .or_insert(authorizers);
+                    }
+                    continue;
+                }
+                self.classified.insert(function.name.clone());
+                for effect in effects {
+                    self.record(
+                        sandbox,
+                        &function.name,
+                        &args,
+                        &call,
+                        &authorizers,
+                        effect,
+                        world,
+                    );
+                }
+            }
+            if tried >= bounds.per_function && combinations.next().is_some() {
+                self.cut.push(format!(
+                    "{}: stopped after {} argument sets (the per-function bound)",
+                    function.name, bounds.per_function
+                ));
+            }
+        }
+        sandbox.restore(&base);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        sandbox: &mut Sandbox,
+        function: &str,
+        args: &[ScVal],
+        call: &assay_localnet::Call,
+        authorizers: &[ScAddress],
+        effect: Effect,
+        world: &World,
+    ) {
+        let effect = effect.into_core();
+        if let assay_core::powers::PowerEffect::CreatesSupply { credited, .. } = &effect {
+            if self.funding.is_none()
+                && world.holders.first().map(strkey_of).as_ref() == Some(credited)
+            {
+                self.funding = Some((function.to_string(), args.to_vec()));
+            }
+        }
+        let kind = effect.kind();
+        if self
+            .powers
+            .iter()
+            .any(|p| p.function == function && p.effect.kind() == kind)
+        {
+            return;
+        }
+        self.powers.push(ObservedPower {
+            function: function.to_string(),
+            authorized_by: authorizers
+                .iter()
+                .map(|a| authority::resolve(sandbox, a))
+                .collect(),
+            effect,
+            label: label_for(function),
+            events: call
+                .events
+                .iter()
+                .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
+                .collect(),
+        });
+    }
+
+    fn funding_call(&self) -> Option<(String, Vec<ScVal>)> {
+        self.funding.clone()
+    }
+}
+
+/// Whether a call that wrote state was a privileged one: it asked the authorization of a party the
+/// contract itself names (an authority), or of an address that was not one of its arguments (a stored
+/// one). A SEP-41 write authorized by the party it spends for is the interface at work.
+fn privileged(function: &str, authorizers: &[ScAddress], args: &[ScVal], world: &World) -> bool {
+    if SEP41_WRITES.contains(&function) {
+        return false;
+    }
+    let named: BTreeSet<&ScAddress> = args
+        .iter()
+        .filter_map(|a| match a {
+            ScVal::Address(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    authorizers
+        .iter()
+        .any(|a| world.authorities.contains(a) || !named.contains(a))
+}
+
+/// A fresh account address, the same in every run: nobody's key, never a party of the token.
+fn fresh_account(n: u8) -> ScAddress {
+    let seed: [u8; 32] =
+        Sha256::digest([b"assay power discovery fresh party ".as_slice(), &[n]].concat()).into();
+    ScAddress::Account(assay_chain::account_id(seed))
+}

@@ -1,0 +1,312 @@
+//! What discovery watches, and reading it: the holders' and other parties' balances, whether each holder
+//! can still send, the token's executable, and the contracts its transfer calls into.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use assay_core::parse::ExportedFunction;
+use assay_localnet::Sandbox;
+use stellar_xdr::{
+    ContractDataDurability, ContractExecutable, LedgerEntryData, LedgerKey, LedgerKeyContractData,
+    ScAddress, ScSpecTypeDef, ScVal, SorobanAuthorizationEntry, SorobanCredentials,
+};
+
+use crate::args::i128_val;
+use crate::spec::Spec;
+
+/// The parties and facts one discovery run works with.
+pub struct World {
+    pub token: ScAddress,
+    /// The watched holders: the first is probed as the target of every power; a second, when there is
+    /// one, tells a freeze of one account from a freeze of everyone.
+    pub holders: Vec<ScAddress>,
+    /// Where test transfers go.
+    pub recipient: ScAddress,
+    /// Addresses nobody holds a key to, never parties of the token.
+    pub fresh: Vec<ScAddress>,
+    /// The parties the contract itself names: addresses its zero-argument getters return, role members.
+    pub authorities: Vec<ScAddress>,
+    /// Role names the contract lists (a getter returning symbols), for role-typed arguments.
+    pub roles: Vec<String>,
+    /// A code hash installed in the sandbox that is not the token's.
+    pub placeholder: [u8; 32],
+    /// The token's own code hash.
+    pub own_hash: [u8; 32],
+    pub ledger: u32,
+}
+
+impl World {
+    /// Gives the second watched holder two units from the first (a holder-authorized transfer), when
+    /// there is only one holder and it can send; the sandbox keeps the transfer.
+    pub fn give_second_holder(&mut self, sandbox: &mut Sandbox, observer: &mut Observer) {
+        if self.holders.len() != 1 {
+            return;
+        }
+        let holder = self.holders[0].clone();
+        if observer.balance(sandbox, &holder).is_none_or(|b| b < 3) {
+            return;
+        }
+        let second = self.fresh[2].clone();
+        let call = sandbox.invoke(
+            &self.token,
+            "transfer",
+            vec![
+                ScVal::Address(holder),
+                ScVal::Address(second.clone()),
+                i128_val(2),
+            ],
+        );
+        if call.succeeded() && observer.balance(sandbox, &second) == Some(2) {
+            self.holders.push(second);
+        }
+    }
+
+    /// Picks where test transfers go: the first of a fresh address, the second holder and the parties the
+    /// contract names that the first holder can send one unit to now (a permissioned token may refuse
+    /// addresses it never allowed). Keeps the fresh address when none can receive.
+    pub fn choose_recipient(&mut self, sandbox: &mut Sandbox) {
+        let Some(holder) = self.holders.first().cloned() else {
+            return;
+        };
+        let candidates: Vec<ScAddress> = std::iter::once(self.fresh[1].clone())
+            .chain(self.holders.iter().skip(1).cloned())
+            .chain(self.authorities.iter().cloned())
+            .filter(|a| *a != holder)
+            .collect();
+        for c in candidates {
+            let call = sandbox.simulate(
+                &self.token,
+                "transfer",
+                vec![
+                    ScVal::Address(holder.clone()),
+                    ScVal::Address(c.clone()),
+                    i128_val(1),
+                ],
+            );
+            if call.succeeded() {
+                self.recipient = c;
+                return;
+            }
+        }
+    }
+
+    /// Every address whose balance is watched.
+    fn watched(&self) -> Vec<ScAddress> {
+        let mut out: Vec<ScAddress> = Vec::new();
+        for a in self
+            .holders
+            .iter()
+            .chain(std::iter::once(&self.recipient))
+            .chain(&self.authorities)
+            .chain(&self.fresh)
+        {
+            if !out.contains(a) {
+                out.push(a.clone());
+            }
+        }
+        out
+    }
+}
+
+/// The state discovery compares before and after a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// Balances of the watched addresses (`None`: the read failed).
+    pub balances: BTreeMap<ScAddress, Option<i128>>,
+    /// Per watched holder: whether a transfer of one unit to the recipient succeeds.
+    pub can_send: Vec<bool>,
+    /// The token's executable.
+    pub executable: Option<ContractExecutable>,
+    /// Contracts (other than the token) the first holder's transfer reads the instance of: the contracts
+    /// it calls into.
+    pub transfer_calls_into: BTreeSet<ScAddress>,
+}
+
+impl Observation {
+    /// The first watched holder's balance.
+    pub fn holder_balance(&self, world: &World) -> Option<i128> {
+        world
+            .holders
+            .first()
+            .and_then(|h| self.balances.get(h).copied().flatten())
+    }
+}
+
+/// Reads observations through the sandbox.
+pub struct Observer {
+    token: ScAddress,
+}
+
+impl Observer {
+    pub fn new(token: &ScAddress) -> Observer {
+        Observer {
+            token: token.clone(),
+        }
+    }
+
+    /// `balance(address)`, when it answers an i128.
+    pub fn balance(&mut self, sandbox: &mut Sandbox, address: &ScAddress) -> Option<i128> {
+        let call = sandbox.simulate(
+            &self.token,
+            "balance",
+            vec![ScVal::Address(address.clone())],
+        );
+        match call.result {
+            Ok(ScVal::I128(p)) => Some((i128::from(p.hi) << 64) | i128::from(p.lo)),
+            _ => None,
+        }
+    }
+
+    /// The parties the contract names: what its zero-argument functions return when that is an address,
+    /// and the members of the roles a symbol-list getter names (through any function the spec types
+    /// `(Symbol, u32) -> Address`). Found by type and value, not by name.
+    pub fn authorities(
+        &mut self,
+        sandbox: &mut Sandbox,
+        exports: &[ExportedFunction],
+        spec: &Spec,
+    ) -> (Vec<ScAddress>, Vec<String>) {
+        let mut addresses = Vec::new();
+        let mut roles = Vec::new();
+        for f in exports.iter().filter(|f| f.arity == 0) {
+            if f.name.starts_with("__") {
+                continue;
+            }
+            match sandbox.simulate(&self.token, &f.name, vec![]).result {
+                Ok(ScVal::Address(a)) if a != self.token && !addresses.contains(&a) => {
+                    addresses.push(a)
+                }
+                Ok(ScVal::Vec(Some(items))) => {
+                    for item in items.iter() {
+                        if let ScVal::Symbol(s) = item {
+                            let role = s.to_utf8_string_lossy();
+                            if !roles.contains(&role) {
+                                roles.push(role);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let member_getters: Vec<&String> = spec
+            .functions
+            .iter()
+            .filter(|(_, f)| {
+                f.inputs == [ScSpecTypeDef::Symbol, ScSpecTypeDef::U32]
+                    && f.outputs.first() == Some(&ScSpecTypeDef::Address)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        for getter in member_getters {
+            for role in &roles {
+                for index in 0..4u32 {
+                    let args = vec![
+                        ScVal::Symbol(role.as_bytes().to_vec().try_into().unwrap_or_default()),
+                        ScVal::U32(index),
+                    ];
+                    match sandbox.simulate(&self.token, getter, args).result {
+                        Ok(ScVal::Address(a)) => {
+                            if !addresses.contains(&a) {
+                                addresses.push(a);
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        (addresses, roles)
+    }
+
+    /// Everything compared before and after a call.
+    pub fn observe(&mut self, sandbox: &mut Sandbox, world: &World) -> Observation {
+        let balances = world
+            .watched()
+            .into_iter()
+            .map(|a| {
+                let b = self.balance(sandbox, &a);
+                (a, b)
+            })
+            .collect();
+        let mut transfer_calls_into = BTreeSet::new();
+        let can_send = world
+            .holders
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let call = sandbox.simulate(
+                    &world.token,
+                    "transfer",
+                    vec![
+                        ScVal::Address(h.clone()),
+                        ScVal::Address(world.recipient.clone()),
+                        i128_val(1),
+                    ],
+                );
+                if i == 0 {
+                    transfer_calls_into = instances_read(&call.footprint, &world.token);
+                }
+                call.succeeded()
+            })
+            .collect();
+        Observation {
+            balances,
+            can_send,
+            executable: self.executable(sandbox),
+            transfer_calls_into,
+        }
+    }
+
+    fn executable(&self, sandbox: &Sandbox) -> Option<ContractExecutable> {
+        let key = instance_key(&self.token);
+        match sandbox.entry(&key).ok().flatten()?.data {
+            LedgerEntryData::ContractData(d) => match d.val {
+                ScVal::ContractInstance(i) => Some(i.executable),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The instance key of `contract`.
+pub fn instance_key(contract: &ScAddress) -> LedgerKey {
+    LedgerKey::ContractData(LedgerKeyContractData {
+        contract: contract.clone(),
+        key: ScVal::LedgerKeyContractInstance,
+        durability: ContractDataDurability::Persistent,
+    })
+}
+
+/// Contracts other than `token` whose instance a call's footprint reads.
+fn instances_read(
+    footprint: &stellar_xdr::LedgerFootprint,
+    token: &ScAddress,
+) -> BTreeSet<ScAddress> {
+    footprint
+        .read_only
+        .iter()
+        .chain(footprint.read_write.iter())
+        .filter_map(|k| match k {
+            LedgerKey::ContractData(d)
+                if d.key == ScVal::LedgerKeyContractInstance && d.contract != *token =>
+            {
+                Some(d.contract.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The addresses whose authorization a call asked for.
+pub fn authorizers(auth: &[SorobanAuthorizationEntry]) -> Vec<ScAddress> {
+    let mut out = Vec::new();
+    for entry in auth {
+        if let SorobanCredentials::Address(c) = &entry.credentials {
+            if !out.contains(&c.address) {
+                out.push(c.address.clone());
+            }
+        }
+    }
+    out
+}

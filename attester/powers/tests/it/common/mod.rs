@@ -1,0 +1,104 @@
+//! A local network with a token deployed from its built WASM and a funded holder.
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+use assay_chain::{Network, Signer};
+use assay_core::powers::PowerSurvey;
+use assay_localnet::{LocalNet, LocalNetConfig};
+use assay_powers::{discover, Bounds, Target};
+use stellar_xdr::{Int128Parts, ScAddress, ScString, ScVal};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Builds `packages` once per test binary with scripts/build-wasm.sh (it rebuilds only what changed).
+pub fn wasm(package: &str, name: &str) -> Vec<u8> {
+    static BUILT: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| Mutex::new(Vec::new()));
+    let mut built = built.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|p| p == package) {
+        let status = Command::new(root().join("scripts/build-wasm.sh"))
+            .arg(package)
+            .status()
+            .expect("scripts/build-wasm.sh runs");
+        assert!(status.success(), "scripts/build-wasm.sh {package} failed");
+        built.push(package.to_string());
+    }
+    let path = root().join("target/wasm").join(format!("{name}.wasm"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn i128_val(v: i128) -> ScVal {
+    ScVal::I128(Int128Parts {
+        hi: (v >> 64) as i64,
+        lo: v as u64,
+    })
+}
+
+pub fn string(s: &str) -> ScVal {
+    ScVal::String(ScString(s.as_bytes().to_vec().try_into().unwrap()))
+}
+
+/// A local network with one token deployed; `admin` is the network's root account.
+pub struct Deployed {
+    pub net: LocalNet,
+    pub network: Network,
+    pub admin: Signer,
+    pub token: ScAddress,
+    pub wasm: Vec<u8>,
+}
+
+impl Deployed {
+    /// Deploys `wasm` with `constructor(admin) -> args`.
+    pub fn new(wasm: Vec<u8>, constructor: impl FnOnce(&Signer) -> Vec<ScVal>) -> Deployed {
+        let net = LocalNet::start(LocalNetConfig {
+            ledger_close_ms: 50,
+            ..Default::default()
+        })
+        .expect("local network");
+        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        network.poll_interval = std::time::Duration::from_millis(20);
+        let admin = Signer::from_bytes(net.root_secret());
+        let hash = network.upload_wasm(&admin, &wasm).expect("upload");
+        let args = constructor(&admin);
+        let token = network
+            .create_contract(&admin, hash, [7; 32], args)
+            .expect("deploy");
+        Deployed {
+            net,
+            network,
+            admin,
+            token,
+            wasm,
+        }
+    }
+
+    /// Calls `function(args)` as the admin, on the network itself.
+    pub fn admin_call(&self, function: &str, args: Vec<ScVal>) {
+        self.network
+            .invoke(&self.admin, &self.token, function, args)
+            .unwrap_or_else(|e| panic!("{function}: {e}"));
+    }
+
+    /// Runs discovery with `holders` as the candidates.
+    pub fn discover(&self, holders: &[ScAddress]) -> PowerSurvey {
+        let mut sandbox = self.net.sandbox().expect("sandbox");
+        discover(
+            &mut sandbox,
+            &Target {
+                contract: self.token.clone(),
+                wasm: self.wasm.clone(),
+            },
+            holders,
+            Bounds::default(),
+        )
+        .expect("discovery runs")
+    }
+}
+
+/// A holder address nobody else uses in the tests.
+pub fn holder() -> ScAddress {
+    ScAddress::Account(assay_chain::account_id([0x42; 32]))
+}

@@ -1,0 +1,3 @@
+//! Power discovery against real tokens deployed from their built WASM on the in-process local network.
+mod common;
+mod fixtures;
