@@ -4,7 +4,8 @@
 #     target/wasm/<crate_name>.wasm      (e.g. target/wasm/assay_registry.wasm)
 #
 # Usage: scripts/build-wasm.sh [PACKAGE...]     (default: every contract in the workspace)
-#        `defect-token` as a PACKAGE builds conformant-token's planted defects (see the end).
+#        `defect-token` as a PACKAGE builds conformant-token's planted defects, and `power-token`
+#        the power fixtures, one build per cargo feature (see the end).
 #
 # Toolchain, first that works:
 #   1. `stellar contract build`, when the stellar CLI and the rustup wasm32v1-none target are installed;
@@ -31,17 +32,24 @@ cd "$root"
 
 DEFAULT_PACKAGES=(assay-registry assay-gate-example)
 # Fixture contracts join the default list when they exist in the workspace.
-for fixture in vulnerable-token conformant-token read-floor upgradable-token; do
+for fixture in vulnerable-token conformant-token read-floor upgradable-token power-ledger; do
     if [ -f "fixtures/$fixture/Cargo.toml" ]; then DEFAULT_PACKAGES+=("$fixture"); fi
 done
 if [ -f fixtures/conformant-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(defect-token); fi
+if [ -f fixtures/power-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(power-token); fi
 if [ "$#" -gt 0 ]; then packages=("$@"); else packages=("${DEFAULT_PACKAGES[@]}"); fi
 # `defect-token` names no package: it asks for the planted-defect builds of conformant-token
-# (one per cargo feature, at the end of this script).
+# (one per cargo feature, at the end of this script). `power-token` is a package built once per
+# power feature instead of once.
 cargo_packages=()
 defect_builds=false
+power_builds=false
 for p in "${packages[@]}"; do
-    if [ "$p" = defect-token ]; then defect_builds=true; else cargo_packages+=("$p"); fi
+    case "$p" in
+    defect-token) defect_builds=true ;;
+    power-token) power_builds=true ;;
+    *) cargo_packages+=("$p") ;;
+    esac
 done
 
 TARGET=wasm32v1-none
@@ -162,13 +170,14 @@ if ! command -v cargo >/dev/null 2>&1; then host_cargo=(env RUSTC=/usr/bin/rustc
 CARGO_TARGET_DIR="$root/target/spec-shake" "${host_cargo[@]}" build --locked --quiet -p assay-spec-shake >&2 ||
     { log "could not build scripts/spec-shake (cargo build -p assay-spec-shake)"; exit 1; }
 
-# install SRC NAME: shake and optimise SRC into target/wasm/NAME.wasm through private temporary
-# files, so a concurrent reader never sees a partial .wasm.
+# install SRC NAME [SPEC_SHAKE_ARGS...]: shake and optimise SRC into target/wasm/NAME.wasm through
+# private temporary files, so a concurrent reader never sees a partial .wasm.
 install_wasm() {
     local src="$1" name="$2" tmp shaken
+    shift 2
     tmp="$(mktemp "$out_dir/.$name.XXXXXX")"
     shaken="$(mktemp "$out_dir/.$name.shaken.XXXXXX")"
-    "$spec_shake" "$src" "$shaken" || { rm -f "$tmp" "$shaken"; exit 1; }
+    "$spec_shake" "$@" "$src" "$shaken" || { rm -f "$tmp" "$shaken"; exit 1; }
     if [ -n "$wasm_opt" ]; then
         "$wasm_opt" -Oz --converge --mvp-features --enable-mutable-globals "$shaken" -o "$tmp"
         rm -f "$shaken"
@@ -200,5 +209,20 @@ if $defect_builds; then
         burn-emits-no-event approve-accepts-past-expiry transfer-pulls-xlm; do
         build_with conformant-token -- --features "$feature"
         install_wasm "$build_dir/$TARGET/$PROFILE/conformant_token.wasm" "defect_token_${feature//-/_}"
+    done
+fi
+
+# The power fixtures (fixtures/power-token): a correct token plus one admin power per cargo feature,
+# installed as target/wasm/power_token_<feature>.wasm; the featureless build is
+# target/wasm/power_token_control.wasm. `hidden-clawback` exports `clawback` but its spec entry is
+# removed here, after the build: the host calls exports by name, the spec is only metadata.
+if $power_builds; then
+    # Every feature the crate declares (its [features] table), after the featureless control.
+    power_features="$(sed -n '/^\[features\]/,/^\[/s/^\([a-z-]*\) = \[\]$/\1/p' fixtures/power-token/Cargo.toml)"
+    for feature in control $power_features; do
+        if [ "$feature" = control ]; then build_with power-token; else build_with power-token -- --features "$feature"; fi
+        shake_args=()
+        if [ "$feature" = hidden-clawback ]; then shake_args=(--drop-fn clawback); fi
+        install_wasm "$build_dir/$TARGET/$PROFILE/power_token.wasm" "power_token_${feature//-/_}" ${shake_args[@]+"${shake_args[@]}"}
     done
 fi

@@ -51,6 +51,12 @@ done
 step "tests"
 cargo test --workspace --locked
 
+step "power fixtures, one build per power"
+# `cargo test --workspace` tests fixtures/power-token's featureless control; each power is a feature.
+for feature in $(sed -n '/^\[features\]/,/^\[/s/^\([a-z-]*\) = \[\]$/\1/p' fixtures/power-token/Cargo.toml); do
+    cargo test --locked -p power-token --lib --features "$feature"
+done
+
 step "integrator example"
 # examples/integrator is a consumer's project (docs/integrating.md): its own workspace and Cargo.lock, built
 # from its own directory into a fresh target dir, with the registry .wasm placed where a consumer puts a release.

@@ -43,6 +43,8 @@ pub enum ShakeError {
     NoSpec,
     /// The spec or meta section is not valid XDR.
     Xdr(&'static str, stellar_xdr::Error),
+    /// `--drop-fn` named a function the spec does not declare.
+    NoSuchFunction(String),
 }
 
 impl fmt::Display for ShakeError {
@@ -54,6 +56,10 @@ impl fmt::Display for ShakeError {
                 "no {SPEC_SECTION} section: this is not a Soroban contract built with soroban-sdk"
             ),
             ShakeError::Xdr(section, e) => write!(f, "the {section} section is not valid XDR: {e}"),
+            ShakeError::NoSuchFunction(name) => write!(
+                f,
+                "--drop-fn {name}: the {SPEC_SECTION} section declares no function `{name}`"
+            ),
         }
     }
 }
@@ -328,6 +334,33 @@ pub fn shake(wasm: &[u8]) -> Result<(Vec<u8>, ShakeReport), ShakeError> {
         replace_custom_section(wasm, SPEC_SECTION, &new_spec)?,
         report,
     ))
+}
+
+/// Returns `wasm` with the spec entries of the functions named in `names` removed: the export
+/// stays callable, only its interface entry goes. Used to build a fixture whose spec hides a
+/// function (the host calls exports by name; the spec is metadata). Every name must be declared,
+/// so a renamed function fails the build instead of silently hiding nothing.
+pub fn drop_functions(wasm: &[u8], names: &[&str]) -> Result<Vec<u8>, ShakeError> {
+    let spec = custom_section(wasm, SPEC_SECTION)?.ok_or(ShakeError::NoSpec)?;
+    let entries =
+        soroban_spec::read::parse_raw(spec).map_err(|e| ShakeError::Xdr(SPEC_SECTION, e))?;
+    let is_named = |entry: &ScSpecEntry| matches!(entry, ScSpecEntry::FunctionV0(f) if names.contains(&f.name.to_utf8_string_lossy().as_str()));
+    if let Some(missing) = names.iter().find(|name| {
+        !entries.iter().any(
+            |e| matches!(e, ScSpecEntry::FunctionV0(f) if f.name.to_utf8_string_lossy() == **name),
+        )
+    }) {
+        return Err(ShakeError::NoSuchFunction(missing.to_string()));
+    }
+    let mut new_spec = Vec::with_capacity(spec.len());
+    for entry in entries.iter().filter(|e| !is_named(e)) {
+        new_spec.extend_from_slice(
+            &entry
+                .to_xdr(Limits::none())
+                .map_err(|e| ShakeError::Xdr(SPEC_SECTION, e))?,
+        );
+    }
+    replace_custom_section(wasm, SPEC_SECTION, &new_spec)
 }
 
 /// Returns `wasm` without the global exports named in [`LINKER_EXPORTS`], and the names removed.

@@ -292,3 +292,31 @@ fn a_truncated_export_section_is_refused() {
         Err(ShakeError::Malformed(_))
     ));
 }
+
+#[test]
+fn drop_fn_removes_only_the_named_functions_entry() {
+    let (used, get, clawback) = (structure("Used"), function("get"), function("clawback"));
+    let wasm = module(&[&used], &[get.clone(), clawback, used.clone()], Some("2"));
+    let hidden = drop_functions(&wasm, &["clawback"]).unwrap();
+    assert_eq!(spec_of(&hidden), vec![get, used]);
+    assert_eq!(entry_names(&hidden).unwrap(), ["fn get", "struct Used"]);
+    // Every other section is byte-identical (the data section with its markers included).
+    let (original, after) = (sections(&wasm).unwrap(), sections(&hidden).unwrap());
+    assert_eq!(
+        &wasm[original[0].whole.clone()],
+        &hidden[after[0].whole.clone()]
+    );
+    assert_eq!(
+        &wasm[original[2].whole.clone()],
+        &hidden[after[2].whole.clone()]
+    );
+    // A name the spec does not declare fails instead of hiding nothing; a type is not a function.
+    for name in ["mint", "Used"] {
+        let err = drop_functions(&wasm, &[name]).unwrap_err();
+        assert!(
+            matches!(&err, ShakeError::NoSuchFunction(n) if n == name),
+            "{err}"
+        );
+        assert!(err.to_string().contains(name), "{err}");
+    }
+}
