@@ -1,3 +1,4 @@
 //! Power discovery against real tokens deployed from their built WASM on the in-process local network.
 mod common;
 mod fixtures;
+mod power_fixtures;

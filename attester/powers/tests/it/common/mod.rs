@@ -53,6 +53,16 @@ pub struct Deployed {
 impl Deployed {
     /// Deploys `wasm` with `constructor(admin) -> args`.
     pub fn new(wasm: Vec<u8>, constructor: impl FnOnce(&Signer) -> Vec<ScVal>) -> Deployed {
+        Deployed::with_dependency(Vec::new(), wasm, |admin, _| constructor(admin))
+    }
+
+    /// Deploys `dependency` (no constructor arguments) when it is not empty, then `wasm` with
+    /// `constructor(admin, dependency's address)`.
+    pub fn with_dependency(
+        dependency: Vec<u8>,
+        wasm: Vec<u8>,
+        constructor: impl FnOnce(&Signer, &ScAddress) -> Vec<ScVal>,
+    ) -> Deployed {
         let net = LocalNet::start(LocalNetConfig {
             ledger_close_ms: 50,
             ..Default::default()
@@ -61,8 +71,16 @@ impl Deployed {
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(20);
         let admin = Signer::from_bytes(net.root_secret());
+        let dependency = if dependency.is_empty() {
+            ScAddress::Account(assay_chain::account_id([0; 32]))
+        } else {
+            let hash = network.upload_wasm(&admin, &dependency).expect("upload");
+            network
+                .create_contract(&admin, hash, [8; 32], vec![])
+                .expect("deploy the dependency")
+        };
         let hash = network.upload_wasm(&admin, &wasm).expect("upload");
-        let args = constructor(&admin);
+        let args = constructor(&admin, &dependency);
         let token = network
             .create_contract(&admin, hash, [7; 32], args)
             .expect("deploy");

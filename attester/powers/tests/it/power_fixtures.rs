@@ -1,0 +1,217 @@
+//! The project's power fixtures: each a correct SEP-41 token plus one power under a name no list of the
+//! project holds (fixtures/power-token), and a control with none. Each power is found with its bit, its
+//! effect and who holds it, on the embedded network the token is deployed to and on a fork of it.
+use assay_chain::strkey_of;
+use assay_core::powers::{FreezeScope, PowerEffect, PowerSurvey};
+use assay_core::Mechanics;
+use assay_powers::fork::{discover_on_fork, ForkRequest};
+use assay_powers::Bounds;
+use stellar_xdr::ScVal;
+
+use crate::common::{holder, i128_val, wasm, Deployed};
+
+const SUPPLY: i128 = 1_000_000;
+
+fn deploy(feature: &str) -> Deployed {
+    let token = wasm(
+        "power-token",
+        &format!("power_token_{}", feature.replace('-', "_")),
+    );
+    if feature == "swappable-ledger" {
+        let book = wasm("power-ledger", "power_ledger");
+        return Deployed::with_dependency(book, token, |admin, book| {
+            vec![
+                ScVal::Address(admin.sc_address()),
+                ScVal::Address(holder()),
+                i128_val(SUPPLY),
+                ScVal::Address(book.clone()),
+            ]
+        });
+    }
+    Deployed::new(token, |admin| {
+        vec![
+            ScVal::Address(admin.sc_address()),
+            ScVal::Address(holder()),
+            i128_val(SUPPLY),
+        ]
+    })
+}
+
+/// The one power of `survey`, after checking it is the only one and the bits are exactly `bits`.
+fn only_power(survey: &PowerSurvey, bits: u32) -> &assay_core::powers::ObservedPower {
+    assert_eq!(survey.unobservable, None, "{survey:#?}");
+    assert_eq!(survey.bits(), bits, "{survey:#?}");
+    assert_eq!(survey.powers.len(), 1, "{survey:#?}");
+    &survey.powers[0]
+}
+
+fn assert_admins(d: &Deployed, p: &assay_core::powers::ObservedPower) {
+    let who: Vec<&str> = p.authorized_by.iter().map(|a| a.address.as_str()).collect();
+    assert_eq!(who, [strkey_of(&d.admin.sc_address())], "{p:#?}");
+    assert_eq!(p.authorized_by[0].control, "1 key");
+}
+
+#[test]
+fn a_balance_taken_and_burned_through_rebalance() {
+    let d = deploy("take-burn");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "rebalance");
+    assert!(
+        matches!(&p.effect, PowerEffect::TakesBalance { moved_to: None, holder: h, .. } if *h == strkey_of(&holder())),
+        "{p:#?}"
+    );
+    assert_eq!(p.label, None, "rebalance is in no vocabulary");
+    assert_admins(&d, p);
+    assert!(!p.events.is_empty(), "the burn's events are kept");
+}
+
+#[test]
+fn a_balance_moved_elsewhere_through_recover() {
+    let d = deploy("take-move");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "recover");
+    assert!(
+        matches!(
+            &p.effect,
+            PowerEffect::TakesBalance {
+                moved_to: Some(_),
+                ..
+            }
+        ),
+        "a forced transfer: {p:#?}"
+    );
+    assert_admins(&d, p);
+}
+
+#[test]
+fn one_account_frozen_through_set_mode() {
+    let d = deploy("freeze-one");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_FREEZE);
+    assert_eq!(p.function, "set_mode");
+    assert!(
+        matches!(
+            &p.effect,
+            PowerEffect::Freezes {
+                scope: FreezeScope::OneAccount,
+                ..
+            }
+        ),
+        "{p:#?}"
+    );
+    assert_admins(&d, p);
+}
+
+#[test]
+fn everyone_stopped_through_pause_all() {
+    let d = deploy("pause-all");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_FREEZE);
+    assert_eq!(p.function, "pause_all");
+    assert!(
+        matches!(
+            &p.effect,
+            PowerEffect::Freezes {
+                scope: FreezeScope::Everyone,
+                ..
+            }
+        ),
+        "{p:#?}"
+    );
+}
+
+#[test]
+fn supply_created_through_reward_with_no_function_named_mint() {
+    let d = deploy("create-supply");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_MINT);
+    assert_eq!(p.function, "reward");
+    assert!(
+        matches!(&p.effect, PowerEffect::CreatesSupply { .. }),
+        "{p:#?}"
+    );
+    assert_admins(&d, p);
+}
+
+#[test]
+fn balances_kept_in_a_contract_the_admin_can_swap() {
+    let d = deploy("swappable-ledger");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::CODE_MUTABLE);
+    assert_eq!(p.function, "set_ledger");
+    assert!(
+        matches!(&p.effect, PowerEffect::ReplacesDependency { .. }),
+        "{p:#?}"
+    );
+    assert_admins(&d, p);
+}
+
+#[test]
+fn a_clawback_exported_but_removed_from_the_spec_is_still_found() {
+    let d = deploy("hidden-clawback");
+    let spec = soroban_spec::read::from_wasm(&d.wasm).expect("a spec");
+    let functions: Vec<String> = spec
+        .iter()
+        .filter_map(|e| match e {
+            stellar_xdr::ScSpecEntry::FunctionV0(f) => Some(f.name.to_utf8_string_lossy()),
+            _ => None,
+        })
+        .collect();
+    assert!(functions.contains(&"transfer".to_string()), "{functions:?}");
+    assert!(
+        !functions.contains(&"clawback".to_string()),
+        "the fixture's spec must not declare clawback: {functions:?}"
+    );
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "clawback");
+    assert_eq!(
+        p.label.as_deref(),
+        Some("clawback"),
+        "the name labels what was observed"
+    );
+}
+
+#[test]
+fn a_privileged_write_of_unclassifiable_effect_is_named() {
+    let d = deploy("unclassified");
+    let s = d.discover(&[holder()]);
+    assert_eq!(s.unobservable, None);
+    assert_eq!(s.bits(), Mechanics::ADMIN_UNCLASSIFIED, "{s:#?}");
+    assert!(s.powers.is_empty());
+    assert_eq!(s.unclassified.len(), 1);
+    assert_eq!(s.unclassified[0].function, "set_memo");
+}
+
+#[test]
+fn the_control_has_no_power() {
+    let d = deploy("control");
+    let s = d.discover(&[holder()]);
+    assert_eq!(s.unobservable, None, "{s:#?}");
+    assert_eq!(s.bits(), 0, "{s:#?}");
+    assert!(s.probed.contains(&"transfer".to_string()));
+}
+
+#[test]
+fn on_a_fork_holders_come_from_the_tokens_newest_events() {
+    let d = deploy("take-burn");
+    let found = discover_on_fork(&ForkRequest {
+        rpc_url: d.net.rpc_url(),
+        passphrase: d.net.passphrase().to_string(),
+        contract: d.token.clone(),
+        holder: None,
+        bounds: Bounds::default(),
+    })
+    .expect("discovery on the fork");
+    assert_eq!(
+        found.survey.holders[0],
+        strkey_of(&holder()),
+        "{:#?}",
+        found.survey
+    );
+    let p = only_power(&found.survey, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "rebalance");
+    assert!(found.upstream_round_trips > 0);
+}
