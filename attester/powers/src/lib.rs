@@ -114,15 +114,22 @@ pub fn discover(
     let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
     let mut observer = Observer::new(&target.contract);
 
-    // Holders: the richest candidates, else a fresh address a mint may fund later.
-    let mut rich: Vec<(ScAddress, i128)> = candidates
+    // Holders: the richest of the candidates and of the parties the contract names (an admin often holds
+    // the supply), else a fresh address a mint may fund later.
+    let (authorities, roles) = observer.authorities(sandbox, &exports, &spec);
+    let mut pool: Vec<ScAddress> = candidates.to_vec();
+    for a in &authorities {
+        if !pool.contains(a) {
+            pool.push(a.clone());
+        }
+    }
+    let mut rich: Vec<(ScAddress, i128)> = pool
         .iter()
         .filter_map(|a| Some((a.clone(), observer.balance(sandbox, a)?)))
         .filter(|(_, b)| *b > 0)
         .collect();
     rich.sort_by_key(|r| std::cmp::Reverse(r.1));
     let mut holders: Vec<ScAddress> = rich.iter().take(2).map(|(a, _)| a.clone()).collect();
-    let (authorities, roles) = observer.authorities(sandbox, &exports, &spec);
 
     let mut world = World {
         token: target.contract.clone(),
@@ -139,6 +146,7 @@ pub fn discover(
         holders.push(fresh[0].clone());
         world.holders = holders.clone();
     }
+    world.prefer_plain_holder(sandbox, &mut observer);
     world.give_second_holder(sandbox, &mut observer);
     world.choose_recipient(sandbox);
 

@@ -78,7 +78,8 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     w.net.fund(&account_id(spender.public_key())).unwrap();
     let suite = runner(&w, &holder, &spender);
 
-    // The conformant token: `mint` only (bit 12, no floor), the suite all PASS: clear, admitted.
+    // The conformant token: its admin's mint is the one power observed (bit 12, no floor), the suite all
+    // PASS: clear, admitted.
     let conformant = w.deploy_token("conformant_token", 21);
     w.mint(conformant, 13);
     let (target, report) = evaluate(&w, conformant, Some(&suite));
@@ -93,13 +94,16 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     assert!(report
         .evidence
         .iter()
-        .any(|e| e.source == "contract/wasm" && e.claim == "spec exposes mint"));
+        .any(|e| e.source == "contract/behaviour"
+            && e.claim.starts_with("mint authorized by G")
+            && e.claim
+                .ends_with("a balance rose by the units asked with no matching debit")));
     assert!(matches!(
         attest(&w, target, report),
         Outcome::Written(Write {
             severity: 0,
             flags: 4096,
-            evidence_version: 4,
+            evidence_version: 5,
             ..
         })
     ));
@@ -109,7 +113,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
         matches!(
             verify(&w, conformant, Some(&suite)),
             Verdict::Agreement {
-                evidence_version: 4,
+                evidence_version: 5,
                 ..
             }
         ),
