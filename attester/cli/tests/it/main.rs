@@ -14,6 +14,7 @@ mod docs_commands;
 mod history_cli;
 mod integrator_ts;
 mod localnet_fork_cli;
+mod powers_cli;
 mod quorum_cli;
 mod release_profile;
 mod scan_cli;

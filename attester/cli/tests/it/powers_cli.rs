@@ -1,0 +1,148 @@
+//! `assay scan C…` and `assay attest C…` on the power fixtures (fixtures/power-token): each power, under a
+//! name no list of the project holds, is found on a fork of the local network by what it does, with its
+//! bit, its floor and who can use it; the control stays clear. Nothing is signed for the scan, and no key
+//! is in its environment.
+
+use crate::world;
+
+use std::process::Command;
+
+use assay_attest::verify::read_safety;
+use stellar_xdr::ScVal;
+use world::*;
+
+/// Deploys `power_token_<feature>` with the world's admin as admin and `holder` holding 1,000,000.
+fn deploy(w: &World, feature: &str, salt: u8, holder: [u8; 32]) -> [u8; 32] {
+    let admin = assay_attest::registry::account_val(w.admin.public_key());
+    let mut args = vec![
+        admin,
+        assay_attest::registry::account_val(holder),
+        ScVal::I128(stellar_xdr::Int128Parts {
+            hi: 0,
+            lo: 1_000_000,
+        }),
+    ];
+    if feature == "swappable_ledger" {
+        let book = w.deploy("power_ledger", salt.wrapping_add(100), vec![]);
+        args.push(ScVal::Address(stellar_xdr::ScAddress::Contract(
+            stellar_xdr::ContractId(stellar_xdr::Hash(book)),
+        )));
+    }
+    w.deploy(&format!("power_token_{feature}"), salt, args)
+}
+
+/// `assay scan C… --output json` against the world's network; the report.
+fn scan(w: &World, ca: &std::path::Path, token: [u8; 32]) -> serde_json::Value {
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["scan", &id, "--network", "local", "--no-history", "--output", "json"])
+        .args(["--rpc-url", &w.net.rpc_url()])
+        .args(["--network-passphrase", w.net.passphrase()])
+        .args(w.source_args(ca))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", w.dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(2)),
+        "scan {id}: {stdout}{stderr}"
+    );
+    serde_json::from_str(stdout.lines().next().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
+    let w = World::start(&[]);
+    let ca = w.ca();
+    let holder = [0x42; 32];
+    // feature, mechanics names, severity, the function that exercised it, its label.
+    let cases: [(&str, &[&str], &str, &str, Option<&str>); 9] = [
+        ("take_burn", &["admin_clawback"], "high", "rebalance", None),
+        ("take_move", &["admin_clawback"], "high", "recover", None),
+        ("freeze_one", &["admin_freeze"], "medium", "set_mode", None),
+        ("pause_all", &["admin_freeze"], "medium", "pause_all", None),
+        ("create_supply", &["admin_mint"], "clear", "reward", None),
+        ("swappable_ledger", &["code_mutable"], "high", "set_ledger", None),
+        ("hidden_clawback", &["admin_clawback"], "high", "clawback", Some("clawback")),
+        ("unclassified", &["admin_unclassified"], "clear", "set_memo", None),
+        ("control", &[], "clear", "", None),
+    ];
+    let admin = format!("{}", stellar_strkey::ed25519::PublicKey(w.admin.public_key()));
+    for (n, (feature, names, severity, function, label)) in cases.into_iter().enumerate() {
+        let token = deploy(&w, feature, 60 + n as u8, holder);
+        let report = scan(&w, &ca, token);
+        let mechanics: Vec<&str> = report["mechanics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(mechanics, names, "{feature}: {report}");
+        assert_eq!(report["severity"], *severity, "{feature}: {report}");
+        assert_eq!(report["undetermined"], false, "{feature}: {report}");
+        let powers = &report["powers"];
+        match *feature {
+            "control" => {
+                assert_eq!(powers["powers"].as_array().unwrap().len(), 0, "{report}");
+                assert_eq!(powers["unclassified"].as_array().unwrap().len(), 0);
+            }
+            "unclassified" => {
+                assert_eq!(powers["unclassified"][0]["function"], function, "{report}");
+                assert_eq!(powers["unclassified"][0]["authorized_by"][0]["address"], admin);
+            }
+            _ => {
+                let p = &powers["powers"][0];
+                assert_eq!(p["function"], function, "{feature}: {report}");
+                assert_eq!(p["authorized_by"][0]["address"], admin, "{feature}");
+                assert_eq!(p["authorized_by"][0]["control"], "1 key", "{feature}");
+                assert_eq!(p["label"].as_str(), label, "{feature}");
+            }
+        }
+    }
+}
+
+#[test]
+fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
+    let w = World::start(&[]);
+    let ca = w.ca();
+    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    for (n, (feature, severity, flags)) in [
+        ("take_burn", 3u64, 1024u64),
+        ("freeze_one", 2, 2048),
+        ("control", 0, 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let token = deploy(&w, feature, 80 + n as u8, [0x43; 32]);
+        let id = format!("{}", stellar_strkey::Contract(token));
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["attest", &id])
+            .args(w.cli_args(&ca))
+            .env("STELLAR_SECRET_KEY", &secret)
+            .env("HOME", w.dir.path())
+            .env_remove("STELLAR_NETWORK")
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(0), "{feature}: {text}");
+        assert!(!text.contains(&secret));
+        let on_chain = read_safety(&w.rpc, w.registry, token)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{feature} written: {text}"));
+        assert_eq!(
+            (u64::from(on_chain.severity), u64::from(on_chain.flags)),
+            (severity, flags),
+            "{feature}: {text}"
+        );
+        let admitted = w.gate_check(token).is_ok();
+        assert_eq!(admitted, feature == "control", "{feature}: the gate refuses a power over balances");
+    }
+}
