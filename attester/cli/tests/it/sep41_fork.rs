@@ -103,7 +103,11 @@ impl Upstream {
     }
 
     /// What a submission would change: transactions applied, and the parties' sequence numbers.
+    /// A ledger closed here first: its statistics, and every earlier ledger's, are published when
+    /// `close_ledger` returns, so the count never depends on when the interval's last close
+    /// published its own.
     fn footprint(&self) -> (usize, Option<i64>, Option<i64>) {
+        self.net.close_ledger();
         let txs = self.net.close_stats().iter().map(|s| s.transactions).sum();
         let seq = |who: &Secret| self.network.account_sequence(&who.account_id()).unwrap();
         (txs, seq(&self.admin), seq(&self.holder))
