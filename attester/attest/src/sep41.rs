@@ -40,10 +40,12 @@ pub fn evaluate_contract_subject(
 /// requirement asserted — not the observed numbers or transaction hashes, which change on every run — so a
 /// re-run that reaches the same verdicts reproduces the same evidence hash (watch leaves it alone, verify can
 /// agree). NOT_IMPLEMENTED (a required SEP-41 member missing from the contract spec) is a violation: FAIL.
+/// A power-event row with no power to judge is left out: it says nothing about the token.
 pub fn rows_from_suite(results: &[assay_sep41::CheckResult]) -> Vec<Sep41Row> {
     use assay_sep41::Status;
     results
         .iter()
+        .filter(|r| !r.no_power_observed())
         .map(|r| {
             let (status, detail) = match r.status {
                 Status::Pass => (Sep41Status::Pass, format!("requires {}", r.expected)),
@@ -200,7 +202,7 @@ impl Sep41Outcome {
         }
     }
 
-    /// `25 checks: 25 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented`, or why it did not run.
+    /// `27 checks: 25 pass, 0 fail, 0 unverifiable, 2 skipped, 0 not implemented`, or why it did not run.
     pub fn summary(&self) -> String {
         match (&self.report, &self.error) {
             (Some(r), _) => {

@@ -75,7 +75,8 @@ pub struct CheckDef {
     pub layer: Layer,
     /// The SEP-41 member and the case of it under test.
     pub clause: &'static str,
-    /// The member whose absence from the spec makes this NOT_IMPLEMENTED.
+    /// The member whose absence from the spec makes this NOT_IMPLEMENTED; empty for a check of
+    /// something SEP-41 leaves unnamed (a mint or a clawback, from whichever function).
     pub member: &'static str,
     /// What PASS requires, shown for every non-PASS row.
     pub expected: &'static str,
@@ -100,8 +101,9 @@ const fn check(
 /// The checks in run order. The sixteen: five reads; five of the six negative checks,
 /// least-destructive first; the five writes that move value; the expiry check. Then nine that
 /// simulate and submit nothing: the authorization each write asks for, the events three writes
-/// publish, and an approval that expired before it was given.
-pub const CHECKS: [CheckDef; 25] = [
+/// publish, and an approval that expired before it was given. Last, the two that judge the event
+/// of a mint and of a clawback power discovery exercised ([`POWER_EVENT_CHECKS`]).
+pub const CHECKS: [CheckDef; 27] = [
     check(
         "sep41-decimals",
         Layer::Interface,
@@ -268,7 +270,30 @@ pub const CHECKS: [CheckDef; 25] = [
         "approve",
         "approve(1) with a live_until_ledger below the current ledger is refused",
     ),
+    check(
+        "sep41-events-mint",
+        Layer::Events,
+        "mint: event",
+        "",
+        "the mint power discovery exercised publishes a `mint` event from the token: topics \
+         [\"mint\", to] (an asset string may follow), data the amount as i128 or {amount, \
+         to_muxed_id: void or absent}",
+    ),
+    check(
+        "sep41-events-clawback",
+        Layer::Events,
+        "clawback: event",
+        "",
+        "the clawback power discovery exercised publishes a `clawback` event from the token: \
+         topics [\"clawback\", from] (an asset string may follow), data the amount as i128 or \
+         {amount}",
+    ),
 ];
+
+/// The checks that judge the event of a power discovery exercised. SKIPPED when no such power
+/// was observed: there is no call to judge, so the row leaves the run's exit code alone (the
+/// power itself is judged by discovery, not here).
+pub const POWER_EVENT_CHECKS: [&str; 2] = ["sep41-events-mint", "sep41-events-clawback"];
 
 /// The SEP-41 members; all are required.
 pub const MEMBERS: [&str; 10] = [
@@ -327,6 +352,13 @@ pub struct CheckResult {
     pub evidence: Evidence,
     #[serde(rename = "durationMs")]
     pub duration_ms: u64,
+}
+
+impl CheckResult {
+    /// A power-event row SKIPPED because discovery observed no such power.
+    pub fn no_power_observed(&self) -> bool {
+        self.status == Status::Skipped && POWER_EVENT_CHECKS.contains(&self.id)
+    }
 }
 
 /// Counts by status.
@@ -391,13 +423,18 @@ impl Report {
     }
 
     /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed or nothing ran.
+    /// A power-event row SKIPPED for want of the power ([`CheckResult::no_power_observed`]) is
+    /// not unassessed: the token gave it nothing to judge.
     pub fn exit_code(&self) -> u8 {
         let s = self.summary();
+        let unassessed_skips = (self.results.iter())
+            .filter(|r| r.status == Status::Skipped && !r.no_power_observed())
+            .count();
         if s.total == 0 {
             EXIT_INCOMPLETE
         } else if s.fail > 0 || s.not_implemented > 0 {
             EXIT_VIOLATION
-        } else if s.unverifiable > 0 || s.skipped > 0 {
+        } else if s.unverifiable > 0 || unassessed_skips > 0 {
             EXIT_INCOMPLETE
         } else {
             EXIT_CONFORMANT
