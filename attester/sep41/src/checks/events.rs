@@ -132,8 +132,9 @@ impl Run<'_> {
             format!("{0} as an i128, or {{amount: {0}}}", power.amount)
         };
         Ok(fail(format!(
-            "{call}, and published {} `{kind}` events from the token naming it; expected topics \
-             [{kind}, account] (+ an asset string) and data {data}; events: {}",
+            "{call}, but no `{kind}` event from the token names it with that amount ({} `{kind}` \
+             events from the token); expected topics [{kind}, account] (+ an asset string) and \
+             data {data}; events: {}",
             of_kind.len(),
             shown(&self.evidence.observed)
         )))

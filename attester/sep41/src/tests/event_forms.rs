@@ -316,7 +316,10 @@ fn a_mint_event_that_is_missing_or_names_another_account_or_amount_fails_with_wh
         let (status, actual) = power_row("mint", events);
         assert_eq!(status, Fail, "{actual}");
         assert!(
-            actual.starts_with("reward() credited account by 5, and published "),
+            actual.starts_with(
+                "reward() credited account by 5, but no `mint` event from the token names it \
+                 with that amount ("
+            ),
             "{actual}"
         );
         assert!(
