@@ -245,7 +245,7 @@ pub const CHECKS: [CheckDef; 27] = [
         "transfer: event",
         "transfer",
         "one event from the token: topics [\"transfer\", from, to] (a SAC adds the asset name), \
-         data the amount as i128 or {amount, to_muxed_id}",
+         data the amount as i128 or {amount, to_muxed_id: void or absent}",
     ),
     check(
         "sep41-events-approve",
@@ -253,7 +253,7 @@ pub const CHECKS: [CheckDef; 27] = [
         "approve: event",
         "approve",
         "one event from the token: topics [\"approve\", from, spender] (a SAC adds the asset \
-         name), data [amount, live_until_ledger]",
+         name), data [amount, live_until_ledger] or {amount, live_until_ledger}",
     ),
     check(
         "sep41-events-burn",
@@ -261,7 +261,7 @@ pub const CHECKS: [CheckDef; 27] = [
         "burn: event",
         "burn",
         "one event from the token: topics [\"burn\", from] (a SAC adds the asset name), data \
-         the amount as i128",
+         the amount as i128 or {amount}",
     ),
     check(
         "sep41-approve-past-expiry",
