@@ -402,6 +402,13 @@ pub struct ForkFacts {
     pub premise: &'static str,
     /// The premise in words: which address, how many units, or what was tried.
     pub detail: String,
+    /// Ledgers an earlier attempt was pinned at, oldest first, each abandoned because an entry it
+    /// read had changed upstream after it (drift); the run then started again at the upstream's
+    /// latest ledger.
+    pub repinned_from: Vec<u32>,
+    /// Entries this run read that changed upstream after `ledger` (base64 keys). When any, the
+    /// fork held state of two ledgers: the run is undetermined, never a PASS.
+    pub drifted: Vec<String>,
 }
 
 impl Report {
@@ -422,7 +429,8 @@ impl Report {
         s
     }
 
-    /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed or nothing ran.
+    /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed, a fork run that
+    /// drifted ([`Report::drifted`]), or nothing ran.
     /// A power-event row SKIPPED for want of the power ([`CheckResult::no_power_observed`]) is
     /// not unassessed: the token gave it nothing to judge.
     pub fn exit_code(&self) -> u8 {
@@ -434,11 +442,16 @@ impl Report {
             EXIT_INCOMPLETE
         } else if s.fail > 0 || s.not_implemented > 0 {
             EXIT_VIOLATION
-        } else if s.unverifiable > 0 || unassessed_skips > 0 {
+        } else if s.unverifiable > 0 || unassessed_skips > 0 || self.drifted() {
             EXIT_INCOMPLETE
         } else {
             EXIT_CONFORMANT
         }
+    }
+
+    /// A fork run whose state mixed ledgers ([`ForkFacts::drifted`]): its PASSes prove nothing.
+    pub fn drifted(&self) -> bool {
+        self.fork.as_ref().is_some_and(|f| !f.drifted.is_empty())
     }
 
     /// The status of check `id`, if it ran.

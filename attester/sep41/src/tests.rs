@@ -15,6 +15,7 @@ use crate::{
 use Status::*;
 
 mod authorization_and_events;
+mod discovery;
 mod event_forms;
 
 pub(super) fn config(holder: Party, spender: Party) -> SuiteConfig {
