@@ -40,10 +40,12 @@ pub fn evaluate_contract_subject(
 /// requirement asserted — not the observed numbers or transaction hashes, which change on every run — so a
 /// re-run that reaches the same verdicts reproduces the same evidence hash (watch leaves it alone, verify can
 /// agree). NOT_IMPLEMENTED (a required SEP-41 member missing from the contract spec) is a violation: FAIL.
+/// A power-event row with no power to judge is left out: it says nothing about the token.
 pub fn rows_from_suite(results: &[assay_sep41::CheckResult]) -> Vec<Sep41Row> {
     use assay_sep41::Status;
     results
         .iter()
+        .filter(|r| !r.no_power_observed())
         .map(|r| {
             let (status, detail) = match r.status {
                 Status::Pass => (Sep41Status::Pass, format!("requires {}", r.expected)),
@@ -145,6 +147,9 @@ pub struct Sep41Outcome {
 
 /// Check id of the row standing in for a suite that could not start.
 pub const SUITE_DID_NOT_RUN: &str = "sep41-suite";
+/// Check id of the row added when a fork run's state drifted (`assay_sep41::Report::drifted`): its
+/// verdicts rest on entries of two ledgers, so the report is undetermined and never attested.
+pub const FORK_DRIFTED: &str = "sep41-fork-drift";
 
 impl Sep41Runner {
     /// Runs the suite against `contract`. A suite that could not start (no contract at the address, network
@@ -169,24 +174,43 @@ impl Sep41Runner {
                 assay_sep41::fork::run_fork(&address, &options).map(|run| run.report)
             }
         };
-        match report {
-            Ok(report) => Sep41Outcome {
-                contract: contract_text,
-                rows: rows_from_suite(&report.results),
+        outcome(contract_text, report)
+    }
+}
+
+/// The outcome of a suite run: its rows, plus a SKIPPED row for a suite that could not start or a
+/// fork run whose state drifted, so neither report is ever attested as determined.
+fn outcome(
+    contract: String,
+    report: Result<assay_sep41::Report, assay_sep41::live::LiveError>,
+) -> Sep41Outcome {
+    match report {
+        Ok(report) => {
+            let mut rows = rows_from_suite(&report.results);
+            if report.drifted() {
+                rows.push(Sep41Row {
+                    id: FORK_DRIFTED.into(),
+                    status: Sep41Status::Skipped,
+                    detail: "entries the suite read changed upstream after the fork ledger".into(),
+                });
+            }
+            Sep41Outcome {
+                contract,
+                rows,
                 report: Some(report),
                 error: None,
-            },
-            Err(e) => Sep41Outcome {
-                contract: contract_text,
-                rows: vec![Sep41Row {
-                    id: SUITE_DID_NOT_RUN.into(),
-                    status: Sep41Status::Skipped,
-                    detail: "the conformance suite could not start".into(),
-                }],
-                report: None,
-                error: Some(e.to_string()),
-            },
+            }
         }
+        Err(e) => Sep41Outcome {
+            contract,
+            rows: vec![Sep41Row {
+                id: SUITE_DID_NOT_RUN.into(),
+                status: Sep41Status::Skipped,
+                detail: "the conformance suite could not start".into(),
+            }],
+            report: None,
+            error: Some(e.to_string()),
+        },
     }
 }
 
@@ -200,7 +224,7 @@ impl Sep41Outcome {
         }
     }
 
-    /// `25 checks: 25 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented`, or why it did not run.
+    /// `27 checks: 25 pass, 0 fail, 0 unverifiable, 2 skipped, 0 not implemented`, or why it did not run.
     pub fn summary(&self) -> String {
         match (&self.report, &self.error) {
             (Some(r), _) => {
@@ -446,5 +470,50 @@ mod tests {
         assert!(!r.undetermined && r.mechanics.has(Mechanics::SEP41_VIOLATION));
         assert_eq!(r.severity, Rating::Level(Severity::Critical));
         assert!(crate::decide(&r, r.scanned_at, Default::default()).is_attest());
+    }
+
+    #[test]
+    fn a_drifted_fork_run_is_never_attested_and_rows_without_a_power_stay_out() {
+        use assay_sep41::Status;
+        let report = |drifted: Vec<String>| assay_sep41::Report {
+            contract_id: "CTOKEN".into(),
+            network: "n".into(),
+            ran_at: "t".into(),
+            results: vec![
+                suite_row("sep41-transfer", Status::Pass, "holder -1, recipient +1"),
+                suite_row(
+                    "sep41-events-mint",
+                    Status::Skipped,
+                    "no mint power observed",
+                ),
+            ],
+            fork: Some(assay_sep41::model::ForkFacts {
+                ledger: 9,
+                premise: "mint",
+                detail: "1000 units minted".into(),
+                repinned_from: vec![8],
+                drifted,
+            }),
+        };
+        let held = outcome("CTOKEN".into(), Ok(report(vec![])));
+        let ids: Vec<&str> = held.rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["sep41-transfer"],
+            "no power observed: nothing to bind"
+        );
+        assert_eq!(held.verdict(), "conformant");
+
+        let drifted = outcome("CTOKEN".into(), Ok(report(vec!["AAAA".into()])));
+        assert_eq!(drifted.verdict(), "incomplete");
+        let last = drifted.rows.last().unwrap();
+        assert_eq!(
+            (last.id.as_str(), last.status),
+            (FORK_DRIFTED, Sep41Status::Skipped)
+        );
+        let s = subject();
+        let r = evaluate_with_sep41(&s, drifted.check(s.scanned_at)).unwrap();
+        assert!(r.undetermined, "{:?}", r.undetermined_checks);
+        assert!(!crate::decide(&r, r.scanned_at, Default::default()).is_attest());
     }
 }

@@ -374,6 +374,35 @@ impl RpcClient {
         )
     }
 
+    /// Contract events of ledgers `start..end` (end exclusive) for the given `C…` contract ids,
+    /// oldest first, at most `limit` (the page holds the range's oldest events when it is full).
+    pub fn get_events_between(
+        &self,
+        start: u32,
+        end: u32,
+        contract_ids: &[String],
+        limit: usize,
+    ) -> Result<GetEventsResponse, RpcError> {
+        // stellar-rpc's endLedger is exclusive.
+        let range = stellar_rpc_client::EventStart::ledger_range(start, end).map_err(|detail| {
+            RpcError::Protocol {
+                url: self.shown.clone(),
+                method: "getEvents".into(),
+                detail,
+            }
+        })?;
+        self.run(
+            "getEvents",
+            self.inner()?.get_events(
+                range,
+                Some(stellar_rpc_client::EventType::Contract),
+                contract_ids,
+                &[] as &[stellar_rpc_client::TopicFilter],
+                Some(limit),
+            ),
+        )
+    }
+
     /// `sendTransaction`, every status returned as sent (no polling, no interpretation).
     pub fn send_transaction(
         &self,

@@ -4,7 +4,10 @@
 //! later run replays offline. Everything written stays here; nothing is ever sent upstream.
 //!
 //! stellar-rpc serves only its latest state, so the fork pins the ledger it starts from and
-//! records every entry the upstream reports modified after that ledger (drift).
+//! records every entry the upstream reports modified after that ledger (drift): the fork then
+//! holds entries of two ledgers, and a run on it is undetermined unless it starts again pinned
+//! at a ledger that covers them. A fork below the upstream's latest ledger is therefore only
+//! served from a cache recorded there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -58,6 +61,9 @@ pub struct ForkStats {
     pub entries: usize,
     /// Entries the upstream reported modified after the fork ledger (base64 keys).
     pub drifted: Vec<String>,
+    /// The newest `lastModifiedLedgerSeq` of the entries read: a fork pinned at this ledger or
+    /// later covers every one of them.
+    pub newest_entry_ledger: u32,
 }
 
 /// The upstream answers, pinned for the run: `None` = the upstream has no such entry.
@@ -70,6 +76,7 @@ pub(crate) struct ForkSource {
     known: Mutex<BTreeMap<LedgerKey, Option<Stored>>>,
     notes: Mutex<BTreeMap<String, serde_json::Value>>,
     drifted: Mutex<Vec<String>>,
+    newest_entry_ledger: std::sync::atomic::AtomicU32,
     last_error: Mutex<Option<String>>,
 }
 
@@ -153,11 +160,24 @@ impl ForkSource {
             .sequence;
         let ledger = match config.ledger {
             Some(n) if n > latest => {
-                return Err(fork_error(format!(
+                return Err(LocalNetError::ForkLedger(format!(
                     "--fork-ledger {n} is ahead of the upstream's latest ledger {latest}; pass {latest} or less"
                 )))
             }
-            Some(0) => return Err(fork_error("--fork-ledger must be at least 1".into())),
+            Some(0) => {
+                return Err(LocalNetError::ForkLedger(
+                    "--fork-ledger must be at least 1".into(),
+                ))
+            }
+            // stellar-rpc answers with its latest state only: entries read from it could be newer
+            // than ledger n, so a past ledger is served from a cache recorded there or not at all.
+            Some(n) if n < latest => {
+                return Err(LocalNetError::ForkLedger(format!(
+                    "--fork-ledger {n} is behind the upstream's latest ledger {latest}, and stellar-rpc \
+                     serves only its latest state; omit --fork-ledger to fork at the latest ledger, or \
+                     pass --fork-cache FILE naming a cache recorded at ledger {n}"
+                )))
+            }
             Some(n) => n,
             None => latest,
         };
@@ -170,6 +190,7 @@ impl ForkSource {
             known: Mutex::new(BTreeMap::new()),
             notes: Mutex::new(BTreeMap::new()),
             drifted: Mutex::new(Vec::new()),
+            newest_entry_ledger: Default::default(),
             last_error: Mutex::new(None),
         })
     }
@@ -189,7 +210,7 @@ impl ForkSource {
         })?;
         let snap = file.snapshot;
         if let Some(n) = ledger.filter(|n| *n != snap.sequence_number) {
-            return Err(fork_error(format!(
+            return Err(LocalNetError::ForkLedger(format!(
                 "--fork-cache {shown} holds ledger {}, not --fork-ledger {n}; drop one of them",
                 snap.sequence_number
             )));
@@ -203,6 +224,10 @@ impl ForkSource {
                 "--fork-cache {shown} is from another network than {passphrase:?}; pass its --network-passphrase"
             )));
         }
+        let newest = (snap.ledger_entries.iter())
+            .map(|(_, (entry, _))| entry.last_modified_ledger_seq)
+            .max()
+            .unwrap_or(0);
         let known = snap
             .ledger_entries
             .into_iter()
@@ -225,6 +250,7 @@ impl ForkSource {
             known: Mutex::new(known),
             notes: Mutex::new(file.assay_fork.notes),
             drifted: Mutex::new(Vec::new()),
+            newest_entry_ledger: newest.into(),
             last_error: Mutex::new(None),
         })
     }
@@ -244,6 +270,9 @@ impl ForkSource {
             upstream_round_trips: self.upstream.as_ref().map_or(0, RpcClient::round_trips),
             entries: lock(&self.known).values().flatten().count(),
             drifted: lock(&self.drifted).clone(),
+            newest_entry_ledger: self
+                .newest_entry_ledger
+                .load(std::sync::atomic::Ordering::SeqCst),
         }
     }
 
@@ -308,6 +337,8 @@ impl ForkSource {
             if r.last_modified_ledger > self.ledger {
                 lock(&self.drifted).push(r.key.clone());
             }
+            self.newest_entry_ledger
+                .fetch_max(r.last_modified_ledger, std::sync::atomic::Ordering::SeqCst);
             let entry = LedgerEntry {
                 last_modified_ledger_seq: r.last_modified_ledger,
                 data,

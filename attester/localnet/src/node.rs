@@ -85,13 +85,16 @@ pub(crate) fn close_now(shared: &Shared, respect_pause: bool) -> u32 {
         transactions: count,
         duration: started.elapsed(),
     };
-    drop(l);
+    // Published before the ledger lock is released: a client that sees this ledger's results
+    // (getTransaction, getLatestLedger) then reads its statistics too (lock order: ledger, then
+    // close_stats; readers of close_stats take it alone).
     if let Ok(mut s) = shared.close_stats.lock() {
         if s.len() >= 100_000 {
             s.clear();
         }
         s.push(stat);
     }
+    drop(l);
     shared.closed.notify_all();
     seq
 }

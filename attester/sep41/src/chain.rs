@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use assay_chain::{AuthMode, InvokeOutcome, Network, ReadOutcome, Secret};
 use stellar_xdr::{
-    AccountId, ContractEvent, ContractEventType, DiagnosticEvent, Limits, PublicKey, ReadXdr,
-    ScAddress, ScVal, SorobanAuthorizationEntry, Uint256,
+    AccountId, ContractEvent, ContractEventType, DiagnosticEvent, PublicKey, ReadXdr, ScAddress,
+    ScVal, SorobanAuthorizationEntry, Uint256,
 };
 
 /// Which party signs a write. Every write is signed by the party the clause names.
@@ -242,8 +242,10 @@ impl TokenChain for RpcChain<'_> {
     }
 }
 
+/// Decodes a value from an RPC answer within the depth and size limits of every RPC answer
+/// ([`assay_chain::submit::decode_rpc_xdr`]): a hostile server gets an error, never a crash.
 fn decode<T: ReadXdr>(base64: &str, what: &'static str) -> Result<T, NoAnswer> {
-    T::from_xdr_base64(base64, Limits::none()).map_err(|e| NoAnswer::Undecodable {
+    assay_chain::submit::decode_rpc_xdr(what, Some(base64)).map_err(|e| NoAnswer::Undecodable {
         what,
         message: e.to_string(),
     })

@@ -28,6 +28,8 @@ use crate::{
 mod authorization;
 mod events;
 
+pub use events::ExercisedPower;
+
 /// The SAC issuer's balance sentinel.
 pub const ISSUER_SENTINEL: i128 = i64::MAX as i128;
 /// The SAC host's wording for a balance read or move on an account without a trustline.
@@ -64,6 +66,10 @@ pub struct SuiteConfig {
     pub expiry_poll: Duration,
     /// How to give the holder units, for the rows an empty holder leaves UNVERIFIABLE.
     pub funding_hint: String,
+    /// The mint power discovery exercised, whose event `sep41-events-mint` judges.
+    pub exercised_mint: Option<ExercisedPower>,
+    /// The clawback power discovery exercised, whose event `sep41-events-clawback` judges.
+    pub exercised_clawback: Option<ExercisedPower>,
 }
 
 impl SuiteConfig {
@@ -79,6 +85,8 @@ impl SuiteConfig {
             expiry_wait: Duration::from_secs(45),
             expiry_poll: Duration::from_secs(1),
             funding_hint: "fund the holder with at least 5 units".into(),
+            exercised_mint: None,
+            exercised_clawback: None,
         }
     }
 }
@@ -283,7 +291,7 @@ impl Run<'_> {
         let started = Instant::now();
         self.evidence = Evidence::default();
         let outcome = match &self.config.declared {
-            Some(declared) if !declared.contains(def.member) => Outcome {
+            Some(declared) if !def.member.is_empty() && !declared.contains(def.member) => Outcome {
                 status: Status::NotImplemented,
                 actual: format!("the contract spec declares no `{}`", def.member),
             },
@@ -317,6 +325,8 @@ impl Run<'_> {
                     "sep41-events-approve" => self.approve_event(),
                     "sep41-events-burn" => self.burn_event(),
                     "sep41-approve-past-expiry" => self.approve_past_expiry(),
+                    "sep41-events-mint" => self.power_event("mint"),
+                    "sep41-events-clawback" => self.power_event("clawback"),
                     other => Err(skipped(format!("no implementation for {other}"))),
                 };
                 if !granted_before

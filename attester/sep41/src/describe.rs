@@ -21,6 +21,12 @@ impl Names {
         }
     }
 
+    /// Also names `address` as `name` (after the names already known).
+    pub fn with(mut self, address: ScAddress, name: &'static str) -> Self {
+        self.known.push((address, name));
+        self
+    }
+
     /// Names source-account credentials as `party` (the signer of a write is its source).
     pub fn with_source(self, party: &'static str) -> Self {
         Names {

@@ -8,13 +8,15 @@
 //! inside the fork, authorized as that address there only), a holder discovered from the
 //! token's recent `transfer`/`mint` events, or `mint(holder, amount)` as the admin `admin()`
 //! names. With none, the value-moving rows are UNVERIFIABLE and say to pass `--holder`.
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use assay_chain::submit::decode_rpc_xdr;
 use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
-use stellar_xdr::{Asset, Limits, ReadXdr, ScAddress, ScVal};
+use stellar_xdr::{Asset, ScAddress, ScVal};
 
 use crate::{
     chain::RpcChain,
@@ -54,6 +56,10 @@ pub enum PremiseError {
     /// `admin()` did not name an address.
     #[error("admin() did not name an address ({0})")]
     NoAdmin(String),
+    /// The upstream answered getEvents with a value that does not decode within the limits of
+    /// every RPC answer: it is broken or hostile, and the run does not rest on it.
+    #[error("the upstream sent an event that does not decode: {0}")]
+    UndecodableEvent(String),
 }
 
 /// Units minted to the holder under the `mint` premise.
@@ -62,6 +68,18 @@ pub const MINTED_UNITS: i128 = 1_000;
 const MAX_CANDIDATES: usize = 8;
 /// How far back discovery looks for events: about a day of 5 s ledgers.
 const DISCOVERY_LEDGERS: u32 = 17_280;
+/// Discovery's first window, in ledgers back from the fork ledger; each next one reaches twice as
+/// far back (64, 128, 256, … ledgers), so the newest events are read first.
+const FIRST_WINDOW: u32 = 64;
+/// Events per getEvents page; a full page of a window wider than one ledger is read again over
+/// its newer half, since a page holds the window's oldest events.
+pub(crate) const EVENTS_PER_PAGE: usize = 100;
+/// getEvents calls discovery may make.
+pub(crate) const MAX_EVENT_PAGES: usize = 10;
+/// Times a run starts again at the upstream's latest ledger after drift before it reports drift.
+const MAX_REPINS: usize = 1;
+/// Where a run records drift it could not resolve in the fork cache, so a replay reports it too.
+const DRIFT_NOTE: &str = "sep41.drifted";
 /// Where a run records the discovered candidates in the fork cache, for a replay.
 const CANDIDATES_NOTE: &str = "sep41.holder_candidates";
 /// SAC trustline flag AUTHORIZED.
@@ -94,7 +112,10 @@ pub struct ForkRun {
     pub time: Duration,
 }
 
-/// Runs the suite against `contract` on a fork of the network.
+/// Runs the suite against `contract` on a fork of the network. An entry read that changed
+/// upstream after the fork ledger (drift) makes the run start again at the upstream's latest
+/// ledger, once; drift that remains (or a ledger pinned by `--fork-ledger`, or a cache replay)
+/// is recorded in the report, which is then undetermined.
 pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, LiveError> {
     let started = Instant::now();
     let contract_text = strkey_of(contract);
@@ -110,6 +131,57 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
         ),
         None => None,
     };
+    let recording = options.cache.as_ref().is_some_and(|p| !p.exists());
+    let mut repinned_from = Vec::new();
+    let mut round_trips = 0;
+    loop {
+        let mut run = run_pinned(contract, options, holder_given.as_ref(), recording)?;
+        round_trips += run.upstream_round_trips;
+        let offline = run.offline;
+        let facts = run
+            .report
+            .fork
+            .as_mut()
+            .expect("a fork run records its facts");
+        let may_repin = options.ledger.is_none() && !offline && repinned_from.len() < MAX_REPINS;
+        if facts.drifted.is_empty() || !may_repin {
+            facts.repinned_from = repinned_from;
+            run.upstream_round_trips = round_trips;
+            run.time = started.elapsed();
+            return Ok(run);
+        }
+        eprintln!(
+            "fork: {} entries read changed upstream after ledger {}; starting again at the \
+             upstream's latest ledger",
+            facts.drifted.len(),
+            facts.ledger
+        );
+        repinned_from.push(facts.ledger);
+        if let Some(cache) = options.cache.as_ref().filter(|_| recording) {
+            // Recorded at the abandoned ledger: the next attempt records its own.
+            match std::fs::remove_file(cache) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(LiveError::Incomplete(format!(
+                        "cannot remove the fork cache {} recorded at the drifted ledger: {e}",
+                        cache.display()
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One attempt of [`run_fork`]: a fork pinned at the option's ledger (or the upstream's latest),
+/// the premises, the suite, and the entries that drifted.
+fn run_pinned(
+    contract: &ScAddress,
+    options: &ForkOptions,
+    holder_given: Option<&ScAddress>,
+    recording: bool,
+) -> Result<ForkRun, LiveError> {
+    let started = Instant::now();
+    let contract_text = strkey_of(contract);
     let upstream_shown = options.rpc_url.as_deref().map(origin);
     let localnet = LocalNet::start_fork(
         LocalNetConfig {
@@ -123,7 +195,10 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
             cache: options.cache.clone(),
         },
     )
-    .map_err(|e| LiveError::Incomplete(format!("cannot start the fork: {e}")))?;
+    .map_err(|e| match e {
+        LocalNetError::ForkLedger(message) => LiveError::Usage(message),
+        e => LiveError::Incomplete(format!("cannot start the fork: {e}")),
+    })?;
     if localnet.passphrase() != options.passphrase {
         return Err(LiveError::Usage(format!(
             "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
@@ -154,15 +229,22 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
             _ => None,
         },
         ledger: stats.ledger,
+        named: OnceCell::new(),
     };
+    // Read before any premise is used: an upstream whose events do not decode ends the run.
+    if let Err(e @ PremiseError::UndecodableEvent(_)) = discovery.candidates(&localnet, contract) {
+        return Err(LiveError::Incomplete(format!(
+            "cannot use the upstream at {}: {e}",
+            upstream_shown.as_deref().unwrap_or("(cache file)")
+        )));
+    }
     let funder = Funder {
         localnet: &localnet,
         network: &network,
         contract,
         holder: &holder,
     };
-    let (premise, detail) =
-        funder.fund(holder_given.as_ref(), &discovery, declared.as_ref(), is_sac);
+    let (premise, detail) = funder.fund(holder_given, &discovery, declared.as_ref(), is_sac);
 
     let mut config = embedded_suite_config(
         embedded_party(&holder),
@@ -177,6 +259,7 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
     let mut chain = RpcChain::embedded(&network, contract, &holder, &spender);
     let results = run_suite(&mut chain, &config);
     let stats = localnet.fork_stats().expect("a fork reports its stats");
+    let drifted = drifted(&localnet, &stats, recording).map_err(|e| setup(&e))?;
     Ok(ForkRun {
         report: Report {
             contract_id: contract_text,
@@ -187,6 +270,8 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
                 ledger: stats.ledger,
                 premise,
                 detail,
+                repinned_from: Vec::new(),
+                drifted,
             }),
         },
         upstream_round_trips: stats.upstream_round_trips
@@ -197,6 +282,25 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
         offline: stats.offline,
         time: started.elapsed(),
     })
+}
+
+/// The entries that drifted in this attempt, or those the replayed cache recorded as drifted.
+/// A recording run notes its drift in the cache, so the replay is undetermined too.
+fn drifted(
+    localnet: &LocalNet,
+    stats: &assay_localnet::ForkStats,
+    recording: bool,
+) -> Result<Vec<String>, LocalNetError> {
+    if stats.offline {
+        let noted = localnet.fork_noted(DRIFT_NOTE);
+        return Ok(noted
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default());
+    }
+    if recording && !stats.drifted.is_empty() {
+        localnet.fork_note(DRIFT_NOTE, serde_json::json!(stats.drifted))?;
+    }
+    Ok(stats.drifted.clone())
 }
 
 /// A Stellar Asset Contract pays only accounts with a trustline: give the fork's parties
@@ -243,6 +347,8 @@ struct Discovery {
     /// `None` when replaying a cache file: the candidates come from the file's notes.
     upstream: Option<RpcClient>,
     ledger: u32,
+    /// The addresses named, once read (the funder asks again after the run's own check).
+    named: OnceCell<Vec<String>>,
 }
 
 impl Discovery {
@@ -252,41 +358,75 @@ impl Discovery {
         localnet: &LocalNet,
         contract: &ScAddress,
     ) -> Result<Vec<ScAddress>, PremiseError> {
-        let texts: Vec<String> = match &self.upstream {
-            None => match localnet.fork_noted(CANDIDATES_NOTE) {
-                Some(v) => serde_json::from_value(v)
-                    .map_err(|e| PremiseError::CachedCandidates(e.to_string()))?,
-                None => return Err(PremiseError::NoUpstream),
-            },
-            Some(client) => {
-                let texts = self.named_in_events(client, contract)?;
-                localnet.fork_note(CANDIDATES_NOTE, serde_json::json!(texts))?;
-                texts
+        let texts = match self.named.get() {
+            Some(texts) => texts.clone(),
+            None => {
+                let texts: Vec<String> = match &self.upstream {
+                    None => match localnet.fork_noted(CANDIDATES_NOTE) {
+                        Some(v) => serde_json::from_value(v)
+                            .map_err(|e| PremiseError::CachedCandidates(e.to_string()))?,
+                        None => return Err(PremiseError::NoUpstream),
+                    },
+                    Some(client) => {
+                        let texts = self.named_in_events(client, contract)?;
+                        localnet.fork_note(CANDIDATES_NOTE, serde_json::json!(texts))?;
+                        texts
+                    }
+                };
+                self.named.get_or_init(|| texts).clone()
             }
         };
         Ok(texts.iter().filter_map(|t| parse_address(t).ok()).collect())
     }
 
+    /// Reads the newest events first (see [`named_in_windows`]), decoding every topic within the
+    /// limits of any RPC answer.
     fn named_in_events(
         &self,
         client: &RpcClient,
         contract: &ScAddress,
     ) -> Result<Vec<String>, PremiseError> {
         let oldest = client.get_health()?.oldest_ledger;
-        let start = self
-            .ledger
-            .saturating_sub(DISCOVERY_LEDGERS)
-            .max(oldest)
-            .max(1);
-        let events = client.get_events(start, &[strkey_of(contract)])?.events;
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
-        for event in events.iter().rev() {
-            let topics: Vec<ScVal> = event
-                .topic
-                .iter()
-                .filter_map(|t| ScVal::from_xdr_base64(t, Limits::none()).ok())
-                .collect();
+        let ids = [strkey_of(contract)];
+        named_in_windows(self.ledger, oldest, |start, end| {
+            let page = client.get_events_between(start, end, &ids, EVENTS_PER_PAGE)?;
+            Ok(page.events.into_iter().map(|e| e.topic).collect())
+        })
+    }
+}
+
+/// The addresses the `transfer` and `mint` events name, receivers first, newest first: windows
+/// `[start, end)` ending just past the fork ledger `ledger`, each reaching twice as far back as
+/// the last, until enough candidates, the upstream's `oldest` ledger, a day back, or the page
+/// budget. `page(start, end)` answers as getEvents does: the topics (base64) of the range's
+/// events, oldest first, at most [`EVENTS_PER_PAGE`].
+pub(crate) fn named_in_windows(
+    ledger: u32,
+    oldest: u32,
+    mut page: impl FnMut(u32, u32) -> Result<Vec<Vec<String>>, PremiseError>,
+) -> Result<Vec<String>, PremiseError> {
+    let floor = (ledger.saturating_sub(DISCOVERY_LEDGERS))
+        .max(oldest)
+        .max(1);
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut end = ledger.saturating_add(1);
+    let mut span = FIRST_WINDOW;
+    let mut pages = 0;
+    while end > floor && out.len() < MAX_CANDIDATES && pages < MAX_EVENT_PAGES {
+        let start = end.saturating_sub(span).max(floor);
+        let events = page(start, end)?;
+        pages += 1;
+        if events.len() >= EVENTS_PER_PAGE && end - start > 1 {
+            // A full page holds the window's oldest events: read its newer half first.
+            span = (end - start) / 2;
+            continue;
+        }
+        for topics in events.iter().rev() {
+            let topics = (topics.iter())
+                .map(|t| decode_rpc_xdr::<ScVal>("getEvents topic", Some(t)))
+                .collect::<Result<Vec<ScVal>, _>>()
+                .map_err(|e| PremiseError::UndecodableEvent(e.to_string()))?;
             let named = match topics.first() {
                 Some(ScVal::Symbol(s)) => s.to_utf8_string_lossy(),
                 _ => continue,
@@ -303,13 +443,12 @@ impl Discovery {
                     }
                 }
             }
-            if out.len() >= MAX_CANDIDATES {
-                break;
-            }
         }
-        out.truncate(MAX_CANDIDATES);
-        Ok(out)
+        end = start;
+        span = span.saturating_mul(2);
     }
+    out.truncate(MAX_CANDIDATES);
+    Ok(out)
 }
 
 /// Gives the fork's holder units, inside the fork only.

@@ -1,6 +1,6 @@
 //! `assay sep41`: does this token behave as SEP-41 says?
 //!
-//! Twenty-five checks ([`model::CHECKS`], in run order, in four layers: interface, behavior,
+//! Twenty-seven checks ([`model::CHECKS`], in run order, in four layers: interface, behavior,
 //! authorization, events) over a [`chain::TokenChain`]: on a live network through stellar-rpc
 //! ([`chain::RpcChain`]) or on an embedded local network ([`offline`]). Verdicts are PASS/FAIL about the contract, UNVERIFIABLE when a premise is
 //! missing, SKIPPED on harness faults, NOT_IMPLEMENTED when the spec lacks the member.
@@ -15,7 +15,7 @@ pub mod render;
 pub mod spec;
 
 pub use chain::{NoAnswer, Role, RpcChain, TokenChain, WriteFault};
-pub use checks::{run_suite, Party, SuiteConfig};
+pub use checks::{run_suite, ExercisedPower, Party, SuiteConfig};
 pub use model::{CheckResult, Layer, Report, Status, CHECKS};
 
 mod scripted;

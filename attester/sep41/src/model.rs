@@ -75,7 +75,8 @@ pub struct CheckDef {
     pub layer: Layer,
     /// The SEP-41 member and the case of it under test.
     pub clause: &'static str,
-    /// The member whose absence from the spec makes this NOT_IMPLEMENTED.
+    /// The member whose absence from the spec makes this NOT_IMPLEMENTED; empty for a check of
+    /// something SEP-41 leaves unnamed (a mint or a clawback, from whichever function).
     pub member: &'static str,
     /// What PASS requires, shown for every non-PASS row.
     pub expected: &'static str,
@@ -100,8 +101,9 @@ const fn check(
 /// The checks in run order. The sixteen: five reads; five of the six negative checks,
 /// least-destructive first; the five writes that move value; the expiry check. Then nine that
 /// simulate and submit nothing: the authorization each write asks for, the events three writes
-/// publish, and an approval that expired before it was given.
-pub const CHECKS: [CheckDef; 25] = [
+/// publish, and an approval that expired before it was given. Last, the two that judge the event
+/// of a mint and of a clawback power discovery exercised ([`POWER_EVENT_CHECKS`]).
+pub const CHECKS: [CheckDef; 27] = [
     check(
         "sep41-decimals",
         Layer::Interface,
@@ -243,7 +245,7 @@ pub const CHECKS: [CheckDef; 25] = [
         "transfer: event",
         "transfer",
         "one event from the token: topics [\"transfer\", from, to] (a SAC adds the asset name), \
-         data the amount as i128 or {amount, to_muxed_id}",
+         data the amount as i128 or {amount, to_muxed_id: void or absent}",
     ),
     check(
         "sep41-events-approve",
@@ -251,7 +253,7 @@ pub const CHECKS: [CheckDef; 25] = [
         "approve: event",
         "approve",
         "one event from the token: topics [\"approve\", from, spender] (a SAC adds the asset \
-         name), data [amount, live_until_ledger]",
+         name), data [amount, live_until_ledger] or {amount, live_until_ledger}",
     ),
     check(
         "sep41-events-burn",
@@ -259,7 +261,7 @@ pub const CHECKS: [CheckDef; 25] = [
         "burn: event",
         "burn",
         "one event from the token: topics [\"burn\", from] (a SAC adds the asset name), data \
-         the amount as i128",
+         the amount as i128 or {amount}",
     ),
     check(
         "sep41-approve-past-expiry",
@@ -268,7 +270,30 @@ pub const CHECKS: [CheckDef; 25] = [
         "approve",
         "approve(1) with a live_until_ledger below the current ledger is refused",
     ),
+    check(
+        "sep41-events-mint",
+        Layer::Events,
+        "mint: event",
+        "",
+        "the mint power discovery exercised publishes a `mint` event from the token: topics \
+         [\"mint\", to] (an asset string may follow), data the amount as i128 or {amount, \
+         to_muxed_id: void or absent}",
+    ),
+    check(
+        "sep41-events-clawback",
+        Layer::Events,
+        "clawback: event",
+        "",
+        "the clawback power discovery exercised publishes a `clawback` event from the token: \
+         topics [\"clawback\", from] (an asset string may follow), data the amount as i128 or \
+         {amount}",
+    ),
 ];
+
+/// The checks that judge the event of a power discovery exercised. SKIPPED when no such power
+/// was observed: there is no call to judge, so the row leaves the run's exit code alone (the
+/// power itself is judged by discovery, not here).
+pub const POWER_EVENT_CHECKS: [&str; 2] = ["sep41-events-mint", "sep41-events-clawback"];
 
 /// The SEP-41 members; all are required.
 pub const MEMBERS: [&str; 10] = [
@@ -329,6 +354,13 @@ pub struct CheckResult {
     pub duration_ms: u64,
 }
 
+impl CheckResult {
+    /// A power-event row SKIPPED because discovery observed no such power.
+    pub fn no_power_observed(&self) -> bool {
+        self.status == Status::Skipped && POWER_EVENT_CHECKS.contains(&self.id)
+    }
+}
+
 /// Counts by status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -370,6 +402,13 @@ pub struct ForkFacts {
     pub premise: &'static str,
     /// The premise in words: which address, how many units, or what was tried.
     pub detail: String,
+    /// Ledgers an earlier attempt was pinned at, oldest first, each abandoned because an entry it
+    /// read had changed upstream after it (drift); the run then started again at the upstream's
+    /// latest ledger.
+    pub repinned_from: Vec<u32>,
+    /// Entries this run read that changed upstream after `ledger` (base64 keys). When any, the
+    /// fork held state of two ledgers: the run is undetermined, never a PASS.
+    pub drifted: Vec<String>,
 }
 
 impl Report {
@@ -390,18 +429,29 @@ impl Report {
         s
     }
 
-    /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed or nothing ran.
+    /// 0 all held; 3 any FAIL or required member missing; 2 anything unassessed, a fork run that
+    /// drifted ([`Report::drifted`]), or nothing ran.
+    /// A power-event row SKIPPED for want of the power ([`CheckResult::no_power_observed`]) is
+    /// not unassessed: the token gave it nothing to judge.
     pub fn exit_code(&self) -> u8 {
         let s = self.summary();
+        let unassessed_skips = (self.results.iter())
+            .filter(|r| r.status == Status::Skipped && !r.no_power_observed())
+            .count();
         if s.total == 0 {
             EXIT_INCOMPLETE
         } else if s.fail > 0 || s.not_implemented > 0 {
             EXIT_VIOLATION
-        } else if s.unverifiable > 0 || s.skipped > 0 {
+        } else if s.unverifiable > 0 || unassessed_skips > 0 || self.drifted() {
             EXIT_INCOMPLETE
         } else {
             EXIT_CONFORMANT
         }
+    }
+
+    /// A fork run whose state mixed ledgers ([`ForkFacts::drifted`]): its PASSes prove nothing.
+    pub fn drifted(&self) -> bool {
+        self.fork.as_ref().is_some_and(|f| !f.drifted.is_empty())
     }
 
     /// The status of check `id`, if it ran.

@@ -17,6 +17,7 @@ pub fn text(report: &Report) -> String {
             "  fork of {} at ledger {}; holder's units: {}\n",
             report.network, f.ledger, f.detail
         );
+        let _ = write!(out, "{}", drift_lines(f));
     }
     let width = report.results.iter().map(|r| r.id.len()).max().unwrap_or(0);
     for r in &report.results {
@@ -57,6 +58,9 @@ fn by_layer(report: &Report, sep: &str) -> String {
 
 fn headline(report: &Report) -> &'static str {
     match report.exit_code() {
+        0 if report.results.iter().any(|r| r.no_power_observed()) => {
+            "Conformant: every check with something to judge was exercised and held."
+        }
         0 => "Conformant: every check was exercised and held.",
         3 => "Violations found: at least one check FAILED or a required member is missing.",
         _ if report.results.is_empty() => "Nothing ran.",
@@ -83,6 +87,10 @@ pub fn markdown(report: &Report) -> String {
             f.premise,
             cell(&f.detail)
         );
+        let drift = drift_lines(f);
+        if !drift.is_empty() {
+            let _ = writeln!(out, "| Drift | {} |", cell(drift.trim()));
+        }
     }
     let _ = writeln!(
         out,
@@ -168,6 +176,30 @@ pub fn json(report: &Report) -> serde_json::Value {
     if let Some(f) = &report.fork {
         v["fork_ledger"] = json!(f.ledger);
         v["fork_premise"] = json!({"kind": f.premise, "detail": f.detail});
+        v["fork_drift"] = json!({"repinned_from": f.repinned_from, "drifted": f.drifted});
     }
     v
+}
+
+/// What drift did to a fork run, one indented line each (nothing when there was none).
+fn drift_lines(f: &crate::model::ForkFacts) -> String {
+    let mut out = String::new();
+    if !f.repinned_from.is_empty() {
+        let ledgers: Vec<String> = f.repinned_from.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  drift: re-pinned from ledger {} (an entry read had changed upstream after it)\n",
+            ledgers.join(", then ")
+        );
+    }
+    if !f.drifted.is_empty() {
+        let _ = writeln!(
+            out,
+            "  drift: {} entries read changed upstream after ledger {}: the fork mixed two \
+             ledgers' state, so the run is undetermined\n",
+            f.drifted.len(),
+            f.ledger
+        );
+    }
+    out
 }

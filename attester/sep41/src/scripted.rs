@@ -53,6 +53,8 @@ pub struct ScriptedChain {
     pub auth_script: HashMap<String, Vec<SorobanAuthorizationEntry>>,
     /// Events a simulated call publishes, by function name, instead of the SEP-41 ones.
     pub event_script: HashMap<String, Vec<ContractEvent>>,
+    /// Rewrites the data of the SEP-41 event a simulated call publishes: (function, data) → data.
+    pub reshape_data: Option<fn(&str, &ScVal) -> ScVal>,
     pub holder: String,
     pub spender: String,
     pub writes: Vec<String>,
@@ -172,6 +174,7 @@ impl ScriptedChain {
             simulate_script: HashMap::new(),
             auth_script: HashMap::new(),
             event_script: HashMap::new(),
+            reshape_data: None,
             holder: h,
             spender: s,
             writes: vec![],
@@ -302,8 +305,14 @@ impl TokenChain for ScriptedChain {
         match outcome {
             InvokeOutcome::Refused(error) => Ok(Simulation::Refused(error)),
             InvokeOutcome::Landed { .. } => {
-                let events = (self.event_script.get(function).cloned())
-                    .unwrap_or_else(|| vec![sep41_event(function, &args)]);
+                let events = (self.event_script.get(function).cloned()).unwrap_or_else(|| {
+                    let mut published = sep41_event(function, &args);
+                    if let Some(reshape) = self.reshape_data {
+                        let ContractEventBody::V0(body) = &mut published.body;
+                        body.data = reshape(function, &body.data);
+                    }
+                    vec![published]
+                });
                 Ok(Simulation::Ran { auth, events })
             }
             other => panic!("unexpected outcome {other:?}"),

@@ -15,6 +15,8 @@ use crate::{
 use Status::*;
 
 mod authorization_and_events;
+mod discovery;
+mod event_forms;
 
 pub(super) fn config(holder: Party, spender: Party) -> SuiteConfig {
     let mut c = SuiteConfig::live(holder, spender, None);
@@ -77,9 +79,12 @@ fn order_is_reads_then_negatives_then_writes_then_expiry() {
             "sep41-events-approve",
             "sep41-events-burn",
             "sep41-approve-past-expiry",
+            "sep41-events-mint",
+            "sep41-events-clawback",
         ]
     );
-    // The nine that observe authorization and events come after the sixteen, which keep their order.
+    // The nine that observe authorization and events come after the sixteen, which keep their order;
+    // the two that judge an exercised power's event come last.
     assert!(CHECKS[16..]
         .iter()
         .all(|c| c.layer != crate::Layer::Interface));
@@ -95,8 +100,15 @@ fn order_is_reads_then_negatives_then_writes_then_expiry() {
             .count(),
         3
     );
-    let members: BTreeSet<&str> = CHECKS.iter().map(|c| c.member).collect();
+    let members: BTreeSet<&str> = (CHECKS.iter().map(|c| c.member))
+        .filter(|m| !m.is_empty())
+        .collect();
     assert_eq!(members, MEMBERS.iter().copied().collect());
+    // Only the power-event rows name no member: SEP-41 names no mint or clawback function.
+    let unnamed: Vec<&str> = (CHECKS.iter().filter(|c| c.member.is_empty()))
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(unnamed, crate::model::POWER_EVENT_CHECKS);
 }
 
 #[test]
@@ -104,8 +116,14 @@ fn conformant_token_passes_all_twenty_five_and_spends_four_units() {
     let (mut chain, cfg) = setup(5);
     let report = run(&mut chain, &cfg);
     for r in &report.results {
-        assert_eq!(r.status, Pass, "{}: {}", r.id, r.actual);
+        let expected = if r.no_power_observed() { Skipped } else { Pass };
+        assert_eq!(r.status, expected, "{}: {}", r.id, r.actual);
     }
+    assert_eq!(
+        row(&report, "sep41-events-clawback").actual,
+        "no clawback power observed"
+    );
+    // No power to judge is not an unassessed row: the exit code stays 0.
     assert_eq!(report.exit_code(), 0);
     assert_eq!(
         chain.balances[&chain.holder.clone()],
@@ -581,18 +599,18 @@ fn renderers_show_rows_expected_lines_and_versioned_json() {
         text.contains("      expected: accepted or refused, with the holder's balance unchanged")
     );
     assert!(text.contains("by layer: interface 3/3 pass · behavior "));
-    assert!(text.contains(" · authorization 5/5 pass · events 3/3 pass"));
+    assert!(text.contains(" · authorization 5/5 pass · events 3/5 pass"));
     let md = render::markdown(&report);
     assert!(md.starts_with("# SEP-41 Conformance Report"));
     assert!(md.contains("**Violations found"));
     assert!(md.contains("## Layer: interface (3/3 pass)"));
     assert!(md.contains("## Layer: authorization (5/5 pass)"));
-    assert!(md.contains("## Layer: events (3/3 pass)"));
+    assert!(md.contains("## Layer: events (3/5 pass)"));
     assert!(md.contains("### `sep41-transfer-self`"));
     let json = render::json(&report);
     assert_eq!(json["schema"], render::JSON_SCHEMA);
     assert_eq!(json["exitCode"], 3);
-    assert_eq!(json["summary"]["total"], 25);
+    assert_eq!(json["summary"]["total"], 27);
     assert_eq!(json["results"][7]["id"], "sep41-transfer-self");
     assert_eq!(json["results"][7]["status"], "FAIL");
     assert_eq!(json["results"][7]["evidence"]["before"]["holder"], "1000");

@@ -27,7 +27,7 @@ registry's attester set; each transaction is followed to a final status, and a l
 re-polled by hash (the same envelope is re-sent, so nothing is written twice).
 
 SEP-41 (--sep41): before deciding, each asset's Stellar Asset Contract (or the token contract itself) on
-the registry's network is run through the 25-check conformance suite, keyless on a fork of that network:
+the registry's network is run through the 27-check conformance suite, keyless on a fork of that network:
 nothing is signed for the suite and nothing is sent to the network (--output json names the fork's ledger
 and holder premise under `sep41.fork`). With the holder's and spender's keys (ASSAY_OWNER_SECRET /
 ASSAY_SPENDER_SECRET, or --owner-identity / --spender-identity) it is a key-based live run instead: the

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::{failed, CommandResult};
-use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, STANDALONE_PASSPHRASE};
+use super::{failed, usage, CommandResult};
+use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError, STANDALONE_PASSPHRASE};
 use clap::{Args, ValueEnum};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -22,14 +22,16 @@ pub enum Output {
         /horizon/assets, and /friendbot?addr=G…. The root account's secret is SHA-256 of the passphrase \
         (as in stellar-core); fund accounts through friendbot instead of using it.\n\n\
         Fork mode (--fork-rpc-url URL): the network continues from another network's ledger (its latest, \
-        or --fork-ledger N). Entries it lacks are read from that network's stellar-rpc (getLedgerEntries, \
+        or --fork-ledger N, which stellar-rpc can serve only at its latest ledger or from a --fork-cache \
+        recorded at N). Entries it lacks are read from that network's stellar-rpc (getLedgerEntries, \
         batched) when first needed; every write stays local and nothing is sent upstream. The passphrase \
         is the upstream's. --fork-cache FILE records the entries read as a stellar snapshot JSON file, and \
         replays FILE offline (no upstream needed) when it exists.",
     after_help = "Examples:\n  assay localnet --port 8000 --ledger-close-ms 1000\n  \
         stellar network add local --rpc-url http://127.0.0.1:8000/rpc --network-passphrase 'Standalone Network ; February 2017'\n  \
         assay localnet --port 8001 --fork-rpc-url https://soroban-testnet.stellar.org --fork-cache testnet.json\n\n\
-        Exit codes:\n  0   stopped by SIGINT or SIGTERM\n  1   the network could not start (e.g. the port is in use)\n  64  usage error"
+        Exit codes:\n  0   stopped by SIGINT or SIGTERM\n  1   the network could not start (e.g. the port is in use)\n  64  usage error (a --fork-ledger \
+        the fork cannot serve included)"
 )]
 pub struct LocalnetArgs {
     /// TCP port on 127.0.0.1 (0 picks a free port)
@@ -76,6 +78,7 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
     };
     let net = match started {
         Ok(n) => n,
+        Err(e @ LocalNetError::ForkLedger(_)) => return usage(e),
         Err(e) => return failed(e),
     };
     let assay_localnet::xdr::PublicKey::PublicKeyTypeEd25519(root_key) = &net.root_account().0;

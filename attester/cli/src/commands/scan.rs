@@ -66,7 +66,7 @@ pub struct ScanArgs {
     #[arg(long, value_name = "TEXT", env = "STELLAR_NETWORK_PASSPHRASE")]
     pub network_passphrase: Option<String>,
 
-    /// Also run the 25-check SEP-41 conformance suite against each token contract (C…), keyless on a
+    /// Also run the 27-check SEP-41 conformance suite against each token contract (C…), keyless on a
     /// fork of the network at --rpc-url (nothing signed, nothing sent there), and include its verdicts
     /// in the report: a FAIL makes it critical with sep41_violation (bit 8); without a FAIL, an
     /// UNVERIFIABLE or SKIPPED row leaves it undetermined.

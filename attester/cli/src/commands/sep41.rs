@@ -23,11 +23,12 @@ pub enum Output {
 
 #[derive(Args)]
 #[command(
-    about = "Run the 25-check SEP-41 conformance suite against a token (on a fork of its network, live with keys, or offline on a WASM or SAC)",
-    long_about = "Run the twenty-five SEP-41 checks in order: five reads, five negative checks, five \
+    about = "Run the 27-check SEP-41 conformance suite against a token (on a fork of its network, live with keys, or offline on a WASM or SAC)",
+    long_about = "Run the twenty-seven SEP-41 checks in order: five reads, five negative checks, five \
         value-moving writes, the expired-allowance check, then nine simulated (never submitted): the \
         authorization each write asks for, the events transfer, approve and burn publish, and an approval \
-        already expired when given. Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
+        already expired when given; last, the events of a mint and a clawback power discovery exercised \
+        (SKIPPED, leaving the exit code alone, when no such power was observed). Verdicts: PASS/FAIL about the contract; UNVERIFIABLE \
         when a premise is missing (a key, a funded holder, a readable value, a real non-issuer party); \
         SKIPPED on harness or network faults; NOT_IMPLEMENTED when the contract spec lacks the member.\n\n\
         Fork (the default for a contract id): assay sep41 C… --network mainnet|testnet|local or --rpc-url URL \
@@ -59,7 +60,8 @@ pub enum Output {
         assay sep41 CDYO… --network mainnet --rpc-url https://rpc.example --holder GABC… --fork-cache usdc.json\n  \
         ASSAY_OWNER_SECRET=S… ASSAY_SPENDER_SECRET=S… assay sep41 CDYO… --network testnet --live\n\n\
         Exit codes (the table in the README; numbers mean the same in every command):\n  \
-        0   every check was exercised and held\n  \
+        0   every check was exercised and held (a mint or clawback event row with no such power \
+        observed is SKIPPED and leaves it at 0)\n  \
         1   the run could not start (no contract at the id, network unreachable, consent refused)\n  \
         2   something was not assessed (UNVERIFIABLE or SKIPPED), or nothing ran\n  \
         3   a check FAILED, or a required SEP-41 member is not implemented\n  64  usage error"

@@ -19,7 +19,7 @@ use super::CommandError;
 /// `--sep41`: run the SEP-41 conformance suite against each target's contract and bind its verdicts.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Sep41Args {
-    /// Also run the 25-check SEP-41 conformance suite against each target's contract (a classic asset's
+    /// Also run the 27-check SEP-41 conformance suite against each target's contract (a classic asset's
     /// Stellar Asset Contract, or the token contract itself, on the registry's network) and bind its
     /// verdicts into the report: a FAIL escalates to critical with sep41_violation (bit 8), even beside
     /// checks that could not conclude; without a FAIL, an UNVERIFIABLE or SKIPPED check leaves the report

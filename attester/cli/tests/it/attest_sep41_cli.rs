@@ -121,7 +121,8 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert!(plain.get("sep41").is_none(), "{plain}");
     let plain_hash = plain["evidence_hash"].as_str().unwrap().to_string();
 
-    // (a) With the suite: twenty-five PASS rows, written, and the sep41 object in the JSON line.
+    // (a) With the suite: twenty-five PASS rows (the two power-event rows SKIPPED), written, and the
+    // sep41 object in the JSON line.
     let (code, out, err) = env.run(
         &["attest", &asset, "--sep41", "--output", "json"],
         Some(13),
@@ -139,8 +140,21 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
         format!("{}", stellar_strkey::Contract(sac))
     );
     let rows = sep41["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 25, "{sep41}");
-    assert!(rows.iter().all(|r| r["status"] == "PASS"), "{sep41}");
+    assert_eq!(rows.len(), 27, "{sep41}");
+    // Every row held; the two power-event rows had no exercised power to judge, and stay out of
+    // the evidence lines.
+    let power_event = |r: &&serde_json::Value| {
+        assay_sep41::model::POWER_EVENT_CHECKS.contains(&r["id"].as_str().unwrap())
+    };
+    assert!(
+        (rows.iter().filter(|r| !power_event(r))).all(|r| r["status"] == "PASS"),
+        "{sep41}"
+    );
+    assert!(
+        (rows.iter().filter(power_event)).all(|r| r["status"] == "SKIPPED"),
+        "{sep41}"
+    );
+    assert_eq!(sep41["evidence_lines"].as_array().unwrap().len(), 25);
     assert!(
         rows.iter()
             .any(|r| r["id"] == "sep41-transfer"
@@ -213,7 +227,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains(&format!(
-            "{asset}  sep41 conformant on {}: 25 checks: 25 pass, 0 fail, 0 unverifiable, 0 skipped, 0 not implemented",
+            "{asset}  sep41 conformant on {}: 27 checks: 25 pass, 0 fail, 0 unverifiable, 2 skipped, 0 not implemented",
             stellar_strkey::Contract(sac)
         )),
         "{out}"
@@ -443,7 +457,7 @@ fn scan_of_a_token_contract_with_sep41_runs_the_keyless_suite() {
     let (code, out, err) = scan(&["--sep41"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
-        out.contains(&format!("sep41 conformant on {id}: 25 checks: 25 pass")),
+        out.contains(&format!("sep41 conformant on {id}: 27 checks: 25 pass")),
         "{out}"
     );
 

@@ -103,7 +103,11 @@ impl Upstream {
     }
 
     /// What a submission would change: transactions applied, and the parties' sequence numbers.
+    /// A ledger closed here first: its statistics, and every earlier ledger's, are published when
+    /// `close_ledger` returns, so the count never depends on when the interval's last close
+    /// published its own.
     fn footprint(&self) -> (usize, Option<i64>, Option<i64>) {
+        self.net.close_ledger();
         let txs = self.net.close_stats().iter().map(|s| s.transactions).sum();
         let seq = |who: &Secret| self.network.account_sequence(&who.account_id()).unwrap();
         (txs, seq(&self.admin), seq(&self.holder))
@@ -183,11 +187,13 @@ fn fork_run_discovers_the_holder_submits_nothing_upstream_and_replays_its_cache(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report:#}\n{stderr}");
     assert_eq!(
-        report["summary"]["total"], 25,
-        "all 25 checks run: {report:#}"
+        report["summary"]["total"], 27,
+        "all 27 checks run: {report:#}"
     );
+    // The mint and clawback event rows have no exercised power to judge here.
     assert_eq!(
-        report["summary"]["pass"], report["summary"]["total"],
+        (&report["summary"]["pass"], &report["summary"]["skipped"]),
+        (&serde_json::json!(25), &serde_json::json!(2)),
         "{report:#}"
     );
     let fork_ledger = report["fork_ledger"]
@@ -385,4 +391,189 @@ fn fork_run_fails_transfer_auth_of_a_token_whose_transfer_pulls_xlm() {
         "{observed:?}"
     );
     assert_eq!(upstream.footprint(), before, "nothing reached the upstream");
+}
+
+/// The base64 of an ScVal vec nested `depth` levels around a void, built without recursion: each
+/// level is 12 bytes (a multiple of 3), so its base64 repeats unchanged.
+fn nested_vec_base64(depth: usize) -> String {
+    use stellar_xdr::{Limits, WriteXdr};
+    let one = ScVal::Vec(Some(vec![ScVal::Void].try_into().unwrap()))
+        .to_xdr_base64(Limits::none())
+        .unwrap();
+    let (level, void) = one.split_at(16);
+    format!("{}{void}", level.repeat(depth))
+}
+
+/// An upstream whose getEvents answer carries an event topic nested 200,000 levels deep: the run
+/// ends with a message naming it (exit 1), never a stack overflow, and nothing reaches the
+/// upstream.
+#[test]
+fn fork_run_against_an_upstream_sending_a_deeply_nested_topic_exits_with_a_message() {
+    use crate::world::proxy::{Fault, Proxy};
+    let upstream = Upstream::start(5, 81);
+    let proxy = Proxy::start(upstream.net.rpc_url());
+    let ledger = upstream.net.latest_ledger();
+    let event = serde_json::json!({
+        "type": "contract",
+        "ledger": ledger,
+        "ledgerClosedAt": "2026-12-01T00:00:00Z",
+        "contractId": upstream.contract_id(),
+        "id": format!("{:019}-0000000000", u64::from(ledger) << 32),
+        "txHash": "00".repeat(32),
+        "topic": [nested_vec_base64(200_000)],
+        "value": "AAAAAQ==",
+    });
+    proxy.always(
+        "getEvents",
+        Fault::Answer(serde_json::json!({
+            "events": [event],
+            "cursor": "",
+            "latestLedger": ledger,
+            "oldestLedger": 1,
+            "latestLedgerCloseTime": "0",
+            "oldestLedgerCloseTime": "0",
+        })),
+    );
+    let before = upstream.footprint();
+    let home = tempfile::tempdir().unwrap();
+    let out = assay(
+        &[
+            &upstream.contract_id(),
+            "--rpc-url",
+            &proxy.url,
+            "--network-passphrase",
+            assay_localnet::STANDALONE_PASSPHRASE,
+            "--ledger-close-ms",
+            "100",
+        ],
+        home.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        matches!(out.status.code(), Some(1 | 2)),
+        "exit {:?} (None: killed by a signal)\n{stderr}",
+        out.status.code()
+    );
+    assert!(
+        stderr.contains("the upstream sent an event that does not decode")
+            && stderr.contains("getEvents topic"),
+        "{stderr}"
+    );
+    assert!(proxy.count("getEvents") >= 1);
+    assert_eq!(upstream.footprint(), before, "nothing reached the upstream");
+}
+
+/// An upstream that says its latest ledger is 2 while serving entries written later: every entry
+/// the fork reads is newer than the fork ledger (drift).
+fn stale_latest_ledger() -> crate::world::proxy::Fault {
+    crate::world::proxy::Fault::Rewrite(std::sync::Arc::new(|mut result| {
+        result["sequence"] = serde_json::json!(2);
+        result
+    }))
+}
+
+#[test]
+fn fork_run_on_entries_newer_than_its_ledger_repins_then_reports_the_run_undetermined() {
+    let upstream = Upstream::start(5, 91);
+    let proxy = crate::world::proxy::Proxy::start(upstream.net.rpc_url());
+    proxy.always("getLatestLedger", stale_latest_ledger());
+    let home = tempfile::tempdir().unwrap();
+    let (out, report) = fork_run(&proxy.url, &upstream.contract_id(), &[], home.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Never a silent PASS: the rows may hold, the run is undetermined and says why.
+    assert_eq!(out.status.code(), Some(2), "{report:#}\n{stderr}");
+    assert_eq!(report["exitCode"], 2);
+    assert_eq!(report["fork_ledger"], 2, "{report:#}");
+    assert_eq!(
+        report["fork_drift"]["repinned_from"],
+        serde_json::json!([2])
+    );
+    let drifted = report["fork_drift"]["drifted"].as_array().unwrap();
+    assert!(!drifted.is_empty(), "{report:#}");
+    assert!(
+        stderr.contains("changed upstream after ledger 2; starting again"),
+        "{stderr}"
+    );
+    assert_eq!(
+        proxy.count("getLatestLedger"),
+        2,
+        "one re-pin, then the verdict"
+    );
+
+    // The text report says so too.
+    let out = assay(
+        &[
+            &upstream.contract_id(),
+            "--rpc-url",
+            &proxy.url,
+            "--network-passphrase",
+            assay_localnet::STANDALONE_PASSPHRASE,
+            "--ledger-close-ms",
+            "100",
+        ],
+        home.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("changed upstream after ledger 2: the fork mixed two ledgers' state"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn fork_run_repins_at_the_latest_ledger_when_its_first_ledger_was_older_than_an_entry() {
+    let upstream = Upstream::start(5, 101);
+    let proxy = crate::world::proxy::Proxy::start(upstream.net.rpc_url());
+    proxy.queue("getLatestLedger", vec![stale_latest_ledger()]);
+    let latest_before = upstream.net.latest_ledger();
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join("fork.json");
+    let (out, report) = fork_run(
+        &proxy.url,
+        &upstream.contract_id(),
+        &["--fork-cache", cache.to_str().unwrap()],
+        home.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{report:#}\n{stderr}");
+    assert_eq!(
+        report["fork_drift"]["repinned_from"],
+        serde_json::json!([2])
+    );
+    assert_eq!(report["fork_drift"]["drifted"], serde_json::json!([]));
+    let fork_ledger = report["fork_ledger"].as_u64().unwrap();
+    assert!(fork_ledger >= u64::from(latest_before), "{report:#}");
+    // The cache holds the re-pinned ledger, not the abandoned one.
+    let recorded: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
+    assert_eq!(recorded["sequence_number"].as_u64(), Some(fork_ledger));
+}
+
+#[test]
+fn a_fork_ledger_behind_the_upstream_without_its_cache_is_a_usage_error() {
+    let upstream = Upstream::start(0, 111);
+    let behind = upstream.net.latest_ledger() - 1;
+    let home = tempfile::tempdir().unwrap();
+    let out = assay(
+        &[
+            &upstream.contract_id(),
+            "--rpc-url",
+            &upstream.net.rpc_url(),
+            "--network-passphrase",
+            assay_localnet::STANDALONE_PASSPHRASE,
+            "--fork-ledger",
+            &behind.to_string(),
+        ],
+        home.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "--fork-ledger {behind} is behind the upstream's latest ledger"
+        )) && stderr.contains("omit --fork-ledger")
+            && stderr.contains("--fork-cache FILE"),
+        "{stderr}"
+    );
 }

@@ -184,6 +184,45 @@ fn a_fork_ledger_ahead_of_the_upstream_is_refused() {
 }
 
 #[test]
+fn a_fork_ledger_behind_the_upstream_is_served_only_from_a_cache_recorded_there() {
+    let upstream = LocalNet::start(LocalNetConfig::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("fork.json");
+    let recorded = fork_of(Some(upstream.rpc_url()), Some(cache.clone()));
+    let ledger = recorded.fork_stats().unwrap().ledger;
+    recorded.fork_note("test.recorded", json!(true)).unwrap();
+    drop(recorded);
+    upstream.wait_for_ledger(ledger + 1, std::time::Duration::from_secs(10));
+    assert!(upstream.latest_ledger() > ledger);
+    let at = |cache: Option<std::path::PathBuf>| {
+        LocalNet::start_fork(
+            LocalNetConfig::default(),
+            ForkConfig {
+                rpc_url: Some(upstream.rpc_url()),
+                ledger: Some(ledger),
+                cache,
+            },
+        )
+    };
+
+    // stellar-rpc serves its latest state only: a past ledger without its cache is refused.
+    let err = at(None).err().expect("refused");
+    let message = err.to_string();
+    assert!(matches!(err, LocalNetError::ForkLedger(_)), "{err:?}");
+    assert!(
+        message.contains(&format!(
+            "--fork-ledger {ledger} is behind the upstream's latest ledger"
+        )) && message.contains("--fork-cache FILE"),
+        "{message}"
+    );
+    // The cache recorded there replays it, offline.
+    let replay = at(Some(cache)).expect("the cache holds that ledger");
+    let stats = replay.fork_stats().unwrap();
+    assert_eq!((stats.ledger, stats.offline), (ledger, true));
+    assert_eq!(replay.fork_noted("test.recorded"), Some(json!(true)));
+}
+
+#[test]
 fn an_upstream_lost_mid_run_is_a_server_error_not_a_contract_answer() {
     let upstream = LocalNet::start(LocalNetConfig::default()).unwrap();
     let alice = Client::funded(&upstream, 21);

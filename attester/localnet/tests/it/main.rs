@@ -8,5 +8,6 @@ mod deploy_invoke;
 mod fork;
 mod http_bounds;
 mod interop_js;
+mod ledger_close;
 mod refusals;
 mod sac_classic;

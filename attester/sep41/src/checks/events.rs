@@ -1,10 +1,28 @@
 //! The events layer: what one successful call publishes, observed in the host's simulation of it
 //! (nothing is submitted). Indexers and wallets decode SEP-41 events by shape, so the shape is the
 //! rule: exactly one event of the kind from the token, its topics exactly as SEP-41 lists them (a
-//! Stellar Asset Contract appends the asset's name, a string, as one more topic), and its data.
-use stellar_xdr::{ContractEvent, ContractEventBody, ScAddress, ScSymbol, ScVal};
+//! Stellar Asset Contract appends the asset's name, a string, as one more topic), and its data in
+//! either of SEP-41 v0.5.1's forms: the single value or vec, or a map with `Symbol` keys (keys the
+//! SEP does not define are ignored; `to_muxed_id` is void or absent when there is no muxed id).
+//!
+//! The events of a mint and a clawback are judged on the call power discovery exercised
+//! ([`ExercisedPower`]): the suite has no such call of its own.
+use stellar_xdr::{ContractEvent, ContractEventBody, ScAddress, ScMap, ScSymbol, ScVal};
 
-use super::{authorization::shown, fail, i128_val, pass, Outcome, Run, Step, Who, HOLDER};
+use super::{authorization::shown, fail, i128_val, pass, skipped, Outcome, Run, Step, Who, HOLDER};
+
+/// A mint or a clawback power discovery exercised in the fork, with what the call published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExercisedPower {
+    /// The function called.
+    pub function: String,
+    /// The address the call credited (a mint) or debited (a clawback).
+    pub account: ScAddress,
+    /// The units credited or debited.
+    pub amount: i128,
+    /// The contract events the call emitted.
+    pub events: Vec<ContractEvent>,
+}
 
 /// What an event's data must be.
 struct Data {
@@ -24,8 +42,8 @@ impl Run<'_> {
             self.addr(Who::Spender),
         ];
         let data = Data {
-            expected: "the amount 1 as an i128, or {amount: 1, to_muxed_id}".into(),
-            accepts: |data, amount, _| amount_or_muxed_map(data, amount),
+            expected: "the amount 1 as an i128, or {amount: 1, to_muxed_id: void or absent}".into(),
+            accepts: |data, amount, _| amount_to_address(data, amount),
         };
         Ok(self.one_event(&events, topics, &data, 0))
     }
@@ -42,15 +60,11 @@ impl Run<'_> {
             self.addr(Who::Spender),
         ];
         let data = Data {
-            expected: format!("[1, {live_until}] (amount, live_until_ledger)"),
-            accepts: |data, amount, live_until| {
-                *data
-                    == ScVal::Vec(Some(
-                        vec![i128_val(amount), ScVal::U32(live_until)]
-                            .try_into()
-                            .expect("two values"),
-                    ))
-            },
+            expected: format!(
+                "[1, {live_until}] (amount, live_until_ledger), or {{amount: 1, \
+                 live_until_ledger: {live_until}}}"
+            ),
+            accepts: approval,
         };
         Ok(self.one_event(&events, topics, &data, live_until))
     }
@@ -61,10 +75,69 @@ impl Run<'_> {
         let (_, events) = self.simulated("burn", args)?;
         let topics = vec![symbol("burn"), self.addr(Who::Holder)];
         let data = Data {
-            expected: "the amount 1 as an i128".into(),
-            accepts: |data, amount, _| *data == i128_val(amount),
+            expected: "the amount 1 as an i128, or {amount: 1}".into(),
+            accepts: |data, amount, _| amount_only(data, amount),
         };
         Ok(self.one_event(&events, topics, &data, 0))
+    }
+
+    /// `sep41-events-mint` / `sep41-events-clawback`: the exercised call published a `kind`
+    /// event from the token naming the account and the amount: topics `[kind, account]` (a
+    /// SEP-11 asset string may follow), data the amount or the map form.
+    pub(super) fn power_event(&mut self, kind: &str) -> Step<Outcome> {
+        let config = self.config;
+        let (exercised, accepts): (_, fn(&ScVal, i128) -> bool) = match kind {
+            "mint" => (config.exercised_mint.as_ref(), amount_to_address),
+            _ => (config.exercised_clawback.as_ref(), amount_only),
+        };
+        let Some(power) = exercised else {
+            return Err(skipped(format!("no {kind} power observed")));
+        };
+        let names = self.names().with(power.account.clone(), "account");
+        self.evidence.observed = power.events.iter().map(|e| names.event(e)).collect();
+        let token = self.chain.token();
+        let account = ScVal::Address(power.account.clone());
+        let of_kind: Vec<&ContractEvent> = (power.events.iter())
+            .filter(|e| emitted_by(e, &token) && body(e).topics.first() == Some(&symbol(kind)))
+            .collect();
+        let call = format!(
+            "{}() {} {} by {}",
+            power.function,
+            if kind == "mint" {
+                "credited"
+            } else {
+                "debited"
+            },
+            names.value(&account),
+            power.amount
+        );
+        let named = of_kind.iter().find(|e| {
+            let topics = body(e).topics.as_slice();
+            let topics_held = match topics {
+                [_, to] => *to == account,
+                [_, to, ScVal::String(_)] => *to == account,
+                _ => false,
+            };
+            topics_held && accepts(&body(e).data, power.amount)
+        });
+        if let Some(event) = named {
+            return Ok(pass(format!("{call}; {}", names.event(event))));
+        }
+        let data = if kind == "mint" {
+            format!(
+                "{0} as an i128, or {{amount: {0}, to_muxed_id: void or absent}}",
+                power.amount
+            )
+        } else {
+            format!("{0} as an i128, or {{amount: {0}}}", power.amount)
+        };
+        Ok(fail(format!(
+            "{call}, but no `{kind}` event from the token names it with that amount ({} `{kind}` \
+             events from the token); expected topics [{kind}, account] (+ an asset string) and \
+             data {data}; events: {}",
+            of_kind.len(),
+            shown(&self.evidence.observed)
+        )))
     }
 
     /// Judges the events of a call that moved 1 unit: exactly one from the token named by
@@ -131,24 +204,54 @@ fn emitted_by(event: &ContractEvent, token: &ScAddress) -> bool {
     matches!(token, ScAddress::Contract(id) if event.contract_id.as_ref() == Some(id))
 }
 
-/// `amount` as an i128, or CAP-67's map `{amount, to_muxed_id}` for a muxed recipient.
-fn amount_or_muxed_map(data: &ScVal, amount: i128) -> bool {
-    if *data == i128_val(amount) {
-        return true;
+/// A transfer's or mint's data to an address with no muxed id: the amount as an i128, or the map
+/// `{amount, to_muxed_id}` with `to_muxed_id` void or absent.
+fn amount_to_address(data: &ScVal, amount: i128) -> bool {
+    *data == i128_val(amount)
+        || map_of(data).is_some_and(|map| {
+            one(map, "amount") == Some(&i128_val(amount))
+                && matches!(under(map, "to_muxed_id").as_slice(), [] | [ScVal::Void])
+        })
+}
+
+/// A burn's or clawback's data: the amount as an i128, or the map `{amount}`.
+fn amount_only(data: &ScVal, amount: i128) -> bool {
+    *data == i128_val(amount)
+        || map_of(data).is_some_and(|map| one(map, "amount") == Some(&i128_val(amount)))
+}
+
+/// An approval's data: `[amount, live_until_ledger]`, or the map `{amount, live_until_ledger}`.
+fn approval(data: &ScVal, amount: i128, live_until: u32) -> bool {
+    let (amount, live_until) = (i128_val(amount), ScVal::U32(live_until));
+    match data {
+        ScVal::Vec(Some(items)) => items.as_slice() == [amount, live_until],
+        _ => map_of(data).is_some_and(|map| {
+            one(map, "amount") == Some(&amount)
+                && one(map, "live_until_ledger") == Some(&live_until)
+        }),
     }
-    let ScVal::Map(Some(entries)) = data else {
-        return false;
-    };
-    let value = |key: &str| {
-        entries
-            .iter()
-            .find(|e| e.key == symbol(key))
-            .map(|e| &e.val)
-    };
-    entries.len() == 2
-        && value("amount") == Some(&i128_val(amount))
-        && matches!(
-            value("to_muxed_id"),
-            Some(ScVal::U64(_) | ScVal::Bytes(_) | ScVal::String(_))
-        )
+}
+
+fn map_of(data: &ScVal) -> Option<&ScMap> {
+    match data {
+        ScVal::Map(Some(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// The values under the `Symbol` key `key` (a `String` key of the same text is another key).
+fn under<'a>(map: &'a ScMap, key: &str) -> Vec<&'a ScVal> {
+    let key = symbol(key);
+    map.iter()
+        .filter(|e| e.key == key)
+        .map(|e| &e.val)
+        .collect()
+}
+
+/// The value under `key` when the map holds it exactly once: a repeated key has no one meaning.
+fn one<'a>(map: &'a ScMap, key: &str) -> Option<&'a ScVal> {
+    match under(map, key).as_slice() {
+        [value] => Some(value),
+        _ => None,
+    }
 }
