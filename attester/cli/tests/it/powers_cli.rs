@@ -84,7 +84,7 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
         assert_eq!(report["severity"], *severity, "{feature}: {report}");
         assert_eq!(report["undetermined"], false, "{feature}: {report}");
         let powers = &report["powers"];
-        match *feature {
+        match feature {
             "control" => {
                 assert_eq!(powers["powers"].as_array().unwrap().len(), 0, "{report}");
                 assert_eq!(powers["unclassified"].as_array().unwrap().len(), 0);
