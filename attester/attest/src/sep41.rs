@@ -155,6 +155,16 @@ impl Sep41Runner {
     /// Runs the suite against `contract`. A suite that could not start (no contract at the address, network
     /// unreachable) yields one SKIPPED row, so the report is undetermined and never attested.
     pub fn run(&self, contract: [u8; 32]) -> Sep41Outcome {
+        self.run_with(contract, None)
+    }
+
+    /// [`Sep41Runner::run`], with what an earlier power discovery of the same code observed: the mint and
+    /// clawback it exercised are the calls the event rows judge (keyless runs; a keyed live run has none).
+    pub fn run_with(
+        &self,
+        contract: [u8; 32],
+        powers: Option<assay_core::powers::PowerSurvey>,
+    ) -> Sep41Outcome {
         let address =
             stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(contract)));
         let contract_text = crate::sac::contract_strkey(contract);
@@ -170,6 +180,7 @@ impl Sep41Runner {
                     cache: None,
                     holder: None,
                     ledger_close_ms: FORK_LEDGER_CLOSE_MS,
+                    before_suite: powers.map(assay_sep41::BeforeSuite::found),
                 };
                 assay_sep41::fork::run_fork(&address, &options).map(|run| run.report)
             }

@@ -152,7 +152,11 @@ pub fn evaluate_targets_each(
             Plan::Classic(a, sac_admin) => classic.push((index, a, sac_admin)),
             Plan::NoReport(reason) => each(index, (Err(reason), None)),
             Plan::Custom(subject) => {
-                let suite = runner.map(|r| r.run(t.contract));
+                let powers = match &subject.powers {
+                    assay_core::contract::PowersOutcome::Observed(o) => Some(o.value.clone()),
+                    _ => None,
+                };
+                let suite = runner.map(|r| r.run_with(t.contract, powers));
                 let report = evaluate_contract_subject(&subject, suite.as_ref(), now());
                 each(index, (report, suite));
             }

@@ -63,6 +63,7 @@ fn main() {
         cache: Some(cache.clone()),
         holder: None,
         ledger_close_ms: close_ms,
+        before_suite: None,
     };
     println!(
         "fork sep41 run, conformant token on a local upstream, fork ledger close {close_ms} ms"

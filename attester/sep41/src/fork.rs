@@ -99,6 +99,9 @@ pub struct ForkOptions {
     pub holder: Option<String>,
     /// The fork's ledger close interval.
     pub ledger_close_ms: u64,
+    /// A step on the fork once the holder is funded (power discovery), whose exercised mint and clawback
+    /// the event rows judge.
+    pub before_suite: Option<crate::hook::BeforeSuite>,
 }
 
 /// A finished fork run and what it cost.
@@ -110,6 +113,10 @@ pub struct ForkRun {
     /// The run replayed a cache file without the upstream.
     pub offline: bool,
     pub time: Duration,
+    /// What the discovery before the suite found ([`ForkOptions::before_suite`]), when one ran.
+    pub powers: Option<crate::hook::Discovered>,
+    /// How long that discovery took (included in `time`).
+    pub discovery_time: Duration,
 }
 
 /// Runs the suite against `contract` on a fork of the network. An entry read that changed
@@ -246,12 +253,22 @@ fn run_pinned(
     };
     let (premise, detail) = funder.fund(holder_given, &discovery, declared.as_ref(), is_sac);
 
+    let discovery_started = Instant::now();
+    let (powers, exercised) = crate::hook::BeforeSuite::run(
+        options.before_suite.as_ref(),
+        &localnet,
+        contract,
+        &[holder.sc_address()],
+    );
     let mut config = embedded_suite_config(
         embedded_party(&holder),
         embedded_party(&spender),
         declared,
         options.ledger_close_ms,
     );
+    config.exercised_mint = exercised.mint;
+    config.exercised_clawback = exercised.clawback;
+    let discovery_time = discovery_started.elapsed();
     config.funding_hint = format!(
         "no premise gave the fork's holder units ({detail}); pass --holder ADDRESS (an account \
          holding this token) to move its balance to the suite's holder inside the fork"
@@ -281,6 +298,8 @@ fn run_pinned(
                 .map_or(0, RpcClient::round_trips),
         offline: stats.offline,
         time: started.elapsed(),
+        powers,
+        discovery_time,
     })
 }
 

@@ -8,6 +8,7 @@ pub mod chain;
 pub mod checks;
 pub mod describe;
 pub mod fork;
+pub mod hook;
 pub mod live;
 pub mod model;
 pub mod offline;
@@ -16,6 +17,7 @@ pub mod spec;
 
 pub use chain::{NoAnswer, Role, RpcChain, TokenChain, WriteFault};
 pub use checks::{run_suite, ExercisedPower, Party, SuiteConfig};
+pub use hook::{BeforeSuite, Exercised};
 pub use model::{CheckResult, Layer, Report, Status, CHECKS};
 
 mod scripted;

@@ -39,6 +39,9 @@ pub struct OfflineOptions {
     pub ledger_close_ms: u64,
     /// Units minted to the holder (the suite needs 5).
     pub holder_units: i128,
+    /// A step on the embedded network once the holder is funded (power discovery), whose exercised mint
+    /// and clawback the event rows judge.
+    pub before_suite: Option<crate::hook::BeforeSuite>,
 }
 
 impl Default for OfflineOptions {
@@ -46,6 +49,7 @@ impl Default for OfflineOptions {
         OfflineOptions {
             ledger_close_ms: 100,
             holder_units: 1000,
+            before_suite: None,
         }
     }
 }
@@ -60,6 +64,10 @@ pub struct OfflineRun {
     pub suite_round_trips: u64,
     pub setup_time: Duration,
     pub suite_time: Duration,
+    /// What the discovery before the suite found ([`OfflineOptions::before_suite`]), when one ran.
+    pub powers: Option<crate::hook::Discovered>,
+    /// How long that discovery took.
+    pub discovery_time: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -145,12 +153,22 @@ pub fn run_offline(
     let setup_round_trips = network.rpc.round_trips();
     let setup_time = setup_started.elapsed();
 
-    let config = embedded_suite_config(
+    let discovery_started = Instant::now();
+    let (powers, exercised) = crate::hook::BeforeSuite::run(
+        options.before_suite.as_ref(),
+        &localnet,
+        &contract,
+        &[holder.sc_address()],
+    );
+    let mut config = embedded_suite_config(
         embedded_party(&holder),
         embedded_party(&spender),
         declared,
         options.ledger_close_ms,
     );
+    config.exercised_mint = exercised.mint;
+    config.exercised_clawback = exercised.clawback;
+    let discovery_time = discovery_started.elapsed();
     let mut chain = RpcChain::embedded(&network, &contract, &holder, &spender);
     let suite_started = Instant::now();
     let results = run_suite(&mut chain, &config);
@@ -167,6 +185,8 @@ pub fn run_offline(
         suite_round_trips: network.rpc.round_trips() - setup_round_trips,
         setup_time,
         suite_time,
+        powers,
+        discovery_time,
     })
 }
 

@@ -9,10 +9,10 @@ fn upper(name: &str) -> String {
 }
 
 /// The powers discovery observed: per power its function, who can use it and what was seen.
-fn render_powers(out: &mut String, survey: &assay_core::powers::PowerSurvey) {
+pub(crate) fn render_powers(out: &mut String, survey: &assay_core::powers::PowerSurvey) {
     let _ = writeln!(
         out,
-        "  powers (observed on a fork at ledger {}: {} functions probed, {} invocations):",
+        "  powers (observed in a sandbox at ledger {}: {} functions probed, {} invocations):",
         survey.ledger,
         survey.probed.len(),
         survey.invocations

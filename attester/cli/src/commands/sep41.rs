@@ -6,7 +6,7 @@ use assay_sep41::{
     fork::{run_fork, ForkOptions},
     live::{self, LiveError, PartiesInput, PartyInput},
     offline::{run_offline, OfflineError, OfflineOptions, OfflineToken},
-    render, Report,
+    render, BeforeSuite, Report,
 };
 use clap::{Args, ValueEnum};
 
@@ -121,20 +121,46 @@ pub struct Sep41Args {
 }
 
 pub fn run(args: Sep41Args) -> CommandResult {
-    let outcome = if args.wasm.is_some() || args.sac.is_some() {
-        run_offline_mode(&args)
+    // Power discovery runs on the suite's own network (fork or embedded), once its holder is funded; a
+    // keyed live run has none.
+    let discovery = BeforeSuite(std::sync::Arc::new(|net, contract, holders| {
+        assay_powers::discover_on(net, contract, holders).map_err(|e| e.to_string())
+    }));
+    let (report, found) = if args.wasm.is_some() || args.sac.is_some() {
+        run_offline_mode(&args, discovery)?
     } else if args.live {
-        run_live_mode(&args)
+        (run_live_mode(&args)?, None)
     } else {
-        run_fork_mode(&args)
+        run_fork_mode(&args, discovery)?
     };
-    let report = outcome?;
     let text = match args.output {
-        Output::Text => render::text(&report),
+        Output::Text => {
+            let mut text = render::text(&report);
+            if found.is_some() {
+                text.push('\n');
+            }
+            match &found {
+                Some(Ok(survey)) => crate::commands::scan_text::render_powers(&mut text, survey),
+                Some(Err(why)) => {
+                    text.push_str(&format!("  powers: discovery could not run: {why}\n"))
+                }
+                None => {}
+            }
+            text
+        }
         Output::Md => render::markdown(&report),
         Output::Json => {
-            let mut s = serde_json::to_string_pretty(&render::json(&report))
-                .expect("the report serializes");
+            let mut json = render::json(&report);
+            if let (Some(found), Some(object)) = (&found, json.as_object_mut()) {
+                object.insert(
+                    "powers".into(),
+                    match found {
+                        Ok(survey) => serde_json::to_value(survey).unwrap_or_default(),
+                        Err(why) => serde_json::json!({ "error": why }),
+                    },
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&json).expect("the report serializes");
             s.push('\n');
             s
         }
@@ -143,7 +169,10 @@ pub fn run(args: Sep41Args) -> CommandResult {
     Ok(report.exit_code())
 }
 
-fn run_offline_mode(args: &Sep41Args) -> Result<Report, CommandError> {
+/// A finished run: the suite's report and what the discovery before it found, when one ran.
+type Ran = (Report, Option<assay_sep41::hook::Discovered>);
+
+fn run_offline_mode(args: &Sep41Args, discovery: BeforeSuite) -> Result<Ran, CommandError> {
     if args.owner.is_some() || args.spender.is_some() || args.owner_identity.is_some() {
         return Err(CommandError::usage(
             "--owner/--spender/--owner-identity apply to live runs; offline runs generate their own parties",
@@ -181,10 +210,12 @@ fn run_offline_mode(args: &Sep41Args) -> Result<Report, CommandError> {
     };
     let options = OfflineOptions {
         ledger_close_ms: args.ledger_close_ms,
+        // A Stellar Asset Contract's powers are its issuer's flags, not its code's.
+        before_suite: args.wasm.is_some().then_some(discovery),
         ..OfflineOptions::default()
     };
     match run_offline(&subject, &options) {
-        Ok(run) => Ok(run.report),
+        Ok(run) => Ok((run.report, run.powers)),
         Err(e @ (OfflineError::Spec(_) | OfflineError::Usage(_))) => {
             Err(CommandError::usage(e.to_string()))
         }
@@ -216,7 +247,7 @@ fn contract_arg(args: &Sep41Args) -> Result<stellar_xdr::ScAddress, CommandError
 }
 
 /// The default for a contract id: the suite on a fork, with no key and nothing sent upstream.
-fn run_fork_mode(args: &Sep41Args) -> Result<Report, CommandError> {
+fn run_fork_mode(args: &Sep41Args, discovery: BeforeSuite) -> Result<Ran, CommandError> {
     let contract = contract_arg(args)?;
     if args.owner.is_some()
         || args.spender.is_some()
@@ -237,9 +268,10 @@ fn run_fork_mode(args: &Sep41Args) -> Result<Report, CommandError> {
         cache: args.fork_cache.clone(),
         holder: args.holder.clone(),
         ledger_close_ms: args.ledger_close_ms,
+        before_suite: Some(discovery),
     };
     run_fork(&contract, &options)
-        .map(|run| run.report)
+        .map(|run| (run.report, run.powers))
         .map_err(stop)
 }
 

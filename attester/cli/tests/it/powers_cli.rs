@@ -35,7 +35,15 @@ fn deploy(w: &World, feature: &str, salt: u8, holder: [u8; 32]) -> [u8; 32] {
 fn scan(w: &World, ca: &std::path::Path, token: [u8; 32]) -> serde_json::Value {
     let id = format!("{}", stellar_strkey::Contract(token));
     let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["scan", &id, "--network", "local", "--no-history", "--output", "json"])
+        .args([
+            "scan",
+            &id,
+            "--network",
+            "local",
+            "--no-history",
+            "--output",
+            "json",
+        ])
         .args(["--rpc-url", &w.net.rpc_url()])
         .args(["--network-passphrase", w.net.passphrase()])
         .args(w.source_args(ca))
@@ -50,8 +58,19 @@ fn scan(w: &World, ca: &std::path::Path, token: [u8; 32]) -> serde_json::Value {
         matches!(out.status.code(), Some(0) | Some(2)),
         "scan {id}: {stdout}{stderr}"
     );
-    serde_json::from_str(stdout.lines().next().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    serde_json::from_str(stdout.lines().next().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
+
+/// A fixture feature, the mechanics names and severity expected, the function that exercised its power and
+/// the vocabulary's label for it.
+type Case = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+);
 
 #[test]
 fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
@@ -59,18 +78,39 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
     let ca = w.ca();
     let holder = [0x42; 32];
     // feature, mechanics names, severity, the function that exercised it, its label.
-    let cases: [(&str, &[&str], &str, &str, Option<&str>); 9] = [
+    let cases: [Case; 9] = [
         ("take_burn", &["admin_clawback"], "high", "rebalance", None),
         ("take_move", &["admin_clawback"], "high", "recover", None),
         ("freeze_one", &["admin_freeze"], "medium", "set_mode", None),
         ("pause_all", &["admin_freeze"], "medium", "pause_all", None),
         ("create_supply", &["admin_mint"], "clear", "reward", None),
-        ("swappable_ledger", &["code_mutable"], "high", "set_ledger", None),
-        ("hidden_clawback", &["admin_clawback"], "high", "clawback", Some("clawback")),
-        ("unclassified", &["admin_unclassified"], "clear", "set_memo", None),
+        (
+            "swappable_ledger",
+            &["code_mutable"],
+            "high",
+            "set_ledger",
+            None,
+        ),
+        (
+            "hidden_clawback",
+            &["admin_clawback"],
+            "high",
+            "clawback",
+            Some("clawback"),
+        ),
+        (
+            "unclassified",
+            &["admin_unclassified"],
+            "clear",
+            "set_memo",
+            None,
+        ),
         ("control", &[], "clear", "", None),
     ];
-    let admin = format!("{}", stellar_strkey::ed25519::PublicKey(w.admin.public_key()));
+    let admin = format!(
+        "{}",
+        stellar_strkey::ed25519::PublicKey(w.admin.public_key())
+    );
     for (n, (feature, names, severity, function, label)) in cases.into_iter().enumerate() {
         let token = deploy(&w, feature, 60 + n as u8, holder);
         let report = scan(&w, &ca, token);
@@ -91,7 +131,10 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
             }
             "unclassified" => {
                 assert_eq!(powers["unclassified"][0]["function"], function, "{report}");
-                assert_eq!(powers["unclassified"][0]["authorized_by"][0]["address"], admin);
+                assert_eq!(
+                    powers["unclassified"][0]["authorized_by"][0]["address"],
+                    admin
+                );
             }
             _ => {
                 let p = &powers["powers"][0];
@@ -143,6 +186,10 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
             "{feature}: {text}"
         );
         let admitted = w.gate_check(token).is_ok();
-        assert_eq!(admitted, feature == "control", "{feature}: the gate refuses a power over balances");
+        assert_eq!(
+            admitted,
+            feature == "control",
+            "{feature}: the gate refuses a power over balances"
+        );
     }
 }
