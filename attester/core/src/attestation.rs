@@ -161,7 +161,7 @@ pub fn attestation_params(
             expected: if contract {
                 "a token contract is hashed with v4"
             } else {
-                "a classic asset is hashed with v1, v2 or v3"
+                "a classic asset is hashed with v1, v2, v3 or v6"
             },
         });
     }
@@ -172,6 +172,11 @@ pub fn attestation_params(
     if version < EvidenceVersion::V3 {
         input.network = None;
         input.scanner = None;
+    }
+    if version < EvidenceVersion::V6 {
+        input
+            .evidence
+            .retain(|(source, _, _)| !crate::hash::V6_ONLY_SOURCES.contains(&source.as_str()));
     }
     Ok(Params {
         asset: report.asset.to_string(),

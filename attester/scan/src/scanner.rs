@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime};
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::redact;
 use assay_core::{
-    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome, Currency,
-    DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
-    LinkedOutcome, Observed, Provenance, Subject, Timestamp, TomlDocument, TomlOutcome,
-    MAX_LINKED_DOCUMENTS,
+    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome,
+    ControlOutcome, Currency, DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome,
+    HomeDomain, LinkedDocument, LinkedOutcome, Observed, Provenance, Subject, Timestamp,
+    TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
 
@@ -81,7 +81,11 @@ pub struct Stats {
 
 #[derive(Clone)]
 enum AccountAnswer {
-    Read(Observed<assay_core::IssuerFlags>, Option<String>),
+    Read(
+        Observed<assay_core::IssuerFlags>,
+        Option<String>,
+        ControlOutcome,
+    ),
     Error(ScanError),
 }
 
@@ -333,8 +337,10 @@ impl Scanner {
             value: record.flags,
         });
 
-        let (account_flags, home_domain) = match self.account(&asset.issuer).await {
-            AccountAnswer::Read(observed, domain) => (FlagsOutcome::Read(observed), domain),
+        let (account_flags, home_domain, control) = match self.account(&asset.issuer).await {
+            AccountAnswer::Read(observed, domain, control) => {
+                (FlagsOutcome::Read(observed), domain, control)
+            }
             AccountAnswer::Error(err) => return Err(err),
         };
         let home_domain = match home_domain {
@@ -354,7 +360,7 @@ impl Scanner {
             scanned_at: Timestamp::now(),
         };
         let issuer = (asset_flags, account_flags, home_domain);
-        Ok(Subject::read(asset.clone(), issuer, sources, provenance))
+        Ok(Subject::read(asset.clone(), issuer, sources, provenance).with_control(control))
     }
 
     /// Reads Horizon's root once per run and refuses a Horizon that serves another network: its
@@ -419,6 +425,11 @@ impl Scanner {
                             value: record.flags,
                         },
                         record.home_domain,
+                        ControlOutcome::of_record(
+                            &url,
+                            timestamp(fetched.retrieved_at),
+                            record.control,
+                        ),
                     ),
                     Err(err) => AccountAnswer::Error(ScanError::Horizon {
                         url: url.clone(),
@@ -438,8 +449,8 @@ impl Scanner {
     ) -> Result<(String, HomeDomain, TomlOutcome), ScanError> {
         let url = urls::horizon_account(&self.config.horizon_url, account);
         let home_domain = match self.account(account).await {
-            AccountAnswer::Read(_, Some(domain)) => HomeDomain::Present(domain),
-            AccountAnswer::Read(_, None) => HomeDomain::Absent,
+            AccountAnswer::Read(_, Some(domain), _) => HomeDomain::Present(domain),
+            AccountAnswer::Read(_, None, _) => HomeDomain::Absent,
             AccountAnswer::Error(err) => return Err(err),
         };
         let toml = self.stellar_toml(None, &home_domain).await;

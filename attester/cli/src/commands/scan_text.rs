@@ -36,6 +36,9 @@ pub fn render(report: &Report) -> String {
     if !mechanics.is_empty() {
         let _ = writeln!(out, "  mechanics: {}", mechanics.join(", "));
     }
+    if let Some(who) = &report.who_can_act {
+        let _ = writeln!(out, "  who can use the issuer's powers: {who}");
+    }
     for finding in &report.findings {
         let marker = if finding.undetermined {
             " [could not conclude]"

@@ -8,7 +8,7 @@ pub mod sac_admin;
 mod sep1;
 pub mod sep41;
 
-pub use capability::Capability;
+pub use capability::{latent_freeze, Capability};
 pub use mutability::Mutability;
 pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};
 pub use sep1::{verify_domain, DomainVerdict, Sep1Domain};

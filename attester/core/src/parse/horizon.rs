@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::ParseError;
-use crate::subject::{Asset, IssuerFlags};
+use crate::subject::{AccountControl, AccountSigner, Asset, IssuerFlags};
 
 /// The fields of an `/assets` record the checks use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub struct AccountRecord {
     pub home_domain: Option<String>,
     /// The issuer flags on the account record.
     pub flags: IssuerFlags,
+    /// `signers` and `thresholds`; `None` when the record carries neither (a trimmed record). Horizon
+    /// always serves both.
+    pub control: Option<AccountControl>,
 }
 
 fn json(source: &'static str, body: &[u8]) -> Result<Value, ParseError> {
@@ -134,7 +137,58 @@ pub fn parse_horizon_account(body: &[u8]) -> Result<AccountRecord, ParseError> {
         account_id,
         home_domain,
         flags: flags(SRC, &record)?,
+        control: control(SRC, &record)?,
     })
+}
+
+/// `signers` and `thresholds` of an account record: both absent is `None` (a trimmed record); one without
+/// the other, or either malformed, is a defective record.
+fn control(source: &'static str, record: &Value) -> Result<Option<AccountControl>, ParseError> {
+    let (signers, thresholds) = match (record.get("signers"), record.get("thresholds")) {
+        (None, None) => return Ok(None),
+        (Some(s), Some(t)) => (s, t),
+        _ => {
+            return Err(ParseError::new(
+                source,
+                "the record carries one of `signers` and `thresholds` without the other",
+            ))
+        }
+    };
+    let byte = |v: Option<&Value>, what: &str| {
+        v.and_then(Value::as_u64)
+            .filter(|w| *w <= 255)
+            .map(|w| w as u32)
+            .ok_or_else(|| ParseError::new(source, format!("`{what}` is missing or not 0-255")))
+    };
+    let signers = signers
+        .as_array()
+        .ok_or_else(|| ParseError::new(source, "`signers` is not an array"))?
+        .iter()
+        .map(|s| {
+            let text = |key: &str| {
+                s.get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        ParseError::new(source, format!("a signer has no string `{key}`"))
+                    })
+            };
+            Ok(AccountSigner {
+                key: text("key")?,
+                kind: text("type")?,
+                weight: byte(s.get("weight"), "signers[].weight")?,
+            })
+        })
+        .collect::<Result<Vec<_>, ParseError>>()?;
+    Ok(Some(AccountControl {
+        signers,
+        low: byte(thresholds.get("low_threshold"), "thresholds.low_threshold")?,
+        medium: byte(thresholds.get("med_threshold"), "thresholds.med_threshold")?,
+        high: byte(
+            thresholds.get("high_threshold"),
+            "thresholds.high_threshold",
+        )?,
+    }))
 }
 
 /// The `network_passphrase` of Horizon's root document (`GET {horizon}/`): which network it serves.
@@ -207,5 +261,35 @@ mod tests {
         assert_eq!(r.home_domain, None);
         assert!(r.flags.auth_immutable);
         assert!(parse_horizon_account(b"[]").is_err());
+        assert_eq!(r.control, None, "a trimmed record has no signers");
+    }
+
+    #[test]
+    fn account_signers_and_thresholds() {
+        let f = r#""flags":{"auth_required":false,"auth_revocable":false,"auth_immutable":false,"auth_clawback_enabled":false}"#;
+        let record = |extra: &str| format!(r#"{{"account_id":"{USDC}",{f}{extra}}}"#);
+        let full = record(
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},
+            "signers":[{"weight":0,"key":"GA","type":"ed25519_public_key"},{"weight":2,"key":"GB","type":"ed25519_public_key","sponsor":"GC"}]"#,
+        );
+        let c = parse_horizon_account(full.as_bytes())
+            .unwrap()
+            .control
+            .unwrap();
+        assert_eq!((c.low, c.medium, c.high), (1, 2, 3));
+        assert_eq!(c.signers.len(), 2);
+        assert_eq!(c.signers[1].weight, 2);
+        assert_eq!(c.signers[1].kind, "ed25519_public_key");
+        for bad in [
+            r#","signers":[]"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},"signers":{}"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":256},"signers":[]"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},"signers":[{"weight":1,"key":"GA"}]"#,
+        ] {
+            assert!(
+                parse_horizon_account(record(bad).as_bytes()).is_err(),
+                "{bad}"
+            );
+        }
     }
 }
