@@ -153,7 +153,7 @@ fn rule_hint(refusal: &Refusal) -> &'static str {
             "rule 4 (inconsistent): the report contradicts itself; re-scan rather than editing it"
         }
         Refusal::WrongVersion { .. } => {
-            "rule 5 (version): drop --evidence-version, or pick 1-3 for a classic asset and 4 for a token contract"
+            "rule 5 (version): drop --evidence-version, or pick 1-3 or 6 for a classic asset and 4 for a token contract"
         }
     }
 }
