@@ -14,6 +14,7 @@ use assay_core::{
     TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::cache::{max_age, AnswerCache};
 use crate::hosts::{host_of, HostGates, HostLimits};
@@ -36,6 +37,35 @@ pub struct ScanConfig {
     pub concurrency: usize,
     /// The bound on each source host (requests in flight, rate, `Retry-After`).
     pub per_host: HostLimits,
+}
+
+/// The whole of one asset's scan: every wait (a retry's backoff, a `Retry-After`, a host's pause or rate
+/// spacing, a fetch) ends by then, and a source not read by then is recorded as not read (undetermined).
+pub const SCAN_BUDGET: Duration = Duration::from_secs(30);
+
+tokio::task_local! {
+    /// The instant the current asset's scan must be done by (set by [`Scanner::scan`]).
+    static SCAN_DEADLINE: Instant;
+}
+
+/// The current scan's deadline, if a scan is running on this task.
+fn scan_deadline() -> Option<Instant> {
+    SCAN_DEADLINE.try_with(|d| *d).ok()
+}
+
+/// Why a source was not read: the scan's budget ran out first.
+const OUT_OF_BUDGET: &str = "the scan's time budget ran out before this source could be read";
+
+fn out_of_budget(url: &str) -> FetchError {
+    FetchError {
+        kind: FailureKind::Timeout,
+        url: url.to_string(),
+        detail: OUT_OF_BUDGET.to_string(),
+    }
+}
+
+fn is_out_of_budget(err: &FetchError) -> bool {
+    err.kind == FailureKind::Timeout && err.detail == OUT_OF_BUDGET
 }
 
 /// Why a scan produced no report.
@@ -125,6 +155,8 @@ pub struct Scanner {
     expert: Shared<String, ExpertAnswer>,
     lists: Shared<String, (Timestamp, Result<parse::AssetList, FetchFailure>)>,
     hosts: HostGates,
+    /// How long one asset's scan may take in all ([`SCAN_BUDGET`] unless set).
+    budget: Duration,
     pub stats: Stats,
 }
 
@@ -195,8 +227,15 @@ impl Scanner {
             linked: Shared::default(),
             expert: Shared::default(),
             lists: Shared::default(),
+            budget: SCAN_BUDGET,
             stats: Stats::default(),
         }
+    }
+
+    /// This scanner with `budget` in place of [`SCAN_BUDGET`] for each asset's scan.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// This scanner with `overrides` in place of the common per-host limits for the hosts they name.
@@ -212,14 +251,27 @@ impl Scanner {
         &self.config
     }
 
+    /// GETs `url` through its host's gate. Within a scan, the wait for the gate and the fetch end by the
+    /// scan's deadline: past it, the fetch fails as out of budget (a timeout) without being sent.
     pub(crate) async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
         let host = host_of(url);
+        let deadline = scan_deadline();
         let _permit = match &host {
-            Some(host) => Some(self.hosts.acquire(host).await),
+            Some(host) => match self.hosts.acquire_before(host, deadline).await {
+                Some(permit) => Some(permit),
+                None => return Err(out_of_budget(url)),
+            },
             None => None,
         };
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let fetched = self.http.get(url, opts).await;
+        let fetch = self.http.get(url, opts);
+        let fetched = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, fetch).await {
+                Ok(fetched) => fetched,
+                Err(_) => return Err(out_of_budget(url)),
+            },
+            None => fetch.await,
+        };
         // A host that asks to be left alone is: every later request to it waits, whichever asset needs it.
         if let (Some(host), Ok(f)) = (&host, &fetched) {
             if f.status == 429 || f.status == 503 {
@@ -302,8 +354,15 @@ impl Scanner {
     }
 
     /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
-    /// then stellar.toml, the directory, the blocklist and the asset lists concurrently.
+    /// then stellar.toml, the directory, the blocklist and the asset lists concurrently; all of it within
+    /// the scan's budget ([`SCAN_BUDGET`]), after which a source not yet read is recorded as not read.
     pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
+        SCAN_DEADLINE
+            .scope(Instant::now() + self.budget, self.scan_within_budget(asset))
+            .await
+    }
+
+    async fn scan_within_budget(&self, asset: &Asset) -> Result<Subject, ScanError> {
         self.horizon_network
             .get_or_fetch(&(), || self.check_horizon_network())
             .await?;
@@ -708,6 +767,7 @@ impl Scanner {
 
     async fn stellar_expert_fetch(&self, url: &str) -> (ExpertAnswer, Option<Duration>) {
         let mut attempt = 0;
+        let mut last_failure: Option<FetchFailure> = None;
         loop {
             let result = self.get(url, API).await;
             let (failure, server_asked, retryable) = match &result {
@@ -741,8 +801,16 @@ impl Scanner {
                     !matches!(err.kind, FailureKind::Refused(_) | FailureKind::TooLarge),
                 ),
             };
+            // Out of budget: the last answer the source gave, when it gave one, says more than the timeout.
+            let failure = match (&result, last_failure.take()) {
+                (Err(err), Some(earlier)) if is_out_of_budget(err) => earlier,
+                _ => failure,
+            };
             attempt += 1;
-            if !retryable || attempt >= retry::ATTEMPTS {
+            let wait = retry::backoff(attempt - 1, server_asked);
+            let in_budget = scan_deadline().is_none_or(|d| Instant::now() + wait < d);
+            let out_of_budget = matches!(&result, Err(err) if is_out_of_budget(err));
+            if !retryable || attempt >= retry::ATTEMPTS || !in_budget || out_of_budget {
                 return (
                     ExpertAnswer::Failed(Attempt {
                         url: url.to_string(),
@@ -752,7 +820,8 @@ impl Scanner {
                     None,
                 );
             }
-            tokio::time::sleep(retry::backoff(attempt - 1, server_asked)).await;
+            last_failure = Some(failure);
+            tokio::time::sleep(wait).await;
         }
     }
 

@@ -4,4 +4,5 @@
 mod host_bound;
 mod parser_fuzz;
 mod redirects_and_ssrf;
+mod scan_budget;
 mod task_panics;
