@@ -346,9 +346,10 @@ pub fn build_subject(
         },
     };
 
-    let blocklist = match home_domain.domain() {
+    let blocklist = match crate::checks::blocklist_key(&home_domain, &directory) {
         None => BlocklistOutcome::SkippedNoHomeDomain,
         Some(domain) => {
+            let domain = domain.as_str();
             let url = urls::blocked_domain(se, domain);
             match recorded(read, "blocked.json")? {
                 None => return Err(ReplayError::Missing("blocked.json".into())),

@@ -407,12 +407,12 @@ impl Scanner {
             None => HomeDomain::Absent,
         };
 
-        let sources = tokio::join!(
+        let (stellar_toml, (directory, blocklist), asset_lists) = tokio::join!(
             self.stellar_toml(Some(asset), &home_domain),
-            self.directory(&asset.issuer),
-            self.blocklist(&home_domain),
+            self.directory_and_blocklist(&asset.issuer, &home_domain),
             self.asset_lists(asset),
         );
+        let sources = (stellar_toml, directory, blocklist, asset_lists);
         let provenance = Provenance {
             network: Some(self.config.network_passphrase.clone()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
@@ -667,10 +667,27 @@ impl Scanner {
         }
     }
 
-    async fn blocklist(&self, home_domain: &HomeDomain) -> BlocklistOutcome {
-        let Some(domain) = home_domain.domain() else {
-            return BlocklistOutcome::SkippedNoHomeDomain;
+    /// The directory entry for `issuer` and the blocklist's answer for the issuer's domain: its
+    /// `home_domain`, asked beside the directory; or, when it advertises none, the domain the directory
+    /// lists it under, asked once the directory answered (scanner-checks fix #4). With neither, the
+    /// blocklist is never asked, and that is recorded.
+    async fn directory_and_blocklist(
+        &self,
+        issuer: &str,
+        home_domain: &HomeDomain,
+    ) -> (DirectoryOutcome, BlocklistOutcome) {
+        if let Some(domain) = home_domain.domain() {
+            return tokio::join!(self.directory(issuer), self.blocklist(domain));
+        }
+        let directory = self.directory(issuer).await;
+        let blocklist = match assay_core::checks::blocklist_key(home_domain, &directory) {
+            Some(domain) => self.blocklist(&domain).await,
+            None => BlocklistOutcome::SkippedNoHomeDomain,
         };
+        (directory, blocklist)
+    }
+
+    async fn blocklist(&self, domain: &str) -> BlocklistOutcome {
         let url = urls::blocked_domain(&self.config.expert_url, domain);
         if !is_host_name(domain) {
             // Putting free text into the path could ask a different question; an unasked question
@@ -680,7 +697,7 @@ impl Scanner {
                 retrieved_at: Timestamp::now(),
                 failure: FetchFailure::with_detail(
                     FailureCategory::Malformed,
-                    format!("home_domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
+                    format!("domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
                 ),
             });
         }

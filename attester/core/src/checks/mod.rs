@@ -14,7 +14,7 @@ pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};
 pub use sep1::{verify_domain, DomainVerdict, Sep1Domain};
 
 use crate::finding::Check;
-use crate::subject::{FlagsOutcome, IssuerFlags, Observed, Subject};
+use crate::subject::{DirectoryOutcome, FlagsOutcome, HomeDomain, IssuerFlags, Observed, Subject};
 
 /// The default check set in run order.
 pub fn default_checks() -> Vec<Box<dyn Check + Send + Sync>> {
@@ -65,6 +65,19 @@ impl<'a> Reconciled<'a> {
     /// Both read and different.
     pub fn disagree(&self) -> bool {
         matches!((self.assets, self.account), (Some(a), Some(b)) if a.value != b.value)
+    }
+}
+
+/// The domain the blocklist is asked about: the issuer's `home_domain`, or, when it advertises none, the
+/// domain StellarExpert's directory lists the issuer under (a curated association of that address with that
+/// domain). `None` when there is neither: the lookup cannot be keyed.
+pub fn blocklist_key(home_domain: &HomeDomain, directory: &DirectoryOutcome) -> Option<String> {
+    match (home_domain, directory) {
+        (HomeDomain::Present(d), _) => Some(d.clone()),
+        (HomeDomain::Absent, DirectoryOutcome::Listed(o)) => {
+            o.value.domain.clone().filter(|d| !d.trim().is_empty())
+        }
+        _ => None,
     }
 }
 

@@ -465,3 +465,76 @@ fn capability_is_unmoved_by_attribution_under_the_latent_rule() {
         evaluate(&stripped).unwrap().base_severity
     );
 }
+
+/// VELO (no home_domain; the directory lists it under velo.org) with the blocklist's answer for that domain.
+fn velo_with_directory_domain(domain: Option<&str>, blocked: Option<bool>) -> Subject {
+    let mut s = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    assert_eq!(s.home_domain, HomeDomain::Absent);
+    if let DirectoryOutcome::Listed(o) = &mut s.directory {
+        o.value.domain = domain.map(str::to_string);
+    }
+    s.blocklist = match (domain, blocked) {
+        (Some(d), Some(blocked)) => BlocklistOutcome::Answered(Observed {
+            url: format!("https://api.stellar.expert/explorer/directory/blocked-domains/{d}"),
+            retrieved_at: at(),
+            value: BlocklistAnswer {
+                domain: d.to_string(),
+                blocked,
+            },
+        }),
+        _ => BlocklistOutcome::SkippedNoHomeDomain,
+    };
+    s
+}
+
+#[test]
+fn without_a_home_domain_the_blocklist_is_keyed_on_the_directorys_domain() {
+    // The key: home_domain first, the directory's domain when there is none, else nothing.
+    let s = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    assert_eq!(
+        assay_core::checks::blocklist_key(&s.home_domain, &s.directory).as_deref(),
+        Some("velo.org")
+    );
+    assert_eq!(
+        assay_core::checks::blocklist_key(&HomeDomain::Present("a.example".into()), &s.directory)
+            .as_deref(),
+        Some("a.example")
+    );
+    assert_eq!(
+        assay_core::checks::blocklist_key(&HomeDomain::Absent, &DirectoryOutcome::NotAsked),
+        None
+    );
+
+    // A blocklisted directory domain escalates, with the link stated.
+    let r = evaluate(&velo_with_directory_domain(
+        Some("hiddenstellar.com"),
+        Some(true),
+    ))
+    .unwrap();
+    assert_eq!(r.severity, Rating::Level(Severity::Critical));
+    assert!(r.escalated && r.mechanics.has(Mechanics::BLOCKLISTED));
+    let rep = r.findings.iter().find(|f| f.check == "reputation").unwrap();
+    assert!(
+        rep.reasoning
+            .contains("the domain StellarExpert's directory lists the issuer under"),
+        "{}",
+        rep.reasoning
+    );
+
+    // A clean directory domain with every other source answered: determined, and attestable.
+    let r = evaluate(&velo_with_directory_domain(Some("velo.org"), Some(false))).unwrap();
+    assert!(!r.undetermined, "{:?}", r.undetermined_checks);
+    assert_eq!(r.state, State::Valid);
+    let p = assay_core::attestation_params(
+        &r,
+        r.scanned_at,
+        assay_core::Freshness::default(),
+        assay_core::EvidenceVersion::V6,
+        false,
+    );
+    assert!(p.is_ok(), "{p:?}");
+
+    // No domain anywhere: the lookup cannot be keyed, and that is a gap.
+    let r = evaluate(&velo_with_directory_domain(None, None)).unwrap();
+    assert_eq!(r.undetermined_checks, ["reputation"]);
+}

@@ -139,7 +139,13 @@ fn refusals_in_order_with_exact_wording() {
     )
     .unwrap_err();
     assert_eq!(e.to_string(), "attest: scan is undetermined, so there is nothing to attest: reputation could not complete");
-    let velo = report("velo-no-home-domain");
+    // No home_domain and no domain in the directory either: the blocklist cannot be keyed, so undetermined.
+    let mut velo = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    if let assay_core::DirectoryOutcome::Listed(o) = &mut velo.directory {
+        o.value.domain = None;
+    }
+    velo.blocklist = assay_core::BlocklistOutcome::SkippedNoHomeDomain;
+    let velo = evaluate(&velo).unwrap();
     assert_eq!(
         attestation_params(
             &velo,

@@ -13,13 +13,21 @@ use assay_scan::{ScanConfig, Scanner};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 
-const HORIZON: &str = "horizon.test";
-const EXPERT: &str = "expert.test";
-const DOMAIN: &str = "issuer.test";
-const ISSUER: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
+pub(crate) const HORIZON: &str = "horizon.test";
+pub(crate) const EXPERT: &str = "expert.test";
+pub(crate) const DOMAIN: &str = "issuer.test";
+pub(crate) const ISSUER: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
 
 /// A replay of one asset whose every source answers, and a scanner of it with `per_host` limits.
 async fn world(per_host: HostLimits) -> (ReplayServer, Scanner, Asset) {
+    world_with(per_host, Some(DOMAIN)).await
+}
+
+/// [`world`], the issuer advertising `home_domain` (none: the key is absent from its account record).
+pub(crate) async fn world_with(
+    per_host: HostLimits,
+    home_domain: Option<&str>,
+) -> (ReplayServer, Scanner, Asset) {
     let server = ReplayServer::start(&[HORIZON, EXPERT, DOMAIN]).await;
     let flags = serde_json::json!({"auth_required": false, "auth_revocable": false, "auth_immutable": false, "auth_clawback_enabled": false});
     server.route(
@@ -35,15 +43,16 @@ async fn world(per_host: HostLimits) -> (ReplayServer, Scanner, Asset) {
                 .to_string(),
         )],
     );
+    let mut account = serde_json::json!({"account_id": ISSUER, "flags": flags,
+        "thresholds": {"low_threshold": 0, "med_threshold": 0, "high_threshold": 0},
+        "signers": [{"weight": 1, "key": ISSUER, "type": "ed25519_public_key"}]});
+    if let Some(domain) = home_domain {
+        account["home_domain"] = domain.into();
+    }
     server.route(
         HORIZON,
         &format!("/accounts/{ISSUER}"),
-        vec![Reply::json(
-            serde_json::json!({"account_id": ISSUER, "home_domain": DOMAIN, "flags": flags,
-                "thresholds": {"low_threshold": 0, "med_threshold": 0, "high_threshold": 0},
-                "signers": [{"weight": 1, "key": ISSUER, "type": "ed25519_public_key"}]})
-            .to_string(),
-        )],
+        vec![Reply::json(account.to_string())],
     );
     server.route(
         EXPERT,
