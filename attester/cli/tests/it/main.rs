@@ -13,6 +13,7 @@ mod demo;
 mod docs_commands;
 mod history_cli;
 mod integrator_ts;
+mod latent_freeze_cli;
 mod localnet_fork_cli;
 mod quorum_cli;
 mod release_profile;
