@@ -213,6 +213,22 @@ impl ControlOutcome {
     }
 }
 
+/// One trustline an account holds, as its Horizon `/accounts` record lists it (`balances[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeldTrustline {
+    /// The asset the trustline holds.
+    pub asset: Asset,
+    /// `balance`, as served (7 decimals).
+    pub balance: String,
+    /// `is_authorized`: the holder may send and receive.
+    pub authorized: bool,
+    /// `is_authorized_to_maintain_liabilities`: frozen for payments, its offers kept.
+    pub authorized_to_maintain_liabilities: bool,
+    /// `is_clawback_enabled`: the issuer can claw this balance back.
+    pub clawback_enabled: bool,
+}
+
 /// The issuer account's `home_domain`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "domain")]

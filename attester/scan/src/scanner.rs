@@ -83,6 +83,12 @@ pub enum ScanError {
     /// Horizon has no such issuer account.
     #[error("horizon: issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
+    /// Horizon has no such account (a holder whose exposure was asked for).
+    #[error(
+        "horizon: account not found: {} (is it funded on this network?)",
+        redact::url(url)
+    )]
+    UnknownAccount { url: String },
     /// Horizon serves a different network than the asset's: its flags would be another ledger's.
     #[error(
         "horizon: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
@@ -497,6 +503,34 @@ impl Scanner {
                 }
             })
             .await
+    }
+
+    /// The trustlines of `holder` (`G…`) from its Horizon `/accounts` record, with the URL read and when:
+    /// what a holder's own exposure is read from. Never cached; a failure is an error (no exposure is read).
+    pub async fn holder_trustlines(
+        &self,
+        holder: &str,
+    ) -> Result<(String, Timestamp, Vec<assay_core::HeldTrustline>), ScanError> {
+        self.horizon_network
+            .get_or_fetch(&(), || self.check_horizon_network())
+            .await?;
+        let url = urls::horizon_account(&self.config.horizon_url, holder);
+        let horizon = |failure: String| ScanError::Horizon {
+            url: url.clone(),
+            failure,
+        };
+        let fetched = self
+            .get(&url, API)
+            .await
+            .map_err(|err| horizon(to_failure(&err).describe()))?;
+        match fetched.status {
+            200 => {}
+            404 => return Err(ScanError::UnknownAccount { url: url.clone() }),
+            status => return Err(horizon(FailureCategory::Status(status).to_string())),
+        }
+        let lines = parse::parse_account_trustlines(&fetched.body)
+            .map_err(|err| horizon(err.to_failure().describe()))?;
+        Ok((url.clone(), timestamp(fetched.retrieved_at), lines))
     }
 
     /// The `home_domain` of `account` (a token contract's admin) and that domain's stellar.toml, under the

@@ -19,6 +19,7 @@ use assay_attest::watch::{Checked, WatchConfig, Watcher};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::Invoker;
 use assay_core::Freshness;
+use assay_scan::testsupport::Reply;
 use common::proxy::{Fault, Proxy};
 use common::*;
 
@@ -104,14 +105,17 @@ fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {
         .filter(|v| *v != stellar_xdr::ScVal::Void)
 }
 
-/// Issue #16 item 1: an issuer sets AUTH_REVOCABLE and clears home_domain in one go, so the blocklist
-/// cannot be asked and the report is refused. The refused report still proves the flags it read,
+/// Issue #16 item 1: an issuer sets AUTH_REVOCABLE and clears home_domain in one go while the directory
+/// is down (with no home_domain the blocklist is keyed on the directory's domain, issue #26), so the
+/// blocklist cannot be asked and the report is refused. The refused report still proves the flags it read,
 /// which are stricter than the clear entry on chain: `watch` and `attest` revoke the entry (gates fail
 /// closed) and raise an alert; repeated refusals degrade health.
 #[test]
 fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let settings = w.settings(&["aqua.network"]);
     let t = target(&w, &aqua);
@@ -121,12 +125,18 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
             .admin_set_account_flags(&issuer, AUTH_REVOCABLE)
             .unwrap();
         w.net.admin_set_home_domain(&issuer, "").unwrap();
+        w.route(
+            EXPERT,
+            &format!("/explorer/directory/{AQUA}"),
+            Reply::status(503),
+        );
     };
     let restore = || {
         w.net.admin_set_account_flags(&issuer, 0).unwrap();
         w.net
             .admin_set_home_domain(&issuer, "aqua.network")
             .unwrap();
+        w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     };
     let clear_on_chain = |w: &World| {
         let outcomes = attest(w, &settings, std::slice::from_ref(&t), &w.rpc, false);
@@ -216,6 +226,8 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
 fn item2_attest_refuses_a_horizon_of_another_network() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let t = target(&w, &aqua);
     let mut settings = w.settings(&["aqua.network"]);
@@ -251,6 +263,8 @@ fn item2_attest_refuses_a_horizon_of_another_network() {
 fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
     let w = World::start(&["aqua.network", "circle.com"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     let usdc = w.issue("USDC", USDC, AUTH_REVOCABLE, Some("circle.com"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");

@@ -24,11 +24,11 @@ const AUTHORIZED: u32 = 1;
 const AUTH_REVOCABLE: u32 = 2;
 const AUTH_IMMUTABLE: u32 = 4;
 
-fn seed(n: u8) -> [u8; 32] {
+pub(crate) fn seed(n: u8) -> [u8; 32] {
     [n; 32]
 }
 
-fn g(secret: &[u8; 32]) -> String {
+pub(crate) fn g(secret: &[u8; 32]) -> String {
     assay_localnet::strkey_account(assay_chain::Signer::from_seed(*secret).public_key())
 }
 
@@ -81,7 +81,7 @@ fn set_options(set: Option<u32>, clear: Option<u32>, master_weight: Option<u32>)
 
 /// Serves clean off-chain answers for `issuer` at `domain`: not in the directory, not blocklisted, its
 /// stellar.toml claiming `code`.
-fn serve_clean(w: &World, code: &str, issuer: &str, domain: &str) {
+pub(crate) fn serve_clean(w: &World, code: &str, issuer: &str, domain: &str) {
     w.route(
         EXPERT,
         &format!("/explorer/directory/{issuer}"),
@@ -128,7 +128,7 @@ fn scan(w: &World, ca: &std::path::Path, asset: &ClassicAsset) -> Value {
     serde_json::from_str(stdout.lines().next().expect("one report")).expect("JSON report")
 }
 
-fn mechanics(report: &Value) -> Vec<String> {
+pub(crate) fn mechanics(report: &Value) -> Vec<String> {
     report["mechanics"]
         .as_array()
         .unwrap()

@@ -2,6 +2,7 @@
 //! SEP-41 conformance run accompanies a scan.
 
 mod capability;
+pub mod holder;
 mod mutability;
 mod reputation;
 pub mod sac_admin;
@@ -9,6 +10,7 @@ mod sep1;
 pub mod sep41;
 
 pub use capability::{latent_freeze, Capability};
+pub use holder::{HolderTrustline, HOLDER_CHECK};
 pub use mutability::Mutability;
 pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};
 pub use sep1::{verify_domain, DomainVerdict, Sep1Domain};

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::ParseError;
-use crate::subject::{AccountControl, AccountSigner, Asset, IssuerFlags};
+use crate::subject::{AccountControl, AccountSigner, Asset, HeldTrustline, IssuerFlags};
 
 /// The fields of an `/assets` record the checks use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +191,56 @@ fn control(source: &'static str, record: &Value) -> Result<Option<AccountControl
     }))
 }
 
+/// Parses an `/accounts/{id}` record's trustlines to classic assets (`balances[]` entries of type
+/// `credit_alphanum4` / `credit_alphanum12`; native and liquidity-pool shares are not trustlines to an
+/// issuer). A trustline without its authorization flags is a defective record: a missing flag read as
+/// false would be absence rendered as a state.
+pub fn parse_account_trustlines(body: &[u8]) -> Result<Vec<HeldTrustline>, ParseError> {
+    const SRC: &str = "horizon /accounts balances";
+    let record = json(SRC, body)?;
+    let balances = record
+        .get("balances")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::new(SRC, "record has no `balances` array"))?;
+    let mut lines = Vec::new();
+    for b in balances {
+        let kind = b.get("asset_type").and_then(Value::as_str).unwrap_or("");
+        if kind != "credit_alphanum4" && kind != "credit_alphanum12" {
+            continue;
+        }
+        let text = |key: &str| {
+            b.get(key)
+                .and_then(Value::as_str)
+                .ok_or_else(|| ParseError::new(SRC, format!("a trustline has no string `{key}`")))
+        };
+        let flag = |key: &str| {
+            b.get(key)
+                .and_then(Value::as_bool)
+                .ok_or_else(|| ParseError::new(SRC, format!("a trustline has no boolean `{key}`")))
+        };
+        let asset = Asset::new(text("asset_code")?, text("asset_issuer")?)
+            .map_err(|e| ParseError::new(SRC, e.to_string()))?;
+        lines.push(HeldTrustline {
+            asset,
+            balance: text("balance")?.to_string(),
+            authorized: flag("is_authorized")?,
+            authorized_to_maintain_liabilities: flag("is_authorized_to_maintain_liabilities")?,
+            // Horizon leaves it out when false on older records; only an explicit `true` is a power here,
+            // and a missing key is read as the ledger's default (a trustline flag that was never set).
+            clawback_enabled: b
+                .get("is_clawback_enabled")
+                .map(|v| {
+                    v.as_bool().ok_or_else(|| {
+                        ParseError::new(SRC, "`is_clawback_enabled` is not a boolean")
+                    })
+                })
+                .transpose()?
+                .unwrap_or(false),
+        });
+    }
+    Ok(lines)
+}
+
 /// The `network_passphrase` of Horizon's root document (`GET {horizon}/`): which network it serves.
 pub fn parse_horizon_root(body: &[u8]) -> Result<String, ParseError> {
     const SRC: &str = "horizon /";
@@ -262,6 +312,25 @@ mod tests {
         assert!(r.flags.auth_immutable);
         assert!(parse_horizon_account(b"[]").is_err());
         assert_eq!(r.control, None, "a trimmed record has no signers");
+    }
+
+    #[test]
+    fn account_trustlines() {
+        let body = format!(
+            r#"{{"balances":[
+            {{"balance":"4.0000000","is_authorized":true,"is_authorized_to_maintain_liabilities":true,"is_clawback_enabled":true,"asset_type":"credit_alphanum4","asset_code":"USD","asset_issuer":"{USDC}"}},
+            {{"balance":"1.0000000","is_authorized":false,"is_authorized_to_maintain_liabilities":false,"asset_type":"credit_alphanum12","asset_code":"LONGERCODE","asset_issuer":"{USDC}"}},
+            {{"balance":"9.0000000","asset_type":"liquidity_pool_shares","liquidity_pool_id":"ab"}},
+            {{"balance":"72.8563792","asset_type":"native"}}]}}"#
+        );
+        let lines = parse_account_trustlines(body.as_bytes()).unwrap();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].clawback_enabled && lines[0].authorized);
+        assert_eq!(lines[1].asset.code, "LONGERCODE");
+        assert!(!lines[1].authorized && !lines[1].clawback_enabled);
+        let missing = body.replace(r#""is_authorized":false,"#, "");
+        assert!(parse_account_trustlines(missing.as_bytes()).is_err());
+        assert!(parse_account_trustlines(b"{}").is_err());
     }
 
     #[test]
