@@ -538,3 +538,69 @@ fn without_a_home_domain_the_blocklist_is_keyed_on_the_directorys_domain() {
     let r = evaluate(&velo_with_directory_domain(None, None)).unwrap();
     assert_eq!(r.undetermined_checks, ["reputation"]);
 }
+
+#[test]
+fn a_holders_trustline_sets_bits_6_and_7_and_is_never_attested() {
+    use assay_core::checks::HolderTrustline;
+    let s = common::subject(&common::testdata().join("eval/usdz-clawback-verified"));
+    let line = |authorized: bool, clawback_enabled: bool| HeldTrustline {
+        asset: s.asset.clone(),
+        balance: "5.0000000".into(),
+        authorized,
+        authorized_to_maintain_liabilities: false,
+        clawback_enabled,
+    };
+    let run = |trustlines: Vec<HeldTrustline>| {
+        let mut checks = assay_core::checks::default_checks();
+        checks.push(Box::new(HolderTrustline {
+            holder: "GHOLDER".into(),
+            url: "https://horizon.stellar.org/accounts/GHOLDER".into(),
+            retrieved_at: at(),
+            trustlines,
+        }));
+        assay_core::Engine::with_checks(checks).run(&s).unwrap()
+    };
+    let base = evaluate(&s).unwrap();
+    let r = run(vec![line(false, true)]);
+    assert!(r
+        .mechanics
+        .has(Mechanics::TRUSTLINE_CLAWBACK_ENABLED | Mechanics::TRUSTLINE_DEAUTHORIZED));
+    // The holder's bits move no level.
+    assert_eq!(
+        (r.severity, r.base_severity),
+        (base.severity, base.base_severity)
+    );
+    assert!(claims(&r)
+        .iter()
+        .any(|c| c.starts_with("horizon/holder | trustline to USDZ-")));
+    let refusal = assay_core::attestation_params(
+        &r,
+        r.scanned_at,
+        assay_core::Freshness::default(),
+        assay_core::EvidenceVersion::V6,
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(refusal.rule(), "holder");
+    // A plain trustline: no bit, yet still a holder's report (the check ran), so never attested either.
+    let r = run(vec![line(true, false)]);
+    assert_eq!(r.mechanics.bits() & Mechanics::HOLDER_MASK, 0);
+    assert_eq!(
+        assay_core::attestation_params(
+            &r,
+            r.scanned_at,
+            assay_core::Freshness::default(),
+            assay_core::EvidenceVersion::V6,
+            false
+        )
+        .unwrap_err()
+        .rule(),
+        "holder"
+    );
+    // No trustline to the asset: said so, no bit.
+    let r = run(vec![]);
+    assert!(claims(&r)
+        .iter()
+        .any(|c| c.starts_with("horizon/holder | no trustline to USDZ-")));
+    assert_eq!(r.mechanics.bits() & Mechanics::HOLDER_MASK, 0);
+}
