@@ -337,3 +337,74 @@ fn is_verdict(key: &str) -> bool {
     let verdict = ScVal::Symbol(ScSymbol("Verdict".try_into().unwrap()));
     matches!(&d.key, ScVal::Vec(Some(v)) if v.first() == Some(&verdict))
 }
+
+/// Issue #26: an entry written `clear` under the rule before the latent freeze (an issuer with flags 0, not
+/// locked, whose key can still sign) is re-judged and rewritten by `watch` on its next pass: medium with
+/// bit 1, in evidence v6, and the gate that admitted it now refuses it.
+#[test]
+fn an_entry_written_clear_before_the_latent_freeze_is_rewritten_by_watch() {
+    use assay_attest::batch::{write_batched, Landed};
+    use assay_attest::registry::Attestation;
+    use assay_core::{evidence_hash, EvidenceVersion, PreimageInput, Severity};
+
+    let w = World::start(&["aqua.network"]);
+    // Not locked: the issuer's one key can set AUTH_REVOCABLE and freeze at any time.
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let settings = w.settings(&["aqua.network"]);
+    let t = target(&w, &aqua);
+
+    // What the earlier rule wrote for this issuer: clear, no bit, the v3 hash of that report (which had no
+    // signers line).
+    let report = scan_fresh(&settings, &[aqua.core()])
+        .unwrap()
+        .remove(0)
+        .unwrap();
+    let mut old = PreimageInput::from_report(&report).unwrap();
+    old.severity = Severity::Clear;
+    old.base_severity = Severity::Clear;
+    old.mechanics &= !assay_core::Mechanics::AUTH_REVOCABLE;
+    old.evidence
+        .retain(|(source, _, _)| source != assay_core::evidence::SOURCE_ISSUER_SIGNERS);
+    let mut old_hash = [0u8; 32];
+    hex::decode_to_slice(evidence_hash(&old, EvidenceVersion::V3), &mut old_hash).unwrap();
+    let written = write_batched(
+        &mut submitter(&w, &w.rpc),
+        &[Attestation {
+            asset: t.contract,
+            severity: 0,
+            flags: old.mechanics,
+            evidence_hash: old_hash,
+        }],
+        50,
+    );
+    assert!(
+        matches!(written.landed[0], Landed::Written { .. }),
+        "{written:?}"
+    );
+    assert_eq!(
+        w.gate_check(t.contract),
+        Ok(()),
+        "the old clear entry admits it"
+    );
+
+    // The next pass re-judges it and rewrites it.
+    let mut watch = watcher(&w, &w.rpc, settings.clone(), &t);
+    let stop = AtomicBool::new(false);
+    let checked = watch.run(&stop, true);
+    assert!(matches!(&checked[0], Checked::Written(_)), "{checked:?}");
+    let held = read_safety(&w.rpc, w.registry, t.contract)
+        .unwrap()
+        .expect("rewritten");
+    assert_eq!(
+        (
+            held.severity,
+            held.flags & assay_core::Mechanics::CAPABILITY_MASK
+        ),
+        (2, assay_core::Mechanics::AUTH_REVOCABLE)
+    );
+    assert_ne!(held.evidence_hash, old_hash);
+    assert_eq!(w.gate_check(t.contract), Err(3), "IssuerCanTakeIt");
+    // And it stays: the pass after agrees.
+    assert_eq!(watch.run(&stop, true)[0], Checked::Unchanged);
+}
