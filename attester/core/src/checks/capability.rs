@@ -1,4 +1,5 @@
-//! `capability`: what the issuer can do to a holder's balance. Sets base severity from flags alone.
+//! `capability`: what the issuer can do to a holder's balance. Sets base severity from the issuer account
+//! alone: its flags, and whether its signers can still change them (the latent freeze).
 
 use super::Reconciled;
 use crate::control::{who_can_act, WhoCanAct};
@@ -164,12 +165,17 @@ impl Check for Capability {
             describe_powers(&powers)
         };
         if latent {
-            reasoning.push_str(
+            let signs = if who == WhoCanAct::Unknown {
+                "it is taken to be able to sign (its signers were not read)"
+            } else {
+                "it can still sign"
+            };
+            reasoning.push_str(&format!(
                 " The issuer can freeze any holder at any time: its flags are not locked (auth_immutable is not \
-                 set) and it can still sign, so in one transaction it can set auth_revocable, clear a holder's \
+                 set) and {signs}, so in one transaction it can set auth_revocable, clear a holder's \
                  authorization and clear auth_revocable again, its flags reading the same before and after \
-                 (Stellar checks auth_revocable when a freeze runs, not when the trustline was made).",
-            );
+                 (Stellar checks auth_revocable when a freeze runs, not when the trustline was made)."
+            ));
         }
         reasoning.push_str(&describe_control(who));
         reasoning.push_str(&format!(
