@@ -25,7 +25,7 @@ impl Decision {
 }
 
 /// Decides as of `as_of`: unevaluated, stale, undetermined and inconsistent reports are refused (in that
-/// order, the core's rules); anything else is attested with the default preimage for its subject (v3 for a
+/// order, the core's rules); anything else is attested with the default preimage for its subject (v6 for a
 /// classic asset, v4 for a token contract).
 pub fn decide(report: &Report, as_of: Timestamp, freshness: Freshness) -> Decision {
     let version = EvidenceVersion::default_for(&report.asset);

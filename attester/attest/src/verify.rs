@@ -440,6 +440,56 @@ mod tests {
         }
     }
 
+    fn eval_report(name: &str) -> Report {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/eval")
+            .join(name);
+        let read = |f: &str| std::fs::read(dir.join(f)).ok();
+        assay_core::evaluate(&assay_core::replay::load_subject(&read).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn verify_accepts_v6_and_an_older_version_whose_verdict_did_not_change() {
+        let never = Freshness { window_secs: 0 };
+        let at = |r: &Report| r.scanned_at.unix().unsigned_abs();
+        let held = |p: &assay_core::Params, attested_at: u64| {
+            let mut evidence_hash = [0u8; 32];
+            hex::decode_to_slice(&p.evidence_hash, &mut evidence_hash).unwrap();
+            Safety {
+                severity: p.severity,
+                flags: p.flags,
+                evidence_hash,
+                attested_at,
+            }
+        };
+        // USDC held auth_revocable before v6: its v3 attestation (no signers line) still verifies, as v3.
+        let usdc = eval_report("usdc-revocable-regulated");
+        for (version, number) in [(EvidenceVersion::V3, 3), (EvidenceVersion::V6, 6)] {
+            let p = attestation_params(&usdc, usdc.scanned_at, never, version, false).unwrap();
+            let v = compare(Some(&held(&p, at(&usdc))), &usdc, at(&usdc), 0);
+            assert!(
+                matches!(v, Verdict::Agreement { evidence_version, .. } if evidence_version == number),
+                "{v:?}"
+            );
+        }
+        // XRP was clear under the earlier rule; now it holds the freeze: the old entry is a severity mismatch.
+        let xrp = eval_report("xrp-clear-unlocked");
+        let old = Safety {
+            severity: 0,
+            flags: 0,
+            evidence_hash: [0; 32],
+            attested_at: at(&xrp),
+        };
+        assert_eq!(
+            compare(Some(&old), &xrp, at(&xrp), 0),
+            Verdict::Mismatch {
+                field: "severity".into(),
+                on_chain: "0".into(),
+                scanned: "2".into(),
+            }
+        );
+    }
+
     #[test]
     fn the_suites_verdict_is_shown_when_it_agrees_or_the_evidence_held_sep41_lines() {
         let violation = Mechanics::SEP41_VIOLATION;

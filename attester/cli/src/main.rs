@@ -11,7 +11,9 @@ mod signals;
 
 #[cfg(feature = "demo")]
 use commands::demo;
-use commands::{attest, attestation, history, localnet, scan, sep41, serve, verify, watch};
+use commands::{
+    attest, attestation, exposure, history, localnet, scan, sep41, serve, verify, watch,
+};
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
 pub const EXIT_USAGE: u8 = assay_core::exit::USAGE;
@@ -32,6 +34,7 @@ struct Cli {
 enum Command {
     Attestation(attestation::AttestationArgs),
     Scan(scan::ScanArgs),
+    Exposure(exposure::ExposureArgs),
     History(history::HistoryArgs),
     Attest(attest::AttestArgs),
     Verify(verify::VerifyArgs),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
     let (name, result) = match cli.command {
         Command::Attestation(args) => ("attestation", attestation::run(args)),
         Command::Scan(args) => ("scan", scan::run(args)),
+        Command::Exposure(args) => ("exposure", exposure::run(args)),
         Command::History(args) => ("history", history::run(args)),
         Command::Attest(args) => ("attest", attest::run(args)),
         Command::Verify(args) => ("verify", verify::run(args)),

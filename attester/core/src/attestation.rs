@@ -54,6 +54,13 @@ pub enum Refusal {
         /// Which versions do.
         expected: &'static str,
     },
+    /// Rule 6: the report carries a holder's own trustline (bits 6-7, `holder-trustline`): off-chain only,
+    /// never part of a per-asset verdict.
+    #[error("attest: the report describes one holder's trustline ({bits}); the registry's per-asset verdict never carries a holder's bits: scan without --holder")]
+    HolderSpecific {
+        /// The holder bits' names.
+        bits: String,
+    },
 }
 
 impl Refusal {
@@ -65,6 +72,7 @@ impl Refusal {
             Refusal::Undetermined { .. } => "undetermined",
             Refusal::Inconsistent { .. } | Refusal::BelowFloor { .. } => "inconsistent",
             Refusal::WrongVersion { .. } => "version",
+            Refusal::HolderSpecific { .. } => "holder",
         }
     }
 }
@@ -161,8 +169,22 @@ pub fn attestation_params(
             expected: if contract {
                 "a token contract is hashed with v4"
             } else {
-                "a classic asset is hashed with v1, v2 or v3"
+                "a classic asset is hashed with v1, v2, v3 or v6"
             },
+        });
+    }
+    let holder_bits = report.mechanics.bits() & Mechanics::HOLDER_MASK;
+    if holder_bits != 0
+        || report
+            .checks
+            .iter()
+            .any(|c| c == crate::checks::HOLDER_CHECK)
+    {
+        return Err(Refusal::HolderSpecific {
+            bits: Mechanics::from_bits(holder_bits)
+                .unwrap_or_default()
+                .names()
+                .join(", "),
         });
     }
     let mut input = PreimageInput::from_report(report).map_err(|_| Refusal::Unevaluated)?;
@@ -172,6 +194,11 @@ pub fn attestation_params(
     if version < EvidenceVersion::V3 {
         input.network = None;
         input.scanner = None;
+    }
+    if version < EvidenceVersion::V6 {
+        input
+            .evidence
+            .retain(|(source, _, _)| !crate::hash::V6_ONLY_SOURCES.contains(&source.as_str()));
     }
     Ok(Params {
         asset: report.asset.to_string(),

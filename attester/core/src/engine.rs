@@ -82,7 +82,7 @@ pub struct ReportHeader {
 
 /// Builds a report from findings in run order, enforcing the escalation invariants.
 pub fn assemble(subject: &Subject, findings: Vec<Finding>) -> Result<Report, EngineError> {
-    assemble_token(
+    let mut report = assemble_token(
         ReportHeader {
             asset: Token::Classic(subject.asset.clone()),
             network: subject.network.clone(),
@@ -90,7 +90,9 @@ pub fn assemble(subject: &Subject, findings: Vec<Finding>) -> Result<Report, Eng
             scanned_at: subject.scanned_at,
         },
         findings,
-    )
+    )?;
+    report.who_can_act = Some(crate::control::who_can_act(subject).to_string());
+    Ok(report)
 }
 
 /// Builds a report about `header.asset` from findings in run order, enforcing the escalation invariants.
@@ -202,6 +204,7 @@ pub fn assemble_token(
         checks,
         scanner_bound: header.scanner_version,
         mechanics,
+        who_can_act: None,
         findings,
         evidence,
         observation_window_start: start,

@@ -3,13 +3,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::failure::FetchFailure;
-use crate::subject::{Asset, Attempt, DirectoryEntry, IssuerFlags, ListEntry};
+use crate::subject::{AccountControl, Asset, Attempt, DirectoryEntry, IssuerFlags, ListEntry};
 use crate::time::Timestamp;
 
 /// Source name of the `/assets` flag copy.
 pub const SOURCE_HORIZON: &str = "horizon";
 /// Source name of the `/accounts` flag copy.
 pub const SOURCE_HORIZON_ACCOUNT: &str = "horizon/account";
+/// Source name of the issuer account's signers and thresholds (bound from evidence v6 on).
+pub const SOURCE_ISSUER_SIGNERS: &str = "horizon/account/signers";
 /// Source name of stellar.toml evidence.
 pub const SOURCE_STELLAR_TOML: &str = "stellar.toml";
 /// Source name of the StellarExpert directory.
@@ -155,6 +157,33 @@ pub mod claims {
     /// `issuer account flags: …` (the `/accounts` copy, cited only when the copies disagree).
     pub fn issuer_account_flags(f: &IssuerFlags) -> String {
         format!("issuer account {}", &issuer_flags(f)["issuer ".len()..])
+    }
+
+    /// `signers: KEY weight W (TYPE), …; thresholds: low L, medium M, high H; who can use the issuer's powers:
+    /// WHO` (signers in key order; v6 only).
+    pub fn issuer_signers(c: &AccountControl, who: crate::control::WhoCanAct) -> String {
+        let mut signers: Vec<String> = c
+            .signers
+            .iter()
+            .map(|s| format!("{} weight {} ({})", s.key, s.weight, s.kind))
+            .collect();
+        signers.sort();
+        let signers = if signers.is_empty() {
+            "none".to_string()
+        } else {
+            signers.join(", ")
+        };
+        format!(
+            "signers: {signers}; thresholds: low {}, medium {}, high {}; who can use the issuer's powers: {who}",
+            c.low, c.medium, c.high
+        )
+    }
+
+    /// The line for an account record without signers and thresholds (v6 only).
+    pub fn issuer_signers_missing() -> String {
+        "signers and thresholds: not in the account record; who can use the issuer's powers: not known, so the \
+         issuer is taken to be able to sign"
+            .to_string()
     }
 
     /// `CURRENCIES claims CODE-ISSUER`.

@@ -1,5 +1,5 @@
-//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 for classic assets; v4 and v5
-//! for custom token contracts).
+//! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 and v6 for classic assets; v4
+//! and v5 for custom token contracts).
 //!
 //! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
 //! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
@@ -14,15 +14,15 @@ use sha2::{Digest, Sha256};
 use crate::model::{Accountability, Severity};
 use crate::report::Report;
 
-/// A preimage format version. Cumulative: v2 adds the `checks` line, v3 the `scanner` and `network` lines.
+/// A preimage format version. Cumulative: v2 adds the `checks` line, v3 the `scanner` and `network` lines, v6
+/// the evidence lines of the issuer's signers (who can use its powers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum EvidenceVersion {
     /// `assay-evidence-v1`.
     V1,
     /// `assay-evidence-v2`: adds `checks` when the check set is non-empty.
     V2,
-    /// `assay-evidence-v3`: adds `scanner` when scanner-bound and `network` when set. Default for new
-    /// attestations of classic assets.
+    /// `assay-evidence-v3`: adds `scanner` when scanner-bound and `network` when set.
     V3,
     /// `assay-evidence-v4`: the v3 lines with `token<TAB>C…` in place of `asset`. The only version of a
     /// custom token contract's report; never used for a classic asset, so classic hashes do not move.
@@ -31,13 +31,23 @@ pub enum EvidenceVersion {
     /// powers power discovery observed (`contract/behaviour` lines: the function, whose authorization it
     /// needed, the observed effect). Default for new attestations of token contracts.
     V5,
+    /// `assay-evidence-v6`: the v3 lines, plus the evidence lines only v6 binds ([`V6_ONLY_SOURCES`]: the
+    /// issuer's signers and thresholds, and who can use its powers). Judged under the latent-freeze rule
+    /// (an issuer whose flags are not locked and who can still sign holds the freeze). Default for new
+    /// attestations of classic assets.
+    V6,
 }
+
+/// Evidence sources that only v6 and later bind: a report hashed in an earlier version leaves their lines
+/// out, so an attestation written before they existed is still reproduced by a fresh scan whose verdict
+/// did not change.
+pub const V6_ONLY_SOURCES: [&str; 1] = [crate::evidence::SOURCE_ISSUER_SIGNERS];
 
 impl EvidenceVersion {
     /// The version new attestations use.
-    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V3;
+    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V6;
 
-    /// The version's number (1 to 5).
+    /// The version's number (1 to 6).
     pub fn number(self) -> u8 {
         match self {
             EvidenceVersion::V1 => 1,
@@ -45,15 +55,16 @@ impl EvidenceVersion {
             EvidenceVersion::V3 => 3,
             EvidenceVersion::V4 => 4,
             EvidenceVersion::V5 => 5,
+            EvidenceVersion::V6 => 6,
         }
     }
 
-    /// Whether this version hashes a custom token contract (v4, v5) rather than a classic asset.
+    /// Whether this version hashes a custom token contract (v4, v5) rather than a classic asset (v1-v3, v6).
     pub fn is_contract(self) -> bool {
         matches!(self, EvidenceVersion::V4 | EvidenceVersion::V5)
     }
 
-    /// The version new attestations of `asset` use: v5 for a token contract, v3 otherwise.
+    /// The version new attestations of `asset` use: v5 for a token contract, v6 otherwise.
     pub fn default_for(asset: &crate::token::Token) -> EvidenceVersion {
         match asset {
             crate::token::Token::Contract(_) => EvidenceVersion::V5,
@@ -66,6 +77,7 @@ impl EvidenceVersion {
         match asset {
             crate::token::Token::Contract(_) => &[EvidenceVersion::V5, EvidenceVersion::V4],
             _ => &[
+                EvidenceVersion::V6,
                 EvidenceVersion::V3,
                 EvidenceVersion::V2,
                 EvidenceVersion::V1,
@@ -95,7 +107,7 @@ impl fmt::Display for EvidenceVersion {
 /// An evidence version text that names none of the versions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown evidence version {0:?}: expected 1, 2, 3 (classic assets), 4 or 5 (token contracts)"
+    "unknown evidence version {0:?}: expected 1, 2, 3, 6 (classic assets), 4 or 5 (token contracts)"
 )]
 pub struct UnknownEvidenceVersion(pub String);
 
@@ -109,6 +121,7 @@ impl FromStr for EvidenceVersion {
             "3" => Ok(EvidenceVersion::V3),
             "4" => Ok(EvidenceVersion::V4),
             "5" => Ok(EvidenceVersion::V5),
+            "6" => Ok(EvidenceVersion::V6),
             _ => Err(UnknownEvidenceVersion(s.to_string())),
         }
     }

@@ -6,6 +6,7 @@
 pub mod attestation;
 pub mod checks;
 pub mod contract;
+pub mod control;
 pub mod engine;
 pub mod evidence;
 pub mod exit;
@@ -26,6 +27,7 @@ pub mod token;
 pub mod transitions;
 
 pub use attestation::{attestation_params, Params, Refusal};
+pub use control::WhoCanAct;
 pub use engine::{evaluate, Engine, EngineError};
 pub use evidence::Evidence;
 pub use failure::{FailureCategory, FetchFailure};

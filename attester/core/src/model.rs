@@ -215,6 +215,8 @@ impl Mechanics {
     pub const CAPABILITY_MASK: u32 = 7;
     /// Bit 2: confiscation.
     pub const CONFISCATION_MASK: u32 = 4;
+    /// Bits 6-7: one holder's own trustline (clawback enabled on it, deauthorized). Off-chain only.
+    pub const HOLDER_MASK: u32 = 64 | 128;
     /// Bits 9-13: powers a custom token's code was seen to grant.
     pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096 | 8192;
     /// Every defined bit.

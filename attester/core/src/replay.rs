@@ -212,21 +212,27 @@ pub fn build_subject(
         },
     };
     let account_url = urls::horizon_account(horizon, &asset.issuer);
-    let (account_flags, home_domain) = match recorded(read, "horizon-account.json")? {
-        None => (FlagsOutcome::NotRead, HomeDomain::Unknown),
+    let (account_flags, home_domain, control) = match recorded(read, "horizon-account.json")? {
+        None => (
+            FlagsOutcome::NotRead,
+            HomeDomain::Unknown,
+            ControlOutcome::NotRead,
+        ),
         Some(Recorded::Failed(c)) => (
             FlagsOutcome::Failed(attempt(account_url, c)),
             HomeDomain::Unknown,
+            ControlOutcome::NotRead,
         ),
         Some(Recorded::Body(b)) => match parse::parse_horizon_account(&b) {
             Ok(rec) => (
                 FlagsOutcome::Read(Observed {
-                    url: account_url,
+                    url: account_url.clone(),
                     retrieved_at: at,
                     value: rec.flags,
                 }),
                 rec.home_domain
                     .map_or(HomeDomain::Absent, HomeDomain::Present),
+                ControlOutcome::of_record(&account_url, at, rec.control),
             ),
             Err(e) => (
                 FlagsOutcome::Failed(Attempt {
@@ -235,6 +241,7 @@ pub fn build_subject(
                     failure: e.to_failure(),
                 }),
                 HomeDomain::Unknown,
+                ControlOutcome::NotRead,
             ),
         },
     };
@@ -339,9 +346,10 @@ pub fn build_subject(
         },
     };
 
-    let blocklist = match home_domain.domain() {
+    let blocklist = match crate::checks::blocklist_key(&home_domain, &directory) {
         None => BlocklistOutcome::SkippedNoHomeDomain,
         Some(domain) => {
+            let domain = domain.as_str();
             let url = urls::blocked_domain(se, domain);
             match recorded(read, "blocked.json")? {
                 None => return Err(ReplayError::Missing("blocked.json".into())),
@@ -401,5 +409,5 @@ pub fn build_subject(
     };
     let issuer = (asset_flags, account_flags, home_domain);
     let sources = (stellar_toml, directory, blocklist, asset_lists);
-    Ok(Subject::read(asset, issuer, sources, provenance))
+    Ok(Subject::read(asset, issuer, sources, provenance).with_control(control))
 }

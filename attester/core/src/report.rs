@@ -61,6 +61,11 @@ pub struct Report {
     pub scanner_bound: Option<String>,
     /// Union of all findings' bits, as names in bit order.
     pub mechanics: Mechanics,
+    /// Who can use a classic issuer's powers, from its signers and thresholds: `1 key`, `2 of 3 keys`,
+    /// `locked: no signer can reach the threshold`, … Absent for a token contract and in reports written before
+    /// signers were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who_can_act: Option<String>,
     /// Findings, stable-sorted highest severity first.
     pub findings: Vec<Finding>,
     /// All findings' evidence in check-run order.

@@ -143,6 +143,92 @@ pub enum FlagsOutcome {
     NotRead,
 }
 
+/// One signer of an account, as its record lists it (the master key included, with its weight).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountSigner {
+    /// The signer key (`G…` for an ed25519 key, `T…` a pre-authorised transaction, `X…` a hash).
+    pub key: String,
+    /// Horizon's `type` (`ed25519_public_key`, `preauth_tx`, `sha256_hash`, `ed25519_signed_payload`).
+    pub kind: String,
+    /// Its weight (0-255; a weight of 0 cannot sign).
+    pub weight: u32,
+}
+
+/// Who can sign for an account: its signers and its three thresholds (`low_threshold`, `med_threshold`,
+/// `high_threshold`, 0-255). An operation needs signatures whose weights reach its threshold (and at least
+/// one signature): `SetTrustLineFlags`, `AllowTrust` the low one, a `SetOptions` that sets flags the medium
+/// one, a `SetOptions` that changes signers or thresholds the high one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountControl {
+    /// Every signer the record lists, the master key included (possibly with weight 0).
+    pub signers: Vec<AccountSigner>,
+    /// `thresholds.low_threshold`.
+    pub low: u32,
+    /// `thresholds.med_threshold`.
+    pub medium: u32,
+    /// `thresholds.high_threshold`.
+    pub high: u32,
+}
+
+/// The issuer account's signers and thresholds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum ControlOutcome {
+    /// The account record was read with its signers and thresholds.
+    Read(Observed<AccountControl>),
+    /// The account record was read but carried no `signers` or no `thresholds` (a trimmed record): who can
+    /// sign is not known, so the issuer is taken to be able to.
+    Missing {
+        /// The account record's URL.
+        url: String,
+        /// When it was read.
+        retrieved_at: Timestamp,
+    },
+    /// Nobody asked (subjects recorded before signers were read, hand-built subjects): who can sign is not
+    /// known, so the issuer is taken to be able to.
+    #[default]
+    NotRead,
+}
+
+impl ControlOutcome {
+    /// What an account record read from `url` at `retrieved_at` says about its signers.
+    pub fn of_record(
+        url: &str,
+        retrieved_at: Timestamp,
+        control: Option<AccountControl>,
+    ) -> ControlOutcome {
+        match control {
+            Some(value) => ControlOutcome::Read(Observed {
+                url: url.to_string(),
+                retrieved_at,
+                value,
+            }),
+            None => ControlOutcome::Missing {
+                url: url.to_string(),
+                retrieved_at,
+            },
+        }
+    }
+}
+
+/// One trustline an account holds, as its Horizon `/accounts` record lists it (`balances[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeldTrustline {
+    /// The asset the trustline holds.
+    pub asset: Asset,
+    /// `balance`, as served (7 decimals).
+    pub balance: String,
+    /// `is_authorized`: the holder may send and receive.
+    pub authorized: bool,
+    /// `is_authorized_to_maintain_liabilities`: frozen for payments, its offers kept.
+    pub authorized_to_maintain_liabilities: bool,
+    /// `is_clawback_enabled`: the issuer can claw this balance back.
+    pub clawback_enabled: bool,
+}
+
 /// The issuer account's `home_domain`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "domain")]
@@ -383,6 +469,9 @@ pub struct Subject {
     pub account_flags: FlagsOutcome,
     /// The issuer's `home_domain` from the `/accounts` record.
     pub home_domain: HomeDomain,
+    /// The issuer account's signers and thresholds from the `/accounts` record: who can use its powers.
+    #[serde(default)]
+    pub issuer_control: ControlOutcome,
     /// The stellar.toml outcome for home_domain.
     pub stellar_toml: TomlOutcome,
     /// The StellarExpert directory outcome for the issuer.
@@ -442,6 +531,7 @@ impl Subject {
             asset_flags,
             account_flags,
             home_domain,
+            issuer_control: ControlOutcome::NotRead,
             stellar_toml,
             directory,
             blocklist,
@@ -450,5 +540,11 @@ impl Subject {
             scanner_version: provenance.scanner_version,
             scanned_at: provenance.scanned_at,
         }
+    }
+
+    /// This subject with the issuer account's signers and thresholds as read.
+    pub fn with_control(mut self, control: ControlOutcome) -> Subject {
+        self.issuer_control = control;
+        self
     }
 }

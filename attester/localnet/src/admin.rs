@@ -66,6 +66,16 @@ impl LocalNet {
         self.admin_update_account(account, |a| a.flags = flags)
     }
 
+    /// Sets an account's thresholds without a transaction: `[master weight, low, medium, high]`, as the
+    /// account entry keeps them (a master weight of 0 with no other signer locks the account for good).
+    pub fn admin_set_thresholds(
+        &self,
+        account: &AccountId,
+        thresholds: [u8; 4],
+    ) -> Result<(), LocalNetError> {
+        self.admin_update_account(account, |a| a.thresholds = xdr::Thresholds(thresholds))
+    }
+
     /// Sets an account's home domain without a transaction.
     pub fn admin_set_home_domain(
         &self,

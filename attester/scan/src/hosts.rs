@@ -125,21 +125,37 @@ impl HostGates {
     /// Waits for a slot on `host`: a free place among its requests in flight, then its turn under the
     /// rate limit and any `Retry-After` pause. Hold the permit until the answer is read.
     pub async fn acquire(&self, host: &str) -> HostPermit {
-        let gate = self.gate(host);
-        let permit = gate
-            .in_flight
-            .clone()
-            .acquire_owned()
+        self.acquire_before(host, None)
             .await
-            .expect("host semaphore is never closed");
+            .expect("an unbounded wait always ends with a slot")
+    }
+
+    /// [`HostGates::acquire`], bounded by `deadline`: `None` as soon as it is known that no slot can start
+    /// by then (the host's turn, its rate spacing or its `Retry-After` pause falls after it), or when no
+    /// request in flight finishes before it. A slot it gives up is not taken from the host's schedule.
+    pub async fn acquire_before(
+        &self,
+        host: &str,
+        deadline: Option<Instant>,
+    ) -> Option<HostPermit> {
+        let gate = self.gate(host);
+        let acquire = gate.in_flight.clone().acquire_owned();
+        let permit = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, acquire).await.ok()?,
+            None => acquire.await,
+        }
+        .expect("host semaphore is never closed");
         let start = {
             let mut next = gate.next_start.lock().expect("host gate");
             let start = (*next).max(Instant::now());
+            if deadline.is_some_and(|d| start > d) {
+                return None;
+            }
             *next = start + gate.spacing;
             start
         };
         tokio::time::sleep_until(start).await;
-        HostPermit { _permit: permit }
+        Some(HostPermit { _permit: permit })
     }
 
     /// `host` asked to be left alone for `wait` (`Retry-After`): no request to it starts before then
@@ -259,6 +275,36 @@ mod tests {
         let t = Instant::now();
         let _p = gates.acquire("limited.example").await;
         assert_eq!(t.elapsed(), RETRY_AFTER_PAUSE_CAP);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wait_past_the_deadline_gives_up_at_once_and_keeps_the_schedule() {
+        let gates = HostGates::new(HostLimits {
+            concurrency: 1,
+            per_second: Some(1.0),
+        });
+        gates.pause("limited.example", Duration::from_secs(60));
+        let t = Instant::now();
+        let deadline = Some(t + Duration::from_secs(30));
+        assert!(gates
+            .acquire_before("limited.example", deadline)
+            .await
+            .is_none());
+        // Known at once: no waiting until the deadline.
+        assert_eq!(t.elapsed(), Duration::ZERO);
+        // Within the deadline: a slot, after the pause.
+        let p = gates
+            .acquire_before("limited.example", Some(t + Duration::from_secs(61)))
+            .await;
+        assert!(p.is_some());
+        assert_eq!(t.elapsed(), Duration::from_secs(60));
+        // The one slot is held: a bounded wait for it ends at its deadline, with nothing.
+        let t = Instant::now();
+        assert!(gates
+            .acquire_before("limited.example", Some(t + Duration::from_secs(5)))
+            .await
+            .is_none());
+        assert_eq!(t.elapsed(), Duration::from_secs(5));
     }
 
     #[tokio::test(start_paused = true)]

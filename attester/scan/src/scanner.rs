@@ -8,12 +8,13 @@ use std::time::{Duration, SystemTime};
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::redact;
 use assay_core::{
-    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome, Currency,
-    DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome, HomeDomain, LinkedDocument,
-    LinkedOutcome, Observed, Provenance, Subject, Timestamp, TomlDocument, TomlOutcome,
-    MAX_LINKED_DOCUMENTS,
+    Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome,
+    ControlOutcome, Currency, DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome,
+    HomeDomain, LinkedDocument, LinkedOutcome, Observed, Provenance, Subject, Timestamp,
+    TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::cache::{max_age, AnswerCache};
 use crate::hosts::{host_of, HostGates, HostLimits};
@@ -38,6 +39,35 @@ pub struct ScanConfig {
     pub per_host: HostLimits,
 }
 
+/// The whole of one asset's scan: every wait (a retry's backoff, a `Retry-After`, a host's pause or rate
+/// spacing, a fetch) ends by then, and a source not read by then is recorded as not read (undetermined).
+pub const SCAN_BUDGET: Duration = Duration::from_secs(30);
+
+tokio::task_local! {
+    /// The instant the current asset's scan must be done by (set by [`Scanner::scan`]).
+    static SCAN_DEADLINE: Instant;
+}
+
+/// The current scan's deadline, if a scan is running on this task.
+fn scan_deadline() -> Option<Instant> {
+    SCAN_DEADLINE.try_with(|d| *d).ok()
+}
+
+/// Why a source was not read: the scan's budget ran out first.
+const OUT_OF_BUDGET: &str = "the scan's time budget ran out before this source could be read";
+
+fn out_of_budget(url: &str) -> FetchError {
+    FetchError {
+        kind: FailureKind::Timeout,
+        url: url.to_string(),
+        detail: OUT_OF_BUDGET.to_string(),
+    }
+}
+
+fn is_out_of_budget(err: &FetchError) -> bool {
+    err.kind == FailureKind::Timeout && err.detail == OUT_OF_BUDGET
+}
+
 /// Why a scan produced no report.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScanError {
@@ -53,6 +83,12 @@ pub enum ScanError {
     /// Horizon has no such issuer account.
     #[error("horizon: issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
+    /// Horizon has no such account (a holder whose exposure was asked for).
+    #[error(
+        "horizon: account not found: {} (is it funded on this network?)",
+        redact::url(url)
+    )]
+    UnknownAccount { url: String },
     /// Horizon serves a different network than the asset's: its flags would be another ledger's.
     #[error(
         "horizon: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
@@ -81,7 +117,11 @@ pub struct Stats {
 
 #[derive(Clone)]
 enum AccountAnswer {
-    Read(Observed<assay_core::IssuerFlags>, Option<String>),
+    Read(
+        Observed<assay_core::IssuerFlags>,
+        Option<String>,
+        ControlOutcome,
+    ),
     Error(ScanError),
 }
 
@@ -121,6 +161,8 @@ pub struct Scanner {
     expert: Shared<String, ExpertAnswer>,
     lists: Shared<String, (Timestamp, Result<parse::AssetList, FetchFailure>)>,
     hosts: HostGates,
+    /// How long one asset's scan may take in all ([`SCAN_BUDGET`] unless set).
+    budget: Duration,
     pub stats: Stats,
 }
 
@@ -191,8 +233,15 @@ impl Scanner {
             linked: Shared::default(),
             expert: Shared::default(),
             lists: Shared::default(),
+            budget: SCAN_BUDGET,
             stats: Stats::default(),
         }
+    }
+
+    /// This scanner with `budget` in place of [`SCAN_BUDGET`] for each asset's scan.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// This scanner with `overrides` in place of the common per-host limits for the hosts they name.
@@ -208,14 +257,27 @@ impl Scanner {
         &self.config
     }
 
+    /// GETs `url` through its host's gate. Within a scan, the wait for the gate and the fetch end by the
+    /// scan's deadline: past it, the fetch fails as out of budget (a timeout) without being sent.
     pub(crate) async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
         let host = host_of(url);
+        let deadline = scan_deadline();
         let _permit = match &host {
-            Some(host) => Some(self.hosts.acquire(host).await),
+            Some(host) => match self.hosts.acquire_before(host, deadline).await {
+                Some(permit) => Some(permit),
+                None => return Err(out_of_budget(url)),
+            },
             None => None,
         };
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let fetched = self.http.get(url, opts).await;
+        let fetch = self.http.get(url, opts);
+        let fetched = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, fetch).await {
+                Ok(fetched) => fetched,
+                Err(_) => return Err(out_of_budget(url)),
+            },
+            None => fetch.await,
+        };
         // A host that asks to be left alone is: every later request to it waits, whichever asset needs it.
         if let (Some(host), Ok(f)) = (&host, &fetched) {
             if f.status == 429 || f.status == 503 {
@@ -298,8 +360,15 @@ impl Scanner {
     }
 
     /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
-    /// then stellar.toml, the directory, the blocklist and the asset lists concurrently.
+    /// then stellar.toml, the directory, the blocklist and the asset lists concurrently; all of it within
+    /// the scan's budget ([`SCAN_BUDGET`]), after which a source not yet read is recorded as not read.
     pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
+        SCAN_DEADLINE
+            .scope(Instant::now() + self.budget, self.scan_within_budget(asset))
+            .await
+    }
+
+    async fn scan_within_budget(&self, asset: &Asset) -> Result<Subject, ScanError> {
         self.horizon_network
             .get_or_fetch(&(), || self.check_horizon_network())
             .await?;
@@ -333,8 +402,10 @@ impl Scanner {
             value: record.flags,
         });
 
-        let (account_flags, home_domain) = match self.account(&asset.issuer).await {
-            AccountAnswer::Read(observed, domain) => (FlagsOutcome::Read(observed), domain),
+        let (account_flags, home_domain, control) = match self.account(&asset.issuer).await {
+            AccountAnswer::Read(observed, domain, control) => {
+                (FlagsOutcome::Read(observed), domain, control)
+            }
             AccountAnswer::Error(err) => return Err(err),
         };
         let home_domain = match home_domain {
@@ -342,19 +413,19 @@ impl Scanner {
             None => HomeDomain::Absent,
         };
 
-        let sources = tokio::join!(
+        let (stellar_toml, (directory, blocklist), asset_lists) = tokio::join!(
             self.stellar_toml(Some(asset), &home_domain),
-            self.directory(&asset.issuer),
-            self.blocklist(&home_domain),
+            self.directory_and_blocklist(&asset.issuer, &home_domain),
             self.asset_lists(asset),
         );
+        let sources = (stellar_toml, directory, blocklist, asset_lists);
         let provenance = Provenance {
             network: Some(self.config.network_passphrase.clone()),
             scanner_version: Some(crate::SCANNER_VERSION.to_string()),
             scanned_at: Timestamp::now(),
         };
         let issuer = (asset_flags, account_flags, home_domain);
-        Ok(Subject::read(asset.clone(), issuer, sources, provenance))
+        Ok(Subject::read(asset.clone(), issuer, sources, provenance).with_control(control))
     }
 
     /// Reads Horizon's root once per run and refuses a Horizon that serves another network: its
@@ -419,6 +490,11 @@ impl Scanner {
                             value: record.flags,
                         },
                         record.home_domain,
+                        ControlOutcome::of_record(
+                            &url,
+                            timestamp(fetched.retrieved_at),
+                            record.control,
+                        ),
                     ),
                     Err(err) => AccountAnswer::Error(ScanError::Horizon {
                         url: url.clone(),
@@ -427,6 +503,34 @@ impl Scanner {
                 }
             })
             .await
+    }
+
+    /// The trustlines of `holder` (`G…`) from its Horizon `/accounts` record, with the URL read and when:
+    /// what a holder's own exposure is read from. Never cached; a failure is an error (no exposure is read).
+    pub async fn holder_trustlines(
+        &self,
+        holder: &str,
+    ) -> Result<(String, Timestamp, Vec<assay_core::HeldTrustline>), ScanError> {
+        self.horizon_network
+            .get_or_fetch(&(), || self.check_horizon_network())
+            .await?;
+        let url = urls::horizon_account(&self.config.horizon_url, holder);
+        let horizon = |failure: String| ScanError::Horizon {
+            url: url.clone(),
+            failure,
+        };
+        let fetched = self
+            .get(&url, API)
+            .await
+            .map_err(|err| horizon(to_failure(&err).describe()))?;
+        match fetched.status {
+            200 => {}
+            404 => return Err(ScanError::UnknownAccount { url: url.clone() }),
+            status => return Err(horizon(FailureCategory::Status(status).to_string())),
+        }
+        let lines = parse::parse_account_trustlines(&fetched.body)
+            .map_err(|err| horizon(err.to_failure().describe()))?;
+        Ok((url.clone(), timestamp(fetched.retrieved_at), lines))
     }
 
     /// The `home_domain` of `account` (a token contract's admin) and that domain's stellar.toml, under the
@@ -438,8 +542,8 @@ impl Scanner {
     ) -> Result<(String, HomeDomain, TomlOutcome), ScanError> {
         let url = urls::horizon_account(&self.config.horizon_url, account);
         let home_domain = match self.account(account).await {
-            AccountAnswer::Read(_, Some(domain)) => HomeDomain::Present(domain),
-            AccountAnswer::Read(_, None) => HomeDomain::Absent,
+            AccountAnswer::Read(_, Some(domain), _) => HomeDomain::Present(domain),
+            AccountAnswer::Read(_, None, _) => HomeDomain::Absent,
             AccountAnswer::Error(err) => return Err(err),
         };
         let toml = self.stellar_toml(None, &home_domain).await;
@@ -597,10 +701,27 @@ impl Scanner {
         }
     }
 
-    async fn blocklist(&self, home_domain: &HomeDomain) -> BlocklistOutcome {
-        let Some(domain) = home_domain.domain() else {
-            return BlocklistOutcome::SkippedNoHomeDomain;
+    /// The directory entry for `issuer` and the blocklist's answer for the issuer's domain: its
+    /// `home_domain`, asked beside the directory; or, when it advertises none, the domain the directory
+    /// lists it under, asked once the directory answered (scanner-checks fix #4). With neither, the
+    /// blocklist is never asked, and that is recorded.
+    async fn directory_and_blocklist(
+        &self,
+        issuer: &str,
+        home_domain: &HomeDomain,
+    ) -> (DirectoryOutcome, BlocklistOutcome) {
+        if let Some(domain) = home_domain.domain() {
+            return tokio::join!(self.directory(issuer), self.blocklist(domain));
+        }
+        let directory = self.directory(issuer).await;
+        let blocklist = match assay_core::checks::blocklist_key(home_domain, &directory) {
+            Some(domain) => self.blocklist(&domain).await,
+            None => BlocklistOutcome::SkippedNoHomeDomain,
         };
+        (directory, blocklist)
+    }
+
+    async fn blocklist(&self, domain: &str) -> BlocklistOutcome {
         let url = urls::blocked_domain(&self.config.expert_url, domain);
         if !is_host_name(domain) {
             // Putting free text into the path could ask a different question; an unasked question
@@ -610,7 +731,7 @@ impl Scanner {
                 retrieved_at: Timestamp::now(),
                 failure: FetchFailure::with_detail(
                     FailureCategory::Malformed,
-                    format!("home_domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
+                    format!("domain {domain:?} is not a host name, so the blocklist lookup could not be keyed"),
                 ),
             });
         }
@@ -697,6 +818,7 @@ impl Scanner {
 
     async fn stellar_expert_fetch(&self, url: &str) -> (ExpertAnswer, Option<Duration>) {
         let mut attempt = 0;
+        let mut last_failure: Option<FetchFailure> = None;
         loop {
             let result = self.get(url, API).await;
             let (failure, server_asked, retryable) = match &result {
@@ -730,8 +852,16 @@ impl Scanner {
                     !matches!(err.kind, FailureKind::Refused(_) | FailureKind::TooLarge),
                 ),
             };
+            // Out of budget: the last answer the source gave, when it gave one, says more than the timeout.
+            let failure = match (&result, last_failure.take()) {
+                (Err(err), Some(earlier)) if is_out_of_budget(err) => earlier,
+                _ => failure,
+            };
             attempt += 1;
-            if !retryable || attempt >= retry::ATTEMPTS {
+            let wait = retry::backoff(attempt - 1, server_asked);
+            let in_budget = scan_deadline().is_none_or(|d| Instant::now() + wait < d);
+            let out_of_budget = matches!(&result, Err(err) if is_out_of_budget(err));
+            if !retryable || attempt >= retry::ATTEMPTS || !in_budget || out_of_budget {
                 return (
                     ExpertAnswer::Failed(Attempt {
                         url: url.to_string(),
@@ -741,7 +871,8 @@ impl Scanner {
                     None,
                 );
             }
-            tokio::time::sleep(retry::backoff(attempt - 1, server_asked)).await;
+            last_failure = Some(failure);
+            tokio::time::sleep(wait).await;
         }
     }
 

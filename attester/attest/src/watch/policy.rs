@@ -149,6 +149,78 @@ mod tests {
         );
     }
 
+    /// The report of eval subject `name`, judged now, and the parameters `decide` writes for it.
+    fn judged(name: &str) -> (assay_core::Report, Params) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/eval")
+            .join(name);
+        let read = |f: &str| std::fs::read(dir.join(f)).ok();
+        let subject = assay_core::replay::load_subject(&read).unwrap();
+        let report = assay_core::evaluate(&subject).unwrap();
+        let at = report.scanned_at;
+        let params = match crate::decide::decide(&report, at, assay_core::Freshness::default()) {
+            crate::decide::Decision::Attest(p) => p,
+            other => panic!("{name}: {other:?}"),
+        };
+        (report, params)
+    }
+
+    /// What the registry held after a write under the rule before the latent freeze: the v3 hash of the
+    /// report without bit 1 and without the signers line (which that rule never read).
+    fn written_under_the_old_rule(
+        report: &assay_core::Report,
+        severity: u32,
+        flags: u32,
+    ) -> Safety {
+        use assay_core::{evidence_hash, EvidenceVersion, PreimageInput, Severity};
+        let mut old = PreimageInput::from_report(report).unwrap();
+        let level = Severity::ALL[severity as usize];
+        old.severity = level;
+        old.base_severity = level;
+        old.mechanics = flags;
+        old.evidence
+            .retain(|(s, _, _)| s != assay_core::evidence::SOURCE_ISSUER_SIGNERS);
+        let hash = evidence_hash(&old, EvidenceVersion::V3);
+        let mut evidence_hash = [0u8; 32];
+        hex::decode_to_slice(hash, &mut evidence_hash).unwrap();
+        Safety {
+            severity,
+            flags,
+            evidence_hash,
+            attested_at: 1000,
+        }
+    }
+
+    #[test]
+    fn an_entry_written_clear_under_the_old_rule_is_rewritten_on_the_next_pass() {
+        // XRP: no flag, not locked, one key: clear before the latent-freeze rule, medium with bit 1 now.
+        let (report, params) = judged("xrp-clear-unlocked");
+        assert_eq!(
+            (params.severity, params.flags, params.evidence_version),
+            (2, 2, 6)
+        );
+        let held = written_under_the_old_rule(&report, 0, 0);
+        assert_eq!(
+            write_reason(Some(&held), &params, 1000, 86_400, 3600),
+            Some(WriteReason::VerdictChanged)
+        );
+        // USDC held auth_revocable all along: the verdict is the same, but the v6 hash now binds who can act,
+        // so the entry is rewritten once as well.
+        let (report, params) = judged("usdc-revocable-regulated");
+        let held = written_under_the_old_rule(&report, params.severity, params.flags);
+        assert_eq!(
+            write_reason(Some(&held), &params, 1000, 86_400, 3600),
+            Some(WriteReason::VerdictChanged)
+        );
+        // Once rewritten, it stays until the refresh margin.
+        let mut rewritten = held;
+        hex::decode_to_slice(&params.evidence_hash, &mut rewritten.evidence_hash).unwrap();
+        assert_eq!(
+            write_reason(Some(&rewritten), &params, 1000, 86_400, 3600),
+            None
+        );
+    }
+
     #[test]
     fn backoff_doubles_and_caps() {
         let i = Duration::from_secs(300);

@@ -19,6 +19,7 @@ use assay_attest::watch::{Checked, WatchConfig, Watcher};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::Invoker;
 use assay_core::Freshness;
+use assay_scan::testsupport::Reply;
 use common::proxy::{Fault, Proxy};
 use common::*;
 
@@ -104,14 +105,17 @@ fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {
         .filter(|v| *v != stellar_xdr::ScVal::Void)
 }
 
-/// Issue #16 item 1: an issuer sets AUTH_REVOCABLE and clears home_domain in one go, so the blocklist
-/// cannot be asked and the report is refused. The refused report still proves the flags it read,
+/// Issue #16 item 1: an issuer sets AUTH_REVOCABLE and clears home_domain in one go while the directory
+/// is down (with no home_domain the blocklist is keyed on the directory's domain, issue #26), so the
+/// blocklist cannot be asked and the report is refused. The refused report still proves the flags it read,
 /// which are stricter than the clear entry on chain: `watch` and `attest` revoke the entry (gates fail
 /// closed) and raise an alert; repeated refusals degrade health.
 #[test]
 fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let settings = w.settings(&["aqua.network"]);
     let t = target(&w, &aqua);
@@ -121,12 +125,18 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
             .admin_set_account_flags(&issuer, AUTH_REVOCABLE)
             .unwrap();
         w.net.admin_set_home_domain(&issuer, "").unwrap();
+        w.route(
+            EXPERT,
+            &format!("/explorer/directory/{AQUA}"),
+            Reply::status(503),
+        );
     };
     let restore = || {
         w.net.admin_set_account_flags(&issuer, 0).unwrap();
         w.net
             .admin_set_home_domain(&issuer, "aqua.network")
             .unwrap();
+        w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     };
     let clear_on_chain = |w: &World| {
         let outcomes = attest(w, &settings, std::slice::from_ref(&t), &w.rpc, false);
@@ -216,6 +226,8 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
 fn item2_attest_refuses_a_horizon_of_another_network() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let t = target(&w, &aqua);
     let mut settings = w.settings(&["aqua.network"]);
@@ -251,6 +263,8 @@ fn item2_attest_refuses_a_horizon_of_another_network() {
 fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
     let w = World::start(&["aqua.network", "circle.com"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     let usdc = w.issue("USDC", USDC, AUTH_REVOCABLE, Some("circle.com"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
@@ -322,4 +336,75 @@ fn is_verdict(key: &str) -> bool {
     };
     let verdict = ScVal::Symbol(ScSymbol("Verdict".try_into().unwrap()));
     matches!(&d.key, ScVal::Vec(Some(v)) if v.first() == Some(&verdict))
+}
+
+/// Issue #26: an entry written `clear` under the rule before the latent freeze (an issuer with flags 0, not
+/// locked, whose key can still sign) is re-judged and rewritten by `watch` on its next pass: medium with
+/// bit 1, in evidence v6, and the gate that admitted it now refuses it.
+#[test]
+fn an_entry_written_clear_before_the_latent_freeze_is_rewritten_by_watch() {
+    use assay_attest::batch::{write_batched, Landed};
+    use assay_attest::registry::Attestation;
+    use assay_core::{evidence_hash, EvidenceVersion, PreimageInput, Severity};
+
+    let w = World::start(&["aqua.network"]);
+    // Not locked: the issuer's one key can set AUTH_REVOCABLE and freeze at any time.
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let settings = w.settings(&["aqua.network"]);
+    let t = target(&w, &aqua);
+
+    // What the earlier rule wrote for this issuer: clear, no bit, the v3 hash of that report (which had no
+    // signers line).
+    let report = scan_fresh(&settings, &[aqua.core()])
+        .unwrap()
+        .remove(0)
+        .unwrap();
+    let mut old = PreimageInput::from_report(&report).unwrap();
+    old.severity = Severity::Clear;
+    old.base_severity = Severity::Clear;
+    old.mechanics &= !assay_core::Mechanics::AUTH_REVOCABLE;
+    old.evidence
+        .retain(|(source, _, _)| source != assay_core::evidence::SOURCE_ISSUER_SIGNERS);
+    let mut old_hash = [0u8; 32];
+    hex::decode_to_slice(evidence_hash(&old, EvidenceVersion::V3), &mut old_hash).unwrap();
+    let written = write_batched(
+        &mut submitter(&w, &w.rpc),
+        &[Attestation {
+            asset: t.contract,
+            severity: 0,
+            flags: old.mechanics,
+            evidence_hash: old_hash,
+        }],
+        50,
+    );
+    assert!(
+        matches!(written.landed[0], Landed::Written { .. }),
+        "{written:?}"
+    );
+    assert_eq!(
+        w.gate_check(t.contract),
+        Ok(()),
+        "the old clear entry admits it"
+    );
+
+    // The next pass re-judges it and rewrites it.
+    let mut watch = watcher(&w, &w.rpc, settings.clone(), &t);
+    let stop = AtomicBool::new(false);
+    let checked = watch.run(&stop, true);
+    assert!(matches!(&checked[0], Checked::Written(_)), "{checked:?}");
+    let held = read_safety(&w.rpc, w.registry, t.contract)
+        .unwrap()
+        .expect("rewritten");
+    assert_eq!(
+        (
+            held.severity,
+            held.flags & assay_core::Mechanics::CAPABILITY_MASK
+        ),
+        (2, assay_core::Mechanics::AUTH_REVOCABLE)
+    );
+    assert_ne!(held.evidence_hash, old_hash);
+    assert_eq!(w.gate_check(t.contract), Err(3), "IssuerCanTakeIt");
+    // And it stays: the pass after agrees.
+    assert_eq!(watch.run(&stop, true)[0], Checked::Unchanged);
 }

@@ -29,6 +29,8 @@ fn attest_read_back_gate_and_verify_on_localnet() {
     let w = World::start(&DOMAINS);
     // Issuer flags as the eval subjects hold them: AQUA none, USDC revocable, DOGE none (reputation only).
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     let usdc = w.issue("USDC", USDC, 2, Some("circle.com"));
     let doge = w.issue("DOGE", DOGE, 0, Some("darkpool.digital"));
     let outage = w.issue("OUTG", OUTAGE_ISSUER, 0, Some("outage.example"));
@@ -82,7 +84,8 @@ fn attest_read_back_gate_and_verify_on_localnet() {
         (2, 18),
         "USDC medium, revocable + domain_unverified"
     );
-    assert_eq!((s2, f2), (4, 48), "DOGE critical by reputation");
+    // DOGE: critical by reputation; bit 1 is its own latent freeze (flags not locked, a key can sign).
+    assert_eq!((s2, f2), (4, 50), "DOGE critical by reputation");
     assert!(
         tx0 == tx1 && tx1 == tx2 && tx0.len() == 64 && l0 > 0,
         "one attest_many transaction for the batch"
@@ -146,7 +149,7 @@ fn attest_read_back_gate_and_verify_on_localnet() {
         matches!(
             v,
             Verdict::Agreement {
-                evidence_version: 3,
+                evidence_version: 6,
                 ..
             }
         ),

@@ -34,6 +34,8 @@ fn clear_assets(w: &World, codes: &[&'static str], first_issuer: u8) -> Assets {
     for (n, code) in codes.iter().enumerate() {
         let issuer = issuer(first_issuer + n as u8);
         let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        // Locked (master weight 0): no flag and no key, so clear.
+        w.lock(&issuer);
         w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
         let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
         assets.push((

@@ -78,6 +78,8 @@ fn suite_on(w: &World, wasm_name: &str, salt: u8) -> ([u8; 32], assay_attest::se
 fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.net
         .fund(&account_id(Secret::from_bytes([14; 32]).public_key()))

@@ -61,8 +61,8 @@ fn rating(n: u8) -> Rating {
     }
 }
 
-/// Independent statement of the rules (not the core's code): unevaluated, stale, undetermined and
-/// inconsistent reports are never written.
+/// Independent statement of the rules (not the core's code): unevaluated, stale, undetermined,
+/// inconsistent and holder-specific (bits 6-7: one holder's trustline) reports are never written.
 fn attestable(r: &Report, as_of: Timestamp, window: i64) -> bool {
     let unevaluated = r.severity == Rating::Unevaluated || r.base_severity == Rating::Unevaluated;
     let aged = window > 0 && as_of.unix() - r.scanned_at.unix() > window;
@@ -79,7 +79,8 @@ fn attestable(r: &Report, as_of: Timestamp, window: i64) -> bool {
         b & 1
     };
     let inconsistent = sev < floor;
-    !unevaluated && !stale && !r.undetermined && !inconsistent
+    let holder = b & (64 | 128) != 0;
+    !unevaluated && !stale && !r.undetermined && !inconsistent && !holder
 }
 
 #[derive(Debug, Clone)]

@@ -21,6 +21,8 @@ Refusal rules, checked in this order (the first that matches is reported):
   2 stale         the report says stale, or its age at --as-of is strictly past --max-age
   3 undetermined  a check could not complete (a source did not answer, or no home_domain to key the blocklist)
   4 inconsistent  the clawback bit is set below severity high (the registry would reject it)
+  5 version       --evidence-version does not fit the subject (1-3 or 6 classic, 4 token contract)
+  6 holder        the report carries one holder's trustline (scan --holder, assay exposure): off-chain only
 
 Exit codes:
   0   parameters printed on stdout
@@ -46,7 +48,7 @@ pub enum Output {
     about = "Print the attestation parameters (severity, flags, evidence_hash) for a scan report",
     long_about = "Derives what an attester writes on chain from a schema_version 1 report produced by \
 `assay scan --output json` or written by hand: severity, the mechanics bitset (flags) and the evidence_hash \
-(SHA-256 over the evidence preimage, version 3 by default). Refuses any report that must not go on chain.",
+(SHA-256 over the evidence preimage, version 6 by default for a classic asset, 4 for a token contract). Refuses any report that must not go on chain.",
     after_help = AFTER_HELP
 )]
 pub struct AttestationArgs {
@@ -153,7 +155,10 @@ fn rule_hint(refusal: &Refusal) -> &'static str {
             "rule 4 (inconsistent): the report contradicts itself; re-scan rather than editing it"
         }
         Refusal::WrongVersion { .. } => {
-            "rule 5 (version): drop --evidence-version, or pick 1-3 for a classic asset and 4 for a token contract"
+            "rule 5 (version): drop --evidence-version, or pick 1-3 or 6 for a classic asset and 4 for a token contract"
+        }
+        Refusal::HolderSpecific { .. } => {
+            "rule 6 (holder): a report made with --holder (or by assay exposure) describes one holder; scan without it"
         }
     }
 }

@@ -85,9 +85,12 @@ pub struct DemoArgs {
 const OUTAGE_ISSUER: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
 const OUTAGE_DOMAIN: &str = "outage.example";
 
-/// Subjects in display order with the gate's expected answer: `None` admits, `Some(code)` refuses.
-const SUBJECTS: [(&str, Option<u32>); 5] = [
-    ("aqua-clear-verified", None),
+/// Subjects in display order with the gate's expected answer: `None` admits, `Some(code)` refuses. The first
+/// is the clean asset (flags locked, no power); AQUA's flags are not locked and its key can sign, so it holds
+/// the freeze (bit 1) and the gate refuses it like USDC.
+const SUBJECTS: [(&str, Option<u32>); 6] = [
+    ("shx-clear-flagslocked", None),
+    ("aqua-clear-verified", Some(3)),
     ("usdc-revocable-regulated", Some(3)),
     ("doge-noflags-malicious", Some(4)),
     ("berkshire-clawback-malicious", Some(4)),
@@ -412,10 +415,10 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), AttestError> {
     indent(&r.stderr);
     let leaked = r.stdout.contains(&secret) || r.stderr.contains(&secret);
     demo.check(!leaked, "the secret key appears in no output");
-    demo.check(r.code == 3, "exit 3: written for four, refused for one");
+    demo.check(r.code == 3, "exit 3: written for five, refused for one");
     let written = r.stdout.matches("written: ").count();
-    demo.check(written == 4, "four attestations written");
-    for (s, _) in subjects.iter().take(4) {
+    demo.check(written == 5, "five attestations written");
+    for (s, _) in subjects.iter().take(5) {
         let want = s.expected()?["severity"]
             .as_str()
             .unwrap_or("?")
@@ -445,11 +448,11 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), AttestError> {
         &home,
     );
     indent(&r.stdout);
-    demo.check(r.code == 0, "exit 0: agreement for AQUA");
-    let mut v = vec!["verify".to_string(), subjects[4].0.id()];
+    demo.check(r.code == 0, "exit 0: agreement for SHX");
+    let mut v = vec!["verify".to_string(), subjects[5].0.id()];
     v.extend(chain.iter().cloned());
     let r = demo.assay(
-        &format!("verify {} --registry C…", short[4]),
+        &format!("verify {} --registry C…", short[5]),
         &v,
         &[],
         &home,
@@ -501,7 +504,7 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), AttestError> {
         "read the registry the way an integrating contract does",
         "is_safe answers from the attestation alone and fails closed: an unattested asset is never safe",
     );
-    for (i, want) in [(0, true), (1, false), (2, false), (4, false)] {
+    for (i, want) in [(0, true), (1, false), (2, false), (3, false), (5, false)] {
         let s = &subjects[i].0;
         let got = w.is_safe(sacs[i], 1, 86_400);
         say!(
@@ -541,8 +544,8 @@ fn run_steps(demo: &mut Demo, args: &DemoArgs) -> Result<(), AttestError> {
     }
     let bal = w.gate_balance(sacs[0]);
     match &bal {
-        Ok(b) => say!("   gate balance of AQUA for the holder: {b}"),
-        Err(e) => say!("   gate balance of AQUA for the holder: error: {e}"),
+        Ok(b) => say!("   gate balance of SHX for the holder: {b}"),
+        Err(e) => say!("   gate balance of SHX for the holder: error: {e}"),
     }
     demo.check(
         bal == Ok(100),

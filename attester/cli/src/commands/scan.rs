@@ -11,14 +11,14 @@ use assay_chain::network;
 use assay_core::{Asset, Report, Token};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
-use assay_scan::net::client::ClientError;
 use assay_scan::net::HttpClient;
 use assay_scan::options::check_base_url;
 use assay_scan::{ScanConfig, Scanner};
 use clap::Args;
 
 use super::shared::{OutputFormat, SourceArgs};
-use super::{failed, usage, CommandResult};
+use super::{failed, usage, CommandError, CommandResult};
+use assay_core::checks::HolderTrustline;
 use assay_core::exit;
 
 const EXIT_CODES: &str = "\
@@ -114,10 +114,37 @@ pub struct ScanArgs {
     /// Assets scanned at once (sources are shared between assets of the same issuer or domain).
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
+
+    /// Also read this account's own trustline to each classic asset (its Horizon /accounts record) and add
+    /// its exposure to the report: the `holder-trustline` finding and bits 6 (`trustline_clawback_enabled`)
+    /// and 7 (`trustline_deauthorized`). Off-chain only: such a report is never attested.
+    #[arg(long, value_name = "G…")]
+    pub holder: Option<String>,
 }
 
 /// Runs `assay scan`.
 pub fn run(args: ScanArgs) -> CommandResult {
+    run_scan(args, false)
+}
+
+/// What the scan's runtime produced: the classic assets scanned (the holder's trustlines' assets when
+/// `every_trustline`), their results, and the holder's trustline check when `--holder` was given.
+type Scanned = (
+    Vec<Asset>,
+    Vec<Result<assay_core::Subject, assay_scan::ScanError>>,
+    Option<HolderTrustline>,
+);
+
+/// `assay scan`, or with `every_trustline` `assay exposure`: the classic assets are those the holder's
+/// account holds trustlines to.
+pub(crate) fn run_scan(args: ScanArgs, every_trustline: bool) -> CommandResult {
+    if let Some(holder) = &args.holder {
+        if stellar_strkey::ed25519::PublicKey::from_string(holder).is_err() {
+            return usage(format!(
+                "invalid --holder {holder:?}: expected an account address (G… of 56 characters)"
+            ));
+        }
+    }
     let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
     let mut contracts: Vec<String> = Vec::new();
     for input in &args.assets {
@@ -206,9 +233,30 @@ pub fn run(args: ScanArgs) -> CommandResult {
         Ok(rt) => rt,
         Err(err) => return failed(format!("cannot start the async runtime: {err}")),
     };
+    let holder = args.holder.clone();
     let results = runtime.block_on(async {
-        let http = HttpClient::new(&net)?;
+        let http =
+            HttpClient::new(&net).map_err(|e| CommandError::usage(format!("--cacert: {e}")))?;
         let scanner = Arc::new(Scanner::new(http, config));
+        let mut assets = assets;
+        let holder = match &holder {
+            None => None,
+            Some(holder) => {
+                let (url, retrieved_at, trustlines) = scanner
+                    .holder_trustlines(holder)
+                    .await
+                    .map_err(|e| CommandError::failed(format!("--holder {holder}: {e}")))?;
+                if every_trustline {
+                    assets = trustlines.iter().map(|t| t.asset.clone()).collect();
+                }
+                Some(HolderTrustline {
+                    holder: holder.clone(),
+                    url,
+                    retrieved_at,
+                    trustlines,
+                })
+            }
+        };
         let total = assets.len();
         let show_progress = total > 1 && std::io::stderr().is_terminal();
         let done = Arc::new(AtomicUsize::new(0));
@@ -222,14 +270,18 @@ pub fn run(args: ScanArgs) -> CommandResult {
             }
         });
         if assets.is_empty() {
-            return Ok::<_, ClientError>(Vec::new());
+            return Ok::<Scanned, CommandError>((assets, Vec::new(), holder));
         }
-        Ok::<_, ClientError>(scanner.scan_many(assets.clone(), on_done).await)
+        let results = scanner.scan_many(assets.clone(), on_done).await;
+        Ok((assets, results, holder))
     });
-    let results = match results {
-        Ok(results) => results,
-        Err(message) => return usage(format!("--cacert: {message}")),
-    };
+    let (assets, results, holder) = results?;
+    if every_trustline && assets.is_empty() && args.output == OutputFormat::Text {
+        println!(
+            "{} holds no trustline to a classic asset",
+            args.holder.as_deref().unwrap_or_default()
+        );
+    }
 
     // Every report in argument-kind order: classic assets, then token contracts.
     let mut outcomes: Vec<(String, Result<Report, AttestError>, Option<Sep41Outcome>)> = assets
@@ -238,7 +290,13 @@ pub fn run(args: ScanArgs) -> CommandResult {
         .map(|(asset, result)| {
             let report = result
                 .map_err(|e| AttestError::Source(e.to_string()))
-                .and_then(|subject| Ok(assay_core::engine::evaluate(&subject)?));
+                .and_then(|subject| {
+                    let mut checks = assay_core::checks::default_checks();
+                    if let Some(h) = &holder {
+                        checks.push(Box::new(h.clone()));
+                    }
+                    Ok(assay_core::Engine::with_checks(checks).run(&subject)?)
+                });
             (asset.to_string(), report, None)
         })
         .collect();

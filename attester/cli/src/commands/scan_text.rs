@@ -80,6 +80,9 @@ pub fn render(report: &Report) -> String {
     if !mechanics.is_empty() {
         let _ = writeln!(out, "  mechanics: {}", mechanics.join(", "));
     }
+    if let Some(who) = &report.who_can_act {
+        let _ = writeln!(out, "  who can use the issuer's powers: {who}");
+    }
     if let Some(survey) = &report.powers {
         render_powers(&mut out, survey);
     }

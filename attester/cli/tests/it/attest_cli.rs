@@ -47,6 +47,8 @@ impl Env<'_> {
 fn attest_verify_and_watch_binaries() {
     let w = World::start(&["aqua.network", "outage.example"]);
     w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.issue("OUTG", OUTG, 0, Some("outage.example"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_outage(OUTG, "outage.example");

@@ -80,6 +80,8 @@ fn json_line(out: &str) -> serde_json::Value {
 fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     // The asset's Stellar Asset Contract, deployed as anyone may.
     w.invoker(&w.admin)

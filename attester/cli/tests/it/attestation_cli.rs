@@ -96,7 +96,8 @@ fn raw_parameters_from_an_eval_report() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["evidence_hash"], fields[2]);
     assert_eq!(v["severity_name"], "critical");
-    assert_eq!(v["evidence_version"], 3);
+    // Classic assets are attested in v6 by default (it binds who can use the issuer's powers).
+    assert_eq!(v["evidence_version"], 6);
     let preimage = v["preimage"].as_str().unwrap();
     use sha2_check::digest_hex;
     assert_eq!(digest_hex(preimage.as_bytes()), fields[2]);
@@ -129,6 +130,8 @@ fn hand_written_report_matches_the_committed_v3_vector() {
             "--from-report",
             path.to_str().unwrap(),
             "--raw",
+            "--evidence-version",
+            "3",
             "--as-of",
             AS_OF,
         ],
@@ -229,12 +232,12 @@ fn refusals_exit_1_and_name_the_rule() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 
-    let velo = write_temp(&eval_report("velo-no-home-domain"));
+    let outage = write_temp(&eval_report("doge-reputation-outage"));
     let o = assay(
         &[
             "attestation",
             "--from-report",
-            velo.path().to_str().unwrap(),
+            outage.path().to_str().unwrap(),
             "--as-of",
             AS_OF,
         ],

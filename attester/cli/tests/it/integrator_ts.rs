@@ -26,6 +26,8 @@ fn typescript_bindings_read_the_safety_assay_verify_reports() {
     let w = World::start(&["circle.com", "aqua.network"]);
     w.issue("USDC", USDC, 2, Some("circle.com"));
     w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let ca = w.ca();

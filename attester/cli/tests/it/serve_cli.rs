@@ -114,6 +114,8 @@ fn section<'a>(dom: &'a str, id: &str) -> &'a str {
 fn serve_answers_from_the_store_watch_wrote() {
     let w = World::start(&["aqua.network", "outage.example"]);
     w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.issue("OUTG", OUTG, 0, Some("outage.example"));
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.serve_outage(OUTG, "outage.example");
@@ -221,7 +223,8 @@ fn serve_answers_from_the_store_watch_wrote() {
     let (_, _, metrics) = get(addr, "/metrics");
     assert!(
         metrics.contains("assay_serve_assets{severity=\"clear\",undetermined=\"false\"} 1")
-            && metrics.contains("assay_serve_assets{severity=\"clear\",undetermined=\"true\"} 1")
+            // OUTG: flags 0, not locked, a live key: the latent freeze (medium), undetermined by the outage.
+            && metrics.contains("assay_serve_assets{severity=\"medium\",undetermined=\"true\"} 1")
             && metrics.contains("assay_serve_assets_undetermined 1")
             && metrics.contains("assay_serve_store_up 1"),
         "{metrics}"
@@ -232,7 +235,8 @@ fn serve_answers_from_the_store_watch_wrote() {
     let dom = rendered(&format!("{base}/assets/{outg}"));
     assert!(dom.contains("id=\"undetermined-banner\""), "{dom}");
     assert!(
-        section(&dom, "severity").contains("<span class=\"value\">clear</span>"),
+        // OUTG's latent freeze (flags not locked, a live key): medium, a floor while undetermined.
+        section(&dom, "severity").contains("<span class=\"value\">medium</span>"),
         "{dom}"
     );
     let gaps = section(&dom, "could-not-check");

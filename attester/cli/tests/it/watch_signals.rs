@@ -97,6 +97,8 @@ fn position(events: &[serde_json::Value], name: &str) -> Option<usize> {
 fn sigterm_and_sigint_finish_the_submission_in_flight() {
     let w = World::start(&["aqua.network"]);
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     let sac = assay_attest::sac::asset_contract_id(&aqua.core(), &w.spec.passphrase).unwrap();
     let ca = w.ca();

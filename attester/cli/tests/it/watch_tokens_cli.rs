@@ -55,6 +55,8 @@ fn watch_attests_token_contracts_and_stellar_asset_contracts_by_address() {
     w.mint(conformant, 13);
     // A classic asset's Stellar Asset Contract, named by its address.
     let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
+    w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.invoker(&w.admin)
         .deploy_sac(&aqua.xdr())

@@ -1,10 +1,14 @@
-//! `capability`: what the issuer can do to a holder's balance. Sets base severity from flags alone.
+//! `capability`: what the issuer can do to a holder's balance. Sets base severity from the issuer account
+//! alone: its flags, and whether its signers can still change them (the latent freeze).
 
 use super::Reconciled;
-use crate::evidence::{claims, Evidence, SOURCE_HORIZON, SOURCE_HORIZON_ACCOUNT};
+use crate::control::{who_can_act, WhoCanAct};
+use crate::evidence::{
+    claims, Evidence, SOURCE_HORIZON, SOURCE_HORIZON_ACCOUNT, SOURCE_ISSUER_SIGNERS,
+};
 use crate::finding::{Check, Finding};
 use crate::model::{Mechanics, Rating, Severity};
-use crate::subject::{FlagsOutcome, IssuerFlags, Subject};
+use crate::subject::{ControlOutcome, FlagsOutcome, IssuerFlags, Subject};
 
 /// The capability check.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,9 +49,45 @@ fn describe_powers(f: &IssuerFlags) -> String {
     }
 }
 
-const PROSPECTIVE: &str =
-    " This answers what happens to a trustline opened now; it says nothing about whether \
-the issuer will use the power, whether an existing holder is exposed, or who the issuer is.";
+const PROSPECTIVE: &str = " A freeze reaches every trustline, held or opened later; clawback reaches only \
+trustlines opened while auth_clawback_enabled is set. This says nothing about whether the issuer will use a power, \
+or who the issuer is.";
+
+/// Whether an issuer that does not hold `auth_revocable` can still freeze: its flags are not locked (on
+/// both copies) and its signers can still sign a flag change. stellar-core checks `AUTH_REVOCABLE` when a
+/// freeze runs, so such an issuer sets it, clears a holder's authorization and clears it again in one
+/// transaction, its flags reading the same before and after.
+pub fn latent_freeze(powers: &IssuerFlags, locked: bool, who: WhoCanAct) -> bool {
+    !powers.auth_revocable && !locked && who.can_set_flags()
+}
+
+fn signers_line(s: &Subject, who: WhoCanAct) -> Option<Evidence> {
+    match &s.issuer_control {
+        ControlOutcome::Read(o) => Some(Evidence::answer(
+            SOURCE_ISSUER_SIGNERS,
+            &o.url,
+            claims::issuer_signers(&o.value, who),
+            o.retrieved_at,
+        )),
+        ControlOutcome::Missing { url, retrieved_at } => Some(Evidence::answer(
+            SOURCE_ISSUER_SIGNERS,
+            url,
+            claims::issuer_signers_missing(),
+            *retrieved_at,
+        )),
+        ControlOutcome::NotRead => None,
+    }
+}
+
+fn describe_control(who: WhoCanAct) -> String {
+    match who {
+        WhoCanAct::Locked => format!(
+            " Who can use the issuer's powers: {who}; the account can never sign again, so its powers are \
+             dormant for good (the flags still count: nothing lowers severity)."
+        ),
+        _ => format!(" Who can use the issuer's powers: {who}."),
+    }
+}
 
 fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
     match outcome {
@@ -89,8 +129,17 @@ impl Check for Capability {
             return f;
         };
         let powers = r.powers().unwrap_or(assets.value);
-        let level = severity_of(&powers);
+        let who = who_can_act(s);
+        let latent = latent_freeze(&powers, r.locked(), who);
+        let level = if latent {
+            severity_of(&powers).max(Severity::Medium)
+        } else {
+            severity_of(&powers)
+        };
         f.severity = Rating::Level(level);
+        if latent {
+            f.mechanics.set(Mechanics::AUTH_REVOCABLE);
+        }
         for (held, bit) in [
             (powers.auth_required, Mechanics::AUTH_REQUIRED),
             (powers.auth_revocable, Mechanics::AUTH_REVOCABLE),
@@ -109,7 +158,26 @@ impl Check for Capability {
             claims::issuer_flags(&assets.value),
             assets.retrieved_at,
         ));
-        let mut reasoning = describe_powers(&powers);
+        f.evidence.extend(signers_line(s, who));
+        let mut reasoning = if latent && powers == IssuerFlags::default() {
+            "None of auth_required, auth_revocable or auth_clawback_enabled is set.".to_string()
+        } else {
+            describe_powers(&powers)
+        };
+        if latent {
+            let signs = if who == WhoCanAct::Unknown {
+                "it is taken to be able to sign (its signers were not read)"
+            } else {
+                "it can still sign"
+            };
+            reasoning.push_str(&format!(
+                " The issuer can freeze any holder at any time: its flags are not locked (auth_immutable is not \
+                 set) and {signs}, so in one transaction it can set auth_revocable, clear a holder's \
+                 authorization and clear auth_revocable again, its flags reading the same before and after \
+                 (Stellar checks auth_revocable when a freeze runs, not when the trustline was made)."
+            ));
+        }
+        reasoning.push_str(&describe_control(who));
         reasoning.push_str(&format!(
             " Severity {level} is the strongest single power held."
         ));

@@ -2,19 +2,21 @@
 //! SEP-41 conformance run accompanies a scan.
 
 mod capability;
+pub mod holder;
 mod mutability;
 mod reputation;
 pub mod sac_admin;
 mod sep1;
 pub mod sep41;
 
-pub use capability::Capability;
+pub use capability::{latent_freeze, Capability};
+pub use holder::{HolderTrustline, HOLDER_CHECK};
 pub use mutability::Mutability;
 pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};
 pub use sep1::{verify_domain, DomainVerdict, Sep1Domain};
 
 use crate::finding::Check;
-use crate::subject::{FlagsOutcome, IssuerFlags, Observed, Subject};
+use crate::subject::{DirectoryOutcome, FlagsOutcome, HomeDomain, IssuerFlags, Observed, Subject};
 
 /// The default check set in run order.
 pub fn default_checks() -> Vec<Box<dyn Check + Send + Sync>> {
@@ -65,6 +67,19 @@ impl<'a> Reconciled<'a> {
     /// Both read and different.
     pub fn disagree(&self) -> bool {
         matches!((self.assets, self.account), (Some(a), Some(b)) if a.value != b.value)
+    }
+}
+
+/// The domain the blocklist is asked about: the issuer's `home_domain`, or, when it advertises none, the
+/// domain StellarExpert's directory lists the issuer under (a curated association of that address with that
+/// domain). `None` when there is neither: the lookup cannot be keyed.
+pub fn blocklist_key(home_domain: &HomeDomain, directory: &DirectoryOutcome) -> Option<String> {
+    match (home_domain, directory) {
+        (HomeDomain::Present(d), _) => Some(d.clone()),
+        (HomeDomain::Absent, DirectoryOutcome::Listed(o)) => {
+            o.value.domain.clone().filter(|d| !d.trim().is_empty())
+        }
+        _ => None,
     }
 }
 

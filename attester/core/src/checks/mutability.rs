@@ -6,6 +6,12 @@ use crate::finding::{Check, Finding};
 use crate::model::Mechanics;
 use crate::subject::Subject;
 
+/// What flags that can still change mean: a freeze is checked when it runs, clawback when a trustline is made.
+const UNLOCKED: &str = "The issuer can set auth_revocable whenever it can sign, and Stellar checks that flag \
+when a freeze runs, not when the trustline was made: it can freeze any holder at any time, existing trustlines \
+included (the capability finding counts this). Clawback is different: under CAP-0035 a trustline inherits \
+auth_clawback_enabled when it is created, so clawback added later reaches only trustlines opened after the change.";
+
 /// The mutability check.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Mutability;
@@ -45,15 +51,16 @@ impl Check for Mutability {
         } else if r.assets.is_some_and(|o| o.value.auth_immutable)
             || r.account.is_some_and(|o| o.value.auth_immutable)
         {
-            "Only one copy of the issuer flags says the flag set is locked; the other does not, so the cautious \
-             reading stands: the issuer may still add freeze or clawback, which would apply to trustlines opened \
-             after the change."
+            format!(
+                "Only one copy of the issuer flags says the flag set is locked; the other does not, so the cautious \
+                 reading stands: the flags may still change. {UNLOCKED}"
+            )
+        } else if !crate::control::who_can_act(s).can_set_flags() {
+            "The flag set is not locked (auth_immutable is not set), but no signer of the issuer can reach the \
+             threshold a flag change needs, nor the one that changes signers: the flags can never change again."
                 .to_string()
         } else {
-            "The flag set is not locked (auth_immutable is not set): the issuer may add freeze or clawback later. \
-             Under CAP-0035 a flag added later does not reach existing trustlines, but it applies to any \
-             trustline opened after the change, so today's answer is not a durable one."
-                .to_string()
+            format!("The flag set is not locked (auth_immutable is not set). {UNLOCKED}")
         };
         f
     }

@@ -104,10 +104,17 @@ impl Check for Reputation {
                     claims::blocklist(&o.value.domain, o.value.blocked),
                     o.retrieved_at,
                 ));
+                // With no home_domain, the domain asked about is the one the directory lists the issuer under.
+                let from_directory = s.home_domain.domain().is_none();
                 if o.value.blocked {
                     blocked = true;
                     let verdict = verify_domain(s);
-                    let caveat = if verdict.accountability == Accountability::Verified {
+                    let caveat = if from_directory {
+                        " — the domain StellarExpert's directory lists the issuer under (the issuer advertises no \
+                         home_domain), so the link between issuer and domain is the directory's own curated \
+                         association"
+                            .to_string()
+                    } else if verdict.accountability == Accountability::Verified {
                         " (the domain's stellar.toml reciprocally claims this asset)".to_string()
                     } else {
                         " — caveat: this domain has not reciprocally claimed the asset; the link between issuer and \
@@ -120,8 +127,13 @@ impl Check for Reputation {
                         o.value.domain
                     ));
                 } else {
+                    let keyed = if from_directory {
+                        " (the domain the directory lists the issuer under, which advertises no home_domain)"
+                    } else {
+                        ""
+                    };
                     notes.push(format!(
-                        "StellarExpert's blocklist does not list {:?}; that is not an observation of safety.",
+                        "StellarExpert's blocklist does not list {:?}{keyed}; that is not an observation of safety.",
                         o.value.domain
                     ));
                 }
@@ -138,8 +150,9 @@ impl Check for Reputation {
             BlocklistOutcome::SkippedNoHomeDomain => {
                 missing.insert(SOURCE_BLOCKLIST.to_string(), 1);
                 notes.push(
-                    "The domain blocklist was never asked: the issuer advertises no home_domain, so the lookup \
-                     could not be keyed. That is a missing question, not an empty answer."
+                    "The domain blocklist was never asked: the issuer advertises no home_domain and StellarExpert's \
+                     directory names no domain for it, so the lookup could not be keyed. That is a missing question, \
+                     not an empty answer."
                         .to_string(),
                 );
             }

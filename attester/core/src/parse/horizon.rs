@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::ParseError;
-use crate::subject::{Asset, IssuerFlags};
+use crate::subject::{AccountControl, AccountSigner, Asset, HeldTrustline, IssuerFlags};
 
 /// The fields of an `/assets` record the checks use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub struct AccountRecord {
     pub home_domain: Option<String>,
     /// The issuer flags on the account record.
     pub flags: IssuerFlags,
+    /// `signers` and `thresholds`; `None` when the record carries neither (a trimmed record). Horizon
+    /// always serves both.
+    pub control: Option<AccountControl>,
 }
 
 fn json(source: &'static str, body: &[u8]) -> Result<Value, ParseError> {
@@ -134,7 +137,108 @@ pub fn parse_horizon_account(body: &[u8]) -> Result<AccountRecord, ParseError> {
         account_id,
         home_domain,
         flags: flags(SRC, &record)?,
+        control: control(SRC, &record)?,
     })
+}
+
+/// `signers` and `thresholds` of an account record: both absent is `None` (a trimmed record); one without
+/// the other, or either malformed, is a defective record.
+fn control(source: &'static str, record: &Value) -> Result<Option<AccountControl>, ParseError> {
+    let (signers, thresholds) = match (record.get("signers"), record.get("thresholds")) {
+        (None, None) => return Ok(None),
+        (Some(s), Some(t)) => (s, t),
+        _ => {
+            return Err(ParseError::new(
+                source,
+                "the record carries one of `signers` and `thresholds` without the other",
+            ))
+        }
+    };
+    let byte = |v: Option<&Value>, what: &str| {
+        v.and_then(Value::as_u64)
+            .filter(|w| *w <= 255)
+            .map(|w| w as u32)
+            .ok_or_else(|| ParseError::new(source, format!("`{what}` is missing or not 0-255")))
+    };
+    let signers = signers
+        .as_array()
+        .ok_or_else(|| ParseError::new(source, "`signers` is not an array"))?
+        .iter()
+        .map(|s| {
+            let text = |key: &str| {
+                s.get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        ParseError::new(source, format!("a signer has no string `{key}`"))
+                    })
+            };
+            Ok(AccountSigner {
+                key: text("key")?,
+                kind: text("type")?,
+                weight: byte(s.get("weight"), "signers[].weight")?,
+            })
+        })
+        .collect::<Result<Vec<_>, ParseError>>()?;
+    Ok(Some(AccountControl {
+        signers,
+        low: byte(thresholds.get("low_threshold"), "thresholds.low_threshold")?,
+        medium: byte(thresholds.get("med_threshold"), "thresholds.med_threshold")?,
+        high: byte(
+            thresholds.get("high_threshold"),
+            "thresholds.high_threshold",
+        )?,
+    }))
+}
+
+/// Parses an `/accounts/{id}` record's trustlines to classic assets (`balances[]` entries of type
+/// `credit_alphanum4` / `credit_alphanum12`; native and liquidity-pool shares are not trustlines to an
+/// issuer). A trustline without its authorization flags is a defective record: a missing flag read as
+/// false would be absence rendered as a state.
+pub fn parse_account_trustlines(body: &[u8]) -> Result<Vec<HeldTrustline>, ParseError> {
+    const SRC: &str = "horizon /accounts balances";
+    let record = json(SRC, body)?;
+    let balances = record
+        .get("balances")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ParseError::new(SRC, "record has no `balances` array"))?;
+    let mut lines = Vec::new();
+    for b in balances {
+        let kind = b.get("asset_type").and_then(Value::as_str).unwrap_or("");
+        if kind != "credit_alphanum4" && kind != "credit_alphanum12" {
+            continue;
+        }
+        let text = |key: &str| {
+            b.get(key)
+                .and_then(Value::as_str)
+                .ok_or_else(|| ParseError::new(SRC, format!("a trustline has no string `{key}`")))
+        };
+        let flag = |key: &str| {
+            b.get(key)
+                .and_then(Value::as_bool)
+                .ok_or_else(|| ParseError::new(SRC, format!("a trustline has no boolean `{key}`")))
+        };
+        let asset = Asset::new(text("asset_code")?, text("asset_issuer")?)
+            .map_err(|e| ParseError::new(SRC, e.to_string()))?;
+        lines.push(HeldTrustline {
+            asset,
+            balance: text("balance")?.to_string(),
+            authorized: flag("is_authorized")?,
+            authorized_to_maintain_liabilities: flag("is_authorized_to_maintain_liabilities")?,
+            // Horizon leaves it out when false on older records; only an explicit `true` is a power here,
+            // and a missing key is read as the ledger's default (a trustline flag that was never set).
+            clawback_enabled: b
+                .get("is_clawback_enabled")
+                .map(|v| {
+                    v.as_bool().ok_or_else(|| {
+                        ParseError::new(SRC, "`is_clawback_enabled` is not a boolean")
+                    })
+                })
+                .transpose()?
+                .unwrap_or(false),
+        });
+    }
+    Ok(lines)
 }
 
 /// The `network_passphrase` of Horizon's root document (`GET {horizon}/`): which network it serves.
@@ -207,5 +311,54 @@ mod tests {
         assert_eq!(r.home_domain, None);
         assert!(r.flags.auth_immutable);
         assert!(parse_horizon_account(b"[]").is_err());
+        assert_eq!(r.control, None, "a trimmed record has no signers");
+    }
+
+    #[test]
+    fn account_trustlines() {
+        let body = format!(
+            r#"{{"balances":[
+            {{"balance":"4.0000000","is_authorized":true,"is_authorized_to_maintain_liabilities":true,"is_clawback_enabled":true,"asset_type":"credit_alphanum4","asset_code":"USD","asset_issuer":"{USDC}"}},
+            {{"balance":"1.0000000","is_authorized":false,"is_authorized_to_maintain_liabilities":false,"asset_type":"credit_alphanum12","asset_code":"LONGERCODE","asset_issuer":"{USDC}"}},
+            {{"balance":"9.0000000","asset_type":"liquidity_pool_shares","liquidity_pool_id":"ab"}},
+            {{"balance":"72.8563792","asset_type":"native"}}]}}"#
+        );
+        let lines = parse_account_trustlines(body.as_bytes()).unwrap();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].clawback_enabled && lines[0].authorized);
+        assert_eq!(lines[1].asset.code, "LONGERCODE");
+        assert!(!lines[1].authorized && !lines[1].clawback_enabled);
+        let missing = body.replace(r#""is_authorized":false,"#, "");
+        assert!(parse_account_trustlines(missing.as_bytes()).is_err());
+        assert!(parse_account_trustlines(b"{}").is_err());
+    }
+
+    #[test]
+    fn account_signers_and_thresholds() {
+        let f = r#""flags":{"auth_required":false,"auth_revocable":false,"auth_immutable":false,"auth_clawback_enabled":false}"#;
+        let record = |extra: &str| format!(r#"{{"account_id":"{USDC}",{f}{extra}}}"#);
+        let full = record(
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},
+            "signers":[{"weight":0,"key":"GA","type":"ed25519_public_key"},{"weight":2,"key":"GB","type":"ed25519_public_key","sponsor":"GC"}]"#,
+        );
+        let c = parse_horizon_account(full.as_bytes())
+            .unwrap()
+            .control
+            .unwrap();
+        assert_eq!((c.low, c.medium, c.high), (1, 2, 3));
+        assert_eq!(c.signers.len(), 2);
+        assert_eq!(c.signers[1].weight, 2);
+        assert_eq!(c.signers[1].kind, "ed25519_public_key");
+        for bad in [
+            r#","signers":[]"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},"signers":{}"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":256},"signers":[]"#,
+            r#","thresholds":{"low_threshold":1,"med_threshold":2,"high_threshold":3},"signers":[{"weight":1,"key":"GA"}]"#,
+        ] {
+            assert!(
+                parse_horizon_account(record(bad).as_bytes()).is_err(),
+                "{bad}"
+            );
+        }
     }
 }

@@ -10,8 +10,8 @@ mod wasm;
 
 pub use asset_list::{parse_asset_list, AssetList, AssetListEntry};
 pub use horizon::{
-    parse_horizon_account, parse_horizon_assets, parse_horizon_root, parse_issuer_assets,
-    AccountRecord, AssetRecord,
+    parse_account_trustlines, parse_horizon_account, parse_horizon_assets, parse_horizon_root,
+    parse_issuer_assets, AccountRecord, AssetRecord,
 };
 pub use stellar_expert::{parse_blocked_domain, parse_directory};
 pub use stellar_toml::{

@@ -77,7 +77,8 @@ fn asset_lists_are_evidence_only() {
     let mut a = aqua();
     a.asset_lists = s.asset_lists[..2].to_vec();
     let ra = evaluate(&a).unwrap();
-    assert_eq!(ra.severity, Rating::Level(Severity::Clear));
+    // AQUA's level is its latent freeze (medium); the lists move nothing.
+    assert_eq!(ra.severity, evaluate(&aqua()).unwrap().severity);
     let rep = ra
         .findings
         .iter()
@@ -147,7 +148,7 @@ fn unknown_tags_are_recorded_not_scored() {
         o.value.tags.push("suspicious-ish".into());
     }
     let r = evaluate(&s).unwrap();
-    assert_eq!(r.severity, Rating::Level(Severity::Clear));
+    assert_eq!(r.severity, evaluate(&aqua()).unwrap().severity);
     assert!(claims(&r).iter().any(|c| c
         .starts_with("stellar.expert/directory | unrecognised directory tag \"suspicious-ish\"")));
 }
@@ -311,4 +312,295 @@ fn links_beyond_the_bound_and_not_followed() {
     assert!(claims(&r).contains(&format!(
         "stellar.toml | CURRENCIES lists 10 entries and 10 linked documents, none matching {asset}"
     )));
+}
+
+/// AQUA's recorded subject with these signers (weights by key) and thresholds, and these flags on both
+/// copies.
+fn with_control(flags: IssuerFlags, signers: &[(&str, u32)], thresholds: [u32; 3]) -> Subject {
+    let mut s = aqua();
+    for copy in [&mut s.asset_flags, &mut s.account_flags] {
+        if let FlagsOutcome::Read(o) = copy {
+            o.value = flags;
+        }
+    }
+    s.issuer_control = ControlOutcome::Read(Observed {
+        url: format!("https://horizon.stellar.org/accounts/{}", s.asset.issuer),
+        retrieved_at: at(),
+        value: AccountControl {
+            signers: signers
+                .iter()
+                .map(|(key, weight)| AccountSigner {
+                    key: key.to_string(),
+                    kind: "ed25519_public_key".into(),
+                    weight: *weight,
+                })
+                .collect(),
+            low: thresholds[0],
+            medium: thresholds[1],
+            high: thresholds[2],
+        },
+    });
+    s
+}
+
+fn capability(r: &assay_core::Report) -> &assay_core::Finding {
+    r.findings.iter().find(|f| f.check == "capability").unwrap()
+}
+
+#[test]
+fn an_unlocked_issuer_that_can_sign_holds_the_freeze() {
+    let none = IssuerFlags::default();
+    let r = evaluate(&with_control(none, &[("GA", 1)], [0, 0, 0])).unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Medium));
+    assert!(r.mechanics.has(Mechanics::AUTH_REVOCABLE));
+    assert_eq!(r.who_can_act.as_deref(), Some("1 key"));
+    let reasoning = &capability(&r).reasoning;
+    assert!(
+        reasoning.contains("can freeze any holder at any time: its flags are not locked"),
+        "{reasoning}"
+    );
+    assert!(claims(&r).iter().any(|c| c
+        == "horizon/account/signers | signers: GA weight 1 (ed25519_public_key); thresholds: low 0, medium 0, high 0; who can use the issuer's powers: 1 key"));
+    // The mutability text no longer says a later flag misses existing trustlines for a freeze.
+    let m = r.findings.iter().find(|f| f.check == "mutability").unwrap();
+    assert!(
+        m.reasoning.contains("existing trustlines included"),
+        "{}",
+        m.reasoning
+    );
+    assert!(!m.reasoning.contains("does not reach existing trustlines"));
+
+    // auth_required alone: the latent freeze still lifts it to medium.
+    let required = IssuerFlags {
+        auth_required: true,
+        ..none
+    };
+    let r = evaluate(&with_control(
+        required,
+        &[("GA", 1), ("GB", 1), ("GC", 1)],
+        [2, 2, 2],
+    ))
+    .unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Medium));
+    assert_eq!(r.who_can_act.as_deref(), Some("2 of 3 keys"));
+    assert!(r
+        .mechanics
+        .has(Mechanics::AUTH_REQUIRED | Mechanics::AUTH_REVOCABLE));
+
+    // Who can sign not known (a trimmed record): the stricter answer stands.
+    let mut s = with_control(none, &[], [0, 0, 0]);
+    s.issuer_control = ControlOutcome::Missing {
+        url: "https://horizon.stellar.org/accounts/X".into(),
+        retrieved_at: at(),
+    };
+    let r = evaluate(&s).unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Medium));
+    assert!(r.who_can_act.as_deref().unwrap().starts_with("not known"));
+    assert!(claims(&r).iter().any(|c| c.starts_with(
+        "horizon/account/signers | signers and thresholds: not in the account record"
+    )));
+}
+
+#[test]
+fn immutable_or_locked_issuers_without_revocable_stay_clear() {
+    let immutable = IssuerFlags {
+        auth_immutable: true,
+        ..Default::default()
+    };
+    let r = evaluate(&with_control(immutable, &[("GA", 1)], [0, 0, 0])).unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Clear));
+    assert_eq!(r.mechanics.capabilities().bits(), 0);
+
+    // Master weight 0, no other signer: locked for good, shown as such.
+    let r = evaluate(&with_control(
+        IssuerFlags::default(),
+        &[("GA", 0)],
+        [0, 0, 0],
+    ))
+    .unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Clear));
+    assert_eq!(r.mechanics.capabilities().bits(), 0);
+    assert_eq!(
+        r.who_can_act.as_deref(),
+        Some("locked: no signer can reach the threshold")
+    );
+    assert!(capability(&r).reasoning.contains("dormant for good"));
+
+    // Only one copy says immutable: the lock is not claimed, so the freeze counts.
+    let mut s = with_control(immutable, &[("GA", 1)], [0, 0, 0]);
+    if let FlagsOutcome::Read(o) = &mut s.account_flags {
+        o.value.auth_immutable = false;
+    }
+    let r = evaluate(&s).unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Medium));
+}
+
+#[test]
+fn a_locked_issuer_keeps_the_powers_its_flags_hold() {
+    // Nothing lowers severity: auth_revocable on a locked account is still bit 1 and medium.
+    let revocable = IssuerFlags {
+        auth_revocable: true,
+        ..Default::default()
+    };
+    let r = evaluate(&with_control(revocable, &[("GA", 0)], [0, 0, 0])).unwrap();
+    assert_eq!(r.base_severity, Rating::Level(Severity::Medium));
+    assert!(r.mechanics.has(Mechanics::AUTH_REVOCABLE));
+    assert_eq!(
+        r.who_can_act.as_deref(),
+        Some("locked: no signer can reach the threshold")
+    );
+}
+
+#[test]
+fn capability_is_unmoved_by_attribution_under_the_latent_rule() {
+    // The same flags and signers with and without every trace of attribution: the same base severity.
+    let s = with_control(IssuerFlags::default(), &[("GA", 1)], [0, 0, 0]);
+    let mut stripped = s.clone();
+    stripped.home_domain = HomeDomain::Absent;
+    stripped.stellar_toml = TomlOutcome::NotFetched;
+    stripped.directory = DirectoryOutcome::NotAsked;
+    stripped.blocklist = BlocklistOutcome::SkippedNoHomeDomain;
+    assert_eq!(
+        evaluate(&s).unwrap().base_severity,
+        evaluate(&stripped).unwrap().base_severity
+    );
+}
+
+/// VELO (no home_domain; the directory lists it under velo.org) with the blocklist's answer for that domain.
+fn velo_with_directory_domain(domain: Option<&str>, blocked: Option<bool>) -> Subject {
+    let mut s = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    assert_eq!(s.home_domain, HomeDomain::Absent);
+    if let DirectoryOutcome::Listed(o) = &mut s.directory {
+        o.value.domain = domain.map(str::to_string);
+    }
+    s.blocklist = match (domain, blocked) {
+        (Some(d), Some(blocked)) => BlocklistOutcome::Answered(Observed {
+            url: format!("https://api.stellar.expert/explorer/directory/blocked-domains/{d}"),
+            retrieved_at: at(),
+            value: BlocklistAnswer {
+                domain: d.to_string(),
+                blocked,
+            },
+        }),
+        _ => BlocklistOutcome::SkippedNoHomeDomain,
+    };
+    s
+}
+
+#[test]
+fn without_a_home_domain_the_blocklist_is_keyed_on_the_directorys_domain() {
+    // The key: home_domain first, the directory's domain when there is none, else nothing.
+    let s = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    assert_eq!(
+        assay_core::checks::blocklist_key(&s.home_domain, &s.directory).as_deref(),
+        Some("velo.org")
+    );
+    assert_eq!(
+        assay_core::checks::blocklist_key(&HomeDomain::Present("a.example".into()), &s.directory)
+            .as_deref(),
+        Some("a.example")
+    );
+    assert_eq!(
+        assay_core::checks::blocklist_key(&HomeDomain::Absent, &DirectoryOutcome::NotAsked),
+        None
+    );
+
+    // A blocklisted directory domain escalates, with the link stated.
+    let r = evaluate(&velo_with_directory_domain(
+        Some("hiddenstellar.com"),
+        Some(true),
+    ))
+    .unwrap();
+    assert_eq!(r.severity, Rating::Level(Severity::Critical));
+    assert!(r.escalated && r.mechanics.has(Mechanics::BLOCKLISTED));
+    let rep = r.findings.iter().find(|f| f.check == "reputation").unwrap();
+    assert!(
+        rep.reasoning
+            .contains("the domain StellarExpert's directory lists the issuer under"),
+        "{}",
+        rep.reasoning
+    );
+
+    // A clean directory domain with every other source answered: determined, and attestable.
+    let r = evaluate(&velo_with_directory_domain(Some("velo.org"), Some(false))).unwrap();
+    assert!(!r.undetermined, "{:?}", r.undetermined_checks);
+    assert_eq!(r.state, State::Valid);
+    let p = assay_core::attestation_params(
+        &r,
+        r.scanned_at,
+        assay_core::Freshness::default(),
+        assay_core::EvidenceVersion::V6,
+        false,
+    );
+    assert!(p.is_ok(), "{p:?}");
+
+    // No domain anywhere: the lookup cannot be keyed, and that is a gap.
+    let r = evaluate(&velo_with_directory_domain(None, None)).unwrap();
+    assert_eq!(r.undetermined_checks, ["reputation"]);
+}
+
+#[test]
+fn a_holders_trustline_sets_bits_6_and_7_and_is_never_attested() {
+    use assay_core::checks::HolderTrustline;
+    let s = common::subject(&common::testdata().join("eval/usdz-clawback-verified"));
+    let line = |authorized: bool, clawback_enabled: bool| HeldTrustline {
+        asset: s.asset.clone(),
+        balance: "5.0000000".into(),
+        authorized,
+        authorized_to_maintain_liabilities: false,
+        clawback_enabled,
+    };
+    let run = |trustlines: Vec<HeldTrustline>| {
+        let mut checks = assay_core::checks::default_checks();
+        checks.push(Box::new(HolderTrustline {
+            holder: "GHOLDER".into(),
+            url: "https://horizon.stellar.org/accounts/GHOLDER".into(),
+            retrieved_at: at(),
+            trustlines,
+        }));
+        assay_core::Engine::with_checks(checks).run(&s).unwrap()
+    };
+    let base = evaluate(&s).unwrap();
+    let r = run(vec![line(false, true)]);
+    assert!(r
+        .mechanics
+        .has(Mechanics::TRUSTLINE_CLAWBACK_ENABLED | Mechanics::TRUSTLINE_DEAUTHORIZED));
+    // The holder's bits move no level.
+    assert_eq!(
+        (r.severity, r.base_severity),
+        (base.severity, base.base_severity)
+    );
+    assert!(claims(&r)
+        .iter()
+        .any(|c| c.starts_with("horizon/holder | trustline to USDZ-")));
+    let refusal = assay_core::attestation_params(
+        &r,
+        r.scanned_at,
+        assay_core::Freshness::default(),
+        assay_core::EvidenceVersion::V6,
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(refusal.rule(), "holder");
+    // A plain trustline: no bit, yet still a holder's report (the check ran), so never attested either.
+    let r = run(vec![line(true, false)]);
+    assert_eq!(r.mechanics.bits() & Mechanics::HOLDER_MASK, 0);
+    assert_eq!(
+        assay_core::attestation_params(
+            &r,
+            r.scanned_at,
+            assay_core::Freshness::default(),
+            assay_core::EvidenceVersion::V6,
+            false
+        )
+        .unwrap_err()
+        .rule(),
+        "holder"
+    );
+    // No trustline to the asset: said so, no bit.
+    let r = run(vec![]);
+    assert!(claims(&r)
+        .iter()
+        .any(|c| c.starts_with("horizon/holder | no trustline to USDZ-")));
+    assert_eq!(r.mechanics.bits() & Mechanics::HOLDER_MASK, 0);
 }

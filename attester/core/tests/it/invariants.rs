@@ -58,6 +58,7 @@ fn hand_built(flags: IssuerFlags, tags: &[&str], blocked: Option<bool>) -> Subje
         asset_flags: obs("https://h/assets"),
         account_flags: obs("https://h/accounts"),
         home_domain: HomeDomain::Present("hand.example".into()),
+        issuer_control: ControlOutcome::NotRead,
         stellar_toml: TomlOutcome::Failed {
             requested_url: "https://hand.example/.well-known/stellar.toml".into(),
             retrieved_at: at(),
@@ -182,8 +183,15 @@ fn escalation_never_sets_a_capability_bit() {
                 &r,
                 &format!("{flags:?} {tags:?} {blocked:?}"),
             );
-            // Masked to capability bits, a reputation-only critical shows no power (the gate must use the ceiling).
+            // Masked to capability bits, a reputation-only critical on an issuer that holds no power (no flag,
+            // flags locked) shows no power (the gate must use the ceiling).
             if !flags.auth_required && !flags.auth_revocable && !flags.auth_clawback_enabled {
+                let locked = IssuerFlags {
+                    auth_immutable: true,
+                    ..flags
+                };
+                let r = evaluate(&hand_built(locked, tags, blocked)).unwrap();
+                assert_eq!(r.severity, Rating::Level(Severity::Critical));
                 assert_eq!(r.mechanics.capabilities().bits(), 0);
             }
         }

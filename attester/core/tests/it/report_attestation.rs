@@ -45,6 +45,7 @@ fn json_keys_in_schema_order() {
         "network",
         "checks",
         "mechanics",
+        "who_can_act",
         "findings",
         "evidence",
         "observation_window_start",
@@ -138,7 +139,13 @@ fn refusals_in_order_with_exact_wording() {
     )
     .unwrap_err();
     assert_eq!(e.to_string(), "attest: scan is undetermined, so there is nothing to attest: reputation could not complete");
-    let velo = report("velo-no-home-domain");
+    // No home_domain and no domain in the directory either: the blocklist cannot be keyed, so undetermined.
+    let mut velo = common::subject(&common::testdata().join("eval/velo-no-home-domain"));
+    if let assay_core::DirectoryOutcome::Listed(o) = &mut velo.directory {
+        o.value.domain = None;
+    }
+    velo.blocklist = assay_core::BlocklistOutcome::SkippedNoHomeDomain;
+    let velo = evaluate(&velo).unwrap();
     assert_eq!(
         attestation_params(
             &velo,
@@ -216,7 +223,7 @@ fn refusals_in_order_with_exact_wording() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "attest: attestation violates the confiscation invariant: clawback bit set at severity 0"
+        "attest: attestation violates the confiscation invariant: clawback bit set at severity 2"
     );
     // Stale outranks inconsistent; unevaluated outranks stale.
     assert_eq!(
@@ -247,13 +254,18 @@ fn params_for_attestable_reports() {
     .unwrap();
     assert_eq!(
         (p.severity, p.flags, p.severity_name.as_str()),
-        (4, 48, "critical")
+        (4, 50, "critical")
     );
-    assert_eq!(p.flags & assay_core::Mechanics::CAPABILITY_MASK, 0);
+    // The one capability bit is the latent freeze the ledger grants (flags not locked, a key can sign);
+    // the escalation added none.
+    assert_eq!(
+        p.flags & assay_core::Mechanics::CAPABILITY_MASK,
+        assay_core::Mechanics::AUTH_REVOCABLE
+    );
     let pre = p.preimage.clone().unwrap();
     assert!(pre.starts_with("assay-evidence-v3\nasset\tDOGE-"));
     assert!(pre.contains("\nnetwork\tPublic Global Stellar Network ; September 2015\n"));
-    assert_eq!(p.raw_line(), format!("4\t48\t{}\n", p.evidence_hash));
+    assert_eq!(p.raw_line(), format!("4\t50\t{}\n", p.evidence_hash));
     let v1 = attestation_params(
         &doge,
         scanned,
@@ -339,4 +351,41 @@ fn transitions() {
     assert_eq!(transition(&[b.clone(), u]).state, TransitionState::Unknown);
     let same = obs("2026-08-14T00:00:00Z", High, High, 6, false);
     assert_eq!(transition(&[b, same]).attribution, Some(Attribution::None));
+}
+
+#[test]
+fn v6_binds_the_signers_line_and_earlier_versions_leave_it_out() {
+    use assay_core::evidence::SOURCE_ISSUER_SIGNERS;
+    use assay_core::hash::{evidence_hash, PreimageInput};
+    // USDC holds auth_revocable: its verdict is the same under the latent-freeze rule, so an attestation
+    // written in v3 before signers were read must still be reproduced by a fresh scan.
+    let r = report("usdc-revocable-regulated");
+    assert_eq!(r.who_can_act.as_deref(), Some("1 key"));
+    assert!(r.evidence.iter().any(|e| e.source == SOURCE_ISSUER_SIGNERS
+        && e.claim.ends_with("who can use the issuer's powers: 1 key")));
+    let at = r.scanned_at;
+    let v6 = attestation_params(&r, at, Freshness::default(), EvidenceVersion::V6, true).unwrap();
+    assert_eq!(v6.evidence_version, 6);
+    assert!(v6
+        .preimage
+        .as_deref()
+        .unwrap()
+        .contains("horizon/account/signers"));
+    let v3 = attestation_params(&r, at, Freshness::default(), EvidenceVersion::V3, true).unwrap();
+    assert!(!v3
+        .preimage
+        .as_deref()
+        .unwrap()
+        .contains("horizon/account/signers"));
+    // The v3 hash is the one of the report without the line (what a scan before signers produced).
+    let mut old = PreimageInput::from_report(&r).unwrap();
+    old.evidence.retain(|(s, _, _)| s != SOURCE_ISSUER_SIGNERS);
+    assert_eq!(v3.evidence_hash, evidence_hash(&old, EvidenceVersion::V3));
+    assert_ne!(v3.evidence_hash, v6.evidence_hash);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V6);
+    assert_eq!(
+        EvidenceVersion::candidates_for(&r.asset)[0],
+        EvidenceVersion::V6
+    );
+    assert_eq!("v6".parse::<EvidenceVersion>(), Ok(EvidenceVersion::V6));
 }

@@ -108,3 +108,23 @@ fn admin_unreadable_is_an_attempt_not_an_answer() {
     assert!(finding.reasoning.contains("did not answer"));
     assert_ne!(hash(&r), hash(&with_admin(&s, Some(&s.asset.issuer))));
 }
+
+#[test]
+fn a_sac_named_by_its_address_carries_its_issuers_latent_freeze_and_who_can_act() {
+    // XRP's issuer holds no flag but is not locked and one key can sign: its SAC is judged by the issuer, so
+    // the freeze (bit 1, medium) and who can act are in the SAC's report and bound by its v6 hash.
+    let s = common::subject(&common::testdata().join("eval/xrp-clear-unlocked"));
+    let r = with_admin(&s, Some(&s.asset.issuer.clone()));
+    assert_eq!(
+        r.base_severity,
+        assay_core::Rating::Level(assay_core::Severity::Medium)
+    );
+    assert!(r.mechanics.has(assay_core::Mechanics::AUTH_REVOCABLE));
+    assert_eq!(r.who_can_act.as_deref(), Some("1 key"));
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V6);
+    let never = Freshness { window_secs: 0 };
+    let p = attestation_params(&r, r.scanned_at, never, EvidenceVersion::V6, true).unwrap();
+    let pre = p.preimage.unwrap();
+    assert!(pre.contains("horizon/account/signers"), "{pre}");
+    assert!(pre.contains(SOURCE_SAC_ADMIN), "{pre}");
+}

@@ -320,3 +320,84 @@ fn contract_tokens_hash_with_v4_and_a_token_line() {
     ];
     pin("contract-sep41-critical-v4", &p, EvidenceVersion::V4);
 }
+
+/// The signers line v6 binds, built with the crate's own wording, so the vectors pin it.
+fn signers_claim(signers: &[(&str, u32)], low: u32, medium: u32, high: u32) -> String {
+    use assay_core::subject::{AccountControl, AccountSigner};
+    let control = AccountControl {
+        signers: signers
+            .iter()
+            .map(|(key, weight)| AccountSigner {
+                key: key.to_string(),
+                kind: "ed25519_public_key".into(),
+                weight: *weight,
+            })
+            .collect(),
+        low,
+        medium,
+        high,
+    };
+    assay_core::evidence::claims::issuer_signers(&control, control.who_can_act())
+}
+
+#[test]
+fn v6_latent_freeze_binds_who_can_act() {
+    const XR: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
+    let mut p = base(
+        format!("XRP-{XR}"),
+        Severity::Medium,
+        Severity::Medium,
+        false,
+        2,
+        Accountability::Verified,
+    );
+    p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
+    p.scanner = Some("v0.1.0".into());
+    p.network = Some(PUB.into());
+    p.evidence = vec![
+        ev(
+            "stellar.toml",
+            "https://fchain.io/.well-known/stellar.toml",
+            &format!("CURRENCIES claims XRP-{XR}"),
+        ),
+        ev(
+            "horizon/account/signers",
+            &format!("https://horizon.stellar.org/accounts/{XR}"),
+            &signers_claim(&[(XR, 1)], 0, 0, 0),
+        ),
+        ev("horizon", &assets_url("XRP", XR), F0),
+    ];
+    pin("classic-latent-freeze-v6", &p, EvidenceVersion::V6);
+}
+
+#[test]
+fn v6_locked_issuer_stays_clear_with_locked_shown() {
+    const LK: &str = "GBMPHVLKP4GBL7QKDDS2OVADHWNLIP33ZB4YEVRUQI2QWX6DZ4XZI7RA";
+    const S2: &str = "GDFE5IMLT6X2WQIH6WM2NQBKGWUESBLPF5OTYUOVKOC6UTADUZ56YIDH";
+    let mut p = base(
+        format!("LOCK-{LK}"),
+        Severity::Clear,
+        Severity::Clear,
+        false,
+        16,
+        Accountability::Unknown,
+    );
+    p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
+    p.network = Some(TEST.into());
+    p.evidence = vec![
+        ev(
+            "horizon/account/signers",
+            &format!("https://horizon-testnet.stellar.org/accounts/{LK}"),
+            // Given out of key order: the claim lists signers sorted.
+            &signers_claim(&[(S2, 1), (LK, 0)], 2, 2, 2),
+        ),
+        ev(
+            "horizon",
+            &format!(
+                "https://horizon-testnet.stellar.org/assets?asset_code=LOCK&asset_issuer={LK}"
+            ),
+            F0,
+        ),
+    ];
+    pin("classic-locked-v6", &p, EvidenceVersion::V6);
+}

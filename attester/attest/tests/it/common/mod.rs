@@ -257,6 +257,14 @@ impl World {
         a
     }
 
+    /// Locks `asset`'s issuer for good (master weight 0, no other signer): it holds no power its flags do
+    /// not give it, since it can never set a flag again (no latent freeze).
+    pub fn lock(&self, issuer: &str) {
+        self.net
+            .admin_set_thresholds(&g_account(issuer), [0, 0, 0, 0])
+            .unwrap();
+    }
+
     pub fn route(&self, host: &str, path: &str, reply: Reply) {
         self.server.route(host, path, vec![reply]);
     }
