@@ -15,6 +15,7 @@
 pub mod address;
 pub mod asset;
 pub mod deploy;
+pub mod holders;
 pub mod identity;
 pub mod network;
 pub mod rpc;

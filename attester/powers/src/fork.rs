@@ -1,25 +1,19 @@
 //! Discovery on a fork of a network, for `assay scan C…`, `attest`, `verify` and `watch`: start a fork of
 //! the network's ledger (nothing is signed or sent upstream), read the token's code from it, find holders
-//! to watch in the token's newest events, and run [`crate::discover`] in a sandbox over the fork.
+//! to watch in the token's newest events (`assay_chain::holders`), and run [`crate::discover`] in a
+//! sandbox over the fork.
 
+use assay_chain::holders::holders_in_events;
 use assay_chain::rpc::RpcClient;
 use assay_chain::strkey_of;
 use assay_core::powers::PowerSurvey;
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig};
 use stellar_xdr::{
-    ContractExecutable, LedgerEntryData, LedgerKey, LedgerKeyContractCode, Limits, ReadXdr,
-    ScAddress, ScVal,
+    ContractExecutable, LedgerEntryData, LedgerKey, LedgerKeyContractCode, ScAddress, ScVal,
 };
 
 use crate::observe::instance_key;
 use crate::{discover, Bounds, DiscoveryError, Target};
-
-/// Holders read from events at most (each costs a balance read).
-const MAX_CANDIDATES: usize = 8;
-/// The newest window of ledgers read first for holders; each widening multiplies it by eight.
-const FIRST_WINDOW: u32 = 720;
-/// `getEvents` calls at most.
-const MAX_EVENT_CALLS: usize = 4;
 
 /// Where and whom to fork.
 #[derive(Debug, Clone)]
@@ -71,7 +65,12 @@ pub fn discover_on_fork(request: &ForkRequest) -> Result<ForkDiscovery, Discover
     let wasm = code_of(&net, &request.contract)?;
     let client = RpcClient::new(&request.rpc_url).map_err(|e| upstream(&e))?;
     let mut candidates: Vec<ScAddress> = request.holder.iter().cloned().collect();
-    for a in holders_in_events(&client, &request.contract, stats.ledger)? {
+    let named =
+        holders_in_events(&client, &request.contract, stats.ledger).map_err(|e| upstream(&e))?;
+    for a in named
+        .iter()
+        .filter_map(|t| assay_chain::parse_address(t).ok())
+    {
         if !candidates.contains(&a) {
             candidates.push(a);
         }
@@ -128,63 +127,5 @@ pub fn code_of(net: &LocalNet, contract: &ScAddress) -> Result<Vec<u8>, Discover
     match code.data {
         LedgerEntryData::ContractCode(c) => Ok(c.code.to_vec()),
         _ => Err(missing(format!("the code entry of {id} holds no code"))),
-    }
-}
-
-/// Addresses the token's newest `transfer` and `mint` events name (receivers first), newest first: the
-/// window ends at the fork ledger and widens backwards until enough are named or the upstream's
-/// retention ends.
-pub fn holders_in_events(
-    client: &RpcClient,
-    contract: &ScAddress,
-    fork_ledger: u32,
-) -> Result<Vec<ScAddress>, DiscoveryError> {
-    let upstream = |e: &dyn std::fmt::Display| DiscoveryError::Upstream(e.to_string());
-    let oldest = client.get_health().map_err(|e| upstream(&e))?.oldest_ledger;
-    let mut out: Vec<ScAddress> = Vec::new();
-    let mut window = FIRST_WINDOW;
-    let mut end = fork_ledger.saturating_add(1);
-    for _ in 0..MAX_EVENT_CALLS {
-        let start = end.saturating_sub(window).max(oldest).max(1);
-        let events = client
-            .get_events(start, &[strkey_of(contract)])
-            .map_err(|e| upstream(&e))?
-            .events;
-        for event in events.iter().filter(|e| e.ledger < end).rev() {
-            let topics: Vec<ScVal> = event
-                .topic
-                .iter()
-                .filter_map(|t| ScVal::from_xdr_base64(t, xdr_limits()).ok())
-                .collect();
-            let Some(ScVal::Symbol(name)) = topics.first() else {
-                continue;
-            };
-            let name = name.to_utf8_string_lossy();
-            if name != "transfer" && name != "mint" {
-                continue;
-            }
-            for topic in topics[1..].iter().rev() {
-                if let ScVal::Address(a) = topic {
-                    if !out.contains(a) {
-                        out.push(a.clone());
-                    }
-                }
-            }
-        }
-        if out.len() >= MAX_CANDIDATES || start <= oldest.max(1) {
-            break;
-        }
-        end = start;
-        window = window.saturating_mul(8);
-    }
-    out.truncate(MAX_CANDIDATES);
-    Ok(out)
-}
-
-/// Limits for XDR from an upstream: no answer may exhaust the stack or memory.
-fn xdr_limits() -> Limits {
-    Limits {
-        depth: 64,
-        len: 64 * 1024,
     }
 }

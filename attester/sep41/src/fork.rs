@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use assay_chain::submit::decode_rpc_xdr;
+use assay_chain::holders::{holders_in_events, HolderScanError};
 use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
 use stellar_xdr::{Asset, ScAddress, ScVal};
@@ -64,18 +64,6 @@ pub enum PremiseError {
 
 /// Units minted to the holder under the `mint` premise.
 pub const MINTED_UNITS: i128 = 1_000;
-/// Candidate holders read from the token's events (each costs a balance read).
-const MAX_CANDIDATES: usize = 8;
-/// How far back discovery looks for events: about a day of 5 s ledgers.
-const DISCOVERY_LEDGERS: u32 = 17_280;
-/// Discovery's first window, in ledgers back from the fork ledger; each next one reaches twice as
-/// far back (64, 128, 256, … ledgers), so the newest events are read first.
-const FIRST_WINDOW: u32 = 64;
-/// Events per getEvents page; a full page of a window wider than one ledger is read again over
-/// its newer half, since a page holds the window's oldest events.
-pub(crate) const EVENTS_PER_PAGE: usize = 100;
-/// getEvents calls discovery may make.
-pub(crate) const MAX_EVENT_PAGES: usize = 10;
 /// Times a run starts again at the upstream's latest ledger after drift before it reports drift.
 const MAX_REPINS: usize = 1;
 /// Where a run records drift it could not resolve in the fork cache, so a replay reports it too.
@@ -398,76 +386,24 @@ impl Discovery {
         Ok(texts.iter().filter_map(|t| parse_address(t).ok()).collect())
     }
 
-    /// Reads the newest events first (see [`named_in_windows`]), decoding every topic within the
-    /// limits of any RPC answer.
+    /// Reads the newest events first (`assay_chain::holders`), decoding every topic within the limits
+    /// of any RPC answer.
     fn named_in_events(
         &self,
         client: &RpcClient,
         contract: &ScAddress,
     ) -> Result<Vec<String>, PremiseError> {
-        let oldest = client.get_health()?.oldest_ledger;
-        let ids = [strkey_of(contract)];
-        named_in_windows(self.ledger, oldest, |start, end| {
-            let page = client.get_events_between(start, end, &ids, EVENTS_PER_PAGE)?;
-            Ok(page.events.into_iter().map(|e| e.topic).collect())
-        })
+        holders_in_events(client, contract, self.ledger).map_err(PremiseError::from)
     }
 }
 
-/// The addresses the `transfer` and `mint` events name, receivers first, newest first: windows
-/// `[start, end)` ending just past the fork ledger `ledger`, each reaching twice as far back as
-/// the last, until enough candidates, the upstream's `oldest` ledger, a day back, or the page
-/// budget. `page(start, end)` answers as getEvents does: the topics (base64) of the range's
-/// events, oldest first, at most [`EVENTS_PER_PAGE`].
-pub(crate) fn named_in_windows(
-    ledger: u32,
-    oldest: u32,
-    mut page: impl FnMut(u32, u32) -> Result<Vec<Vec<String>>, PremiseError>,
-) -> Result<Vec<String>, PremiseError> {
-    let floor = (ledger.saturating_sub(DISCOVERY_LEDGERS))
-        .max(oldest)
-        .max(1);
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    let mut end = ledger.saturating_add(1);
-    let mut span = FIRST_WINDOW;
-    let mut pages = 0;
-    while end > floor && out.len() < MAX_CANDIDATES && pages < MAX_EVENT_PAGES {
-        let start = end.saturating_sub(span).max(floor);
-        let events = page(start, end)?;
-        pages += 1;
-        if events.len() >= EVENTS_PER_PAGE && end - start > 1 {
-            // A full page holds the window's oldest events: read its newer half first.
-            span = (end - start) / 2;
-            continue;
+impl From<HolderScanError> for PremiseError {
+    fn from(e: HolderScanError) -> PremiseError {
+        match e {
+            HolderScanError::Rpc(e) => PremiseError::Upstream(e),
+            HolderScanError::UndecodableEvent(m) => PremiseError::UndecodableEvent(m),
         }
-        for topics in events.iter().rev() {
-            let topics = (topics.iter())
-                .map(|t| decode_rpc_xdr::<ScVal>("getEvents topic", Some(t)))
-                .collect::<Result<Vec<ScVal>, _>>()
-                .map_err(|e| PremiseError::UndecodableEvent(e.to_string()))?;
-            let named = match topics.first() {
-                Some(ScVal::Symbol(s)) => s.to_utf8_string_lossy(),
-                _ => continue,
-            };
-            if named != "transfer" && named != "mint" {
-                continue;
-            }
-            // Receivers first (transfer's `to`, mint's last address), then senders.
-            for topic in topics[1..].iter().rev() {
-                if let ScVal::Address(a) = topic {
-                    let text = strkey_of(a);
-                    if seen.insert(text.clone()) {
-                        out.push(text);
-                    }
-                }
-            }
-        }
-        end = start;
-        span = span.saturating_mul(2);
     }
-    out.truncate(MAX_CANDIDATES);
-    Ok(out)
 }
 
 /// Gives the fork's holder units, inside the fork only.

@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use stellar_xdr::{Limits, ScVal, WriteXdr};
 
-use crate::fork::{named_in_windows, PremiseError, EVENTS_PER_PAGE, MAX_EVENT_PAGES};
 use crate::scripted::{account, symbol};
+use assay_chain::holders::{named_in_windows, HolderScanError, EVENTS_PER_PAGE, MAX_EVENT_PAGES};
 
 /// One event: its ledger and topics (base64).
 type Logged = (u32, Vec<String>);
@@ -24,7 +24,7 @@ fn transfer(ledger: u32, from: u8, to: u8) -> Logged {
 }
 
 /// Discovery at fork ledger `ledger` over `log` (ascending); also the getEvents calls made.
-fn discover(log: &[Logged], ledger: u32) -> (Result<Vec<String>, PremiseError>, usize) {
+fn discover(log: &[Logged], ledger: u32) -> (Result<Vec<String>, HolderScanError>, usize) {
     let calls = Cell::new(0);
     let named = named_in_windows(ledger, 1, |start, end| {
         calls.set(calls.get() + 1);
@@ -94,7 +94,7 @@ fn a_topic_nested_past_the_depth_limit_is_an_undecodable_event_not_a_crash() {
     ));
     let deep = (900, vec![nested_vec_base64(200_000)]);
     let (named, _) = discover(&[transfer(899, 1, 2), deep], 1_000);
-    let Err(PremiseError::UndecodableEvent(message)) = named else {
+    let Err(HolderScanError::UndecodableEvent(message)) = named else {
         panic!("{named:?}")
     };
     assert!(message.contains("getEvents topic"), "{message}");
