@@ -40,6 +40,8 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-registry", &["assay-registry-interface"]),
     ("assay-gate-example", &["assay-registry-interface"]),
     ("conformant-token", &[]),
+    ("power-token", &[]),
+    ("power-ledger", &[]),
     ("vulnerable-token", &[]),
     ("upgradable-token", &[]),
     ("read-floor", &[]),
