@@ -6,7 +6,8 @@ use std::format;
 
 use assay_registry::{
     testutils::{
-        assert_contract_error, for_each_build, gate_wasm, label, new_env, register_registry, Build,
+        assert_contract_error, for_each_build, gate_wasm, label, live_code, new_env,
+        register_registry, Build,
     },
     SafetyRegistryClient,
 };
@@ -80,6 +81,7 @@ impl Setup {
             &severity,
             &flags,
             &BytesN::from_array(&self.env, &[1; 32]),
+            &live_code(&self.asset),
         );
     }
 

@@ -8,9 +8,10 @@ use soroban_sdk::{
     Address, BytesN, Env, Event as _, InvokeError,
 };
 
+use super::ANY_AGE;
 use crate::testutils::{
-    advance_ledger_time, for_each_build, label, new_env, registry_wasm, Build, TestRegistry,
-    Verdict, TEST_EVIDENCE_HASH,
+    advance_ledger_time, for_each_build, label, live_code, new_env, new_token, registry_wasm,
+    Build, TestRegistry, Verdict, TEST_EVIDENCE_HASH,
 };
 use crate::*;
 
@@ -28,7 +29,7 @@ fn kit(env: &Env, build: Build) -> TestRegistry {
 fn setup(build: Build) -> (Env, TestRegistry, Address) {
     let env = new_env();
     let registry = kit(&env, build);
-    let asset = Address::generate(&env);
+    let asset = new_token(&env);
     (env, registry, asset)
 }
 
@@ -110,7 +111,7 @@ fn a_revoked_verdict_reads_as_absent_and_leaves_its_trace() {
         let written = registry.put(&asset, &Verdict::clear().aged(60).revoked());
         let c = registry.client();
         assert_eq!(c.get_safety(&asset), None, "{}", label(build));
-        assert!(!c.is_safe(&asset, &4, &0));
+        assert!(!c.is_safe(&asset, &4, &ANY_AGE));
         assert_eq!(
             c.get_revocation(&asset),
             Some(Revocation {
@@ -135,12 +136,19 @@ fn the_kit_refuses_exactly_what_attest_refuses() {
         let hash = BytesN::from_array(&env, &TEST_EVIDENCE_HASH);
         for severity in 0..=5 {
             for &flags in &flag_values {
-                let (through_kit, direct) = (Address::generate(&env), Address::generate(&env));
+                let (through_kit, direct) = (new_token(&env), new_token(&env));
                 let kit_answer = registry
                     .try_put(&through_kit, &Verdict::new(severity, flags))
                     .map(|_| ());
                 let contract_answer = c
-                    .try_attest(registry.attester(), &direct, &severity, &flags, &hash)
+                    .try_attest(
+                        registry.attester(),
+                        &direct,
+                        &severity,
+                        &flags,
+                        &hash,
+                        &live_code(&direct),
+                    )
                     .map(|ok| ok.unwrap())
                     .map_err(|e| e.unwrap());
                 assert_eq!(
@@ -184,7 +192,7 @@ fn works_without_mocked_auths_and_leaves_the_auth_set_up_alone() {
             capture_snapshot_at_drop: false,
         });
         let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let asset = new_token(&env);
         registry.put(
             &asset,
             &Verdict::new(SEVERITY_CRITICAL, MECH_SEP41_VIOLATION),
@@ -196,9 +204,14 @@ fn works_without_mocked_auths_and_leaves_the_auth_set_up_alone() {
             label(build)
         );
         let hash = BytesN::from_array(&env, &[1; 32]);
-        let unauthorised = registry
-            .client()
-            .try_attest(registry.attester(), &asset, &0, &0, &hash);
+        let unauthorised = registry.client().try_attest(
+            registry.attester(),
+            &asset,
+            &0,
+            &0,
+            &hash,
+            &live_code(&asset),
+        );
         assert!(
             matches!(unauthorised, Err(Err(InvokeError::Abort))),
             "{unauthorised:?}"
@@ -212,5 +225,5 @@ fn an_age_beyond_ledger_time_names_the_fix() {
     let env = new_env();
     env.ledger().set_timestamp(99);
     let registry = TestRegistry::native(&env);
-    registry.put(&Address::generate(&env), &Verdict::clear().aged(100));
+    registry.put(&new_token(&env), &Verdict::clear().aged(100));
 }
