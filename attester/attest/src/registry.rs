@@ -1,4 +1,4 @@
-//! The registry's ABI as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
+//! The registry's ABI (interface 5) as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
 //! `revoke(attester, asset)`, `get_safety(asset)` and `get_safety_by(asset, attester) ->
 //! Option<Safety>`, `is_safe_quorum(..) -> bool`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
 //! sorted order, which is how `#[contracttype]` structs encode.
@@ -26,11 +26,77 @@ pub fn registry_error(code: u32) -> &'static str {
         9 => "ViolationBelowCritical (sep41_violation below critical)",
         10 => "NotAttester (the source account is not in the registry's attester set; the admin adds it with add_attester)",
         11 => "AttesterExists",
-        12 => "UpgradeDelayRequired (a zero upgrade delay needs allow_instant_upgrade)",
+        12 => "UpgradeDelayRequired (a notice below one hour needs allow_instant_upgrade)",
         13 => "NoPendingUpgrade",
         14 => "UpgradeNotDue (the upgrade's notice has not run yet)",
         15 => "TooManyAttesters (the set holds 16)",
+        16 => "CodeMismatch (the token's code, or its SAC admin, is not the one scanned: it changed since; scan again)",
+        17 => "TooManyAssets (assess_many takes at most 10)",
+        18 => "NoPendingAttesterChange",
+        19 => "AttesterChangeNotDue (the attester change's notice has not run yet)",
         _ => "unknown registry error",
+    }
+}
+
+/// The code a verdict judged (the registry's `CodeBinding`): the registry accepts the write only if
+/// it is the asset's live code, and stops admitting the asset once it no longer is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeBinding {
+    /// A custom token: the SHA-256 of the WASM scanned.
+    Wasm([u8; 32]),
+    /// A classic asset's Stellar Asset Contract: its admin (the issuer the scan judged).
+    StellarAssetAdmin(ScAddress),
+}
+
+impl CodeBinding {
+    /// The `#[contracttype]` enum encoding: `[Symbol(variant), payload]`.
+    pub fn to_scval(&self) -> ScVal {
+        let (variant, payload) = match self {
+            CodeBinding::Wasm(hash) => ("Wasm", bytes32(*hash)),
+            CodeBinding::StellarAssetAdmin(admin) => {
+                ("StellarAssetAdmin", ScVal::Address(admin.clone()))
+            }
+        };
+        ScVal::Vec(Some(
+            vec![ScVal::Symbol(sym(variant)), payload]
+                .try_into()
+                .expect("two elements"),
+        ))
+    }
+
+    /// What `report` judged: for a classic asset its issuer (the SAC's admin when it was deployed),
+    /// for a custom token the WASM hash on its `contract-mechanics` evidence line `wasm <hex>`.
+    ///
+    /// # Errors
+    /// A sentence naming what is missing: a report of a custom token whose code was not read
+    /// carries no hash, and a verdict bound to no code is not written.
+    pub fn judged_by(report: &assay_core::Report) -> Result<CodeBinding, String> {
+        match &report.asset {
+            assay_core::Token::Classic(asset) => {
+                let key = stellar_strkey::ed25519::PublicKey::from_string(&asset.issuer)
+                    .map_err(|_| format!("issuer {:?} is not a G… account", asset.issuer))?;
+                Ok(CodeBinding::StellarAssetAdmin(ScAddress::Account(account_id(key.0))))
+            }
+            assay_core::Token::Contract(contract) => report
+                .findings
+                .iter()
+                .filter(|f| f.check == "contract-mechanics")
+                .flat_map(|f| f.evidence.iter())
+                .find_map(|e| e.claim.strip_prefix("wasm "))
+                .and_then(|hex_hash| {
+                    let mut hash = [0u8; 32];
+                    hex::decode_to_slice(hex_hash.trim(), &mut hash).ok()?;
+                    Some(CodeBinding::Wasm(hash))
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "the report of {contract} names no WASM hash (its code was not read), so                          the verdict cannot be bound to the code it judged"
+                    )
+                }),
+            assay_core::Token::Native => {
+                Err("the native asset has no issuer to bind a verdict to".into())
+            }
+        }
     }
 }
 
@@ -45,6 +111,8 @@ pub struct Attestation {
     pub flags: u32,
     /// SHA-256 of the evidence.
     pub evidence_hash: [u8; 32],
+    /// The code judged.
+    pub code: CodeBinding,
 }
 
 /// What the registry holds for an asset.
@@ -96,6 +164,10 @@ impl Attestation {
                 val: ScVal::Address(contract(self.asset)),
             },
             ScMapEntry {
+                key: ScVal::Symbol(sym("code")),
+                val: self.code.to_scval(),
+            },
+            ScMapEntry {
                 key: ScVal::Symbol(sym("evidence_hash")),
                 val: bytes32(self.evidence_hash),
             },
@@ -108,7 +180,7 @@ impl Attestation {
                 val: ScVal::U32(self.severity),
             },
         ];
-        ScVal::Map(Some(ScMap(entries.try_into().expect("4 entries"))))
+        ScVal::Map(Some(ScMap(entries.try_into().expect("5 entries"))))
     }
 }
 
@@ -152,6 +224,33 @@ pub fn get_safety(registry: [u8; 32], asset: [u8; 32]) -> HostFunction {
     )
 }
 
+/// `assess(asset, max_severity, forbidden_mask, max_age_secs)`.
+pub fn assess(
+    registry: [u8; 32],
+    asset: [u8; 32],
+    max_severity: u32,
+    forbidden_mask: u32,
+    max_age_secs: u64,
+) -> HostFunction {
+    call(
+        registry,
+        "assess",
+        vec![
+            ScVal::Address(contract(asset)),
+            ScVal::U32(max_severity),
+            ScVal::U32(forbidden_mask),
+            ScVal::U64(max_age_secs),
+        ],
+    )
+}
+
+/// Whether an `Assessment` value is `CodeChanged`: a verdict that counts judged code that is no
+/// longer live.
+pub fn is_code_changed(assessment: &ScVal) -> bool {
+    matches!(assessment, ScVal::Vec(Some(v))
+        if v.first() == Some(&ScVal::Symbol(sym("CodeChanged"))))
+}
+
 /// `get_safety_by(asset, attester)`: one attester's own verdict.
 pub fn get_safety_by(registry: [u8; 32], asset: [u8; 32], attester: [u8; 32]) -> HostFunction {
     call(
@@ -184,13 +283,16 @@ pub fn is_safe_quorum(
     )
 }
 
+/// The shortest notice a registry takes without the constructor's explicit consent (one hour).
+pub const MIN_NOTICE_SECS: u64 = 3_600;
+
 /// The registry's constructor arguments: `(admin, upgrade_delay_secs, allow_instant_upgrade)`.
-/// A delay of 0 is passed as explicitly allowed (a local network).
+/// A notice below [`MIN_NOTICE_SECS`] (0 on a local network) is passed as explicitly allowed.
 pub fn constructor_args(admin: [u8; 32], upgrade_delay_secs: u64) -> Vec<ScVal> {
     vec![
         account_val(admin),
         ScVal::U64(upgrade_delay_secs),
-        ScVal::Bool(upgrade_delay_secs == 0),
+        ScVal::Bool(upgrade_delay_secs < MIN_NOTICE_SECS),
     ]
 }
 
@@ -244,6 +346,61 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, crate::AttestError> {
     }))
 }
 
+/// Which kind of code a stored record is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordBinding {
+    /// A WASM hash.
+    Wasm,
+    /// A Stellar Asset Contract's admin.
+    StellarAssetAdmin,
+}
+
+/// `attester`'s record in the registry's storage value for one asset (interface 5: a vector of
+/// records, each a map with `admission`, `attested_at`, `attester`, `code`, `evidence_hash`, `flags`,
+/// `severity`), as the `Safety` it holds and the kind of its binding; `None` without one.
+pub fn record_of(
+    stored: &ScVal,
+    attester: &ScAddress,
+) -> Result<Option<(Safety, RecordBinding)>, crate::AttestError> {
+    let ScVal::Vec(Some(records)) = stored else {
+        return Err(crate::AttestError::Chain(format!(
+            "the registry's verdicts of an asset are {stored:?}, expected a vector of records"
+        )));
+    };
+    for record in records.iter() {
+        let ScVal::Map(Some(map)) = record else {
+            return Err(crate::AttestError::Chain(format!(
+                "a stored verdict is {record:?}, expected a record map"
+            )));
+        };
+        let field = |name: &str| {
+            map.iter()
+                .find(|e| e.key == ScVal::Symbol(sym(name)))
+                .map(|e| &e.val)
+        };
+        if field("attester") != Some(&ScVal::Address(attester.clone())) {
+            continue;
+        }
+        let binding = match field("code") {
+            Some(ScVal::Vec(Some(v))) if v.first() == Some(&ScVal::Symbol(sym("Wasm"))) => {
+                RecordBinding::Wasm
+            }
+            Some(ScVal::Vec(Some(v)))
+                if v.first() == Some(&ScVal::Symbol(sym("StellarAssetAdmin"))) =>
+            {
+                RecordBinding::StellarAssetAdmin
+            }
+            other => {
+                return Err(crate::AttestError::Chain(format!(
+                    "a stored verdict's code binding is {other:?}"
+                )))
+            }
+        };
+        return Ok(decode_safety(record)?.map(|safety| (safety, binding)));
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +413,7 @@ mod tests {
             severity: 3,
             flags: 6,
             evidence_hash: [9; 32],
+            code: CodeBinding::Wasm([5; 32]),
         };
         let ScVal::Map(Some(m)) = a.to_scval() else {
             panic!()
@@ -265,7 +423,9 @@ mod tests {
         sorted.sort();
         assert_eq!(keys, sorted, "contracttype maps are key-sorted");
         let mut entries: Vec<ScMapEntry> = m.0.to_vec();
-        entries.retain(|e| e.key != ScVal::Symbol(sym("asset")));
+        entries.retain(|e| {
+            e.key != ScVal::Symbol(sym("asset")) && e.key != ScVal::Symbol(sym("code"))
+        });
         entries.insert(
             0,
             ScMapEntry {

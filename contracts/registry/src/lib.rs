@@ -591,8 +591,8 @@ fn counts(env: &Env, record: &Record) -> bool {
 /// a zero notice.
 fn propose_attester_change(env: &Env, attester: Address, adding: bool) -> Result<(), Error> {
     let delay = storage::upgrade_delay_secs(env);
+    // The notice is fixed at construction, so a registry without one never holds a pending change.
     if delay == 0 {
-        storage::clear_pending_attester_change(env, &attester);
         return change_attester(env, attester, adding);
     }
     let proposed_at = now(env);

@@ -23,7 +23,11 @@ fn section<'a>(toml: &'a str, name: &str) -> Vec<&'a str> {
 fn host_binaries_unwind_at_speed_and_contracts_abort_small() {
     let manifest = workspace_file("Cargo.toml");
     let release = section(&manifest, "profile.release");
-    for line in ["panic = \"unwind\"", "opt-level = 3", "overflow-checks = true"] {
+    for line in [
+        "panic = \"unwind\"",
+        "opt-level = 3",
+        "overflow-checks = true",
+    ] {
         assert!(
             release.contains(&line),
             "the release profile (host binaries) must have {line}: {release:?}"
