@@ -58,7 +58,7 @@ fn main() {
     // A verdict binds the code it judged, so every asset is a deployed token: one each for the
     // measured batches (1 + 10 + MAX_BATCH_SIZE), so that each batch writes fresh entries.
     let tokens: Vec<_> = (0..1 + 10 + MAX_BATCH_SIZE)
-        .map(|i| w.bound_token(i as u8 + 1))
+        .map(|i| w.bound_token(0x80 + i as u8))
         .collect();
     let mut per1 = 0f64;
     let mut first = 0;

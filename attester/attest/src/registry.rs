@@ -442,4 +442,84 @@ mod tests {
         );
         assert!(decode_safety(&ScVal::U32(1)).is_err());
     }
+
+    /// This crate speaks the registry's ABI without linking it; any drift between its copy (batch
+    /// cap, notice, error codes) or the core's mechanics bits and the interface crate fails here.
+    #[test]
+    fn constants_error_codes_and_bits_match_the_registry_interface() {
+        use assay_core::{Mechanics, Severity};
+        use assay_registry_interface as abi;
+
+        assert_eq!(MAX_BATCH_SIZE, abi::MAX_BATCH_SIZE as usize);
+        assert_eq!(MIN_NOTICE_SECS, abi::MIN_NOTICE_SECS);
+
+        // Every code the registry defines is explained under its own name, and no other is.
+        for code in 1..=64u32 {
+            let defined = abi::Error::try_from(soroban_sdk::Error::from_contract_error(code));
+            let explained = registry_error(code);
+            match defined {
+                Ok(error) => assert!(
+                    explained.starts_with(&format!("{error:?}")),
+                    "code {code}: the registry says {error:?}, the attester {explained:?}"
+                ),
+                Err(_) => assert_eq!(explained, "unknown registry error", "code {code}"),
+            }
+        }
+
+        // Each mechanics bit the core names is the registry's bit of that name.
+        let registry_bits = [
+            ("auth_required", abi::MECH_AUTH_REQUIRED),
+            ("auth_revocable", abi::MECH_AUTH_REVOCABLE),
+            ("auth_clawback_enabled", abi::MECH_AUTH_CLAWBACK_ENABLED),
+            ("auth_immutable", abi::MECH_AUTH_IMMUTABLE),
+            ("domain_unverified", abi::MECH_DOMAIN_UNVERIFIED),
+            ("blocklisted", abi::MECH_BLOCKLISTED),
+            (
+                "trustline_clawback_enabled",
+                abi::MECH_TRUSTLINE_CLAWBACK_ENABLED,
+            ),
+            ("trustline_deauthorized", abi::MECH_TRUSTLINE_DEAUTHORIZED),
+            ("sep41_violation", abi::MECH_SEP41_VIOLATION),
+            ("code_mutable", abi::MECH_CODE_MUTABLE),
+            ("admin_clawback", abi::MECH_ADMIN_CLAWBACK),
+            ("admin_freeze", abi::MECH_ADMIN_FREEZE),
+            ("admin_mint", abi::MECH_ADMIN_MINT),
+            ("admin_unclassified", abi::MECH_ADMIN_UNCLASSIFIED),
+        ];
+        for (bit, name) in Mechanics::NAMES {
+            let registry = registry_bits.iter().find(|(n, _)| *n == name);
+            assert_eq!(
+                registry.map(|(_, b)| *b),
+                Some(bit),
+                "{name}: the core's bit and the registry's differ"
+            );
+        }
+        assert_eq!(
+            registry_bits.iter().fold(0, |all, (_, b)| all | b),
+            abi::KNOWN_FLAGS_MASK,
+            "a registry bit is missing from this table"
+        );
+        // The core never sets a bit the registry refuses; the registry's only bit the core may
+        // not know yet is admin_unclassified (13), which the core adds with the same value.
+        assert_eq!(Mechanics::KNOWN_MASK & !abi::KNOWN_FLAGS_MASK, 0);
+        let registry_only = abi::KNOWN_FLAGS_MASK & !Mechanics::KNOWN_MASK;
+        assert!(
+            registry_only == 0 || registry_only == abi::MECH_ADMIN_UNCLASSIFIED,
+            "bits {registry_only:#x} are the registry's only"
+        );
+        assert_eq!(Mechanics::CAPABILITY_MASK, abi::CAPABILITY_MASK);
+
+        // The severity a bit implies is the lowest the registry accepts it at (sep41_violation
+        // accompanies critical only, which the core's escalation sets).
+        let lowest_accepted = |bit: u32| (0..=4u32).find(|s| abi::validate(*s, bit).is_ok());
+        for (bit, name) in Mechanics::NAMES {
+            let floor = Mechanics::from_bits(bit).unwrap().floor() as u32;
+            let expected = if bit == Mechanics::SEP41_VIOLATION {
+                Severity::Critical as u32
+            } else {
+                floor
+            };
+            assert_eq!(lowest_accepted(bit), Some(expected), "{name}");
+        }
+    }
 }

@@ -227,3 +227,22 @@ fn an_age_beyond_ledger_time_names_the_fix() {
     let registry = TestRegistry::native(&env);
     registry.put(&new_token(&env), &Verdict::clear().aged(100));
 }
+
+#[test]
+fn an_upgraded_token_is_refused_by_every_read() {
+    for_each_build(|build| {
+        let (env, registry, _) = setup(build);
+        // A contract registered natively runs under a stand-in WASM hash: a token like any other.
+        let token = crate::testutils::new_custom_token(&env);
+        let written = registry.put(&token, &Verdict::clear());
+        assert_eq!(registry.client().get_safety(&token), Some(written));
+        crate::testutils::upgrade_code(&env, &token, registry_wasm());
+        let c = registry.client();
+        assert_eq!(c.get_safety(&token), None, "{}", label(build));
+        assert!(!c.is_safe(&token, &0, &ANY_AGE));
+        assert_eq!(c.assess(&token, &0, &0, &ANY_AGE), Assessment::CodeChanged);
+        // Attested again, bound to the new code, it is admitted again.
+        registry.put(&token, &Verdict::clear());
+        assert!(c.is_safe(&token, &0, &ANY_AGE), "{}", label(build));
+    });
+}

@@ -285,6 +285,24 @@ pub fn new_token(env: &Env) -> Address {
         .address()
 }
 
+/// Deploys a custom token stand-in: a contract with no functions, registered natively, so it runs
+/// under a WASM hash of its own that [`upgrade_code`] can replace. What a verdict binds is the code,
+/// so this is all a consumer's test needs to see an upgraded token refused.
+pub fn new_custom_token(env: &Env) -> Address {
+    env.register(KitSigner, ())
+}
+
+/// Replaces `contract`'s code with `wasm` (uploaded first), as the contract's own
+/// `update_current_contract_wasm` does on chain: the way a test upgrades a token. Every verdict bound
+/// to the code it ran before stops admitting it.
+pub fn upgrade_code(env: &Env, contract: &Address, wasm: &[u8]) {
+    let hash = env.deployer().upload_contract_wasm(wasm);
+    #[allow(deprecated)]
+    env.as_contract(contract, || {
+        env.deployer().update_current_contract_wasm(hash)
+    });
+}
+
 /// Moves ledger time forward by `secs` (the ledger sequence stays, so no entry's TTL runs out).
 pub fn advance_ledger_time(env: &Env, secs: u64) {
     let now = env.ledger().timestamp();
