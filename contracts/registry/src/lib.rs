@@ -332,7 +332,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
     }
 
     fn get_safety(env: Env, asset: Address) -> Option<Safety> {
-        match standing(&env, &asset) {
+        match standing(&env, &asset, &mut Admissions::new()) {
             Standing::Verdict(record) => Some(record.safety()),
             Standing::None | Standing::CodeChanged => None,
         }
@@ -343,14 +343,14 @@ impl SafetyRegistryInterface for SafetyRegistry {
     }
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
-        match standing(&env, &asset) {
+        match standing(&env, &asset, &mut Admissions::new()) {
             Standing::Verdict(record) => admits(&env, &record.safety(), max_severity, max_age_secs),
             Standing::None | Standing::CodeChanged => false,
         }
     }
 
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool {
-        let Standing::Verdict(record) = standing(&env, &asset) else {
+        let Standing::Verdict(record) = standing(&env, &asset, &mut Admissions::new()) else {
             return false;
         };
         // The mask sees powers, not reputation: a critical entry (a scam, a blocklisted domain)
@@ -404,7 +404,8 @@ impl SafetyRegistryInterface for SafetyRegistry {
         forbidden_mask: u32,
         max_age_secs: u64,
     ) -> Assessment {
-        assess(&env, &asset, max_severity, forbidden_mask, max_age_secs)
+        let policy = (max_severity, forbidden_mask, max_age_secs);
+        assess(&env, &asset, policy, &mut Admissions::new())
     }
 
     fn assess_many(
@@ -419,10 +420,12 @@ impl SafetyRegistryInterface for SafetyRegistry {
         }
         let mut answers = [Val::VOID.to_val(); MAX_ASSESS_ASSETS as usize];
         let mut len = 0;
+        // The assets' verdicts mostly share their writers' admissions: each is checked once.
+        let mut admissions = Admissions::new();
+        let policy = (max_severity, forbidden_mask, max_age_secs);
         for asset in assets.try_iter() {
             let asset = asset.unwrap_optimized();
-            answers[len] =
-                assess(&env, &asset, max_severity, forbidden_mask, max_age_secs).into_val(&env);
+            answers[len] = assess(&env, &asset, policy, &mut admissions).into_val(&env);
             len += 1;
         }
         Ok(assessments(&env, &answers[..len]))
@@ -483,7 +486,7 @@ impl<'a> LiveCode<'a> {
 /// The rule every read but `is_safe_quorum` follows: of the verdicts on `asset` that count, the
 /// most severe (ties: the most recent); `CodeChanged` if any of them judged code that is no longer
 /// live.
-fn standing(env: &Env, asset: &Address) -> Standing {
+fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
     let Some(records) = storage::verdicts(env, asset) else {
         return Standing::None;
     };
@@ -492,7 +495,7 @@ fn standing(env: &Env, asset: &Address) -> Standing {
     // Oldest first, so `>=` hands a tie to the most recent.
     for record in records.try_iter() {
         let record = record.unwrap_optimized();
-        if !counts(env, &record) {
+        if !admissions.is_current(env, record.admission) {
             continue;
         }
         if !live.matches(env, &record.code) {
@@ -527,14 +530,14 @@ fn verdict_by(env: &Env, asset: &Address, attester: &Address) -> Option<Record> 
         .find(|record| record.attester == *attester)
 }
 
+/// `assess` under `(max_severity, forbidden_mask, max_age_secs)`.
 fn assess(
     env: &Env,
     asset: &Address,
-    max_severity: u32,
-    forbidden_mask: u32,
-    max_age_secs: u64,
+    (max_severity, forbidden_mask, max_age_secs): (u32, u32, u64),
+    admissions: &mut Admissions,
 ) -> Assessment {
-    let record = match standing(env, asset) {
+    let record = match standing(env, asset, admissions) {
         Standing::Verdict(record) => record,
         Standing::CodeChanged => return Assessment::CodeChanged,
         Standing::None => {
@@ -578,6 +581,36 @@ fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> b
 /// let a caller that forgot to set it accept a verdict of any age.
 fn is_fresh(env: &Env, attested_at: u64, max_age_secs: u64) -> bool {
     max_age_secs != 0 && now(env).saturating_sub(attested_at) <= max_age_secs
+}
+
+/// Admission ids already checked during one call, so that reading several assets checks each
+/// writer's admission once (as many as the set can hold; a removed attester's beyond that are
+/// asked again).
+struct Admissions {
+    checked: [(u32, bool); MAX_ATTESTERS as usize],
+    len: usize,
+}
+
+impl Admissions {
+    fn new() -> Self {
+        Admissions {
+            checked: [(0, false); MAX_ATTESTERS as usize],
+            len: 0,
+        }
+    }
+
+    /// Whether admission `id` is current (see [`counts`]).
+    fn is_current(&mut self, env: &Env, id: u32) -> bool {
+        if let Some((_, current)) = self.checked[..self.len].iter().find(|(i, _)| *i == id) {
+            return *current;
+        }
+        let current = storage::is_current_admission(env, id);
+        if self.len < self.checked.len() {
+            self.checked[self.len] = (id, current);
+            self.len += 1;
+        }
+        current
+    }
 }
 
 /// Whether a stored verdict counts now: its writer is an attester, and wrote it during its
