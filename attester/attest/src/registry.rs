@@ -64,8 +64,10 @@ impl CodeBinding {
         ))
     }
 
-    /// What `report` judged: for a classic asset its issuer (the SAC's admin when it was deployed),
-    /// for a custom token the WASM hash on its `contract-mechanics` evidence line `wasm <hex>`.
+    /// What `report` judged: for a classic asset its SAC's admin as the `sac-admin` check read it
+    /// (`admin() is the issuer G…`, `admin() is X, not the issuer G…`), else its issuer (the admin a
+    /// SAC is deployed with); for a custom token the WASM hash on its `contract-mechanics` evidence
+    /// line `wasm <hex>`.
     ///
     /// # Errors
     /// A sentence naming what is missing: a report of a custom token whose code was not read
@@ -73,9 +75,21 @@ impl CodeBinding {
     pub fn judged_by(report: &assay_core::Report) -> Result<CodeBinding, String> {
         match &report.asset {
             assay_core::Token::Classic(asset) => {
-                let key = stellar_strkey::ed25519::PublicKey::from_string(&asset.issuer)
-                    .map_err(|_| format!("issuer {:?} is not a G… account", asset.issuer))?;
-                Ok(CodeBinding::StellarAssetAdmin(ScAddress::Account(account_id(key.0))))
+                let observed = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.check == "sac-admin")
+                    .flat_map(|f| f.evidence.iter())
+                    .filter(|e| !e.attempted)
+                    .find_map(|e| {
+                        let rest = e.claim.strip_prefix("admin() is ")?;
+                        Some(match rest.strip_prefix("the issuer ") {
+                            Some(issuer) => issuer,
+                            None => rest.split_once(", not the issuer").map(|(a, _)| a)?,
+                        })
+                    });
+                let admin = observed.unwrap_or(&asset.issuer);
+                Ok(CodeBinding::StellarAssetAdmin(strkey_address(admin)?))
             }
             assay_core::Token::Contract(contract) => report
                 .findings
@@ -98,6 +112,16 @@ impl CodeBinding {
             }
         }
     }
+}
+
+/// A `G…` account or `C…` contract address.
+fn strkey_address(text: &str) -> Result<ScAddress, String> {
+    if let Ok(key) = stellar_strkey::ed25519::PublicKey::from_string(text) {
+        return Ok(ScAddress::Account(account_id(key.0)));
+    }
+    stellar_strkey::Contract::from_string(text)
+        .map(|c| contract(c.0))
+        .map_err(|_| format!("{text:?} is neither a G… account nor a C… contract"))
 }
 
 /// One write.
@@ -346,22 +370,13 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, crate::AttestError> {
     }))
 }
 
-/// Which kind of code a stored record is bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordBinding {
-    /// A WASM hash.
-    Wasm,
-    /// A Stellar Asset Contract's admin.
-    StellarAssetAdmin,
-}
-
 /// `attester`'s record in the registry's storage value for one asset (interface 5: a vector of
 /// records, each a map with `admission`, `attested_at`, `attester`, `code`, `evidence_hash`, `flags`,
-/// `severity`), as the `Safety` it holds and the kind of its binding; `None` without one.
+/// `severity`), as the `Safety` it holds; `None` without one.
 pub fn record_of(
     stored: &ScVal,
     attester: &ScAddress,
-) -> Result<Option<(Safety, RecordBinding)>, crate::AttestError> {
+) -> Result<Option<Safety>, crate::AttestError> {
     let ScVal::Vec(Some(records)) = stored else {
         return Err(crate::AttestError::Chain(format!(
             "the registry's verdicts of an asset are {stored:?}, expected a vector of records"
@@ -381,22 +396,7 @@ pub fn record_of(
         if field("attester") != Some(&ScVal::Address(attester.clone())) {
             continue;
         }
-        let binding = match field("code") {
-            Some(ScVal::Vec(Some(v))) if v.first() == Some(&ScVal::Symbol(sym("Wasm"))) => {
-                RecordBinding::Wasm
-            }
-            Some(ScVal::Vec(Some(v)))
-                if v.first() == Some(&ScVal::Symbol(sym("StellarAssetAdmin"))) =>
-            {
-                RecordBinding::StellarAssetAdmin
-            }
-            other => {
-                return Err(crate::AttestError::Chain(format!(
-                    "a stored verdict's code binding is {other:?}"
-                )))
-            }
-        };
-        return Ok(decode_safety(record)?.map(|safety| (safety, binding)));
+        return decode_safety(record);
     }
     Ok(None)
 }

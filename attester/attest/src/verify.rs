@@ -333,10 +333,10 @@ fn simulate_read(
 /// What `attester` holds in the registry for each of `assets`, read in batches of `getLedgerEntries`
 /// (200 keys a call) straight from its storage (interface 5: the asset's verdicts, one record per
 /// attester, under the bare asset address), instead of one simulation each. An asset with no entry, or
-/// no record of `attester`, maps to `None`. Left out of the map, for a simulation
-/// ([`read_safety_by`]) to answer: an archived entry, and a record bound to a Stellar Asset Contract's
-/// admin, since whether that admin is still live is the contract's to say (a custom token's binding
-/// is its WASM hash, which its evidence hash covers).
+/// no record of `attester`, maps to `None`. The record as stored: whether it still counts (a current
+/// admission, a code binding that still holds) is the contract's to say, through a simulation
+/// ([`read_safety_by`]). An archived entry is left out of the map: only a simulation can say what the
+/// contract would answer for it.
 pub fn read_safety_many(
     rpc: &RpcClient,
     registry_id: [u8; 32],
@@ -391,15 +391,7 @@ pub fn read_safety_many(
                     "getLedgerEntries answered a registry key with another entry type".into(),
                 ));
             };
-            match registry::record_of(&d.val, &attester)? {
-                Some((_, registry::RecordBinding::StellarAssetAdmin)) => {
-                    held.remove(asset);
-                }
-                Some((safety, registry::RecordBinding::Wasm)) => {
-                    held.insert(*asset, Some(safety));
-                }
-                None => {}
-            }
+            held.insert(*asset, registry::record_of(&d.val, &attester)?);
         }
     }
     Ok(held)

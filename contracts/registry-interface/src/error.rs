@@ -45,8 +45,8 @@ pub enum Error {
     /// `add_attester` when the set already holds `MAX_ATTESTERS` (16) attesters.
     TooManyAttesters = 15,
     /// An attestation's code binding is not the asset's live code: another WASM hash than the
-    /// one the asset runs, another admin than its Stellar Asset Contract's, or an asset with no
-    /// contract code at all.
+    /// one the asset runs, another admin than its Stellar Asset Contract's, the wrong kind, or a
+    /// `Wasm` binding for an address with no contract.
     CodeMismatch = 16,
     /// `assess_many` with more than `MAX_ASSESS_ASSETS` (10) assets.
     TooManyAssets = 17,

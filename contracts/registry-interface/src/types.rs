@@ -35,7 +35,9 @@ pub enum CodeBinding {
     /// A WASM token: the hash of the executable judged (CAP-85 references resolved, as
     /// `Address::executable()` answers).
     Wasm(BytesN<32>),
-    /// A Stellar Asset Contract: its admin, whose powers over balances the verdict judged.
+    /// A Stellar Asset Contract: its admin, whose powers over balances the verdict judged. Also
+    /// holds while nothing is deployed at the address (a classic asset whose SAC nobody deployed
+    /// yet); any code that appears there must then be that SAC under this admin.
     StellarAssetAdmin(Address),
 }
 

@@ -465,8 +465,10 @@ impl<'a> LiveCode<'a> {
     }
 
     /// Whether `code` is what the asset runs now: its WASM hash (CAP-85 references resolved by
-    /// the host), or its Stellar Asset Contract's admin. An address with no contract code (an
-    /// account, or nothing deployed) matches nothing.
+    /// the host), or its Stellar Asset Contract's admin. A classic asset's SAC need not be deployed
+    /// yet: a `StellarAssetAdmin` binding holds for an address with no contract, since the only code
+    /// that can appear at a SAC's address is that SAC, deployed with the issuer as its admin (and
+    /// any other code there fails the comparison then). A `Wasm` binding needs the WASM live.
     fn matches(&mut self, env: &Env, code: &CodeBinding) -> bool {
         let asset = self.asset;
         let executable = self.executable.get_or_insert_with(|| asset.executable());
@@ -478,6 +480,7 @@ impl<'a> LiveCode<'a> {
                     .get_or_insert_with(|| token::StellarAssetClient::new(env, asset).admin());
                 judged == admin
             }
+            (CodeBinding::StellarAssetAdmin(_), None) => true,
             _ => false,
         }
     }

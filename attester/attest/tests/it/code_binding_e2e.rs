@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::{self, CodeBinding};
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::read_safety;
+use assay_attest::verify::{read_code_changed, read_safety};
 use assay_core::Freshness;
 use common::*;
 use stellar_xdr::{ScMap, ScMapEntry, ScSymbol, ScVal};
@@ -95,6 +95,10 @@ fn an_upgraded_token_is_refused_by_the_gate_in_the_next_transaction_with_no_watc
         "{written:?}"
     );
 
+    assert!(
+        !read_code_changed(&w.rpc, w.registry, token).unwrap(),
+        "the binding holds"
+    );
     let gate = tolerant_gate(&w);
     assert_eq!(
         w.deposit_into(gate, token, 10),
@@ -115,6 +119,8 @@ fn an_upgraded_token_is_refused_by_the_gate_in_the_next_transaction_with_no_watc
         None,
         "get_safety: no verdict about this code"
     );
+    // What `assay verify` reports as code_changed.
+    assert!(read_code_changed(&w.rpc, w.registry, token).unwrap());
 
     // A write still bound to the replaced code is refused by the registry (CodeMismatch, 16).
     let stale = registry::Attestation {

@@ -316,10 +316,10 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
 
 /// Whether a `getLedgerEntries` key (base64 XDR) is a registry verdict (`Verdict(asset, attester)`).
 fn is_verdict(key: &str) -> bool {
-    use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScSymbol, ScVal};
+    use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScAddress, ScVal};
     let Ok(LedgerKey::ContractData(d)) = LedgerKey::from_xdr_base64(key, Limits::none()) else {
         return false;
     };
-    let verdict = ScVal::Symbol(ScSymbol("Verdict".try_into().unwrap()));
-    matches!(&d.key, ScVal::Vec(Some(v)) if v.first() == Some(&verdict))
+    // Interface 5 keeps an asset's verdicts under the bare asset address.
+    matches!(&d.key, ScVal::Address(ScAddress::Contract(_)))
 }

@@ -200,10 +200,6 @@ fn a_write_bound_to_anything_but_the_live_code_is_refused() {
             ),
             (sac.clone(), live_code(&token)),
             (no_code.clone(), other_hash.clone()),
-            (
-                no_code.clone(),
-                CodeBinding::StellarAssetAdmin(s.admin.clone()),
-            ),
         ];
         for (asset, code) in wrong.iter() {
             assert_contract_error(
@@ -265,5 +261,37 @@ fn a_verdict_on_replaced_code_holds_back_every_other_attesters_until_rejudged() 
             Assessment::SeverityTooHigh(2),
             "{build:?}"
         );
+    });
+}
+
+#[test]
+fn a_classic_asset_whose_sac_is_not_deployed_binds_its_issuer_until_code_appears() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        let c = s.client();
+        // The address a classic asset's SAC would have: nothing deployed there yet.
+        let sac_address = Address::generate(&s.env);
+        let issuer = CodeBinding::StellarAssetAdmin(Address::generate(&s.env));
+        c.attest(
+            &s.attester,
+            &sac_address,
+            &1,
+            &MECH_AUTH_REQUIRED,
+            &s.hash(1),
+            &issuer,
+        );
+        assert!(c.is_safe(&sac_address, &1, &ANY_AGE), "{build:?}");
+        // Any code that appears there other than that SAC under that admin voids the verdict.
+        s.env.register_at(
+            &sac_address,
+            upgradable_token_wasm(),
+            (
+                Address::generate(&s.env),
+                7u32,
+                String::from_str(&s.env, "Impostor"),
+                String::from_str(&s.env, "IMP"),
+            ),
+        );
+        assert_refused_as_changed(&s, &sac_address, &s.attester);
     });
 }
