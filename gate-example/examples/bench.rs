@@ -13,9 +13,10 @@
 use assay_gate_example::GateClient;
 use assay_registry::{
     testutils::{
-        build_wasm, gate_wasm, new_env, read_wasm, register_registry, registry_wasm, Build,
+        build_wasm, gate_wasm, live_code, new_env, new_token, read_wasm, register_registry,
+        registry_wasm, Build,
     },
-    Attestation, SafetyRegistryClient, MAX_BATCH_SIZE,
+    Attestation, SafetyRegistryClient, MAX_ASSESS_ASSETS, MAX_BATCH_SIZE,
 };
 use read_floor::ReadFloorClient;
 use soroban_sdk::{
@@ -93,22 +94,39 @@ fn read_floor_wasm() -> std::vec::Vec<u8> {
     read_wasm("read_floor")
 }
 
+/// `target/wasm/upgradable_token.wasm`: a custom token, whose verdict binds its WASM hash.
+fn custom_token_wasm() -> std::vec::Vec<u8> {
+    if let Err(e) = build_wasm(&["upgradable-token"]) {
+        panic!("{e}");
+    }
+    read_wasm("upgradable_token")
+}
+
+/// The seeds' four-function registry's `get_safety` (issue #27, item 4's baseline).
+const SEED_GET_SAFETY: i64 = 328_798;
+
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {
     let mut v = Vec::new(env);
     for i in 0..n {
+        // A token each: every element reads its asset's live code.
+        let asset = new_token(env);
         v.push_back(Attestation {
-            asset: Address::generate(env),
+            code: live_code(&asset),
+            asset,
             severity: 4,
-            flags: 0x1ff, // every defined bit: the largest flags value an element can carry
+            flags: 0x1ff, // bits 0-8: the largest flags value an element of the old ABI carried
             evidence_hash: BytesN::from_array(env, &[i as u8; 32]),
         });
     }
+    // Deploying the tokens spent the test Env's budget; the measured call gets a fresh one.
+    env.cost_estimate().budget().reset_unlimited();
     v
 }
 
 fn main() {
     // Build first so the build's output does not interleave with the figures.
     let floor_wasm = read_floor_wasm();
+    let token_wasm = custom_token_wasm();
     let sizes = [
         ("assay_registry.wasm", registry_wasm().len()),
         ("assay_gate_example.wasm", gate_wasm().len()),
@@ -142,6 +160,25 @@ fn main() {
     let hash = BytesN::from_array(&env, &[7; 32]);
     let floor = ReadFloorClient::new(&env, &env.register(floor_wasm.as_slice(), ()));
     floor.set(&sac, &1_786_771_651);
+    // Custom tokens (WASM), each attested high for its replaceable code, bound to its WASM hash.
+    let custom: std::vec::Vec<Address> = (0..MAX_ASSESS_ASSETS)
+        .map(|_| {
+            let args = (
+                admin.clone(),
+                7u32,
+                soroban_sdk::String::from_str(&env, "Custom"),
+                soroban_sdk::String::from_str(&env, "CUS"),
+            );
+            let token = env.register(token_wasm.as_slice(), args);
+            registry.attest(&attester, &token, &3, &512, &hash, &live_code(&token));
+            token
+        })
+        .collect();
+    let custom_token = custom[0].clone();
+    let mut ten = Vec::new(&env);
+    for token in &custom {
+        ten.push_back(token.clone());
+    }
 
     let mut rows = std::vec::Vec::new();
     measure(&env, &mut rows, "SAC balance (baseline)", || {
@@ -156,10 +193,10 @@ fn main() {
         token.transfer(&holder, &other, &10);
     });
     measure(&env, &mut rows, "registry attest", || {
-        registry.attest(&attester, &sac, &0, &16, &hash);
+        registry.attest(&attester, &sac, &0, &16, &hash, &live_code(&sac));
     });
-    registry.attest(&second, &sac, &0, &16, &hash);
-    registry.attest(&attester, &sac, &0, &16, &hash);
+    registry.attest(&second, &sac, &0, &16, &hash, &live_code(&sac));
+    registry.attest(&attester, &sac, &0, &16, &hash, &live_code(&sac));
     measure(&env, &mut rows, "registry version (no storage)", || {
         registry.version();
     });
@@ -184,6 +221,18 @@ fn main() {
     });
     measure(&env, &mut rows, "registry is_safe_masked", || {
         registry.is_safe_masked(&sac, &6, &86_400);
+    });
+    measure(&env, &mut rows, "custom get_safety", || {
+        registry.get_safety(&custom_token);
+    });
+    measure(&env, &mut rows, "custom is_safe", || {
+        registry.is_safe(&custom_token, &3, &86_400);
+    });
+    measure(&env, &mut rows, "custom assess", || {
+        registry.assess(&custom_token, &3, &6, &86_400);
+    });
+    measure(&env, &mut rows, "custom assess_many (10)", || {
+        registry.assess_many(&ten, &3, &6, &86_400);
     });
     for n in [1, 10, MAX_BATCH_SIZE] {
         let items = batch(&env, n);
@@ -228,6 +277,31 @@ fn main() {
         single_slot_target,
         met(get.instructions <= single_slot_target),
         met(get.instructions < 328_798)
+    );
+    // Issue #27, item 4: reads of a custom token, code binding included, against the seeds' registry.
+    let custom_get = find("custom get_safety");
+    let custom_is_safe = find("custom is_safe");
+    let custom_assess = find("custom assess");
+    let custom_many = find("custom assess_many (10)");
+    for row in [custom_get, custom_is_safe] {
+        let ratio = row.instructions as f64 / SEED_GET_SAFETY as f64;
+        println!(
+            "{} / the seeds' registry's get_safety ({SEED_GET_SAFETY}): {ratio:.2}x (target <= 0.75x: {}; \
+             stretch <= 0.50x: {})",
+            row.name,
+            met(ratio <= 0.75),
+            met(ratio <= 0.5)
+        );
+    }
+    let assess_ratio = custom_assess.instructions as f64 / custom_get.instructions as f64;
+    println!(
+        "custom assess / custom get_safety: {assess_ratio:.2}x (target <= 1.10x): {}",
+        met(assess_ratio <= 1.1)
+    );
+    let many_ratio = custom_many.instructions as f64 / custom_assess.instructions as f64;
+    println!(
+        "custom assess_many (10 assets) / one custom assess: {many_ratio:.2}x (target <= 3.00x): {}",
+        met(many_ratio <= 3.0)
     );
     let quorum_ratio = quorum_row.instructions as f64 / get.instructions as f64;
     println!(

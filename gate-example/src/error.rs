@@ -20,4 +20,7 @@ pub enum Error {
     InvalidAmount = 6,
     /// `withdraw` of more than the holder has deposited.
     InsufficientBalance = 7,
+    /// The token's code (or its Stellar Asset Contract's admin) changed since it was attested:
+    /// nothing judged the code that runs now.
+    CodeChanged = 8,
 }

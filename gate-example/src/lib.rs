@@ -215,6 +215,7 @@ fn admit(env: &Env, asset: &Address) -> Result<(), Error> {
         Assessment::Stale(_) => Err(Error::AttestationStale),
         Assessment::SeverityTooHigh(_) => Err(Error::SeverityTooHigh),
         Assessment::ForbiddenMechanics(_) => Err(Error::IssuerCanTakeIt),
+        Assessment::CodeChanged => Err(Error::CodeChanged),
     }
 }
 

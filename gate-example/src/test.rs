@@ -6,7 +6,8 @@ use std::format;
 
 use assay_registry::{
     testutils::{
-        assert_contract_error, for_each_build, gate_wasm, label, new_env, register_registry, Build,
+        assert_contract_error, for_each_build, gate_wasm, label, live_code, new_env,
+        register_registry, Build,
     },
     SafetyRegistryClient,
 };
@@ -80,6 +81,7 @@ impl Setup {
             &severity,
             &flags,
             &BytesN::from_array(&self.env, &[1; 32]),
+            &live_code(&self.asset),
         );
     }
 
@@ -158,6 +160,7 @@ fn error_codes_are_pinned() {
         (Error::InvalidPolicy, 5),
         (Error::InvalidAmount, 6),
         (Error::InsufficientBalance, 7),
+        (Error::CodeChanged, 8),
     ] {
         assert_eq!(
             format!("{:?}", HostError::from(error)),
@@ -311,6 +314,23 @@ fn replaceable_or_clawback_code_is_refused_by_the_ceiling_and_the_mask() {
             lenient.attest(3, flags);
             lenient.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
         }
+    });
+}
+
+#[test]
+fn a_token_whose_admin_changed_is_refused_in_the_same_ledger_but_funds_come_out() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        s.attest(0, 0);
+        s.gate().deposit(&s.asset, &s.user, &60);
+        // The Stellar Asset Contract's admin changes: the verdict judged the old admin's powers.
+        StellarAssetClient::new(&s.env, &s.asset).set_admin(&Address::generate(&s.env));
+        s.assert_deposit_refused(Error::CodeChanged, 8);
+        s.assert_withdraw_succeeds(30);
+        // Judged again under the new admin, it is admitted again.
+        s.attest(0, 0);
+        s.gate().deposit(&s.asset, &s.user, &5);
+        assert_eq!(s.balances(), (965, 35, 35), "{build:?}");
     });
 }
 

@@ -221,12 +221,17 @@ fn pass_bench(w: &World) {
 
 /// One `attest_many` of the registry's cap, step by step.
 fn batch_steps(w: &World) {
+    // A verdict binds the code it judged: a deployed token per element.
     let batch: Vec<Attestation> = (0..MAX_BATCH_SIZE as u8)
-        .map(|i| Attestation {
-            asset: [0xe0 ^ i; 32],
-            severity: 1,
-            flags: 1,
-            evidence_hash: [i; 32],
+        .map(|i| {
+            let (asset, code) = w.bound_token(0xc0 + i);
+            Attestation {
+                asset,
+                severity: 1,
+                flags: 1,
+                evidence_hash: [i; 32],
+                code,
+            }
         })
         .collect();
     let invoker = w.invoker(&w.attester);

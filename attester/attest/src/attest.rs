@@ -225,6 +225,16 @@ pub fn plan(
                 });
             }
             Decision::Attest(params) => {
+                let code = match registry::CodeBinding::judged_by(&report) {
+                    Ok(code) => code,
+                    Err(reason) => {
+                        outcomes[index] = Some(Outcome::Refused {
+                            rule: "code-binding".into(),
+                            reason,
+                        });
+                        continue;
+                    }
+                };
                 let mut hash = [0u8; 32];
                 hex::decode_to_slice(&params.evidence_hash, &mut hash)
                     .expect("core hashes are 64 hex digits");
@@ -233,6 +243,7 @@ pub fn plan(
                     severity: params.severity,
                     flags: params.flags,
                     evidence_hash: hash,
+                    code,
                 };
                 planned.push(Planned {
                     index,

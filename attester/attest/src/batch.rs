@@ -180,6 +180,7 @@ mod tests {
                 severity: if bad.contains(&i) { 9 } else { 1 },
                 flags: 0,
                 evidence_hash: [0; 32],
+                code: crate::registry::CodeBinding::Wasm([0; 32]),
             })
             .collect()
     }

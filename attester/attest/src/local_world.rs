@@ -191,8 +191,18 @@ impl LocalWorld {
     /// Invokes the gate's `deposit` of `amount` of `asset` from the holder: `Ok(())`, or the contract
     /// error code the gate refused with (nothing is submitted when simulation refuses).
     pub fn deposit(&self, asset: [u8; 32], amount: i128) -> Result<(), Result<u32, AttestError>> {
+        self.deposit_into(self.gate, asset, amount)
+    }
+
+    /// [`LocalWorld::deposit`] into another gate, e.g. one deployed with its own policy.
+    pub fn deposit_into(
+        &self,
+        gate: [u8; 32],
+        asset: [u8; 32],
+        amount: i128,
+    ) -> Result<(), Result<u32, AttestError>> {
         let f = registry::call(
-            self.gate,
+            gate,
             "deposit",
             vec![
                 contract_val(asset),
@@ -207,7 +217,7 @@ impl LocalWorld {
                 function_name: ScSymbol("transfer".try_into().expect("a symbol")),
                 args: vec![
                     registry::account_val(self.holder.public_key()),
-                    contract_val(self.gate),
+                    contract_val(gate),
                     i128_val(amount),
                 ]
                 .try_into()

@@ -1,4 +1,4 @@
-//! The registry's ABI as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
+//! The registry's ABI (interface 5) as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
 //! `revoke(attester, asset)`, `get_safety(asset)` and `get_safety_by(asset, attester) ->
 //! Option<Safety>`, `is_safe_quorum(..) -> bool`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
 //! sorted order, which is how `#[contracttype]` structs encode.
@@ -26,12 +26,102 @@ pub fn registry_error(code: u32) -> &'static str {
         9 => "ViolationBelowCritical (sep41_violation below critical)",
         10 => "NotAttester (the source account is not in the registry's attester set; the admin adds it with add_attester)",
         11 => "AttesterExists",
-        12 => "UpgradeDelayRequired (a zero upgrade delay needs allow_instant_upgrade)",
+        12 => "UpgradeDelayRequired (a notice below one hour needs allow_instant_upgrade)",
         13 => "NoPendingUpgrade",
         14 => "UpgradeNotDue (the upgrade's notice has not run yet)",
         15 => "TooManyAttesters (the set holds 16)",
+        16 => "CodeMismatch (the token's code, or its SAC admin, is not the one scanned: it changed since; scan again)",
+        17 => "TooManyAssets (assess_many takes at most 10)",
+        18 => "NoPendingAttesterChange",
+        19 => "AttesterChangeNotDue (the attester change's notice has not run yet)",
         _ => "unknown registry error",
     }
+}
+
+/// The code a verdict judged (the registry's `CodeBinding`): the registry accepts the write only if
+/// it is the asset's live code, and stops admitting the asset once it no longer is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeBinding {
+    /// A custom token: the SHA-256 of the WASM scanned.
+    Wasm([u8; 32]),
+    /// A classic asset's Stellar Asset Contract: its admin (the issuer the scan judged).
+    StellarAssetAdmin(ScAddress),
+}
+
+impl CodeBinding {
+    /// The `#[contracttype]` enum encoding: `[Symbol(variant), payload]`.
+    pub fn to_scval(&self) -> ScVal {
+        let (variant, payload) = match self {
+            CodeBinding::Wasm(hash) => ("Wasm", bytes32(*hash)),
+            CodeBinding::StellarAssetAdmin(admin) => {
+                ("StellarAssetAdmin", ScVal::Address(admin.clone()))
+            }
+        };
+        ScVal::Vec(Some(
+            vec![ScVal::Symbol(sym(variant)), payload]
+                .try_into()
+                .expect("two elements"),
+        ))
+    }
+
+    /// What `report` judged: for a classic asset its SAC's admin as the `sac-admin` check read it
+    /// (`admin() is the issuer G…`, `admin() is X, not the issuer G…`), else its issuer (the admin a
+    /// SAC is deployed with); for a custom token the WASM hash on its `contract-mechanics` evidence
+    /// line `wasm <hex>`.
+    ///
+    /// # Errors
+    /// A sentence naming what is missing: a report of a custom token whose code was not read
+    /// carries no hash, and a verdict bound to no code is not written.
+    pub fn judged_by(report: &assay_core::Report) -> Result<CodeBinding, String> {
+        match &report.asset {
+            assay_core::Token::Classic(asset) => {
+                let observed = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.check == "sac-admin")
+                    .flat_map(|f| f.evidence.iter())
+                    .filter(|e| !e.attempted)
+                    .find_map(|e| {
+                        let rest = e.claim.strip_prefix("admin() is ")?;
+                        Some(match rest.strip_prefix("the issuer ") {
+                            Some(issuer) => issuer,
+                            None => rest.split_once(", not the issuer").map(|(a, _)| a)?,
+                        })
+                    });
+                let admin = observed.unwrap_or(&asset.issuer);
+                Ok(CodeBinding::StellarAssetAdmin(strkey_address(admin)?))
+            }
+            assay_core::Token::Contract(contract) => report
+                .findings
+                .iter()
+                .filter(|f| f.check == "contract-mechanics")
+                .flat_map(|f| f.evidence.iter())
+                .find_map(|e| e.claim.strip_prefix("wasm "))
+                .and_then(|hex_hash| {
+                    let mut hash = [0u8; 32];
+                    hex::decode_to_slice(hex_hash.trim(), &mut hash).ok()?;
+                    Some(CodeBinding::Wasm(hash))
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "the report of {contract} names no WASM hash (its code was not read), so                          the verdict cannot be bound to the code it judged"
+                    )
+                }),
+            assay_core::Token::Native => {
+                Err("the native asset has no issuer to bind a verdict to".into())
+            }
+        }
+    }
+}
+
+/// A `G…` account or `C…` contract address.
+fn strkey_address(text: &str) -> Result<ScAddress, String> {
+    if let Ok(key) = stellar_strkey::ed25519::PublicKey::from_string(text) {
+        return Ok(ScAddress::Account(account_id(key.0)));
+    }
+    stellar_strkey::Contract::from_string(text)
+        .map(|c| contract(c.0))
+        .map_err(|_| format!("{text:?} is neither a G… account nor a C… contract"))
 }
 
 /// One write.
@@ -45,6 +135,8 @@ pub struct Attestation {
     pub flags: u32,
     /// SHA-256 of the evidence.
     pub evidence_hash: [u8; 32],
+    /// The code judged.
+    pub code: CodeBinding,
 }
 
 /// What the registry holds for an asset.
@@ -96,6 +188,10 @@ impl Attestation {
                 val: ScVal::Address(contract(self.asset)),
             },
             ScMapEntry {
+                key: ScVal::Symbol(sym("code")),
+                val: self.code.to_scval(),
+            },
+            ScMapEntry {
                 key: ScVal::Symbol(sym("evidence_hash")),
                 val: bytes32(self.evidence_hash),
             },
@@ -108,7 +204,7 @@ impl Attestation {
                 val: ScVal::U32(self.severity),
             },
         ];
-        ScVal::Map(Some(ScMap(entries.try_into().expect("4 entries"))))
+        ScVal::Map(Some(ScMap(entries.try_into().expect("5 entries"))))
     }
 }
 
@@ -152,6 +248,33 @@ pub fn get_safety(registry: [u8; 32], asset: [u8; 32]) -> HostFunction {
     )
 }
 
+/// `assess(asset, max_severity, forbidden_mask, max_age_secs)`.
+pub fn assess(
+    registry: [u8; 32],
+    asset: [u8; 32],
+    max_severity: u32,
+    forbidden_mask: u32,
+    max_age_secs: u64,
+) -> HostFunction {
+    call(
+        registry,
+        "assess",
+        vec![
+            ScVal::Address(contract(asset)),
+            ScVal::U32(max_severity),
+            ScVal::U32(forbidden_mask),
+            ScVal::U64(max_age_secs),
+        ],
+    )
+}
+
+/// Whether an `Assessment` value is `CodeChanged`: a verdict that counts judged code that is no
+/// longer live.
+pub fn is_code_changed(assessment: &ScVal) -> bool {
+    matches!(assessment, ScVal::Vec(Some(v))
+        if v.first() == Some(&ScVal::Symbol(sym("CodeChanged"))))
+}
+
 /// `get_safety_by(asset, attester)`: one attester's own verdict.
 pub fn get_safety_by(registry: [u8; 32], asset: [u8; 32], attester: [u8; 32]) -> HostFunction {
     call(
@@ -184,13 +307,16 @@ pub fn is_safe_quorum(
     )
 }
 
+/// The shortest notice a registry takes without the constructor's explicit consent (one hour).
+pub const MIN_NOTICE_SECS: u64 = 3_600;
+
 /// The registry's constructor arguments: `(admin, upgrade_delay_secs, allow_instant_upgrade)`.
-/// A delay of 0 is passed as explicitly allowed (a local network).
+/// A notice below [`MIN_NOTICE_SECS`] (0 on a local network) is passed as explicitly allowed.
 pub fn constructor_args(admin: [u8; 32], upgrade_delay_secs: u64) -> Vec<ScVal> {
     vec![
         account_val(admin),
         ScVal::U64(upgrade_delay_secs),
-        ScVal::Bool(upgrade_delay_secs == 0),
+        ScVal::Bool(upgrade_delay_secs < MIN_NOTICE_SECS),
     ]
 }
 
@@ -244,6 +370,37 @@ pub fn decode_safety(v: &ScVal) -> Result<Option<Safety>, crate::AttestError> {
     }))
 }
 
+/// `attester`'s record in the registry's storage value for one asset (interface 5: a vector of
+/// records, each a map with `admission`, `attested_at`, `attester`, `code`, `evidence_hash`, `flags`,
+/// `severity`), as the `Safety` it holds; `None` without one.
+pub fn record_of(
+    stored: &ScVal,
+    attester: &ScAddress,
+) -> Result<Option<Safety>, crate::AttestError> {
+    let ScVal::Vec(Some(records)) = stored else {
+        return Err(crate::AttestError::Chain(format!(
+            "the registry's verdicts of an asset are {stored:?}, expected a vector of records"
+        )));
+    };
+    for record in records.iter() {
+        let ScVal::Map(Some(map)) = record else {
+            return Err(crate::AttestError::Chain(format!(
+                "a stored verdict is {record:?}, expected a record map"
+            )));
+        };
+        let field = |name: &str| {
+            map.iter()
+                .find(|e| e.key == ScVal::Symbol(sym(name)))
+                .map(|e| &e.val)
+        };
+        if field("attester") != Some(&ScVal::Address(attester.clone())) {
+            continue;
+        }
+        return decode_safety(record);
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +413,7 @@ mod tests {
             severity: 3,
             flags: 6,
             evidence_hash: [9; 32],
+            code: CodeBinding::Wasm([5; 32]),
         };
         let ScVal::Map(Some(m)) = a.to_scval() else {
             panic!()
@@ -265,7 +423,9 @@ mod tests {
         sorted.sort();
         assert_eq!(keys, sorted, "contracttype maps are key-sorted");
         let mut entries: Vec<ScMapEntry> = m.0.to_vec();
-        entries.retain(|e| e.key != ScVal::Symbol(sym("asset")));
+        entries.retain(|e| {
+            e.key != ScVal::Symbol(sym("asset")) && e.key != ScVal::Symbol(sym("code"))
+        });
         entries.insert(
             0,
             ScMapEntry {
@@ -281,5 +441,85 @@ mod tests {
             (3, 6, [9; 32], 7)
         );
         assert!(decode_safety(&ScVal::U32(1)).is_err());
+    }
+
+    /// This crate speaks the registry's ABI without linking it; any drift between its copy (batch
+    /// cap, notice, error codes) or the core's mechanics bits and the interface crate fails here.
+    #[test]
+    fn constants_error_codes_and_bits_match_the_registry_interface() {
+        use assay_core::{Mechanics, Severity};
+        use assay_registry_interface as abi;
+
+        assert_eq!(MAX_BATCH_SIZE, abi::MAX_BATCH_SIZE as usize);
+        assert_eq!(MIN_NOTICE_SECS, abi::MIN_NOTICE_SECS);
+
+        // Every code the registry defines is explained under its own name, and no other is.
+        for code in 1..=64u32 {
+            let defined = abi::Error::try_from(soroban_sdk::Error::from_contract_error(code));
+            let explained = registry_error(code);
+            match defined {
+                Ok(error) => assert!(
+                    explained.starts_with(&format!("{error:?}")),
+                    "code {code}: the registry says {error:?}, the attester {explained:?}"
+                ),
+                Err(_) => assert_eq!(explained, "unknown registry error", "code {code}"),
+            }
+        }
+
+        // Each mechanics bit the core names is the registry's bit of that name.
+        let registry_bits = [
+            ("auth_required", abi::MECH_AUTH_REQUIRED),
+            ("auth_revocable", abi::MECH_AUTH_REVOCABLE),
+            ("auth_clawback_enabled", abi::MECH_AUTH_CLAWBACK_ENABLED),
+            ("auth_immutable", abi::MECH_AUTH_IMMUTABLE),
+            ("domain_unverified", abi::MECH_DOMAIN_UNVERIFIED),
+            ("blocklisted", abi::MECH_BLOCKLISTED),
+            (
+                "trustline_clawback_enabled",
+                abi::MECH_TRUSTLINE_CLAWBACK_ENABLED,
+            ),
+            ("trustline_deauthorized", abi::MECH_TRUSTLINE_DEAUTHORIZED),
+            ("sep41_violation", abi::MECH_SEP41_VIOLATION),
+            ("code_mutable", abi::MECH_CODE_MUTABLE),
+            ("admin_clawback", abi::MECH_ADMIN_CLAWBACK),
+            ("admin_freeze", abi::MECH_ADMIN_FREEZE),
+            ("admin_mint", abi::MECH_ADMIN_MINT),
+            ("admin_unclassified", abi::MECH_ADMIN_UNCLASSIFIED),
+        ];
+        for (bit, name) in Mechanics::NAMES {
+            let registry = registry_bits.iter().find(|(n, _)| *n == name);
+            assert_eq!(
+                registry.map(|(_, b)| *b),
+                Some(bit),
+                "{name}: the core's bit and the registry's differ"
+            );
+        }
+        assert_eq!(
+            registry_bits.iter().fold(0, |all, (_, b)| all | b),
+            abi::KNOWN_FLAGS_MASK,
+            "a registry bit is missing from this table"
+        );
+        // The core never sets a bit the registry refuses; the registry's only bit the core may
+        // not know yet is admin_unclassified (13), which the core adds with the same value.
+        assert_eq!(Mechanics::KNOWN_MASK & !abi::KNOWN_FLAGS_MASK, 0);
+        let registry_only = abi::KNOWN_FLAGS_MASK & !Mechanics::KNOWN_MASK;
+        assert!(
+            registry_only == 0 || registry_only == abi::MECH_ADMIN_UNCLASSIFIED,
+            "bits {registry_only:#x} are the registry's only"
+        );
+        assert_eq!(Mechanics::CAPABILITY_MASK, abi::CAPABILITY_MASK);
+
+        // The severity a bit implies is the lowest the registry accepts it at (sep41_violation
+        // accompanies critical only, which the core's escalation sets).
+        let lowest_accepted = |bit: u32| (0..=4u32).find(|s| abi::validate(*s, bit).is_ok());
+        for (bit, name) in Mechanics::NAMES {
+            let floor = Mechanics::from_bits(bit).unwrap().floor() as u32;
+            let expected = if bit == Mechanics::SEP41_VIOLATION {
+                Severity::Critical as u32
+            } else {
+                floor
+            };
+            assert_eq!(lowest_accepted(bit), Some(expected), "{name}");
+        }
     }
 }

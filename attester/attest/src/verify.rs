@@ -69,6 +69,9 @@ pub enum Verdict {
         /// Window.
         max_age_secs: u64,
     },
+    /// The registry holds a verdict, but it judged code that is no longer live (the token's WASM
+    /// was replaced, or its SAC admin changed): no read admits the asset until it is judged again.
+    CodeChanged,
     /// The fresh scan is incomplete; the comparison would mean nothing.
     Unverifiable {
         /// Why.
@@ -82,6 +85,7 @@ impl Verdict {
         match self {
             Verdict::Agreement { .. } => exit::AGREEMENT,
             Verdict::Absent => exit::ABSENT,
+            Verdict::CodeChanged => exit::MISMATCH,
             Verdict::Mismatch { .. } => exit::MISMATCH,
             Verdict::Stale { .. } => exit::STALE,
             Verdict::Unverifiable { .. } => exit::UNVERIFIABLE,
@@ -231,6 +235,19 @@ pub fn read_safety(
     registry::decode_safety(&value)
 }
 
+/// Whether the registry refuses `asset` because a verdict that counts is bound to code that is no
+/// longer live (`assess` answers `CodeChanged`), by simulation only. `get_safety` answers `None`
+/// then, as for an asset nobody attested; this tells the two apart.
+pub fn read_code_changed(
+    rpc: &RpcClient,
+    registry_id: [u8; 32],
+    asset: [u8; 32],
+) -> Result<bool, AttestError> {
+    let f = registry::assess(registry_id, asset, 3, 0, u64::MAX);
+    let value = simulate_read(rpc, f, "assess")?;
+    Ok(registry::is_code_changed(&value))
+}
+
 /// Reads `get_safety_by(asset, attester)`: that attester's own verdict, by simulation only.
 pub fn read_safety_by(
     rpc: &RpcClient,
@@ -314,9 +331,12 @@ fn simulate_read(
 }
 
 /// What `attester` holds in the registry for each of `assets`, read in batches of `getLedgerEntries`
-/// (200 keys a call) straight from its storage (`get_safety_by` is that read and nothing more), instead of
-/// one simulation each. An asset with no entry maps to `None`. An archived entry is left out of the map:
-/// only a simulation ([`read_safety_by`]) can say what the contract would answer for it.
+/// (200 keys a call) straight from its storage (interface 5: the asset's verdicts, one record per
+/// attester, under the bare asset address), instead of one simulation each. An asset with no entry, or
+/// no record of `attester`, maps to `None`. The record as stored: whether it still counts (a current
+/// admission, a code binding that still holds) is the contract's to say, through a simulation
+/// ([`read_safety_by`]). An archived entry is left out of the map: only a simulation can say what the
+/// contract would answer for it.
 pub fn read_safety_many(
     rpc: &RpcClient,
     registry_id: [u8; 32],
@@ -325,7 +345,7 @@ pub fn read_safety_many(
 ) -> Result<std::collections::BTreeMap<[u8; 32], Option<Safety>>, AttestError> {
     use stellar_xdr::{
         AccountId, ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey,
-        LedgerKeyContractData, Limits, PublicKey, ScAddress, ScSymbol, ScVal, Uint256, WriteXdr,
+        LedgerKeyContractData, Limits, PublicKey, ScAddress, ScVal, Uint256, WriteXdr,
     };
     let attester = ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(
         attester,
@@ -333,15 +353,7 @@ pub fn read_safety_many(
     let key_of = |asset: [u8; 32]| {
         LedgerKey::ContractData(LedgerKeyContractData {
             contract: ScAddress::Contract(ContractId(Hash(registry_id))),
-            key: ScVal::Vec(Some(
-                vec![
-                    ScVal::Symbol(ScSymbol("Verdict".try_into().expect("short symbol"))),
-                    ScVal::Address(ScAddress::Contract(ContractId(Hash(asset)))),
-                    ScVal::Address(attester.clone()),
-                ]
-                .try_into()
-                .expect("three elements"),
-            )),
+            key: ScVal::Address(ScAddress::Contract(ContractId(Hash(asset)))),
             durability: ContractDataDurability::Persistent,
         })
     };
@@ -379,7 +391,7 @@ pub fn read_safety_many(
                     "getLedgerEntries answered a registry key with another entry type".into(),
                 ));
             };
-            held.insert(*asset, registry::decode_safety(&d.val)?);
+            held.insert(*asset, registry::record_of(&d.val, &attester)?);
         }
     }
     Ok(held)

@@ -26,7 +26,7 @@ pub enum Error {
     NoPendingAdmin = 6,
     /// `attest_many` with more than `MAX_BATCH_SIZE` (35) elements.
     BatchTooLarge = 7,
-    /// `flags` sets a reserved bit (13 or above).
+    /// `flags` sets a reserved bit (14 or above; 13 and below until interface 5).
     ReservedFlags = 8,
     /// `flags` sets `sep41_violation` (bit 8) but `severity` is not 4 (critical).
     ViolationBelowCritical = 9,
@@ -34,8 +34,9 @@ pub enum Error {
     NotAttester = 10,
     /// `add_attester` of an address already in the set.
     AttesterExists = 11,
-    /// The constructor got an upgrade delay of 0 without `allow_instant_upgrade` (only a local
-    /// network may upgrade without notice).
+    /// The constructor got a notice below `MIN_NOTICE_SECS` (one hour; 0 until interface 5)
+    /// without `allow_instant_upgrade` (only a local network may change code or attesters with
+    /// little or no notice).
     UpgradeDelayRequired = 12,
     /// `apply_upgrade` or `cancel_upgrade` while no upgrade is proposed.
     NoPendingUpgrade = 13,
@@ -43,4 +44,15 @@ pub enum Error {
     UpgradeNotDue = 14,
     /// `add_attester` when the set already holds `MAX_ATTESTERS` (16) attesters.
     TooManyAttesters = 15,
+    /// An attestation's code binding is not the asset's live code: another WASM hash than the
+    /// one the asset runs, another admin than its Stellar Asset Contract's, the wrong kind, or a
+    /// `Wasm` binding for an address with no contract.
+    CodeMismatch = 16,
+    /// `assess_many` with more than `MAX_ASSESS_ASSETS` (10) assets.
+    TooManyAssets = 17,
+    /// `apply_attester_change` or `cancel_attester_change` while no change of that attester is
+    /// pending.
+    NoPendingAttesterChange = 18,
+    /// `apply_attester_change` before the change's `applicable_at`.
+    AttesterChangeNotDue = 19,
 }

@@ -1,18 +1,36 @@
 //! The registry's contract interface, documented once here.
 //!
+//! # How a read answers (interface 5)
+//!
+//! Every read (`get_safety`, `is_safe`, `is_safe_masked`, `assess`, `assess_many`) considers the
+//! verdicts on the asset that **count**: written by a current attester during its current
+//! admission, and after the asset's latest revocation (any revocation, by an attester or the
+//! admin, voids every verdict on the asset written before it). Of those it answers with the
+//! **most severe**, ties going to the most recent; the age limit applies to that one. If any
+//! verdict that counts is bound to code that is no longer live (the token's WASM was replaced, or
+//! its Stellar Asset Contract's admin changed), nothing judged the code that runs: no read admits
+//! the asset, `get_safety` answers `None` and `assess` `CodeChanged`. `max_age_secs = 0` admits
+//! nothing. Attester admissions and removals wait for the registry's notice
+//! (`upgrade_delay_secs`); revocations take effect at once.
+//!
 //! The contract implements this trait without doc comments on purpose: the SDK copies every
 //! function's docs into the `.wasm`'s interface section, which would double the contract's size.
 //! `docs/contract-interface.md` carries the same text for callers that read no Rust.
 use soroban_sdk::{contractclient, Address, BytesN, Env, Vec};
 
-use crate::{Assessment, Attestation, Error, PendingUpgrade, Revocation, Safety};
+use crate::{
+    Assessment, Attestation, CodeBinding, Error, PendingAttesterChange, PendingUpgrade, Revocation,
+    Safety,
+};
 
 /// `SafetyRegistryInterfaceClient` calls a deployed registry from another contract.
 #[contractclient(name = "SafetyRegistryInterfaceClient")]
 pub trait SafetyRegistryInterface {
-    /// Interface version of this code (4: per-attester verdicts, `get_safety_by`,
-    /// `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with notice; 3 added
-    /// `cancel_admin_transfer` to version 2; the earlier registry had none of these).
+    /// Interface version of this code (5: fail-closed reads across attesters, verdicts bound to
+    /// the code they judged, attester changes with notice, `assess_many`; 4: per-attester
+    /// verdicts, `get_safety_by`, `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with
+    /// notice; 3 added `cancel_admin_transfer` to version 2; the earlier registry had none of
+    /// these).
     fn version(env: Env) -> u32;
 
     /// The current admin.
@@ -56,8 +74,10 @@ pub trait SafetyRegistryInterface {
     /// `["admin_changed", new admin]` with data `{previous_admin}`.
     fn accept_admin(env: Env) -> Result<(), Error>;
 
-    /// Lets `attester` write attestations. Only verdicts it writes from now on count: if it was
-    /// removed earlier, the verdicts it wrote before stay void until it writes them again.
+    /// Proposes admitting `attester`, applicable after `upgrade_delay_secs` with
+    /// `apply_attester_change` (at once on a registry constructed with a zero notice). Replaces
+    /// any pending change of that attester. Once admitted, only verdicts it writes from then on
+    /// count: if it was removed earlier, the verdicts it wrote before stay void.
     ///
     /// # Errors
     /// * [`Error::AttesterExists`] (11) - already in the set.
@@ -65,26 +85,53 @@ pub trait SafetyRegistryInterface {
     /// * Host auth error unless the admin authorised the call.
     ///
     /// # Events
-    /// `["attester_added", attester]`.
+    /// `["attester_change_proposed", attester]` with data `{adding: true, applicable_at}`; with a
+    /// zero notice `["attester_added", attester]` instead.
     fn add_attester(env: Env, attester: Address) -> Result<(), Error>;
 
-    /// Withdraws `attester`'s right to write. From this call on, none of its verdicts counts for
-    /// `get_safety`, `is_safe`, `is_safe_masked`, `assess` or `is_safe_quorum`; they stay
-    /// readable with `get_safety_by`, and the admin can withdraw them with `admin_revoke`.
+    /// Proposes removing `attester`, applicable after `upgrade_delay_secs` (at once with a zero
+    /// notice). Until applied, its verdicts count; from then on none of them counts for any read.
     ///
     /// # Errors
     /// * [`Error::NotAttester`] (10) - not in the set.
     /// * Host auth error unless the admin authorised the call.
     ///
     /// # Events
-    /// `["attester_removed", attester]`.
+    /// `["attester_change_proposed", attester]` with data `{adding: false, applicable_at}`; with
+    /// a zero notice `["attester_removed", attester]` instead.
     fn remove_attester(env: Env, attester: Address) -> Result<(), Error>;
+
+    /// Applies the pending admission or removal of `attester` once its notice has run (the
+    /// boundary itself is allowed).
+    ///
+    /// # Errors
+    /// * [`Error::NoPendingAttesterChange`] (18) - nothing is pending for `attester`.
+    /// * [`Error::AttesterChangeNotDue`] (19) - the ledger time is before `applicable_at`.
+    /// * [`Error::TooManyAttesters`] (15) - an admission while the set holds 16.
+    /// * Host auth error unless the admin authorised the call.
+    ///
+    /// # Events
+    /// `["attester_added", attester]` or `["attester_removed", attester]`.
+    fn apply_attester_change(env: Env, attester: Address) -> Result<(), Error>;
+
+    /// Withdraws the pending admission or removal of `attester`; it never applies.
+    ///
+    /// # Errors
+    /// * [`Error::NoPendingAttesterChange`] (18) - nothing is pending for `attester`.
+    /// * Host auth error unless the admin authorised the call.
+    ///
+    /// # Events
+    /// `["attester_change_cancelled", attester]` with data `{adding}`.
+    fn cancel_attester_change(env: Env, attester: Address) -> Result<(), Error>;
+
+    /// The pending admission or removal of `attester`, if any, and when it becomes applicable.
+    fn pending_attester_change(env: Env, attester: Address) -> Option<PendingAttesterChange>;
 
     /// Whether `attester` may currently write.
     fn is_attester(env: Env, attester: Address) -> bool;
 
-    /// The notice, in seconds, between `propose_upgrade` and the earliest `apply_upgrade`; fixed
-    /// at construction.
+    /// The notice, in seconds, between `propose_upgrade` and the earliest `apply_upgrade`, and
+    /// between an attester change's proposal and its application; fixed at construction.
     fn upgrade_delay_secs(env: Env) -> u64;
 
     /// The proposed code replacement, if any, and when it becomes applicable.
@@ -126,22 +173,23 @@ pub trait SafetyRegistryInterface {
     /// `["upgraded"]` with data `{wasm_hash}`.
     fn apply_upgrade(env: Env) -> Result<(), Error>;
 
-    /// Records `attester`'s own verdict on `asset`, stamped with the ledger time, replacing its
-    /// earlier one; other attesters' verdicts are untouched. It becomes the asset's most recent
-    /// verdict (`get_safety`).
+    /// Records `attester`'s own verdict on `asset`, stamped with the ledger time and bound to
+    /// the code it judged, replacing its earlier one; other attesters' verdicts are untouched.
     ///
     /// # Arguments
     /// * `attester` - the writer; must authorise the call and be in the attester set.
     /// * `asset` - the token contract address (a classic asset's SAC address).
     /// * `severity` - 0..=4.
-    /// * `flags` - mechanics bits 0..=8 (see `MECH_*`).
+    /// * `flags` - mechanics bits 0..=13 (see `MECH_*`).
     /// * `evidence_hash` - SHA-256 of the evidence.
+    /// * `code` - the code judged: the WASM hash of a custom token, the admin of a SAC.
     ///
     /// # Errors
     /// * [`Error::NotAttester`] (10) - `attester` is not in the set.
     /// * [`Error::InvalidSeverity`] (3), [`Error::ReservedFlags`] (8),
     ///   [`Error::InconsistentAttestation`] (4), [`Error::ViolationBelowCritical`] (9) -
     ///   see [`crate::validate`], checked in that order.
+    /// * [`Error::CodeMismatch`] (16) - `code` is not the asset's live code.
     /// * Host auth error unless `attester` authorised the call.
     ///
     /// # Events
@@ -153,6 +201,7 @@ pub trait SafetyRegistryInterface {
         severity: u32,
         flags: u32,
         evidence_hash: BytesN<32>,
+        code: CodeBinding,
     ) -> Result<(), Error>;
 
     /// Records up to `MAX_BATCH_SIZE` verdicts with one timestamp, all or nothing: every element
@@ -166,7 +215,8 @@ pub trait SafetyRegistryInterface {
     /// # Errors
     /// * [`Error::NotAttester`] (10) - `attester` is not in the set.
     /// * [`Error::BatchTooLarge`] (7) - more than 35 elements; nothing is truncated.
-    /// * Any error of [`crate::validate`] for the first invalid element; nothing is written.
+    /// * Any error of [`crate::validate`], then [`Error::CodeMismatch`] (16), for the first
+    ///   invalid element; nothing is written.
     /// * Host auth error unless `attester` authorised the call.
     ///
     /// # Events
@@ -177,8 +227,10 @@ pub trait SafetyRegistryInterface {
         attestations: Vec<Attestation>,
     ) -> Result<(), Error>;
 
-    /// Withdraws `attester`'s own verdict on `asset`; other attesters' verdicts stay. Leaves a
-    /// trace readable with `get_revocation`.
+    /// Withdraws `attester`'s own verdict on `asset`, and voids every other verdict on it
+    /// written before now: a revocation says the asset changed for the worse, so no earlier
+    /// verdict counts until one is written again. Leaves a trace readable with
+    /// `get_revocation`.
     ///
     /// # Arguments
     /// * `attester` - the writer; must authorise the call and be in the attester set.
@@ -195,7 +247,8 @@ pub trait SafetyRegistryInterface {
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error>;
 
     /// Emergency: the admin withdraws `attester`'s verdict on `asset`, whether or not `attester`
-    /// is still in the set. Leaves the same trace as `revoke`.
+    /// is still in the set, and voids every earlier verdict on it as `revoke` does. Leaves the
+    /// same trace as `revoke`.
     ///
     /// # Errors
     /// * [`Error::NotAttested`] (5) - `attester` holds no verdict on `asset`.
@@ -206,37 +259,35 @@ pub trait SafetyRegistryInterface {
     /// the admin.
     fn admin_revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error>;
 
-    /// The most recent verdict on `asset` written by a current attester during its current
-    /// admission, or `None` (never attested, every such verdict revoked, or its writers removed).
-    /// Never writes or extends anything. This is the raw entry, not a judgment: a caller that
-    /// decides from it must itself refuse severity 4 (critical), apply its own age limit, and
-    /// treat `None` as "no" — or call `assess`, which does all three.
+    /// The most severe verdict on `asset` that counts (ties: the most recent), or `None`: never
+    /// attested, every verdict revoked or void, or a verdict that counts bound to code that is no
+    /// longer live (see the module docs). Never writes or extends anything. This is the raw
+    /// entry, not a judgment: a caller that decides from it must itself refuse severity 4
+    /// (critical), apply its own age limit, and treat `None` as "no" — or call `assess`, which
+    /// does all three.
     fn get_safety(env: Env, asset: Address) -> Option<Safety>;
 
-    /// `attester`'s own verdict on `asset` as stored, or `None`. Raw: it is returned even if
-    /// `attester` was removed since (check `is_attester`); `is_safe_quorum` counts only current
-    /// attesters.
+    /// `attester`'s own verdict on `asset` if it counts now (a current admission, after the
+    /// latest revocation, bound to the live code), or `None`.
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety>;
 
     /// Judges the verdict `get_safety` returns. True only if `asset` is attested, its severity is
-    /// at most `max_severity` and below 4
-    /// (critical is never safe, whatever the ceiling), it carries no clawback bit when
-    /// `max_severity` is below 3, and (when `max_age_secs > 0`) it is at most `max_age_secs` old.
-    /// `max_age_secs = 0` disables the age check. Every other case answers false: no entry, a
-    /// revoked entry, a stale entry.
+    /// at most `max_severity` and below 4 (critical is never safe, whatever the ceiling), it
+    /// carries no clawback bit when `max_severity` is below 3, and it is at most `max_age_secs`
+    /// old. `max_age_secs = 0` answers false. Every other case answers false: no entry, a
+    /// revoked entry, a stale entry, changed code.
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool;
 
     /// Judges the verdict `get_safety` returns. True only if `asset` is attested, its severity is
-    /// below 4 (critical), none of
-    /// `forbidden_mask`'s bits are set, and (when `max_age_secs > 0`) it is at most
-    /// `max_age_secs` old. A mask of 0 still needs an entry. The mask sees powers, not
-    /// reputation, so critical is refused here whatever the mask; pair the mask with
-    /// `is_safe`'s ceiling to refuse high-severity reputation too.
+    /// below 4 (critical), none of `forbidden_mask`'s bits are set, and it is at most
+    /// `max_age_secs` old (`max_age_secs = 0` answers false). A mask of 0 still needs an entry.
+    /// The mask sees powers, not reputation, so critical is refused here whatever the mask; pair
+    /// the mask with `is_safe`'s ceiling to refuse high-severity reputation too.
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool;
 
     /// True only if at least `threshold` distinct attesters of `attesters` are current attesters
-    /// whose own verdict on `asset` passes `is_safe`'s rule (`max_severity`, clawback,
-    /// `max_age_secs`). A `threshold` of 0 or above the list's length, more than
+    /// whose own verdict on `asset` counts (as `get_safety_by` reads it) and passes `is_safe`'s
+    /// rule (`max_severity`, clawback, `max_age_secs`). A `threshold` of 0 or above the list's length, more than
     /// `MAX_QUORUM_ATTESTERS` (10) attesters, or any address listed twice answers false; an
     /// address that is not a current attester counts as a "no".
     fn is_safe_quorum(
@@ -248,11 +299,13 @@ pub trait SafetyRegistryInterface {
         max_age_secs: u64,
     ) -> bool;
 
-    /// Why `asset` would be admitted or refused under this policy, from the verdict `get_safety`
-    /// returns, checked in this order: `NotAttested` (no verdict, never revoked) or
-    /// `Revoked(revoked_at)` (no verdict, the latest revocation); `Stale(age_secs)` when
-    /// `max_age_secs > 0` and the verdict is older; `SeverityTooHigh(severity)` for critical or
-    /// above `max_severity`; `ForbiddenMechanics(flags & forbidden_mask)`; else `Safe(verdict)`.
+    /// Why `asset` would be admitted or refused under this policy, checked in this order:
+    /// `NotAttested` (no verdict counts, never revoked) or `Revoked(revoked_at)` (no verdict
+    /// counts, the latest revocation); `CodeChanged` (a verdict that counts judged code that is
+    /// no longer live); then, for the verdict `get_safety` returns, `Stale(age_secs)` when it is
+    /// older than `max_age_secs` (always, for `max_age_secs = 0`); `SeverityTooHigh(severity)`
+    /// for critical or above `max_severity`; `ForbiddenMechanics(flags & forbidden_mask)`; else
+    /// `Safe(verdict)`.
     fn assess(
         env: Env,
         asset: Address,
@@ -260,6 +313,19 @@ pub trait SafetyRegistryInterface {
         forbidden_mask: u32,
         max_age_secs: u64,
     ) -> Assessment;
+
+    /// `assess` for each of `assets` under one policy, in order, in one call (one instantiation
+    /// of the registry for a pool that admits several assets).
+    ///
+    /// # Errors
+    /// * [`Error::TooManyAssets`] (17) - more than `MAX_ASSESS_ASSETS` (10) assets.
+    fn assess_many(
+        env: Env,
+        assets: Vec<Address>,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Result<Vec<Assessment>, Error>;
 
     /// The latest revocation of `asset` by any attester or the admin, if it was ever revoked
     /// (kept after re-attestation).

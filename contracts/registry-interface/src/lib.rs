@@ -13,4 +13,6 @@ mod types;
 pub use error::Error;
 pub use interface::{SafetyRegistryInterface, SafetyRegistryInterfaceClient};
 pub use mechanics::*;
-pub use types::{Assessment, Attestation, PendingUpgrade, Revocation, Safety};
+pub use types::{
+    Assessment, Attestation, CodeBinding, PendingAttesterChange, PendingUpgrade, Revocation, Safety,
+};

@@ -33,21 +33,31 @@ pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
 pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
 /// Bit 12: a custom token's spec exposes `mint`; recorded, no floor.
 pub const MECH_ADMIN_MINT: u32 = 1 << 12;
+/// Bit 13: a privileged entry point writes state but its effect on holders could not be
+/// classified within the bound; recorded, no floor.
+pub const MECH_ADMIN_UNCLASSIFIED: u32 = 1 << 13;
 
 /// Bits 0-2: powers the issuer holds over every balance.
 pub const CAPABILITY_MASK: u32 =
     MECH_AUTH_REQUIRED | MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED;
-/// The power to take a balance.
-pub const CONFISCATION_MASK: u32 = MECH_AUTH_CLAWBACK_ENABLED;
-/// Policy mask for `is_safe_masked`: refuse confiscation only.
-pub const POLICY_MASK_CONFISCATION_ONLY: u32 = MECH_AUTH_CLAWBACK_ENABLED;
-/// Policy mask for `is_safe_masked`: refuse confiscation and freezing.
-pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 = MECH_AUTH_CLAWBACK_ENABLED | MECH_AUTH_REVOCABLE;
-/// Bits 9-12: powers a custom token's code grants.
-pub const CONTRACT_MASK: u32 =
-    MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK | MECH_ADMIN_FREEZE | MECH_ADMIN_MINT;
+/// The power to take a balance, whether the issuer's flags (bit 2) or a token's code (bit 10)
+/// grant it.
+pub const CONFISCATION_MASK: u32 = MECH_AUTH_CLAWBACK_ENABLED | MECH_ADMIN_CLAWBACK;
+/// Policy mask for `is_safe_masked`: refuse confiscation (bits 2, 10) and code that can be
+/// replaced with code that confiscates (bit 9).
+pub const POLICY_MASK_CONFISCATION_ONLY: u32 = CONFISCATION_MASK | MECH_CODE_MUTABLE;
+/// Policy mask for `is_safe_masked`: refuse confiscation and freezing (bits 1, 2, 10, 11) and
+/// replaceable code (bit 9).
+pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 =
+    POLICY_MASK_CONFISCATION_ONLY | MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE;
+/// Bits 9-13: powers a custom token's code grants, and the entry points it could not classify.
+pub const CONTRACT_MASK: u32 = MECH_CODE_MUTABLE
+    | MECH_ADMIN_CLAWBACK
+    | MECH_ADMIN_FREEZE
+    | MECH_ADMIN_MINT
+    | MECH_ADMIN_UNCLASSIFIED;
 /// Every bit with a meaning; anything above is reserved and refused.
-pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_MINT << 1) - 1;
+pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_UNCLASSIFIED << 1) - 1;
 
 /// Largest `attest_many` batch. One `attest` event is about 320 bytes with its evidence hash and
 /// its attester as a topic, and a transaction may emit 16,384 bytes of events: 35 events stay at
@@ -59,6 +69,13 @@ pub const MAX_ATTESTERS: u32 = 16;
 
 /// Largest list `is_safe_quorum` accepts; a longer one answers false.
 pub const MAX_QUORUM_ATTESTERS: u32 = 10;
+
+/// Largest list `assess_many` accepts; a longer one is refused (`TooManyAssets`).
+pub const MAX_ASSESS_ASSETS: u32 = 10;
+
+/// The shortest notice (one hour) a registry takes for upgrades and attester changes without
+/// the explicit consent given at construction (`allow_instant_upgrade`, local networks only).
+pub const MIN_NOTICE_SECS: u64 = 3_600;
 
 /// Refuses a severity/flags pair no honest scan can produce. Checks run in this order, so the
 /// first failing rule names the error.

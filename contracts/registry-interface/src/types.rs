@@ -22,6 +22,23 @@ pub struct Attestation {
     pub severity: u32,
     pub flags: u32,
     pub evidence_hash: BytesN<32>,
+    /// The code the verdict judged; the registry refuses it unless it is the asset's live code.
+    pub code: CodeBinding,
+}
+
+/// What a verdict is bound to: the asset's code as the attester judged it. The registry accepts
+/// a write only if the binding is live, and every read compares it with what is live then: once
+/// it differs, the verdict judged code that no longer runs and no read admits the asset.
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum CodeBinding {
+    /// A WASM token: the hash of the executable judged (CAP-85 references resolved, as
+    /// `Address::executable()` answers).
+    Wasm(BytesN<32>),
+    /// A Stellar Asset Contract: its admin, whose powers over balances the verdict judged. Also
+    /// holds while nothing is deployed at the address (a classic asset whose SAC nobody deployed
+    /// yet); any code that appears there must then be that SAC under this admin.
+    StellarAssetAdmin(Address),
 }
 
 /// The trace a revocation leaves: what was withdrawn, when, and whose verdict it was. Only the
@@ -53,6 +70,21 @@ pub enum Assessment {
     SeverityTooHigh(u32),
     /// The verdict's mechanics bits that the caller forbids.
     ForbiddenMechanics(u32),
+    /// A verdict that counts was bound to code that is no longer live (the token's WASM was
+    /// replaced, or its Stellar Asset Contract's admin changed): nothing judged this code.
+    CodeChanged,
+}
+
+/// An attester admission or removal the admin proposed, applicable from `applicable_at`.
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct PendingAttesterChange {
+    /// True for an admission (`add_attester`), false for a removal (`remove_attester`).
+    pub adding: bool,
+    /// Ledger time of the proposal.
+    pub proposed_at: u64,
+    /// Earliest ledger time `apply_attester_change` accepts: `proposed_at + upgrade_delay_secs`.
+    pub applicable_at: u64,
 }
 
 /// A code replacement the admin proposed, applicable from `applicable_at`.

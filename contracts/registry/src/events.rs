@@ -94,3 +94,23 @@ pub struct UpgradeCancelled {
 pub struct Upgraded {
     pub wasm_hash: BytesN<32>,
 }
+
+/// The admin proposed admitting (`adding`) or removing an attester, applicable from
+/// `applicable_at` with `apply_attester_change`.
+#[contractevent(topics = ["attester_change_proposed"], sparse = false)]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AttesterChangeProposed {
+    #[topic]
+    pub attester: Address,
+    pub adding: bool,
+    pub applicable_at: u64,
+}
+
+/// The admin withdrew a proposed admission (`adding`) or removal; it never applies.
+#[contractevent(topics = ["attester_change_cancelled"], sparse = false)]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct AttesterChangeCancelled {
+    #[topic]
+    pub attester: Address,
+    pub adding: bool,
+}

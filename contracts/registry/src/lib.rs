@@ -2,20 +2,20 @@
 //! Assay safety registry.
 //!
 //! Holds, for each token contract address (a classic asset's Stellar Asset Contract address) and
-//! each attester, the attested severity, mechanics bits, evidence hash and ledger time of that
-//! attester's verdict. Contracts read the most recent verdict by a current attester with
-//! `get_safety`, `is_safe`, `is_safe_masked` or `assess`, or name their own attesters and
-//! threshold with `is_safe_quorum`, and fail closed: no entry, a stale entry or an unacceptable
-//! one all answer "no".
+//! each attester, the attested severity, mechanics bits, evidence hash, ledger time and the code
+//! judged (WASM hash, or a SAC's admin) of that attester's verdict. Contracts read the most
+//! severe verdict that counts with `get_safety`, `is_safe`, `is_safe_masked`, `assess` or
+//! `assess_many`, or name their own attesters and threshold with `is_safe_quorum`, and fail
+//! closed: no entry, a stale entry, changed code or an unacceptable entry all answer "no".
 //!
 //! The read ABI (`get_safety`, `is_safe`, `is_safe_masked`, `Safety`, `Attestation`) and error
 //! codes 1..=7 are those of the earlier registry. Writes name their attester, admitted by the
-//! admin; code upgrades wait for a notice fixed at construction. See
+//! admin; attester changes and code upgrades wait for a notice fixed at construction. See
 //! `docs/contract-interface.md` for the full interface.
 use soroban_sdk::{
-    contract, contractimpl,
+    contract, contractimpl, token,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
-    Address, BytesN, Env, TryFromVal, Vec,
+    Address, BytesN, Env, Executable, IntoVal, TryFromVal, Val, Vec,
 };
 
 mod events;
@@ -24,8 +24,9 @@ mod types;
 
 pub use assay_registry_interface::*;
 pub use events::{
-    AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded, AttesterRemoved,
-    Revoked, UpgradeCancelled, UpgradeProposed, Upgraded,
+    AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded,
+    AttesterChangeCancelled, AttesterChangeProposed, AttesterRemoved, Revoked, UpgradeCancelled,
+    UpgradeProposed, Upgraded,
 };
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
 pub use types::DataKey;
@@ -35,7 +36,7 @@ use types::Record;
 pub mod testutils;
 
 /// Interface version, bumped whenever a function is added or changes.
-pub const INTERFACE_VERSION: u32 = 4;
+pub const INTERFACE_VERSION: u32 = 5;
 
 #[contract]
 pub struct SafetyRegistry;
@@ -46,13 +47,14 @@ impl SafetyRegistry {
     ///
     /// # Arguments
     /// * `admin` - manages the attester set, admin transfer and upgrades.
-    /// * `upgrade_delay_secs` - the notice `apply_upgrade` waits after `propose_upgrade`; fixed
-    ///   for the registry's life.
-    /// * `allow_instant_upgrade` - must be true for a delay of 0, which only a local network
-    ///   should use.
+    /// * `upgrade_delay_secs` - the notice `apply_upgrade` and `apply_attester_change` wait
+    ///   after their proposal; fixed for the registry's life.
+    /// * `allow_instant_upgrade` - must be true for a delay below `MIN_NOTICE_SECS` (one hour),
+    ///   0 included, which only a local network should use.
     ///
     /// # Errors
-    /// * [`Error::UpgradeDelayRequired`] (12) - a delay of 0 without `allow_instant_upgrade`.
+    /// * [`Error::UpgradeDelayRequired`] (12) - a delay below one hour without
+    ///   `allow_instant_upgrade`.
     pub fn __constructor(
         env: Env,
         admin: Address,
@@ -62,7 +64,7 @@ impl SafetyRegistry {
         // The constructor runs exactly once, atomically with deployment, so nobody can front-run
         // initialisation (errors 1 and 2 are unreachable). The admin cannot attest until it adds
         // itself as an attester.
-        if upgrade_delay_secs == 0 && !allow_instant_upgrade {
+        if upgrade_delay_secs < MIN_NOTICE_SECS && !allow_instant_upgrade {
             return Err(Error::UpgradeDelayRequired);
         }
         storage::set_admin(&env, &admin);
@@ -133,19 +135,47 @@ impl SafetyRegistryInterface for SafetyRegistry {
         if storage::is_attester(&env, &attester) {
             return Err(Error::AttesterExists);
         }
-        storage::add_attester(&env, &attester)?;
-        storage::extend_instance(&env);
-        AttesterAdded { attester }.publish(&env);
-        Ok(())
+        if storage::attester_count(&env) >= MAX_ATTESTERS {
+            return Err(Error::TooManyAttesters);
+        }
+        propose_attester_change(&env, attester, true)
     }
 
     fn remove_attester(env: Env, attester: Address) -> Result<(), Error> {
         storage::admin(&env).require_auth();
-        let admission = storage::admission(&env, &attester).ok_or(Error::NotAttester)?;
-        storage::remove_attester(&env, &attester, admission);
+        if !storage::is_attester(&env, &attester) {
+            return Err(Error::NotAttester);
+        }
+        propose_attester_change(&env, attester, false)
+    }
+
+    fn apply_attester_change(env: Env, attester: Address) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_attester_change(&env, &attester)
+            .ok_or(Error::NoPendingAttesterChange)?;
+        if now(&env) < pending.applicable_at {
+            return Err(Error::AttesterChangeNotDue);
+        }
+        storage::clear_pending_attester_change(&env, &attester);
+        change_attester(&env, attester, pending.adding)
+    }
+
+    fn cancel_attester_change(env: Env, attester: Address) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_attester_change(&env, &attester)
+            .ok_or(Error::NoPendingAttesterChange)?;
+        storage::clear_pending_attester_change(&env, &attester);
         storage::extend_instance(&env);
-        AttesterRemoved { attester }.publish(&env);
+        AttesterChangeCancelled {
+            attester,
+            adding: pending.adding,
+        }
+        .publish(&env);
         Ok(())
+    }
+
+    fn pending_attester_change(env: Env, attester: Address) -> Option<PendingAttesterChange> {
+        storage::pending_attester_change(&env, &attester)
     }
 
     fn is_attester(env: Env, attester: Address) -> bool {
@@ -220,9 +250,13 @@ impl SafetyRegistryInterface for SafetyRegistry {
         severity: u32,
         flags: u32,
         evidence_hash: BytesN<32>,
+        code: CodeBinding,
     ) -> Result<(), Error> {
         let admission = storage::require_attester(&env, &attester)?;
         validate(severity, flags)?;
+        if !LiveCode::new(&asset).matches(&env, &code) {
+            return Err(Error::CodeMismatch);
+        }
         let attested_at = now(&env);
         write(
             &env,
@@ -234,6 +268,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 flags,
                 evidence_hash,
                 attested_at,
+                code,
             },
         );
         storage::extend_after_write(&env, &attester, admission);
@@ -256,6 +291,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
         for a in attestations.try_iter() {
             let a = a.unwrap_optimized();
             validate(a.severity, a.flags)?;
+            if !LiveCode::new(&a.asset).matches(&env, &a.code) {
+                return Err(Error::CodeMismatch);
+            }
         }
         let attested_at = now(&env);
         for a in attestations.try_iter() {
@@ -270,6 +308,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                     flags: a.flags,
                     evidence_hash: a.evidence_hash,
                     attested_at,
+                    code: a.code,
                 },
             );
         }
@@ -293,28 +332,33 @@ impl SafetyRegistryInterface for SafetyRegistry {
     }
 
     fn get_safety(env: Env, asset: Address) -> Option<Safety> {
-        current(&env, &asset)
+        match standing(&env, &asset, &mut Admissions::new()) {
+            Standing::Verdict(record) => Some(record.safety()),
+            Standing::None | Standing::CodeChanged => None,
+        }
     }
 
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety> {
-        storage::verdict(&env, &asset, &attester).map(Record::safety)
+        counting_verdict_by(&env, &asset, &attester, &mut LiveCode::new(&asset)).map(Record::safety)
     }
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
-        current(&env, &asset)
-            .is_some_and(|safety| admits(&env, &safety, max_severity, max_age_secs))
+        match standing(&env, &asset, &mut Admissions::new()) {
+            Standing::Verdict(record) => admits(&env, &record.safety(), max_severity, max_age_secs),
+            Standing::None | Standing::CodeChanged => false,
+        }
     }
 
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool {
-        let Some(safety) = current(&env, &asset) else {
+        let Standing::Verdict(record) = standing(&env, &asset, &mut Admissions::new()) else {
             return false;
         };
         // The mask sees powers, not reputation: a critical entry (a scam, a blocklisted domain)
         // may carry no capability bit, so severity is checked here whatever the mask.
-        if safety.severity >= SEVERITY_CRITICAL || safety.flags & forbidden_mask != 0 {
+        if record.severity >= SEVERITY_CRITICAL || record.flags & forbidden_mask != 0 {
             return false;
         }
-        is_fresh(&env, &safety, max_age_secs)
+        is_fresh(&env, record.attested_at, max_age_secs)
     }
 
     fn is_safe_quorum(
@@ -337,12 +381,12 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 }
             }
         }
+        let mut live = LiveCode::new(&asset);
         let mut agreeing = 0;
         for attester in attesters.try_iter() {
             let attester = attester.unwrap_optimized();
-            let admits = storage::verdict(&env, &asset, &attester).is_some_and(|record| {
-                counts(&env, &record) && admits(&env, &record.safety(), max_severity, max_age_secs)
-            });
+            let admits = counting_verdict_by(&env, &asset, &attester, &mut live)
+                .is_some_and(|record| admits(&env, &record.safety(), max_severity, max_age_secs));
             if admits {
                 agreeing += 1;
                 if agreeing >= threshold {
@@ -360,31 +404,166 @@ impl SafetyRegistryInterface for SafetyRegistry {
         forbidden_mask: u32,
         max_age_secs: u64,
     ) -> Assessment {
-        let Some(safety) = current(&env, &asset) else {
-            return match storage::revocation(&env, &asset) {
-                Some(revocation) => Assessment::Revoked(revocation.revoked_at),
-                None => Assessment::NotAttested,
-            };
-        };
-        let age = now(&env).saturating_sub(safety.attested_at);
-        if max_age_secs != 0 && age > max_age_secs {
-            return Assessment::Stale(age);
+        let policy = (max_severity, forbidden_mask, max_age_secs);
+        assess(&env, &asset, policy, &mut Admissions::new())
+    }
+
+    fn assess_many(
+        env: Env,
+        assets: Vec<Address>,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Result<Vec<Assessment>, Error> {
+        if assets.len() > MAX_ASSESS_ASSETS {
+            return Err(Error::TooManyAssets);
         }
-        // Clawback implies at least high at write time (`validate`), so a ceiling below high
-        // refuses it here as `is_safe` does.
-        if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
-            return Assessment::SeverityTooHigh(safety.severity);
+        let mut answers = [Val::VOID.to_val(); MAX_ASSESS_ASSETS as usize];
+        let mut len = 0;
+        // The assets' verdicts mostly share their writers' admissions: each is checked once.
+        let mut admissions = Admissions::new();
+        let policy = (max_severity, forbidden_mask, max_age_secs);
+        for asset in assets.try_iter() {
+            let asset = asset.unwrap_optimized();
+            answers[len] = assess(&env, &asset, policy, &mut admissions).into_val(&env);
+            len += 1;
         }
-        let forbidden = safety.flags & forbidden_mask;
-        if forbidden != 0 {
-            return Assessment::ForbiddenMechanics(forbidden);
-        }
-        Assessment::Safe(safety)
+        Ok(assessments(&env, &answers[..len]))
     }
 
     fn get_revocation(env: Env, asset: Address) -> Option<Revocation> {
         storage::revocation(&env, &asset)
     }
+}
+
+/// What the verdicts that count say about an asset now.
+// One value per read, on the stack; the contract has no allocator to box the record with.
+#[allow(clippy::large_enum_variant)]
+enum Standing {
+    /// No verdict counts.
+    None,
+    /// The most severe verdict that counts (ties: the most recent), bound to the live code.
+    Verdict(Record),
+    /// A verdict that counts judged code that is no longer live.
+    CodeChanged,
+}
+
+/// The asset's live code, read once per call and only if a verdict needs comparing with it.
+struct LiveCode<'a> {
+    asset: &'a Address,
+    executable: Option<Option<Executable>>,
+    stellar_asset_admin: Option<Address>,
+}
+
+impl<'a> LiveCode<'a> {
+    fn new(asset: &'a Address) -> Self {
+        LiveCode {
+            asset,
+            executable: None,
+            stellar_asset_admin: None,
+        }
+    }
+
+    /// Whether `code` is what the asset runs now: its WASM hash (CAP-85 references resolved by
+    /// the host), or its Stellar Asset Contract's admin. A classic asset's SAC need not be deployed
+    /// yet: a `StellarAssetAdmin` binding holds for an address with no contract, since the only code
+    /// that can appear at a SAC's address is that SAC, deployed with the issuer as its admin (and
+    /// any other code there fails the comparison then). A `Wasm` binding needs the WASM live.
+    fn matches(&mut self, env: &Env, code: &CodeBinding) -> bool {
+        let asset = self.asset;
+        let executable = self.executable.get_or_insert_with(|| asset.executable());
+        match (code, executable) {
+            (CodeBinding::Wasm(judged), Some(Executable::Wasm(live))) => judged == live,
+            (CodeBinding::StellarAssetAdmin(judged), Some(Executable::StellarAsset)) => {
+                let admin = self
+                    .stellar_asset_admin
+                    .get_or_insert_with(|| token::StellarAssetClient::new(env, asset).admin());
+                judged == admin
+            }
+            (CodeBinding::StellarAssetAdmin(_), None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The rule every read but `is_safe_quorum` follows: of the verdicts on `asset` that count, the
+/// most severe (ties: the most recent); `CodeChanged` if any of them judged code that is no longer
+/// live.
+fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
+    let Some(records) = storage::verdicts(env, asset) else {
+        return Standing::None;
+    };
+    let mut live = LiveCode::new(asset);
+    let mut answer: Option<Record> = None;
+    // Oldest first, so `>=` hands a tie to the most recent.
+    for record in records.try_iter() {
+        let record = record.unwrap_optimized();
+        if !admissions.is_current(env, record.admission) {
+            continue;
+        }
+        if !live.matches(env, &record.code) {
+            return Standing::CodeChanged;
+        }
+        if answer
+            .as_ref()
+            .is_none_or(|best| record.severity >= best.severity)
+        {
+            answer = Some(record);
+        }
+    }
+    answer.map_or(Standing::None, Standing::Verdict)
+}
+
+/// `attester`'s verdict on `asset` if it counts and is bound to the live code.
+fn counting_verdict_by(
+    env: &Env,
+    asset: &Address,
+    attester: &Address,
+    live: &mut LiveCode,
+) -> Option<Record> {
+    verdict_by(env, asset, attester)
+        .filter(|record| counts(env, record) && live.matches(env, &record.code))
+}
+
+/// `attester`'s verdict on `asset` as stored since the asset's latest revocation, counting or not.
+fn verdict_by(env: &Env, asset: &Address, attester: &Address) -> Option<Record> {
+    storage::verdicts(env, asset)?
+        .try_iter()
+        .map(UnwrapOptimized::unwrap_optimized)
+        .find(|record| record.attester == *attester)
+}
+
+/// `assess` under `(max_severity, forbidden_mask, max_age_secs)`.
+fn assess(
+    env: &Env,
+    asset: &Address,
+    (max_severity, forbidden_mask, max_age_secs): (u32, u32, u64),
+    admissions: &mut Admissions,
+) -> Assessment {
+    let record = match standing(env, asset, admissions) {
+        Standing::Verdict(record) => record,
+        Standing::CodeChanged => return Assessment::CodeChanged,
+        Standing::None => {
+            return match storage::revocation(env, asset) {
+                Some(revocation) => Assessment::Revoked(revocation.revoked_at),
+                None => Assessment::NotAttested,
+            }
+        }
+    };
+    let age = now(env).saturating_sub(record.attested_at);
+    if !is_fresh(env, record.attested_at, max_age_secs) {
+        return Assessment::Stale(age);
+    }
+    // Clawback implies at least high at write time (`validate`), so a ceiling below high
+    // refuses it here as `is_safe` does.
+    if record.severity >= SEVERITY_CRITICAL || record.severity > max_severity {
+        return Assessment::SeverityTooHigh(record.severity);
+    }
+    let forbidden = record.flags & forbidden_mask;
+    if forbidden != 0 {
+        return Assessment::ForbiddenMechanics(forbidden);
+    }
+    Assessment::Safe(record.safety())
 }
 
 /// `is_safe`'s rule for one verdict: below critical, at or below the ceiling, no clawback under
@@ -398,48 +577,97 @@ fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> b
     if safety.flags & MECH_AUTH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
         return false;
     }
-    is_fresh(env, safety, max_age_secs)
+    is_fresh(env, safety.attested_at, max_age_secs)
 }
 
-fn is_fresh(env: &Env, safety: &Safety, max_age_secs: u64) -> bool {
-    max_age_secs == 0 || now(env).saturating_sub(safety.attested_at) <= max_age_secs
+/// Within the caller's window. A window of 0 admits nothing: it used to turn the check off, which
+/// let a caller that forgot to set it accept a verdict of any age.
+fn is_fresh(env: &Env, attested_at: u64, max_age_secs: u64) -> bool {
+    max_age_secs != 0 && now(env).saturating_sub(attested_at) <= max_age_secs
+}
+
+/// Admission ids already checked during one call, so that reading several assets checks each
+/// writer's admission once (as many as the set can hold; a removed attester's beyond that are
+/// asked again).
+struct Admissions {
+    checked: [(u32, bool); MAX_ATTESTERS as usize],
+    len: usize,
+}
+
+impl Admissions {
+    fn new() -> Self {
+        Admissions {
+            checked: [(0, false); MAX_ATTESTERS as usize],
+            len: 0,
+        }
+    }
+
+    /// Whether admission `id` is current (see [`counts`]).
+    fn is_current(&mut self, env: &Env, id: u32) -> bool {
+        if let Some((_, current)) = self.checked[..self.len].iter().find(|(i, _)| *i == id) {
+            return *current;
+        }
+        let current = storage::is_current_admission(env, id);
+        if self.len < self.checked.len() {
+            self.checked[self.len] = (id, current);
+            self.len += 1;
+        }
+        current
+    }
 }
 
 /// Whether a stored verdict counts now: its writer is an attester, and wrote it during its
-/// current admission (a removed and re-admitted attester's earlier verdicts stay void).
+/// current admission (a removed and re-admitted attester's earlier verdicts stay void). Verdicts
+/// written before the asset's latest revocation are no longer stored.
 fn counts(env: &Env, record: &Record) -> bool {
     storage::is_current_admission(env, record.admission)
 }
 
-/// The most recent verdict on `asset` that counts. Two lookups while its writer is still an
-/// attester; otherwise every current attester's verdict is read (at most `MAX_ATTESTERS`).
-fn current(env: &Env, asset: &Address) -> Option<Safety> {
-    let latest = storage::latest(env, asset)?;
-    if counts(env, &latest) {
-        return Some(latest.safety());
+/// Records a proposed admission or removal, or applies it at once on a registry constructed with
+/// a zero notice.
+fn propose_attester_change(env: &Env, attester: Address, adding: bool) -> Result<(), Error> {
+    let delay = storage::upgrade_delay_secs(env);
+    // The notice is fixed at construction, so a registry without one never holds a pending change.
+    if delay == 0 {
+        return change_attester(env, attester, adding);
     }
-    most_recent_counting(env, asset).map(Record::safety)
+    let proposed_at = now(env);
+    let applicable_at = proposed_at.saturating_add(delay);
+    storage::set_pending_attester_change(
+        env,
+        &attester,
+        &PendingAttesterChange {
+            adding,
+            proposed_at,
+            applicable_at,
+        },
+    );
+    storage::extend_instance(env);
+    AttesterChangeProposed {
+        attester,
+        adding,
+        applicable_at,
+    }
+    .publish(env);
+    Ok(())
 }
 
-/// The most recent verdict on `asset` among current attesters; on a tie, the earliest admitted.
-fn most_recent_counting(env: &Env, asset: &Address) -> Option<Record> {
-    let mut best: Option<Record> = None;
-    for attester in storage::attesters(env)
-        .iter()
-        .flat_map(|list| list.try_iter())
-    {
-        let attester = attester.unwrap_optimized();
-        let Some(record) = storage::verdict(env, asset, &attester) else {
-            continue;
-        };
-        let newer = best
-            .as_ref()
-            .is_none_or(|b| record.attested_at > b.attested_at);
-        if newer && counts(env, &record) {
-            best = Some(record);
+/// Admits or removes `attester` now.
+fn change_attester(env: &Env, attester: Address, adding: bool) -> Result<(), Error> {
+    if adding {
+        if storage::is_attester(env, &attester) {
+            return Err(Error::AttesterExists);
         }
+        storage::add_attester(env, &attester)?;
+        storage::extend_instance(env);
+        AttesterAdded { attester }.publish(env);
+    } else {
+        let admission = storage::admission(env, &attester).ok_or(Error::NotAttester)?;
+        storage::remove_attester(env, &attester, admission);
+        storage::extend_instance(env);
+        AttesterRemoved { attester }.publish(env);
     }
-    best
+    Ok(())
 }
 
 /// The ledger timestamp. `env.ledger().timestamp()` unwraps with a formatted panic, which drags
@@ -450,11 +678,32 @@ fn now(env: &Env) -> u64 {
     u64::try_from_val(env, &raw).unwrap_optimized()
 }
 
-/// Stores the writer's verdict on `asset` and makes it the asset's latest: nothing written later
-/// exists.
+/// Encoded assessments as a vector, in one host call (`push_back` would import another function).
+fn assessments(env: &Env, vals: &[Val]) -> Vec<Assessment> {
+    use soroban_sdk::EnvBase as _;
+    let raw = env.vec_new_from_slice(vals).unwrap_infallible();
+    Vec::try_from_val(env, &raw).unwrap_optimized()
+}
+
+/// Stores the writer's verdict on `asset` as the most recent, replacing its earlier one and
+/// dropping verdicts that no longer count (their writers were removed; admission ids are never
+/// reused, so they never count again). At most one verdict per current attester remains.
 fn write(env: &Env, asset: &Address, record: Record) {
-    storage::set_verdict(env, asset, &record);
-    storage::set_latest(env, asset, &record);
+    let mut kept = [Val::VOID.to_val(); MAX_ATTESTERS as usize];
+    let mut len = 0;
+    for raw in storage::verdicts(env, asset)
+        .iter()
+        .flat_map(|records| records.to_vals().try_iter())
+    {
+        let raw = raw.unwrap_optimized();
+        let other = Record::try_from_val(env, &raw).unwrap_optimized();
+        if other.attester != record.attester && counts(env, &other) && len + 1 < kept.len() {
+            kept[len] = raw;
+            len += 1;
+        }
+    }
+    kept[len] = record.clone().into_val(env);
+    storage::set_verdicts(env, asset, &kept[..=len]);
     Attested {
         asset: asset.clone(),
         attester: record.attester,
@@ -466,26 +715,19 @@ fn write(env: &Env, asset: &Address, record: Record) {
     .publish(env);
 }
 
-/// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by`, leaves the trace, and
-/// points the asset's latest entry at the next most recent verdict that counts, if it pointed at
-/// the withdrawn one.
+/// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by`, voids every other verdict
+/// on the asset written before now, and leaves the trace.
 fn withdraw(
     env: &Env,
     attester: &Address,
     asset: &Address,
     revoked_by: &Address,
 ) -> Result<(), Error> {
-    let revoked = storage::verdict(env, asset, attester)
+    let revoked = verdict_by(env, asset, attester)
         .ok_or(Error::NotAttested)?
         .safety();
     let revoked_at = now(env);
-    storage::remove_verdict(env, asset, attester);
-    if storage::latest(env, asset).is_some_and(|latest| latest.attester == *attester) {
-        match most_recent_counting(env, asset) {
-            Some(next) => storage::set_latest(env, asset, &next),
-            None => storage::remove_latest(env, asset),
-        }
-    }
+    storage::remove_verdicts(env, asset);
     storage::set_revocation(
         env,
         asset,

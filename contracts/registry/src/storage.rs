@@ -1,12 +1,14 @@
 //! Storage access and TTL policy. Writes top up what they touch; reads never extend anything.
-//! The latest verdict of an asset and the admissions are keyed outside [`DataKey`], for the read
-//! path's sake (see its docs).
+//! An asset's verdicts and the admissions are keyed outside [`DataKey`], for the read path's sake
+//! (see its docs).
 use soroban_sdk::{
     unwrap::{UnwrapInfallible, UnwrapOptimized},
     Address, Env, IntoVal, Val, Vec,
 };
 
-use crate::{types::Record, DataKey, Error, PendingUpgrade, Revocation, MAX_ATTESTERS};
+use crate::{
+    types::Record, DataKey, Error, PendingAttesterChange, PendingUpgrade, Revocation, MAX_ATTESTERS,
+};
 
 /// How far below the network maximum an entry's TTL may fall before a write tops it up: none,
 /// every write extends what it touches to the network maximum (~180 days on pubnet).
@@ -157,38 +159,47 @@ pub fn extend_after_write(env: &Env, attester: &Address, admission: u32) {
     extend_instance(env);
 }
 
-/// `attester`'s own verdict on `asset`, whether or not it is still an attester.
-pub fn verdict(env: &Env, asset: &Address, attester: &Address) -> Option<Record> {
-    env.storage()
-        .persistent()
-        .get(&DataKey::Verdict(asset.clone(), attester.clone()))
-}
-
-pub fn set_verdict(env: &Env, asset: &Address, record: &Record) {
-    let key = DataKey::Verdict(asset.clone(), record.attester.clone());
-    env.storage().persistent().set(&key, record);
-    extend_persistent(env, &key);
-}
-
-pub fn remove_verdict(env: &Env, asset: &Address, attester: &Address) {
-    env.storage()
-        .persistent()
-        .remove(&DataKey::Verdict(asset.clone(), attester.clone()));
-}
-
-/// The most recent verdict written for `asset` (keyed by the bare address), whose writer may
-/// since have been removed.
-pub fn latest(env: &Env, asset: &Address) -> Option<Record> {
+/// The verdicts on `asset` written since its latest revocation (keyed by the bare address), at
+/// most one per attester, oldest first; some may no longer count (their writer was removed).
+pub fn verdicts(env: &Env, asset: &Address) -> Option<Vec<Record>> {
     env.storage().persistent().get(asset)
 }
 
-pub fn set_latest(env: &Env, asset: &Address, record: &Record) {
-    env.storage().persistent().set(asset, record);
+/// Stores `asset`'s verdicts (encoded [`Record`]s, oldest first) through one host call from a
+/// stack buffer, as [`set_attesters`] does.
+pub fn set_verdicts(env: &Env, asset: &Address, records: &[Val]) {
+    use soroban_sdk::EnvBase as _;
+    let raw = env.vec_new_from_slice(records).unwrap_infallible();
+    env.storage().persistent().set(asset, &raw);
     extend_persistent(env, asset);
 }
 
-pub fn remove_latest(env: &Env, asset: &Address) {
+/// Voids every verdict on `asset` (a revocation).
+pub fn remove_verdicts(env: &Env, asset: &Address) {
     env.storage().persistent().remove(asset);
+}
+
+/// How many attesters the set holds now.
+pub fn attester_count(env: &Env) -> u32 {
+    attesters(env).map_or(0, |list| list.len())
+}
+
+pub fn pending_attester_change(env: &Env, attester: &Address) -> Option<PendingAttesterChange> {
+    env.storage()
+        .persistent()
+        .get(&DataKey::AttesterChange(attester.clone()))
+}
+
+pub fn set_pending_attester_change(env: &Env, attester: &Address, change: &PendingAttesterChange) {
+    let key = DataKey::AttesterChange(attester.clone());
+    env.storage().persistent().set(&key, change);
+    extend_persistent(env, &key);
+}
+
+pub fn clear_pending_attester_change(env: &Env, attester: &Address) {
+    env.storage()
+        .persistent()
+        .remove(&DataKey::AttesterChange(attester.clone()));
 }
 
 pub fn revocation(env: &Env, asset: &Address) -> Option<Revocation> {

@@ -1,7 +1,7 @@
 //! Storage-only types: what the registry keeps, never what it answers.
 use soroban_sdk::{contracttype, Address, BytesN};
 
-use crate::Safety;
+use crate::{CodeBinding, Safety};
 
 /// Storage only: a verdict as stored, with its writer and the admission it was written under, so
 /// that a read learns whether it still counts from one small-key lookup (see [`DataKey`]).
@@ -15,6 +15,8 @@ pub struct Record {
     pub flags: u32,
     pub evidence_hash: BytesN<32>,
     pub attested_at: u64,
+    /// The code the verdict judged, live when it was written.
+    pub code: CodeBinding,
 }
 
 impl Record {
@@ -33,11 +35,12 @@ impl Record {
 /// Two entries on the read path are keyed outside this enum, because the shape of a key is what
 /// every access pays for: a variant wraps its fields in a vector, and converting that key costs a
 /// read about 8,000 instructions more than a bare value (measured with
-/// `cargo run -p assay-gate-example --example bench`). `get_safety` makes three accesses:
-/// - persistent, keyed by the bare asset `Address`: the most recent verdict written for the asset
-///   ([`Record`]), whose writer may since have been removed;
-/// - persistent, keyed by a bare `u32` admission id: present while that admission is current (it
-///   holds the attester's address).
+/// `cargo run -p assay-gate-example --example bench`). `get_safety` reads:
+/// - persistent, keyed by the bare asset `Address`: the verdicts written since the asset's latest
+///   revocation, one [`Record`] per attester, oldest first;
+/// - persistent, keyed by a bare `u32` admission id, once per verdict: present while that
+///   admission is current (it holds the attester's address);
+/// - the asset's live code (`Address::executable()`, and a SAC's `admin()`), once.
 #[contracttype]
 #[derive(Clone, Debug, Eq, PartialEq)]
 pub enum DataKey {
@@ -53,7 +56,9 @@ pub enum DataKey {
     Safety(Address),
     /// Persistent: the latest revocation of an asset.
     Revoked(Address),
-    /// Persistent: the verdict of one attester (second) for one asset (first), as a [`Record`].
+    /// Persistent, interface 4: the verdict of one attester (second) for one asset (first). No
+    /// longer written or read (interface 5 keeps an asset's verdicts in one entry); kept so the
+    /// key's meaning is never reused.
     Verdict(Address, Address),
     /// Instance: the current attesters, in the order they were added (at most `MAX_ATTESTERS`).
     Attesters,
@@ -64,4 +69,6 @@ pub enum DataKey {
     /// Instance: how many admissions were ever made, which is the next admission's id. Ids are
     /// never reused, so a removed and re-admitted attester's earlier verdicts stay void.
     Admissions,
+    /// Persistent: the admission or removal of an attester proposed and not yet applied.
+    AttesterChange(Address),
 }

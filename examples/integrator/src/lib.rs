@@ -1,6 +1,7 @@
 #![no_std]
-//! A vault that accepts a token only on a fresh, acceptable Assay verdict, and fails closed:
-//! no verdict, a revoked or stale one, or one it does not accept all refuse.
+//! A vault that accepts a token only on a fresh, acceptable Assay verdict about the code the token
+//! runs now, and fails closed: no verdict, a revoked or stale one, one about replaced code, or one it
+//! does not accept all refuse.
 use soroban_sdk::{contract, contracterror, contractimpl, contracttype, Address, Env};
 
 /// The registry's client (`registry::Client`) and types, generated from its `.wasm`.
@@ -12,10 +13,21 @@ pub mod registry {
 pub const MECH_AUTH_REVOCABLE: u32 = 1 << 1;
 /// Mechanics bit 2: the issuer can claw a balance back.
 pub const MECH_AUTH_CLAWBACK_ENABLED: u32 = 1 << 2;
+/// Mechanics bit 9: a custom token's code can be replaced.
+pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
+/// Mechanics bit 10: a custom token's code can claw a balance back.
+pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
+/// Mechanics bit 11: a custom token's code can freeze a balance.
+pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
 /// Highest severity accepted: 2 (medium).
 pub const MAX_SEVERITY: u32 = 2;
-/// Mechanics that refuse a token whatever its severity.
-pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED;
+/// Mechanics that refuse a token whatever its severity: freezing and confiscation, by the issuer's
+/// flags or by a token's code, and replaceable code (the registry's `POLICY_MASK_FREEZE_INCLUSIVE`).
+pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE
+    | MECH_AUTH_CLAWBACK_ENABLED
+    | MECH_CODE_MUTABLE
+    | MECH_ADMIN_CLAWBACK
+    | MECH_ADMIN_FREEZE;
 /// Oldest verdict accepted, in seconds.
 pub const MAX_AGE_SECS: u64 = 86_400;
 
@@ -31,6 +43,8 @@ pub enum Error {
     TooSevere = 3,
     /// The issuer can freeze or claw back a balance.
     IssuerCanTakeIt = 4,
+    /// The token's code (or its Stellar Asset Contract's admin) changed since it was attested.
+    CodeChanged = 5,
 }
 
 #[contracttype]
@@ -50,21 +64,25 @@ impl Vault {
     /// Ok if the vault accepts `token` now.
     ///
     /// # Errors
-    /// `NotAttested` (1), `Stale` (2), `TooSevere` (3), `IssuerCanTakeIt` (4), in that order.
+    /// `NotAttested` (1), `CodeChanged` (5), `Stale` (2), `TooSevere` (3), `IssuerCanTakeIt` (4), in
+    /// that order.
     pub fn accept(env: Env, token: Address) -> Result<(), Error> {
         let registry: Address = env.storage().instance().get(&DataKey::Registry).unwrap();
-        let safety = registry::Client::new(&env, &registry)
-            .get_safety(&token)
-            .ok_or(Error::NotAttested)?;
-        if env.ledger().timestamp().saturating_sub(safety.attested_at) > MAX_AGE_SECS {
-            return Err(Error::Stale);
+        let assessment = registry::Client::new(&env, &registry).assess(
+            &token,
+            &MAX_SEVERITY,
+            &REFUSED_MECHANICS,
+            &MAX_AGE_SECS,
+        );
+        match assessment {
+            registry::Assessment::Safe(_) => Ok(()),
+            registry::Assessment::NotAttested | registry::Assessment::Revoked(_) => {
+                Err(Error::NotAttested)
+            }
+            registry::Assessment::CodeChanged => Err(Error::CodeChanged),
+            registry::Assessment::Stale(_) => Err(Error::Stale),
+            registry::Assessment::SeverityTooHigh(_) => Err(Error::TooSevere),
+            registry::Assessment::ForbiddenMechanics(_) => Err(Error::IssuerCanTakeIt),
         }
-        if safety.severity > MAX_SEVERITY {
-            return Err(Error::TooSevere);
-        }
-        if safety.flags & REFUSED_MECHANICS != 0 {
-            return Err(Error::IssuerCanTakeIt);
-        }
-        Ok(())
     }
 }

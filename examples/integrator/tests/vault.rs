@@ -1,14 +1,17 @@
 //! The vault against the real registry, natively and from its `.wasm`: every refusal and the
-//! admitted case, each verdict put in place by the registry's test kit.
+//! admitted case, each verdict put in place by the registry's test kit on a deployed token.
 use assay_integrator_example::{
     self as example, registry, Error, Vault, VaultClient, MAX_AGE_SECS,
 };
-use assay_registry::testutils::{assert_contract_error, new_env, TestRegistry, Verdict};
-use assay_registry::{
-    MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REQUIRED, MECH_AUTH_REVOCABLE, SEVERITY_CRITICAL,
-    SEVERITY_HIGH, SEVERITY_LOW, SEVERITY_MEDIUM,
+use assay_registry::testutils::{
+    assert_contract_error, new_custom_token, new_env, new_token, upgrade_code, TestRegistry,
+    Verdict,
 };
-use soroban_sdk::testutils::{Address as _, Ledger as _};
+use assay_registry::{
+    MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE, POLICY_MASK_FREEZE_INCLUSIVE,
+    SEVERITY_CRITICAL, SEVERITY_HIGH, SEVERITY_MEDIUM,
+};
+use soroban_sdk::testutils::Ledger as _;
 use soroban_sdk::{Address, Env};
 
 /// Runs `test` against the registry's Rust code, then against its `.wasm`.
@@ -21,7 +24,7 @@ fn with_each_registry(test: impl Fn(&Env, &TestRegistry, &VaultClient, &Address)
             Some(wasm) => TestRegistry::from_wasm(&env, wasm),
         };
         let vault = VaultClient::new(&env, &env.register(Vault, (registry.address().clone(),)));
-        test(&env, &registry, &vault, &Address::generate(&env));
+        test(&env, &registry, &vault, &new_token(&env));
     }
 }
 
@@ -53,7 +56,7 @@ fn refuses_every_unacceptable_verdict() {
     with_each_registry(|env, registry, vault, never_attested| {
         assert_contract_error(vault.try_accept(never_attested), Error::NotAttested, 1);
         for (verdict, error) in &cases {
-            let token = Address::generate(env);
+            let token = new_token(env);
             registry.put(&token, verdict);
             assert_contract_error(vault.try_accept(&token), *error, *error as u32);
         }
@@ -66,31 +69,24 @@ fn refuses_a_stale_verdict() {
     env.ledger().set_timestamp(1_800_000_000);
     let registry = TestRegistry::native(&env);
     let vault = VaultClient::new(&env, &env.register(Vault, (registry.address().clone(),)));
-    let token = Address::generate(&env);
+    let token = new_token(&env);
     registry.put(&token, &Verdict::clear().aged(MAX_AGE_SECS + 1));
     assert_eq!(vault.try_accept(&token), Err(Ok(Error::Stale)));
 }
 
 #[test]
-fn the_kit_refuses_what_the_registry_refuses() {
-    with_each_registry(|_, registry, _, token| {
-        let clawback_below_high = Verdict::new(SEVERITY_LOW, MECH_AUTH_CLAWBACK_ENABLED);
-        assert_eq!(
-            registry.try_put(token, &clawback_below_high),
-            Err(assay_registry::Error::InconsistentAttestation)
-        );
-        assert_eq!(registry.client().get_safety(token), None);
-        assert!(registry
-            .try_put(token, &Verdict::new(SEVERITY_LOW, MECH_AUTH_REQUIRED))
-            .is_ok());
+fn refuses_a_token_upgraded_after_its_verdict() {
+    with_each_registry(|env, registry, vault, _| {
+        let token = new_custom_token(env);
+        registry.put(&token, &Verdict::clear());
+        assert_eq!(vault.try_accept(&token), Ok(Ok(())));
+        // Its admin replaces its code: refused in the same ledger, with nobody re-attesting.
+        upgrade_code(env, &token, registry::WASM);
+        assert_contract_error(vault.try_accept(&token), Error::CodeChanged, 5);
     });
 }
 
 #[test]
 fn the_vaults_bits_are_the_registrys() {
-    assert_eq!(example::MECH_AUTH_REVOCABLE, MECH_AUTH_REVOCABLE);
-    assert_eq!(
-        example::MECH_AUTH_CLAWBACK_ENABLED,
-        MECH_AUTH_CLAWBACK_ENABLED
-    );
+    assert_eq!(example::REFUSED_MECHANICS, POLICY_MASK_FREEZE_INCLUSIVE);
 }

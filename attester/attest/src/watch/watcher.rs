@@ -19,7 +19,7 @@ use super::policy::{backoff, write_reason, WriteReason};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
-use crate::registry::{Attestation, MAX_BATCH_SIZE};
+use crate::registry::{Attestation, CodeBinding, MAX_BATCH_SIZE};
 use crate::scanning::ScanSettings;
 use crate::targets::{evaluate_targets_each, Evaluated};
 use crate::verify::{ledger_time, read_safety_by, read_safety_many};
@@ -319,6 +319,13 @@ impl Watcher<'_> {
             }
             Decision::Attest(p) => p,
         };
+        let code = match CodeBinding::judged_by(&report) {
+            Ok(code) => code,
+            Err(m) => {
+                log("scan_failed", json!({"asset": name, "error": m}));
+                return Step::Done(Checked::Failed(m));
+            }
+        };
         // This watcher's own verdict: another attester's never stands for it.
         let read = match held.get(contract) {
             Some(entry) => Ok(entry.clone()),
@@ -364,6 +371,7 @@ impl Watcher<'_> {
                 severity: params.severity,
                 flags: params.flags,
                 evidence_hash: hash,
+                code,
             },
             severity: params.severity,
             flags: params.flags,

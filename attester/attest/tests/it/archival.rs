@@ -1,15 +1,15 @@
-//! Archived attestation entries (the asset's latest verdict and the attester's own): re-attesting still works (the simulation restores it, automatically or
-//! through a restore preamble that the attester submits first), and the value read back is the new one.
+//! An archived attestation entry (the asset's verdicts, keyed by the bare asset address): re-attesting
+//! still works (the simulation restores it, automatically or through a restore preamble that the
+//! attester submits first), and the value read back is the new one.
 
 use crate::common;
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
-use assay_attest::registry::{self, Attestation};
+use assay_attest::registry::Attestation;
 use assay_attest::verify::read_safety;
 use common::*;
 use stellar_xdr::{
-    ContractDataDurability, ContractId, Hash, LedgerKey, LedgerKeyContractData, ScAddress,
-    ScSymbol, ScVal,
+    ContractDataDurability, ContractId, Hash, LedgerKey, LedgerKeyContractData, ScAddress, ScVal,
 };
 
 #[test]
@@ -20,32 +20,19 @@ fn re_attesting_an_archived_entry_restores_it() {
         registry: w.registry,
         confirm_read_back: true,
     };
+    let (token, code) = w.bound_token(7);
     let first = Attestation {
-        asset: [7; 32],
+        asset: token,
         severity: 1,
         flags: 1,
         evidence_hash: [1; 32],
+        code: code.clone(),
     };
     s.submit(std::slice::from_ref(&first)).unwrap();
 
-    // Both entries the write made: the asset's latest verdict (keyed by the bare asset address)
-    // and the attester's own.
-    let asset = ScVal::Address(ScAddress::Contract(ContractId(Hash([7; 32]))));
-    let keys = [
-        registry_key(&w, asset.clone()),
-        registry_key(
-            &w,
-            ScVal::Vec(Some(
-                vec![
-                    symbol("Verdict"),
-                    asset,
-                    registry::account_val(w.attester.public_key()),
-                ]
-                .try_into()
-                .unwrap(),
-            )),
-        ),
-    ];
+    // The entry the write made: the asset's verdicts, keyed by the bare asset address.
+    let asset = ScVal::Address(ScAddress::Contract(ContractId(Hash(token))));
+    let keys = [registry_key(&w, asset)];
     let now = w.net.latest_ledger();
     for key in &keys {
         assert!(
@@ -60,10 +47,11 @@ fn re_attesting_an_archived_entry_restores_it() {
         .wait_for_ledger(now + 2, std::time::Duration::from_secs(10));
 
     let second = Attestation {
-        asset: [7; 32],
+        asset: token,
         severity: 2,
         flags: 2,
         evidence_hash: [2; 32],
+        code,
     };
     let written = s
         .submit(std::slice::from_ref(&second))
@@ -71,7 +59,7 @@ fn re_attesting_an_archived_entry_restores_it() {
     assert_eq!(written.read_back, Ok(()));
     let confirmed = written.confirmed;
     assert!(confirmed.ledger > now);
-    let read = read_safety(&w.rpc, w.registry, [7; 32]).unwrap().unwrap();
+    let read = read_safety(&w.rpc, w.registry, token).unwrap().unwrap();
     assert_eq!(
         (read.severity, read.flags, read.evidence_hash),
         (2, 2, [2; 32])
@@ -85,11 +73,7 @@ fn re_attesting_an_archived_entry_restores_it() {
     }
 }
 
-fn symbol(name: &str) -> ScVal {
-    ScVal::Symbol(ScSymbol(name.try_into().unwrap()))
-}
-
-/// The registry's persistent entry under the `DataKey` variant whose parts are `parts`.
+/// The registry's persistent entry under `key`.
 fn registry_key(w: &World, key: ScVal) -> LedgerKey {
     LedgerKey::ContractData(LedgerKeyContractData {
         contract: ScAddress::Contract(ContractId(Hash(w.registry))),

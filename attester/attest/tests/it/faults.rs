@@ -15,12 +15,15 @@ use common::*;
 use serde_json::json;
 use stellar_xdr::{Limits, ReadXdr, SorobanTransactionData, WriteXdr};
 
-fn attestation(n: u8) -> Attestation {
+/// A low verdict on a token deployed for it (salt `n`), bound to the token's code.
+fn attestation(w: &World, n: u8) -> Attestation {
+    let (asset, code) = w.bound_token(0x60 + n);
     Attestation {
-        asset: [n; 32],
+        asset,
         severity: 1,
         flags: 1,
         evidence_hash: [n; 32],
+        code,
     }
 }
 
@@ -67,7 +70,16 @@ fn faults_on_the_submit_path() {
         registry: w.registry,
         confirm_read_back: true,
     };
-    let err = down.submit(&[attestation(1)]).unwrap_err();
+    // One token per write below, deployed up front (the admin deploys; the attester's sequence
+    // counts only the writes).
+    let first = attestation(&w, 1);
+    let (a2, a3, a4, a5) = (
+        attestation(&w, 2),
+        attestation(&w, 3),
+        attestation(&w, 4),
+        attestation(&w, 5),
+    );
+    let err = down.submit(std::slice::from_ref(&first)).unwrap_err();
     assert!(
         matches!(err, ChainError::Rpc(_)) && err.to_string().contains("nothing was submitted"),
         "{err}"
@@ -87,7 +99,7 @@ fn faults_on_the_submit_path() {
             scanned_at: assay_core::Timestamp::from_unix(0).unwrap(),
             preimage: None,
         },
-        attestation: attestation(1),
+        attestation: first,
     }];
     let outcomes = execute(&planned, vec![None], &mut down, 50, false);
     assert!(
@@ -107,20 +119,21 @@ fn faults_on_the_submit_path() {
         vec![Fault::Answer(busy.clone()), Fault::Answer(busy.clone())],
     );
     let before = sequence(&w);
-    let ok = submit_via(&w, &proxy, &[attestation(2)]).expect("accepted after TRY_AGAIN_LATER");
+    let ok =
+        submit_via(&w, &proxy, std::slice::from_ref(&a2)).expect("accepted after TRY_AGAIN_LATER");
     assert_eq!(proxy.count("sendTransaction"), 3);
     assert_eq!(sequence(&w), before + 1, "exactly one transaction applied");
-    assert!(read_safety(&w.rpc, w.registry, [2; 32]).unwrap().is_some());
+    assert!(read_safety(&w.rpc, w.registry, a2.asset).unwrap().is_some());
     assert_eq!(ok.hash.len(), 64);
 
     // TRY_AGAIN_LATER forever: a clear error, nothing written.
     let proxy = Proxy::start(w.net.rpc_url());
     proxy.always("sendTransaction", Fault::Answer(busy));
     let before = sequence(&w);
-    let err = submit_via(&w, &proxy, &[attestation(3)]).unwrap_err();
+    let err = submit_via(&w, &proxy, std::slice::from_ref(&a3)).unwrap_err();
     assert!(matches!(err, ChainError::Busy(_)), "{err}");
     assert_eq!(sequence(&w), before);
-    assert_eq!(read_safety(&w.rpc, w.registry, [3; 32]).unwrap(), None);
+    assert_eq!(read_safety(&w.rpc, w.registry, a3.asset).unwrap(), None);
 
     // A transaction that fails on chain: simulation's instruction budget is cut to 1, so the host runs out
     // of budget when the ledger applies it. The error names the hash and ledger; nothing is written.
@@ -136,23 +149,24 @@ fn faults_on_the_submit_path() {
             r
         })),
     );
-    let err = submit_via(&w, &proxy, &[attestation(4)]).unwrap_err();
+    let err = submit_via(&w, &proxy, std::slice::from_ref(&a4)).unwrap_err();
     match &err {
         ChainError::Failed { hash, ledger, .. } => assert!(hash.len() == 64 && *ledger > 0),
         other => panic!("expected an on-chain failure, got {other}"),
     }
     assert!(!err.may_have_written());
-    assert_eq!(read_safety(&w.rpc, w.registry, [4; 32]).unwrap(), None);
+    assert_eq!(read_safety(&w.rpc, w.registry, a4.asset).unwrap(), None);
 
     // The response to sendTransaction is lost after the network accepted it: the attester re-polls by hash
     // and re-sends the same envelope, and exactly one transaction applies.
     let proxy = Proxy::start(w.net.rpc_url());
     proxy.queue("sendTransaction", vec![Fault::LoseResponse]);
     let before = sequence(&w);
-    let ok = submit_via(&w, &proxy, &[attestation(5)]).expect("confirmed after a lost response");
+    let ok =
+        submit_via(&w, &proxy, std::slice::from_ref(&a5)).expect("confirmed after a lost response");
     assert!(proxy.count("getTransaction") >= 1, "followed the hash");
     assert_eq!(sequence(&w), before + 1, "no double write");
-    assert!(read_safety(&w.rpc, w.registry, [5; 32]).unwrap().is_some());
+    assert!(read_safety(&w.rpc, w.registry, a5.asset).unwrap().is_some());
     assert!(ok.ledger > 0);
 
     // Every getTransaction answer is lost too, until the time bound passes: the outcome is reported as
@@ -174,8 +188,11 @@ fn faults_on_the_submit_path() {
         signer: &w.attester,
         options,
     };
-    let f =
-        assay_attest::registry::attest_many(w.registry, w.attester.public_key(), &[attestation(6)]);
+    let f = assay_attest::registry::attest_many(
+        w.registry,
+        w.attester.public_key(),
+        &[attestation(&w, 6)],
+    );
     let before = sequence(&w);
     let err = inv.invoke(&f).unwrap_err();
     assert!(err.may_have_written(), "{err}");

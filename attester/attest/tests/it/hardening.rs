@@ -330,12 +330,12 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
 
 /// Whether a `getLedgerEntries` key (base64 XDR) is a registry verdict (`Verdict(asset, attester)`).
 fn is_verdict(key: &str) -> bool {
-    use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScSymbol, ScVal};
+    use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScAddress, ScVal};
     let Ok(LedgerKey::ContractData(d)) = LedgerKey::from_xdr_base64(key, Limits::none()) else {
         return false;
     };
-    let verdict = ScVal::Symbol(ScSymbol("Verdict".try_into().unwrap()));
-    matches!(&d.key, ScVal::Vec(Some(v)) if v.first() == Some(&verdict))
+    // Interface 5 keeps an asset's verdicts under the bare asset address.
+    matches!(&d.key, ScVal::Address(ScAddress::Contract(_)))
 }
 
 /// Issue #26: an entry written `clear` under the rule before the latent freeze (an issuer with flags 0, not
@@ -375,6 +375,8 @@ fn an_entry_written_clear_before_the_latent_freeze_is_rewritten_by_watch() {
             severity: 0,
             flags: old.mechanics,
             evidence_hash: old_hash,
+            code: assay_attest::registry::CodeBinding::judged_by(&report)
+                .expect("the report names what it judged"),
         }],
         50,
     );

@@ -4,6 +4,7 @@
 mod common;
 
 mod archival;
+mod code_binding_e2e;
 mod faults;
 mod hardening;
 mod localnet_e2e;

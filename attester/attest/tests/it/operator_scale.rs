@@ -69,11 +69,15 @@ fn a_failing_batch_is_split_and_the_rest_lands() {
     };
     // Seven writes in one batch; the fifth has severity 9, which the registry refuses (InvalidSeverity, #3).
     let writes: Vec<Attestation> = (0..7u8)
-        .map(|i| Attestation {
-            asset: [0x40 + i; 32],
-            severity: if i == 4 { 9 } else { 1 },
-            flags: 1,
-            evidence_hash: [i; 32],
+        .map(|i| {
+            let (asset, code) = w.bound_token(0x40 + i);
+            Attestation {
+                asset,
+                severity: if i == 4 { 9 } else { 1 },
+                flags: 1,
+                evidence_hash: [i; 32],
+                code,
+            }
         })
         .collect();
     let done = write_batched(&mut submitter, &writes, 50);

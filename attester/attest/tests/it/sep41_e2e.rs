@@ -87,7 +87,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
 
     // A token whose approve accumulates instead of overwriting: one clause violated, everything else
     // assessed.
-    let (token, run) = suite_on(&w, "defect_token_approve_accumulates", 3);
+    let (_, run) = suite_on(&w, "defect_token_approve_accumulates", 3);
     let suite = run.report.as_ref().expect("the suite ran");
     assert_eq!(run.verdict(), "violation", "{}", run.summary());
     assert_eq!(
@@ -150,10 +150,13 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
         "{lines:?}"
     );
 
-    // Attested under the token's own address: the registry holds critical with bit 8.
+    // Attested under the asset's Stellar Asset Contract (a verdict on a classic asset judges its
+    // issuer, the SAC's admin; interface 5 refuses it under another contract's code): the registry
+    // holds critical with bit 8.
+    let sac = w.deploy_sac(&aqua);
     let targets = [Target {
         asset: aqua.core().into(),
-        contract: token,
+        contract: sac,
     }];
     let (planned, slots) = plan(
         &targets,
@@ -179,7 +182,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     };
     assert_eq!(severity, 4);
     assert_eq!(flags & (1 << 8), 1 << 8, "sep41_violation is bit 8");
-    let on_chain = read_safety(&w.rpc, w.registry, token).unwrap().unwrap();
+    let on_chain = read_safety(&w.rpc, w.registry, sac).unwrap().unwrap();
     assert_eq!(
         (
             on_chain.severity,
@@ -189,7 +192,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
         (4, plain.mechanics.bits() | Mechanics::SEP41_VIOLATION, hash)
     );
     assert_eq!(
-        w.gate_check(token),
+        w.gate_check(sac),
         Err(4),
         "the gate refuses it: SeverityTooHigh"
     );
@@ -197,7 +200,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     // The vulnerable fixture fails several clauses, and its over-balance transfer wrecks the holder's
     // accounting, so later checks cannot conclude. A FAIL is the ceiling: the report is critical with bit 8
     // and determined although rows are open, so it is written, and the gate refuses it.
-    let (vuln, run) = suite_on(&w, "vulnerable_token", 4);
+    let (_, run) = suite_on(&w, "vulnerable_token", 4);
     let suite = run.report.as_ref().expect("the suite ran");
     assert_eq!(suite.status_of("sep41-transfer-self"), Some(Status::Fail));
     assert!(
@@ -214,7 +217,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     assert!(!report.undetermined, "{:?}", report.undetermined_checks);
     let targets = [Target {
         asset: aqua.core().into(),
-        contract: vuln,
+        contract: sac,
     }];
     let (planned, slots) = plan(&targets, vec![Ok(report)], now, Freshness::default());
     assert_eq!(planned.len(), 1);
@@ -225,11 +228,11 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
         outcomes[0]
     );
     assert_eq!(
-        read_safety(&w.rpc, w.registry, vuln)
+        read_safety(&w.rpc, w.registry, sac)
             .unwrap()
             .unwrap()
             .severity,
         4
     );
-    assert_eq!(w.gate_check(vuln), Err(4), "SeverityTooHigh");
+    assert_eq!(w.gate_check(sac), Err(4), "SeverityTooHigh");
 }

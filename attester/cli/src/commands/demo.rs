@@ -106,6 +106,7 @@ fn gate_error(code: u32) -> &'static str {
         5 => "InvalidPolicy",
         6 => "InvalidAmount",
         7 => "InsufficientBalance",
+        8 => "CodeChanged",
         _ => "unknown",
     }
 }

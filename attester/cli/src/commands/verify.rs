@@ -11,7 +11,8 @@ use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
 use assay_attest::verify::{
-    ledger_time, read_quorum, read_safety, read_safety_by, verify_target, Verdict,
+    ledger_time, read_code_changed, read_quorum, read_safety, read_safety_by, verify_target,
+    Verdict,
 };
 
 /// The registry's `MAX_QUORUM_ATTESTERS`: a longer list always answers false.
@@ -164,6 +165,10 @@ fn render(v: &Verdict) -> String {
             assay_core::time::format_duration(*age_secs as i64)
         ),
         Verdict::Absent => "absent: the registry holds no attestation for this asset".into(),
+        Verdict::CodeChanged => "code changed: the registry's verdict judged code that is no \
+            longer live (the token's WASM was replaced or its SAC admin changed); no read admits \
+            it until it is attested again"
+            .into(),
         Verdict::Mismatch {
             field,
             on_chain,
@@ -275,17 +280,30 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         Ok(s) => s,
         Err(m) => return fail(&m),
     };
-    let verdict = match verify_target(
-        &settings,
-        &spec.rpc_url,
-        &spec.passphrase,
-        &target,
-        on_chain.as_ref(),
-        runner.as_ref(),
-        args.suite.sep41,
-        &|| ledger_time(&rpc),
-        args.max_age,
-    ) {
+    // No verdict read back: nobody attested it, or the verdict's code binding no longer holds.
+    let code_changed = match on_chain {
+        Some(_) => false,
+        None => match read_code_changed(&rpc, registry, contract) {
+            Ok(changed) => changed,
+            Err(m) => return fail(&m),
+        },
+    };
+    let verified = if code_changed {
+        Ok(Verdict::CodeChanged)
+    } else {
+        verify_target(
+            &settings,
+            &spec.rpc_url,
+            &spec.passphrase,
+            &target,
+            on_chain.as_ref(),
+            runner.as_ref(),
+            args.suite.sep41,
+            &|| ledger_time(&rpc),
+            args.max_age,
+        )
+    };
+    let verdict = match verified {
         Ok(v) => v,
         Err(m) => return fail(&m),
     };

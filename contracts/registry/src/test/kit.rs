@@ -8,9 +8,10 @@ use soroban_sdk::{
     Address, BytesN, Env, Event as _, InvokeError,
 };
 
+use super::ANY_AGE;
 use crate::testutils::{
-    advance_ledger_time, for_each_build, label, new_env, registry_wasm, Build, TestRegistry,
-    Verdict, TEST_EVIDENCE_HASH,
+    advance_ledger_time, for_each_build, label, live_code, new_env, new_token, registry_wasm,
+    Build, TestRegistry, Verdict, TEST_EVIDENCE_HASH,
 };
 use crate::*;
 
@@ -28,7 +29,7 @@ fn kit(env: &Env, build: Build) -> TestRegistry {
 fn setup(build: Build) -> (Env, TestRegistry, Address) {
     let env = new_env();
     let registry = kit(&env, build);
-    let asset = Address::generate(&env);
+    let asset = new_token(&env);
     (env, registry, asset)
 }
 
@@ -110,7 +111,7 @@ fn a_revoked_verdict_reads_as_absent_and_leaves_its_trace() {
         let written = registry.put(&asset, &Verdict::clear().aged(60).revoked());
         let c = registry.client();
         assert_eq!(c.get_safety(&asset), None, "{}", label(build));
-        assert!(!c.is_safe(&asset, &4, &0));
+        assert!(!c.is_safe(&asset, &4, &ANY_AGE));
         assert_eq!(
             c.get_revocation(&asset),
             Some(Revocation {
@@ -135,12 +136,19 @@ fn the_kit_refuses_exactly_what_attest_refuses() {
         let hash = BytesN::from_array(&env, &TEST_EVIDENCE_HASH);
         for severity in 0..=5 {
             for &flags in &flag_values {
-                let (through_kit, direct) = (Address::generate(&env), Address::generate(&env));
+                let (through_kit, direct) = (new_token(&env), new_token(&env));
                 let kit_answer = registry
                     .try_put(&through_kit, &Verdict::new(severity, flags))
                     .map(|_| ());
                 let contract_answer = c
-                    .try_attest(registry.attester(), &direct, &severity, &flags, &hash)
+                    .try_attest(
+                        registry.attester(),
+                        &direct,
+                        &severity,
+                        &flags,
+                        &hash,
+                        &live_code(&direct),
+                    )
                     .map(|ok| ok.unwrap())
                     .map_err(|e| e.unwrap());
                 assert_eq!(
@@ -184,7 +192,7 @@ fn works_without_mocked_auths_and_leaves_the_auth_set_up_alone() {
             capture_snapshot_at_drop: false,
         });
         let registry = kit(&env, build);
-        let asset = Address::generate(&env);
+        let asset = new_token(&env);
         registry.put(
             &asset,
             &Verdict::new(SEVERITY_CRITICAL, MECH_SEP41_VIOLATION),
@@ -196,9 +204,14 @@ fn works_without_mocked_auths_and_leaves_the_auth_set_up_alone() {
             label(build)
         );
         let hash = BytesN::from_array(&env, &[1; 32]);
-        let unauthorised = registry
-            .client()
-            .try_attest(registry.attester(), &asset, &0, &0, &hash);
+        let unauthorised = registry.client().try_attest(
+            registry.attester(),
+            &asset,
+            &0,
+            &0,
+            &hash,
+            &live_code(&asset),
+        );
         assert!(
             matches!(unauthorised, Err(Err(InvokeError::Abort))),
             "{unauthorised:?}"
@@ -212,5 +225,24 @@ fn an_age_beyond_ledger_time_names_the_fix() {
     let env = new_env();
     env.ledger().set_timestamp(99);
     let registry = TestRegistry::native(&env);
-    registry.put(&Address::generate(&env), &Verdict::clear().aged(100));
+    registry.put(&new_token(&env), &Verdict::clear().aged(100));
+}
+
+#[test]
+fn an_upgraded_token_is_refused_by_every_read() {
+    for_each_build(|build| {
+        let (env, registry, _) = setup(build);
+        // A contract registered natively runs under a stand-in WASM hash: a token like any other.
+        let token = crate::testutils::new_custom_token(&env);
+        let written = registry.put(&token, &Verdict::clear());
+        assert_eq!(registry.client().get_safety(&token), Some(written));
+        crate::testutils::upgrade_code(&env, &token, registry_wasm());
+        let c = registry.client();
+        assert_eq!(c.get_safety(&token), None, "{}", label(build));
+        assert!(!c.is_safe(&token, &0, &ANY_AGE));
+        assert_eq!(c.assess(&token, &0, &0, &ANY_AGE), Assessment::CodeChanged);
+        // Attested again, bound to the new code, it is admitted again.
+        registry.put(&token, &Verdict::clear());
+        assert!(c.is_safe(&token, &0, &ANY_AGE), "{}", label(build));
+    });
 }

@@ -8,9 +8,9 @@ use soroban_sdk::{
     vec, Address, Event as _, IntoVal, Vec,
 };
 
-use super::{assert_auth_refused, Setup};
+use super::{assert_auth_refused, Setup, ANY_AGE};
 use crate::{
-    testutils::{assert_contract_error, for_each_build},
+    testutils::{assert_contract_error, for_each_build, live_code, new_token},
     *,
 };
 
@@ -28,20 +28,36 @@ fn advance(s: &Setup, secs: u64) -> u64 {
 }
 
 #[test]
-fn two_attesters_disagree_and_each_reads_back_its_own() {
+fn two_attesters_disagree_and_the_more_severe_answers_whichever_wrote_last() {
     for_each_build(|build| {
         let s = Setup::new(build);
         let c = s.client();
         let (a, b) = (s.attester.clone(), two_attesters(&s));
-        let asset = Address::generate(&s.env);
+        let asset = new_token(&s.env);
+        let code = live_code(&asset);
         let t0 = s.env.ledger().timestamp();
-        c.attest(&a, &asset, &0, &0, &s.hash(1));
+        c.attest(&a, &asset, &0, &0, &s.hash(1), &live_code(&asset));
         let t1 = advance(&s, 10);
-        c.attest(&b, &asset, &3, &MECH_AUTH_CLAWBACK_ENABLED, &s.hash(2));
+        c.attest(
+            &b,
+            &asset,
+            &3,
+            &MECH_AUTH_CLAWBACK_ENABLED,
+            &s.hash(2),
+            &live_code(&asset),
+        );
         s.assert_auth(
             &b,
             "attest",
-            (&b, &asset, 3u32, MECH_AUTH_CLAWBACK_ENABLED, s.hash(2)).into_val(&s.env),
+            (
+                &b,
+                &asset,
+                3u32,
+                MECH_AUTH_CLAWBACK_ENABLED,
+                s.hash(2),
+                code.clone(),
+            )
+                .into_val(&s.env),
         );
         // The event names its writer as a topic and carries the evidence hash.
         assert_eq!(
@@ -80,20 +96,52 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
         );
         assert_eq!(
             c.get_safety(&asset),
-            Some(b_verdict),
-            "{build:?}: the latest"
+            Some(b_verdict.clone()),
+            "{build:?}: the more severe"
         );
         assert!(
-            !c.is_safe(&asset, &2, &0),
-            "{build:?}: judged on the latest"
+            !c.is_safe(&asset, &2, &ANY_AGE),
+            "{build:?}: judged on the more severe"
         );
 
-        // A writes again: now A's is the latest, B's stays B's.
+        // A (lax, or slower) writes a clear verdict after B's: B's still answers.
         let t2 = advance(&s, 10);
-        c.attest(&a, &asset, &1, &MECH_AUTH_REQUIRED, &s.hash(3));
-        assert_eq!(c.get_safety(&asset).unwrap().attested_at, t2);
-        assert_eq!(c.get_safety_by(&asset, &b).unwrap().severity, 3);
-        assert!(c.is_safe(&asset, &1, &0), "{build:?}");
+        c.attest(&a, &asset, &0, &0, &s.hash(3), &live_code(&asset));
+        assert_eq!(c.get_safety_by(&asset, &a).unwrap().attested_at, t2);
+        assert_eq!(
+            c.get_safety(&asset),
+            Some(b_verdict.clone()),
+            "{build:?}: the more severe, though older"
+        );
+        assert!(!c.is_safe(&asset, &2, &ANY_AGE), "{build:?}");
+        assert!(!c.is_safe_masked(&asset, &MECH_AUTH_CLAWBACK_ENABLED, &ANY_AGE));
+        assert_eq!(
+            c.assess(&asset, &2, &0, &ANY_AGE),
+            Assessment::SeverityTooHigh(3)
+        );
+        // The age limit applies to the verdict that answers: B's is 10 s older than A's.
+        assert_eq!(c.assess(&asset, &3, &0, &9), Assessment::Stale(10));
+        // A tie in severity goes to the most recent.
+        let t3 = advance(&s, 10);
+        c.attest(
+            &a,
+            &asset,
+            &3,
+            &MECH_AUTH_CLAWBACK_ENABLED,
+            &s.hash(5),
+            &live_code(&asset),
+        );
+        assert_eq!(c.get_safety(&asset).unwrap().attested_at, t3, "{build:?}");
+        advance(&s, 10);
+        c.attest(
+            &b,
+            &asset,
+            &3,
+            &MECH_AUTH_CLAWBACK_ENABLED,
+            &s.hash(2),
+            &live_code(&asset),
+        );
+        assert_eq!(c.get_safety(&asset).unwrap().evidence_hash, s.hash(2));
 
         // Nobody writes as another: A's signature does not stand for B.
         s.env.mock_auths(&[MockAuth {
@@ -101,11 +149,11 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
             invoke: &MockAuthInvoke {
                 contract: &s.id,
                 fn_name: "attest",
-                args: (&b, &asset, 0u32, 0u32, s.hash(4)).into_val(&s.env),
+                args: (&b, &asset, 0u32, 0u32, s.hash(4), live_code(&asset)).into_val(&s.env),
                 sub_invokes: &[],
             },
         }]);
-        assert_auth_refused(c.try_attest(&b, &asset, &0, &0, &s.hash(4)));
+        assert_auth_refused(c.try_attest(&b, &asset, &0, &0, &s.hash(4), &live_code(&asset)));
         s.env.mock_all_auths();
         assert_eq!(
             c.get_safety_by(&asset, &b).unwrap().severity,
@@ -116,16 +164,30 @@ fn two_attesters_disagree_and_each_reads_back_its_own() {
 }
 
 #[test]
-fn revoking_withdraws_only_the_revokers_verdict_and_get_safety_falls_back() {
+fn a_revocation_voids_every_earlier_verdict_until_a_newer_one() {
     for_each_build(|build| {
         let s = Setup::new(build);
         let c = s.client();
         let (a, b) = (s.attester.clone(), two_attesters(&s));
-        let asset = Address::generate(&s.env);
-        c.attest(&a, &asset, &1, &MECH_AUTH_REQUIRED, &s.hash(1));
+        let asset = new_token(&s.env);
+        c.attest(
+            &a,
+            &asset,
+            &1,
+            &MECH_AUTH_REQUIRED,
+            &s.hash(1),
+            &live_code(&asset),
+        );
         let a_verdict = c.get_safety(&asset).unwrap();
         advance(&s, 10);
-        c.attest(&b, &asset, &2, &MECH_AUTH_REVOCABLE, &s.hash(2));
+        c.attest(
+            &b,
+            &asset,
+            &2,
+            &MECH_AUTH_REVOCABLE,
+            &s.hash(2),
+            &live_code(&asset),
+        );
         let b_verdict = c.get_safety(&asset).unwrap();
 
         let revoked_at = advance(&s, 5);
@@ -142,10 +204,14 @@ fn revoking_withdraws_only_the_revokers_verdict_and_get_safety_falls_back() {
             .to_xdr(&s.env, &s.id)]
         );
         assert_eq!(c.get_safety_by(&asset, &b), None);
+        // A's older verdict no longer counts: B's revocation says the asset changed since.
+        assert_eq!(c.get_safety_by(&asset, &a), None, "{build:?}");
+        assert_eq!(c.get_safety(&asset), None, "{build:?}");
+        assert!(!c.is_safe(&asset, &4, &ANY_AGE));
+        assert!(!c.is_safe_quorum(&asset, &vec![&s.env, a.clone()], &1, &4, &ANY_AGE));
         assert_eq!(
-            c.get_safety(&asset),
-            Some(a_verdict.clone()),
-            "{build:?}: the next most recent verdict"
+            c.assess(&asset, &4, &0, &ANY_AGE),
+            Assessment::Revoked(revoked_at)
         );
         assert_eq!(
             c.get_revocation(&asset),
@@ -155,14 +221,24 @@ fn revoking_withdraws_only_the_revokers_verdict_and_get_safety_falls_back() {
                 revoked: b_verdict,
             })
         );
-        // B has nothing left to revoke; A's verdict is A's to revoke.
+        // Nothing is left to revoke, A's void verdict included.
         assert_contract_error(c.try_revoke(&b, &asset), Error::NotAttested, 5);
-        c.revoke(&a, &asset);
-        assert_eq!(c.get_safety(&asset), None, "{build:?}");
-        assert_eq!(
-            c.assess(&asset, &4, &0, &0),
-            Assessment::Revoked(revoked_at)
+        assert_contract_error(c.try_revoke(&a, &asset), Error::NotAttested, 5);
+        // A newer verdict, even in the same ledger, counts again.
+        c.attest(
+            &a,
+            &asset,
+            &1,
+            &MECH_AUTH_REQUIRED,
+            &s.hash(3),
+            &live_code(&asset),
         );
+        let renewed = Safety {
+            evidence_hash: s.hash(3),
+            attested_at: revoked_at,
+            ..a_verdict
+        };
+        assert_eq!(c.get_safety(&asset), Some(renewed), "{build:?}");
     });
 }
 
@@ -172,12 +248,19 @@ fn removal_stops_counting_at_read_time_and_readmission_does_not_revive() {
         let s = Setup::new(build);
         let c = s.client();
         let (a, b) = (s.attester.clone(), two_attesters(&s));
-        let asset = Address::generate(&s.env);
-        c.attest(&a, &asset, &0, &0, &s.hash(1));
+        let asset = new_token(&s.env);
+        c.attest(&a, &asset, &0, &0, &s.hash(1), &live_code(&asset));
         let a_verdict = c.get_safety(&asset).unwrap();
         advance(&s, 10);
-        c.attest(&b, &asset, &4, &MECH_BLOCKLISTED, &s.hash(2));
-        assert!(!c.is_safe(&asset, &3, &0));
+        c.attest(
+            &b,
+            &asset,
+            &4,
+            &MECH_BLOCKLISTED,
+            &s.hash(2),
+            &live_code(&asset),
+        );
+        assert!(!c.is_safe(&asset, &3, &ANY_AGE));
 
         c.remove_attester(&b);
         assert_eq!(
@@ -185,26 +268,32 @@ fn removal_stops_counting_at_read_time_and_readmission_does_not_revive() {
             Some(a_verdict.clone()),
             "{build:?}: B's verdict no longer counts"
         );
-        assert!(c.is_safe(&asset, &0, &0), "{build:?}");
-        assert!(c.is_safe_masked(&asset, &CAPABILITY_MASK, &0));
-        assert_eq!(c.assess(&asset, &0, &0, &0), Assessment::Safe(a_verdict));
-        // Raw read: B's verdict is still there to audit.
-        assert_eq!(c.get_safety_by(&asset, &b).unwrap().severity, 4);
+        assert!(c.is_safe(&asset, &0, &ANY_AGE), "{build:?}");
+        assert!(c.is_safe_masked(&asset, &CAPABILITY_MASK, &ANY_AGE));
+        assert_eq!(
+            c.assess(&asset, &0, &0, &ANY_AGE),
+            Assessment::Safe(a_verdict)
+        );
+        // B's verdict does not count, so no read returns it (its event is the audit trail).
+        assert_eq!(c.get_safety_by(&asset, &b), None, "{build:?}");
         let both = vec![&s.env, a.clone(), b.clone()];
-        assert!(!c.is_safe_quorum(&asset, &both, &2, &4, &0), "{build:?}");
+        assert!(
+            !c.is_safe_quorum(&asset, &both, &2, &4, &ANY_AGE),
+            "{build:?}"
+        );
 
         c.remove_attester(&a);
         assert_eq!(c.get_safety(&asset), None, "{build:?}: no current attester");
-        assert!(!c.is_safe(&asset, &4, &0));
-        assert_eq!(c.assess(&asset, &4, &0, &0), Assessment::NotAttested);
+        assert!(!c.is_safe(&asset, &4, &ANY_AGE));
+        assert_eq!(c.assess(&asset, &4, &0, &ANY_AGE), Assessment::NotAttested);
 
         // Re-admitted later: A's earlier verdict stays void until A writes again.
         advance(&s, 10);
         c.add_attester(&a);
         assert_eq!(c.get_safety(&asset), None, "{build:?}");
-        assert!(!c.is_safe_quorum(&asset, &vec![&s.env, a.clone()], &1, &4, &0));
-        c.attest(&a, &asset, &0, &0, &s.hash(3));
-        assert!(c.is_safe(&asset, &0, &0), "{build:?}");
+        assert!(!c.is_safe_quorum(&asset, &vec![&s.env, a.clone()], &1, &4, &ANY_AGE));
+        c.attest(&a, &asset, &0, &0, &s.hash(3), &live_code(&asset));
+        assert!(c.is_safe(&asset, &0, &ANY_AGE), "{build:?}");
     });
 }
 
@@ -214,10 +303,10 @@ fn admin_revokes_any_attesters_verdict_and_the_event_says_so() {
         let s = Setup::new(build);
         let c = s.client();
         let (a, b) = (s.attester.clone(), two_attesters(&s));
-        let asset = Address::generate(&s.env);
-        c.attest(&a, &asset, &0, &0, &s.hash(1));
+        let asset = new_token(&s.env);
+        c.attest(&a, &asset, &0, &0, &s.hash(1), &live_code(&asset));
         advance(&s, 1);
-        c.attest(&b, &asset, &0, &0, &s.hash(2));
+        c.attest(&b, &asset, &0, &0, &s.hash(2), &live_code(&asset));
         assert_contract_error(
             c.try_admin_revoke(&b, &Address::generate(&s.env)),
             Error::NotAttested,
@@ -254,11 +343,9 @@ fn admin_revokes_any_attesters_verdict_and_the_event_says_so() {
         );
         assert_eq!(c.get_safety_by(&asset, &b), None, "{build:?}");
         assert_eq!(c.get_revocation(&asset).unwrap().attester, b);
-        assert_eq!(
-            c.get_safety_by(&asset, &a).unwrap().evidence_hash,
-            s.hash(1)
-        );
-        assert_eq!(c.get_safety(&asset).unwrap().evidence_hash, s.hash(1));
+        // Like any revocation, it voids A's earlier verdict too.
+        assert_eq!(c.get_safety_by(&asset, &a), None, "{build:?}");
+        assert_eq!(c.get_safety(&asset), None);
     });
 }
 
@@ -269,30 +356,63 @@ fn quorum_holds_at_exactly_the_threshold_and_refuses_bad_lists() {
         let c = s.client();
         let (a, b) = (s.attester.clone(), two_attesters(&s));
         let third = two_attesters(&s);
-        let asset = Address::generate(&s.env);
-        c.attest(&a, &asset, &1, &MECH_AUTH_REQUIRED, &s.hash(1));
-        c.attest(&b, &asset, &2, &MECH_AUTH_REVOCABLE, &s.hash(2));
-        c.attest(&third, &asset, &3, &MECH_AUTH_CLAWBACK_ENABLED, &s.hash(3));
+        let asset = new_token(&s.env);
+        c.attest(
+            &a,
+            &asset,
+            &1,
+            &MECH_AUTH_REQUIRED,
+            &s.hash(1),
+            &live_code(&asset),
+        );
+        c.attest(
+            &b,
+            &asset,
+            &2,
+            &MECH_AUTH_REVOCABLE,
+            &s.hash(2),
+            &live_code(&asset),
+        );
+        c.attest(
+            &third,
+            &asset,
+            &3,
+            &MECH_AUTH_CLAWBACK_ENABLED,
+            &s.hash(3),
+            &live_code(&asset),
+        );
         let all = vec![&s.env, a.clone(), b.clone(), third.clone()];
         // Ceiling 2: A and B agree, the third does not.
-        assert!(c.is_safe_quorum(&asset, &all, &2, &2, &0), "{build:?}");
-        assert!(!c.is_safe_quorum(&asset, &all, &3, &2, &0), "{build:?}");
+        assert!(
+            c.is_safe_quorum(&asset, &all, &2, &2, &ANY_AGE),
+            "{build:?}"
+        );
+        assert!(
+            !c.is_safe_quorum(&asset, &all, &3, &2, &ANY_AGE),
+            "{build:?}"
+        );
         // Ceiling 1: only A.
-        assert!(c.is_safe_quorum(&asset, &all, &1, &1, &0));
-        assert!(!c.is_safe_quorum(&asset, &all, &2, &1, &0));
+        assert!(c.is_safe_quorum(&asset, &all, &1, &1, &ANY_AGE));
+        assert!(!c.is_safe_quorum(&asset, &all, &2, &1, &ANY_AGE));
         // Ceiling 3: all three (clawback is allowed from high).
-        assert!(c.is_safe_quorum(&asset, &all, &3, &3, &0));
+        assert!(c.is_safe_quorum(&asset, &all, &3, &3, &ANY_AGE));
         // Threshold 0, a threshold above the list, a duplicate: false whatever the verdicts.
-        assert!(!c.is_safe_quorum(&asset, &all, &0, &3, &0), "{build:?}");
-        assert!(!c.is_safe_quorum(&asset, &all, &4, &3, &0));
+        assert!(
+            !c.is_safe_quorum(&asset, &all, &0, &3, &ANY_AGE),
+            "{build:?}"
+        );
+        assert!(!c.is_safe_quorum(&asset, &all, &4, &3, &ANY_AGE));
         let twice = vec![&s.env, a.clone(), b.clone(), a.clone()];
-        assert!(!c.is_safe_quorum(&asset, &twice, &1, &3, &0), "{build:?}");
+        assert!(
+            !c.is_safe_quorum(&asset, &twice, &1, &3, &ANY_AGE),
+            "{build:?}"
+        );
         // An unknown address counts as "no", never as a vote.
         let stranger = Address::generate(&s.env);
         let with_stranger = vec![&s.env, a.clone(), stranger.clone()];
-        assert!(c.is_safe_quorum(&asset, &with_stranger, &1, &3, &0));
+        assert!(c.is_safe_quorum(&asset, &with_stranger, &1, &3, &ANY_AGE));
         assert!(
-            !c.is_safe_quorum(&asset, &with_stranger, &2, &3, &0),
+            !c.is_safe_quorum(&asset, &with_stranger, &2, &3, &ANY_AGE),
             "{build:?}"
         );
         // More than ten listed: false, even with a quorum inside.
@@ -300,10 +420,13 @@ fn quorum_holds_at_exactly_the_threshold_and_refuses_bad_lists() {
         while eleven.len() <= MAX_QUORUM_ATTESTERS {
             eleven.push_back(Address::generate(&s.env));
         }
-        assert!(!c.is_safe_quorum(&asset, &eleven, &1, &3, &0), "{build:?}");
+        assert!(
+            !c.is_safe_quorum(&asset, &eleven, &1, &3, &ANY_AGE),
+            "{build:?}"
+        );
         eleven.pop_back();
         assert!(
-            c.is_safe_quorum(&asset, &eleven, &1, &3, &0),
+            c.is_safe_quorum(&asset, &eleven, &1, &3, &ANY_AGE),
             "{build:?}: ten is allowed"
         );
         // Freshness per verdict, inclusive.
@@ -313,8 +436,8 @@ fn quorum_holds_at_exactly_the_threshold_and_refuses_bad_lists() {
         s.env.ledger().set_timestamp(t0 + 101);
         assert!(!c.is_safe_quorum(&asset, &all, &1, &2, &100), "{build:?}");
         // Critical never counts, whatever the ceiling.
-        c.attest(&a, &asset, &4, &0, &s.hash(4));
-        assert!(!c.is_safe_quorum(&asset, &vec![&s.env, a.clone()], &1, &u32::MAX, &0));
+        c.attest(&a, &asset, &4, &0, &s.hash(4), &live_code(&asset));
+        assert!(!c.is_safe_quorum(&asset, &vec![&s.env, a.clone()], &1, &u32::MAX, &ANY_AGE));
         // Reads write nothing.
         assert_eq!(s.env.cost_estimate().resources().write_entries, 0);
     });
@@ -325,9 +448,9 @@ fn assess_returns_each_variant_at_its_boundary() {
     for_each_build(|build| {
         let s = Setup::new(build);
         let c = s.client();
-        let asset = Address::generate(&s.env);
+        let asset = new_token(&s.env);
         assert_eq!(
-            c.assess(&asset, &3, &0, &0),
+            c.assess(&asset, &3, &0, &ANY_AGE),
             Assessment::NotAttested,
             "{build:?}"
         );
@@ -338,6 +461,7 @@ fn assess_returns_each_variant_at_its_boundary() {
             &2,
             &(MECH_AUTH_REVOCABLE | MECH_DOMAIN_UNVERIFIED),
             &s.hash(1),
+            &live_code(&asset),
         );
         let verdict = c.get_safety(&asset).unwrap();
         let t0 = verdict.attested_at;
@@ -354,18 +478,21 @@ fn assess_returns_each_variant_at_its_boundary() {
             "{build:?}"
         );
         assert_eq!(
-            c.assess(&asset, &2, &0, &0),
+            c.assess(&asset, &2, &0, &ANY_AGE),
             Assessment::Safe(verdict.clone())
         );
         // Severity: at the ceiling admits, one below refuses with the verdict's severity.
-        assert_eq!(c.assess(&asset, &1, &0, &0), Assessment::SeverityTooHigh(2));
+        assert_eq!(
+            c.assess(&asset, &1, &0, &ANY_AGE),
+            Assessment::SeverityTooHigh(2)
+        );
         // Mechanics: the forbidden bits the verdict carries.
         assert_eq!(
             c.assess(
                 &asset,
                 &3,
                 &(MECH_AUTH_REVOCABLE | MECH_AUTH_CLAWBACK_ENABLED),
-                &0
+                &ANY_AGE
             ),
             Assessment::ForbiddenMechanics(MECH_AUTH_REVOCABLE),
             "{build:?}"
@@ -375,28 +502,28 @@ fn assess_returns_each_variant_at_its_boundary() {
                 &asset,
                 &3,
                 &!(MECH_AUTH_REVOCABLE | MECH_DOMAIN_UNVERIFIED),
-                &0
+                &ANY_AGE
             ),
             Assessment::Safe(verdict.clone())
         );
         // Order: stale before severity before mechanics.
         assert_eq!(c.assess(&asset, &0, &u32::MAX, &1), Assessment::Stale(61));
         assert_eq!(
-            c.assess(&asset, &0, &u32::MAX, &0),
+            c.assess(&asset, &0, &u32::MAX, &ANY_AGE),
             Assessment::SeverityTooHigh(2)
         );
 
         // Critical is refused by any ceiling.
-        c.attest(&s.attester, &asset, &4, &0, &s.hash(2));
+        c.attest(&s.attester, &asset, &4, &0, &s.hash(2), &live_code(&asset));
         assert_eq!(
-            c.assess(&asset, &u32::MAX, &0, &0),
+            c.assess(&asset, &u32::MAX, &0, &ANY_AGE),
             Assessment::SeverityTooHigh(4)
         );
 
         let revoked_at = advance(&s, 1);
         c.revoke(&s.attester, &asset);
         assert_eq!(
-            c.assess(&asset, &4, &0, &0),
+            c.assess(&asset, &4, &0, &ANY_AGE),
             Assessment::Revoked(revoked_at),
             "{build:?}"
         );
@@ -420,10 +547,10 @@ fn the_attester_set_is_capped() {
         s.assert_auth(&s.admin, "add_attester", (&one_more,).into_val(&s.env));
         assert!(c.is_attester(&one_more));
         // The fallback reads every current attester: the sixteenth-added still counts.
-        let asset = Address::generate(&s.env);
-        c.attest(&one_more, &asset, &0, &0, &s.hash(1));
+        let asset = new_token(&s.env);
+        c.attest(&one_more, &asset, &0, &0, &s.hash(1), &live_code(&asset));
         advance(&s, 1);
-        c.attest(&added[0], &asset, &1, &0, &s.hash(2));
+        c.attest(&added[0], &asset, &1, &0, &s.hash(2), &live_code(&asset));
         c.remove_attester(&added[0]);
         assert_eq!(
             c.get_safety(&asset).unwrap().evidence_hash,
@@ -439,8 +566,8 @@ fn a_full_batch_of_one_attester_leaves_the_others_alone() {
         let s = Setup::new(build);
         let c = s.client();
         let b = two_attesters(&s);
-        let asset = Address::generate(&s.env);
-        c.attest(&b, &asset, &0, &0, &s.hash(9));
+        let asset = new_token(&s.env);
+        c.attest(&b, &asset, &0, &0, &s.hash(9), &live_code(&asset));
         advance(&s, 1);
         let mut items = Vec::new(&s.env);
         for _ in 0..MAX_BATCH_SIZE {
@@ -449,6 +576,7 @@ fn a_full_batch_of_one_attester_leaves_the_others_alone() {
                 severity: 3,
                 flags: MECH_AUTH_CLAWBACK_ENABLED,
                 evidence_hash: s.hash(1),
+                code: live_code(&asset),
             });
         }
         c.attest_many(&s.attester, &items);
@@ -458,5 +586,77 @@ fn a_full_batch_of_one_attester_leaves_the_others_alone() {
             c.get_safety_by(&asset, &b).unwrap().evidence_hash,
             s.hash(9)
         );
+    });
+}
+
+#[test]
+fn assess_many_answers_each_asset_in_order_and_takes_at_most_ten() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        let c = s.client();
+        let (clear, never, revoked, high) = (
+            new_token(&s.env),
+            new_token(&s.env),
+            new_token(&s.env),
+            new_token(&s.env),
+        );
+        c.attest(&s.attester, &clear, &0, &0, &s.hash(1), &live_code(&clear));
+        c.attest(
+            &s.attester,
+            &revoked,
+            &0,
+            &0,
+            &s.hash(2),
+            &live_code(&revoked),
+        );
+        let revoked_at = advance(&s, 1);
+        c.revoke(&s.attester, &revoked);
+        c.attest(
+            &s.attester,
+            &high,
+            &3,
+            &MECH_AUTH_CLAWBACK_ENABLED,
+            &s.hash(3),
+            &live_code(&high),
+        );
+        let assets = vec![
+            &s.env,
+            clear.clone(),
+            never.clone(),
+            revoked.clone(),
+            high.clone(),
+        ];
+        let answers = c.assess_many(&assets, &2, &0, &ANY_AGE);
+        assert_eq!(
+            answers,
+            vec![
+                &s.env,
+                Assessment::Safe(c.get_safety(&clear).unwrap()),
+                Assessment::NotAttested,
+                Assessment::Revoked(revoked_at),
+                Assessment::SeverityTooHigh(3),
+            ],
+            "{build:?}"
+        );
+        // Each answer is what `assess` answers alone, under the same policy.
+        for (asset, answer) in assets.iter().zip(answers.iter()) {
+            assert_eq!(c.assess(&asset, &2, &0, &ANY_AGE), answer);
+        }
+        assert_eq!(
+            c.assess_many(&Vec::new(&s.env), &2, &0, &ANY_AGE),
+            Vec::new(&s.env)
+        );
+        let mut ten = Vec::new(&s.env);
+        while ten.len() < MAX_ASSESS_ASSETS {
+            ten.push_back(clear.clone());
+        }
+        assert_eq!(c.assess_many(&ten, &2, &0, &ANY_AGE).len(), 10);
+        ten.push_back(never);
+        assert_contract_error(
+            c.try_assess_many(&ten, &2, &0, &ANY_AGE),
+            Error::TooManyAssets,
+            17,
+        );
+        assert_eq!(s.env.cost_estimate().resources().write_entries, 0);
     });
 }

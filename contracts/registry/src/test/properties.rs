@@ -7,25 +7,29 @@ use proptest::prelude::*;
 use soroban_sdk::{testutils::Address as _, testutils::Ledger as _, Address, BytesN};
 
 use super::Setup;
-use crate::testutils::Build;
+use crate::testutils::{live_code, new_token, Build};
 
-/// A policy's age window as an upper bound in seconds; 0 disables the check (unbounded).
+/// A policy's age window as an upper bound in seconds. 0 admits nothing, so it is the strictest
+/// window: it used to turn the check off (interface 4 and earlier).
 fn window(max_age_secs: u64) -> u64 {
-    if max_age_secs == 0 {
-        u64::MAX
-    } else {
-        max_age_secs
-    }
+    max_age_secs
 }
 
 fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32, u64)]) {
     let s = Setup::new(build);
     let c = s.client();
-    let asset = Address::generate(&s.env);
+    let asset = new_token(&s.env);
     let never = Address::generate(&s.env);
     let hash = BytesN::from_array(&s.env, &[3; 32]);
     let written = c
-        .try_attest(&s.attester, &asset, &severity, &flags, &hash)
+        .try_attest(
+            &s.attester,
+            &asset,
+            &severity,
+            &flags,
+            &hash,
+            &live_code(&asset),
+        )
         .is_ok();
     let t0 = s.env.ledger().timestamp();
     s.env.ledger().set_timestamp(t0 + age);
@@ -39,6 +43,9 @@ fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32
         assert!(!c.is_safe_masked(&never, &mask, &max_age));
         if !written {
             assert!(!safe && !masked, "a refused write must read as unsafe");
+        }
+        if max_age == 0 {
+            assert!(!safe && !masked, "a zero window admitted a verdict");
         }
         if severity >= crate::SEVERITY_CRITICAL {
             assert!(
@@ -79,7 +86,7 @@ fn check(build: Build, severity: u32, flags: u32, age: u64, queries: &[(u32, u32
 fn query() -> impl Strategy<Value = (u32, u32, u64)> {
     (
         prop_oneof![0u32..=5, any::<u32>()],
-        prop_oneof![0u32..8192, any::<u32>()],
+        prop_oneof![0u32..=crate::KNOWN_FLAGS_MASK, any::<u32>()],
         prop_oneof![Just(0u64), 0u64..200_000, any::<u64>()],
     )
 }
@@ -87,7 +94,7 @@ fn query() -> impl Strategy<Value = (u32, u32, u64)> {
 fn verdict() -> impl Strategy<Value = (u32, u32, u64)> {
     (
         prop_oneof![0u32..=4, any::<u32>()],
-        prop_oneof![0u32..8192, any::<u32>()],
+        prop_oneof![0u32..=crate::KNOWN_FLAGS_MASK, any::<u32>()],
         prop_oneof![0u64..200_000, Just(86_400u64), Just(86_401u64)],
     )
 }
@@ -121,7 +128,7 @@ proptest! {
 fn check_critical(build: Build, flags: u32, age: u64, queries: &[(u32, u32, u64)]) {
     let s = Setup::new(build);
     let c = s.client();
-    let asset = Address::generate(&s.env);
+    let asset = new_token(&s.env);
     let hash = BytesN::from_array(&s.env, &[4; 32]);
     c.attest(
         &s.attester,
@@ -129,6 +136,7 @@ fn check_critical(build: Build, flags: u32, age: u64, queries: &[(u32, u32, u64)
         &crate::SEVERITY_CRITICAL,
         &flags,
         &hash,
+        &live_code(&asset),
     );
     let t0 = s.env.ledger().timestamp();
     s.env.ledger().set_timestamp(t0 + age);
@@ -193,9 +201,16 @@ fn check_quorum_of_one(
 ) {
     let s = Setup::new(build);
     let c = s.client();
-    let asset = Address::generate(&s.env);
+    let asset = new_token(&s.env);
     let hash = BytesN::from_array(&s.env, &[5; 32]);
-    let _ = c.try_attest(&s.attester, &asset, &severity, &flags, &hash);
+    let _ = c.try_attest(
+        &s.attester,
+        &asset,
+        &severity,
+        &flags,
+        &hash,
+        &live_code(&asset),
+    );
     let t0 = s.env.ledger().timestamp();
     s.env.ledger().set_timestamp(t0 + age);
     let one = soroban_sdk::vec![&s.env, s.attester.clone()];
@@ -257,7 +272,14 @@ fn check_unattested(
         if i > 0 && i % 2 == 0 {
             c.add_attester(&attester);
         }
-        let _ = c.try_attest(&attester, &other, &severity, &flags, &hash);
+        let _ = c.try_attest(
+            &attester,
+            &other,
+            &severity,
+            &flags,
+            &hash,
+            &live_code(&other),
+        );
         list.push_back(attester);
     }
     for &(max_severity, mask, max_age) in queries {
@@ -276,7 +298,10 @@ fn check_unattested(
 }
 
 fn attestable() -> impl Strategy<Value = (u32, u32)> {
-    (0u32..=4, prop_oneof![Just(0u32), 0u32..8192])
+    (
+        0u32..=4,
+        prop_oneof![Just(0u32), 0u32..=crate::KNOWN_FLAGS_MASK],
+    )
 }
 
 proptest! {
@@ -304,5 +329,72 @@ proptest! {
         threshold in 0u32..=3,
     ) {
         check_unattested(Build::Wasm, v, &queries, listed, threshold);
+    }
+}
+
+/// Each published policy mask, with the bits it must refuse (item 6 of issue #27: every bit of its
+/// class, the contract-token bits included).
+const POLICY_MASKS: [(u32, &[u32]); 3] = [
+    (
+        crate::CONFISCATION_MASK,
+        &[
+            crate::MECH_AUTH_CLAWBACK_ENABLED,
+            crate::MECH_ADMIN_CLAWBACK,
+        ],
+    ),
+    (
+        crate::POLICY_MASK_CONFISCATION_ONLY,
+        &[
+            crate::MECH_AUTH_CLAWBACK_ENABLED,
+            crate::MECH_ADMIN_CLAWBACK,
+            crate::MECH_CODE_MUTABLE,
+        ],
+    ),
+    (
+        crate::POLICY_MASK_FREEZE_INCLUSIVE,
+        &[
+            crate::MECH_AUTH_CLAWBACK_ENABLED,
+            crate::MECH_ADMIN_CLAWBACK,
+            crate::MECH_CODE_MUTABLE,
+            crate::MECH_AUTH_REVOCABLE,
+            crate::MECH_ADMIN_FREEZE,
+        ],
+    ),
+];
+
+#[test]
+fn each_policy_mask_names_every_bit_of_its_class() {
+    for (mask, bits) in POLICY_MASKS {
+        for bit in bits {
+            assert_eq!(mask & bit, *bit, "mask {mask:#x} leaves out bit {bit:#x}");
+        }
+    }
+}
+
+/// A high (not critical) verdict carrying `flags`, read through `mask`.
+fn masked_answer(build: Build, flags: u32, mask: u32) -> bool {
+    let s = Setup::new(build);
+    let c = s.client();
+    let asset = new_token(&s.env);
+    let hash = BytesN::from_array(&s.env, &[4; 32]);
+    c.attest(&s.attester, &asset, &3, &flags, &hash, &live_code(&asset));
+    c.is_safe_masked(&asset, &mask, &super::ANY_AGE)
+}
+
+/// Flags a high verdict may carry (every known bit but `sep41_violation`, which needs critical).
+fn high_flags() -> impl Strategy<Value = u32> {
+    (0u32..=crate::KNOWN_FLAGS_MASK).prop_map(|f| f & !crate::MECH_SEP41_VIOLATION)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn each_policy_mask_refuses_every_bit_it_names(flags in high_flags(), which in 0usize..3) {
+        let (mask, _) = POLICY_MASKS[which];
+        for build in [Build::Native, Build::Wasm] {
+            let admitted = masked_answer(build, flags, mask);
+            prop_assert_eq!(admitted, flags & mask == 0, "flags {:#x} mask {:#x} {:?}", flags, mask, build);
+        }
     }
 }

@@ -16,8 +16,8 @@ use soroban_sdk::{
 use super::{assert_auth_refused, Setup};
 use crate::{
     testutils::{
-        assert_contract_error, for_each_build, new_env, register_registry_with_delay,
-        registry_wasm, Build,
+        assert_contract_error, for_each_build, live_code, new_env, new_token,
+        register_registry_with_delay, registry_wasm, Build,
     },
     *,
 };
@@ -27,7 +27,11 @@ const WEEK: u64 = 7 * 86_400;
 fn with_delay(build: Build, delay: u64) -> Setup {
     let mut s = Setup::new(build);
     s.id = register_registry_with_delay(&s.env, build, &s.admin, delay);
+    // The admission waits for the same notice as an upgrade.
     s.client().add_attester(&s.attester);
+    let now = s.env.ledger().timestamp();
+    s.env.ledger().set_timestamp(now + delay);
+    s.client().apply_attester_change(&s.attester);
     s
 }
 
@@ -55,7 +59,7 @@ fn register_panic(build: Build, delay: u64, allow_instant_upgrade: bool) -> Stri
 }
 
 #[test]
-fn a_zero_delay_needs_the_constructors_explicit_consent() {
+fn a_zero_or_short_notice_needs_the_constructors_explicit_consent() {
     for_each_build(|build| {
         let refused = register_panic(build, 0, false);
         assert!(
@@ -64,6 +68,11 @@ fn a_zero_delay_needs_the_constructors_explicit_consent() {
         );
         assert_eq!(register_panic(build, 0, true), "deployed");
         assert_eq!(register_panic(build, WEEK, false), "deployed");
+        // A notice below one hour needs the same consent.
+        let short = register_panic(build, MIN_NOTICE_SECS - 1, false);
+        assert!(short.contains("Error(Contract, #12)"), "{build:?}: {short}");
+        assert_eq!(register_panic(build, MIN_NOTICE_SECS - 1, true), "deployed");
+        assert_eq!(register_panic(build, MIN_NOTICE_SECS, false), "deployed");
         let s = with_delay(build, WEEK);
         assert_eq!(s.client().upgrade_delay_secs(), WEEK, "{build:?}");
         assert_eq!(s.client().pending_upgrade(), None);
@@ -76,8 +85,8 @@ fn upgrade_is_refused_before_the_delay_and_applied_after() {
     for_each_build(|build| {
         let s = with_delay(build, WEEK);
         let c = s.client();
-        let asset = Address::generate(&s.env);
-        c.attest(&s.attester, &asset, &1, &1, &s.hash(1));
+        let asset = new_token(&s.env);
+        c.attest(&s.attester, &asset, &1, &1, &s.hash(1), &live_code(&asset));
         let hash = upload(&s);
         assert_contract_error(c.try_apply_upgrade(), Error::NoPendingUpgrade, 13);
 

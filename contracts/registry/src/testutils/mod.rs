@@ -6,7 +6,9 @@
 //! attester, and puts any verdict in place in one call ([`TestRegistry::put`]): fresh, aged by N
 //! seconds, revoked, any severity and mechanics. Every write is a real call of the registry's
 //! `attest` / `revoke`, so a verdict the registry refuses is refused here with the same
-//! [`Error`]. [`TestRegistry::set_age`] and [`advance_ledger_time`] move ledger time across a
+//! [`Error`]. A verdict is bound to the asset's live code ([`live_code`]): deploy the token first
+//! ([`new_token`] gives a Stellar Asset Contract), and replace its code or its SAC admin to see
+//! every read refuse it. [`TestRegistry::set_age`] and [`advance_ledger_time`] move ledger time across a
 //! staleness boundary. docs/integrating.md shows a complete consumer test.
 //!
 //! The kit's admin and attester are two empty contracts ([`KitSigner`]); it writes as them from
@@ -17,11 +19,11 @@ extern crate std;
 
 use soroban_sdk::{
     contract,
-    testutils::{EnvTestConfig, Ledger as _},
-    Address, BytesN, Env, InvokeError,
+    testutils::{Address as _, EnvTestConfig, Ledger as _},
+    token, Address, BytesN, Env, Executable, InvokeError,
 };
 
-use crate::{Error, Safety, SafetyRegistry, SafetyRegistryClient, SEVERITY_CLEAR};
+use crate::{CodeBinding, Error, Safety, SafetyRegistry, SafetyRegistryClient, SEVERITY_CLEAR};
 
 #[cfg(any(test, feature = "workspace-testutils"))]
 mod workspace;
@@ -201,7 +203,8 @@ impl TestRegistry {
     /// # Errors
     /// Whatever `attest` returns for this severity and these flags, e.g.
     /// [`Error::InvalidSeverity`] (3), [`Error::InconsistentAttestation`] (4),
-    /// [`Error::ReservedFlags`] (8), [`Error::ViolationBelowCritical`] (9); nothing is written.
+    /// [`Error::ReservedFlags`] (8), [`Error::ViolationBelowCritical`] (9), or
+    /// [`Error::CodeMismatch`] (16) for an address with no contract code; nothing is written.
     ///
     /// # Panics
     /// If `age_secs` is larger than the current ledger time: set a realistic time first
@@ -217,6 +220,7 @@ impl TestRegistry {
         });
         let client = self.client();
         let hash = BytesN::from_array(&self.env, &verdict.evidence_hash);
+        let code = live_code(asset);
         self.env.ledger().set_timestamp(attested_at);
         let written = contract_result(self.env.as_contract(&self.attester, || {
             client.try_attest(
@@ -225,6 +229,7 @@ impl TestRegistry {
                 &verdict.severity,
                 &verdict.flags,
                 &hash,
+                &code,
             )
         }));
         self.env.ledger().set_timestamp(now);
@@ -257,6 +262,45 @@ impl TestRegistry {
             .ledger()
             .set_timestamp(safety.attested_at.saturating_add(age_secs));
     }
+}
+
+/// What `asset` runs now, as an attestation binds it: its WASM hash, or its Stellar Asset
+/// Contract's admin. For an address with no contract code, a binding that matches nothing (the
+/// registry refuses it with [`Error::CodeMismatch`]).
+pub fn live_code(asset: &Address) -> CodeBinding {
+    let env = asset.env();
+    match asset.executable() {
+        Some(Executable::Wasm(hash)) => CodeBinding::Wasm(hash),
+        Some(Executable::StellarAsset) => {
+            CodeBinding::StellarAssetAdmin(token::StellarAssetClient::new(env, asset).admin())
+        }
+        Some(Executable::Account) | None => CodeBinding::Wasm(BytesN::from_array(env, &[0; 32])),
+    }
+}
+
+/// Deploys a Stellar Asset Contract with a fresh issuer as its admin: an asset the registry can
+/// attest.
+pub fn new_token(env: &Env) -> Address {
+    env.register_stellar_asset_contract_v2(Address::generate(env))
+        .address()
+}
+
+/// Deploys a custom token stand-in: a contract with no functions, registered natively, so it runs
+/// under a WASM hash of its own that [`upgrade_code`] can replace. What a verdict binds is the code,
+/// so this is all a consumer's test needs to see an upgraded token refused.
+pub fn new_custom_token(env: &Env) -> Address {
+    env.register(KitSigner, ())
+}
+
+/// Replaces `contract`'s code with `wasm` (uploaded first), as the contract's own
+/// `update_current_contract_wasm` does on chain: the way a test upgrades a token. Every verdict bound
+/// to the code it ran before stops admitting it.
+pub fn upgrade_code(env: &Env, contract: &Address, wasm: &[u8]) {
+    let hash = env.deployer().upload_contract_wasm(wasm);
+    #[allow(deprecated)]
+    env.as_contract(contract, || {
+        env.deployer().update_current_contract_wasm(hash)
+    });
 }
 
 /// Moves ledger time forward by `secs` (the ledger sequence stays, so no entry's TTL runs out).

@@ -53,7 +53,7 @@ pub fn build_wasm(packages: &[&str]) -> Result<(), String> {
 
 fn build_all() -> &'static Result<(), String> {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    BUILT.get_or_init(|| build_wasm(&["assay-registry", "assay-gate-example"]))
+    BUILT.get_or_init(|| build_wasm(&["assay-registry", "assay-gate-example", "upgradable-token"]))
 }
 
 fn load(crate_name: &str) -> Vec<u8> {
@@ -83,6 +83,13 @@ pub fn gate_wasm() -> &'static [u8] {
     WASM.get_or_init(|| load("assay_gate_example"))
 }
 
+/// `target/wasm/upgradable_token.wasm` (a token whose admin can replace its code), built on first
+/// use.
+pub fn upgradable_token_wasm() -> &'static [u8] {
+    static WASM: OnceLock<Vec<u8>> = OnceLock::new();
+    WASM.get_or_init(|| load("upgradable_token"))
+}
+
 /// Registers the registry under `admin` from the chosen build, with no upgrade notice (as a local
 /// network does).
 pub fn register_registry(env: &Env, build: Build, admin: &Address) -> Address {
@@ -90,14 +97,18 @@ pub fn register_registry(env: &Env, build: Build, admin: &Address) -> Address {
 }
 
 /// Registers the registry under `admin` from the chosen build with `upgrade_delay_secs` of notice
-/// (0 is passed as explicitly allowed).
+/// (a notice below `MIN_NOTICE_SECS` is passed as explicitly allowed).
 pub fn register_registry_with_delay(
     env: &Env,
     build: Build,
     admin: &Address,
     upgrade_delay_secs: u64,
 ) -> Address {
-    let args = (admin.clone(), upgrade_delay_secs, upgrade_delay_secs == 0);
+    let args = (
+        admin.clone(),
+        upgrade_delay_secs,
+        upgrade_delay_secs < crate::MIN_NOTICE_SECS,
+    );
     match build {
         Build::Native => env.register(SafetyRegistry, args),
         Build::Wasm => env.register(registry_wasm(), args),

@@ -139,6 +139,15 @@ impl World {
         self.deploy(name, salt, args)
     }
 
+    /// Deploys the upgradable-token fixture under `salt` and returns it with the code binding a
+    /// verdict on it carries (the SHA-256 of its WASM): an asset the registry accepts writes for.
+    pub fn bound_token(&self, salt: u8) -> ([u8; 32], registry::CodeBinding) {
+        use sha2::Digest as _;
+        let token = self.deploy_token("upgradable_token", salt);
+        let hash: [u8; 32] = sha2::Sha256::digest(wasm("upgradable_token")).into();
+        (token, registry::CodeBinding::Wasm(hash))
+    }
+
     /// Deploys the Stellar Asset Contract of `asset` (as the world's admin); returns its id. Its admin is
     /// the asset's issuer.
     pub fn deploy_sac(&self, asset: &ClassicAsset) -> [u8; 32] {
