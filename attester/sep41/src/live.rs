@@ -192,6 +192,7 @@ pub fn run_live(
         read_source,
         holder: parties.holder_key.clone(),
         spender: parties.spender_key.clone(),
+        fork_holder: None,
     };
     let results = run_suite(&mut chain, &config);
     Ok(Report {
