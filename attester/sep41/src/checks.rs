@@ -285,7 +285,10 @@ impl Run<'_> {
         let outcome = match &self.config.declared {
             Some(declared) if !declared.contains(def.member) => Outcome {
                 status: Status::NotImplemented,
-                actual: format!("the contract spec declares no `{}`", def.member),
+                actual: format!(
+                    "the contract spec declares no `{}` with SEP-41's parameters",
+                    def.member
+                ),
             },
             _ => {
                 let granted_before = self.lent_allowance.is_some();

@@ -217,7 +217,7 @@ pub fn contract_members(
         Ok(ContractCode::Wasm(wasm)) => Ok((
             ContractSpec::from_wasm(&wasm, &contract_text)
                 .ok()
-                .map(|s| s.declared()),
+                .map(|s| s.sep41_declared()),
             false,
         )),
         Ok(ContractCode::StellarAsset) => Ok((None, true)),

@@ -143,7 +143,7 @@ pub fn run_offline(
                     options.holder_units,
                 )?;
             }
-            (contract, Some(spec.declared()))
+            (contract, Some(spec.sep41_declared()))
         }
         OfflineToken::Sac { code } => {
             let contract = deploy_sac(&network, &admin, &holder, &spender, code)?;
