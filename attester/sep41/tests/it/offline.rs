@@ -280,8 +280,16 @@ fn power_fixtures_funded_by_their_constructor_pass_all_twenty_five() {
     ] {
         let name = format!("power_token_{feature}");
         let report = run_wasm_with(&name, Some(serde_json::json!(["@admin", "@holder", 1000])));
-        for def in assay_sep41::CHECKS {
-            assert_status(&report, def.id, Pass);
+        for row in &report.results {
+            // A power-event row (sep41-events-mint, -clawback) has nothing to judge in a run of
+            // the suite alone, which exercises no admin power.
+            let power_event = matches!(row.id, "sep41-events-mint" | "sep41-events-clawback");
+            let expected = if power_event && row.status == Skipped {
+                Skipped
+            } else {
+                Pass
+            };
+            assert_eq!(row.status, expected, "{name} {}: {}", row.id, row.actual);
         }
         assert_eq!(report.exit_code(), 0, "{name}");
     }
