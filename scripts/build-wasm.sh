@@ -4,8 +4,9 @@
 #     target/wasm/<crate_name>.wasm      (e.g. target/wasm/assay_registry.wasm)
 #
 # Usage: scripts/build-wasm.sh [PACKAGE...]     (default: every contract in the workspace)
-#        `defect-token` as a PACKAGE builds conformant-token's planted defects, and `power-token`
-#        the power fixtures, one build per cargo feature (see the end).
+#        `defect-token` as a PACKAGE builds conformant-token's planted defects, `power-token`
+#        the power fixtures, one build per cargo feature, and `third-party` every token of the
+#        fixtures/third-party workspace (its own soroban-sdk and Cargo.lock) as tp_<name>.wasm.
 #
 # Toolchain, first that works:
 #   1. `stellar contract build`, when the stellar CLI and the rustup wasm32v1-none target are installed;
@@ -37,6 +38,7 @@ for fixture in vulnerable-token conformant-token read-floor upgradable-token pow
 done
 if [ -f fixtures/conformant-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(defect-token); fi
 if [ -f fixtures/power-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(power-token); fi
+if [ -f fixtures/third-party/Cargo.toml ]; then DEFAULT_PACKAGES+=(third-party); fi
 if [ "$#" -gt 0 ]; then packages=("$@"); else packages=("${DEFAULT_PACKAGES[@]}"); fi
 # `defect-token` names no package: it asks for the planted-defect builds of conformant-token
 # (one per cargo feature, at the end of this script). `power-token` is a package built once per
@@ -44,10 +46,12 @@ if [ "$#" -gt 0 ]; then packages=("$@"); else packages=("${DEFAULT_PACKAGES[@]}"
 cargo_packages=()
 defect_builds=false
 power_builds=false
+third_party_builds=false
 for p in "${packages[@]}"; do
     case "$p" in
     defect-token) defect_builds=true ;;
     power-token) power_builds=true ;;
+    third-party) third_party_builds=true ;;
     *) cargo_packages+=("$p") ;;
     esac
 done
@@ -224,5 +228,18 @@ if $power_builds; then
         shake_args=()
         if [ "$feature" = hidden-clawback ]; then shake_args=(--drop-fn clawback); fi
         install_wasm "$build_dir/$TARGET/$PROFILE/power_token.wasm" "power_token_${feature//-/_}" ${shake_args[@]+"${shake_args[@]}"}
+    done
+fi
+
+# The third-party tokens (fixtures/third-party/README.md): a workspace of its own, with its own
+# Cargo.lock and soroban-sdk (OpenZeppelin's stellar-tokens 0.8.0 needs soroban-sdk 28), built in
+# its own build directory into target/wasm/tp_<name>.wasm (package tp-<name>).
+if $third_party_builds; then
+    tp_manifest="$root/fixtures/third-party/Cargo.toml"
+    tp_members="$(sed -n '/^members = \[/,/^\]/s/^ *"\([a-z0-9-]*\)",$/\1/p' "$tp_manifest")"
+    for member in $tp_members; do
+        package="tp-$member"
+        build_dir="$build_dir-third-party" build_with "$package" -- --manifest-path "$tp_manifest"
+        install_wasm "$build_dir-third-party/$TARGET/$PROFILE/${package//-/_}.wasm" "${package//-/_}"
     done
 fi

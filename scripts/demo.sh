@@ -20,7 +20,8 @@ missing=0
 for w in "${wasm[@]}"; do [ -f "target/wasm/$w.wasm" ] || missing=1; done
 if [ "$missing" = 1 ]; then
     say "building the contracts to WASM (scripts/build-wasm.sh)"
-    scripts/build-wasm.sh
+    # Only what the demo loads: the default list also builds every test fixture.
+    scripts/build-wasm.sh assay-registry assay-gate-example conformant-token vulnerable-token
 fi
 
 # The dev profile shares its build with scripts/test.sh (the release profile is tuned for contract size).

@@ -70,5 +70,15 @@ integrator_target="$(mktemp -d)"
 )
 rm -rf "$integrator_target"
 
+step "third-party fixtures"
+# fixtures/third-party has its own workspace and Cargo.lock (soroban-sdk 28 for OpenZeppelin's stellar-tokens).
+third_party_target="$root/target/third-party"
+(
+    cd fixtures/third-party
+    cargo fmt --check
+    CARGO_TARGET_DIR="$third_party_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$third_party_target" cargo test --locked
+)
+
 step "demo (the README's first command, as written)"
 scripts/demo.sh >/dev/null

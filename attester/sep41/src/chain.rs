@@ -134,6 +134,30 @@ pub struct RpcChain<'a> {
     pub read_source: AccountId,
     pub holder: Option<Secret>,
     pub spender: Option<Secret>,
+    /// Inside a fork, a holder acted for by address instead of `holder`'s key.
+    pub fork_holder: Option<ForkHolder<'a>>,
+}
+
+/// An existing holder the suite acts as inside a fork, without its key: each of the holder's writes
+/// is run by the fork's host with exactly that address's authorization of exactly the call
+/// ([`LocalNet::invoke_authorized_as`]); nothing is signed, and nothing reaches the real network.
+pub struct ForkHolder<'a> {
+    pub localnet: &'a assay_localnet::LocalNet,
+    pub address: ScAddress,
+}
+
+impl ForkHolder<'_> {
+    /// The write as the holder; a call the host refuses, or that asks for any authorization but the
+    /// holder's of exactly the call, is refused with the host's text.
+    fn write(&self, contract: &ScAddress, function: &str, args: Vec<ScVal>) -> InvokeOutcome {
+        match (self.localnet).invoke_authorized_as(&self.address, contract, function, args) {
+            Ok(_) => InvokeOutcome::Landed {
+                hash: format!("(authorized as the holder inside the fork: {function})"),
+                ledger: self.localnet.latest_ledger(),
+            },
+            Err(e) => InvokeOutcome::Refused(e.to_string()),
+        }
+    }
 }
 
 impl<'a> RpcChain<'a> {
@@ -151,6 +175,7 @@ impl<'a> RpcChain<'a> {
             read_source: holder.account_id(),
             holder: Some(holder.clone()),
             spender: Some(spender.clone()),
+            fork_holder: None,
         }
     }
 }
@@ -172,6 +197,9 @@ impl TokenChain for RpcChain<'_> {
         function: &str,
         args: Vec<ScVal>,
     ) -> Result<InvokeOutcome, WriteFault> {
+        if let (Role::Holder, Some(holder)) = (signer, &self.fork_holder) {
+            return Ok(holder.write(&self.contract, function, args));
+        }
         let key = match signer {
             Role::Holder => self.holder.as_ref(),
             Role::Spender => self.spender.as_ref(),

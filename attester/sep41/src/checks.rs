@@ -293,7 +293,10 @@ impl Run<'_> {
         let outcome = match &self.config.declared {
             Some(declared) if !def.member.is_empty() && !declared.contains(def.member) => Outcome {
                 status: Status::NotImplemented,
-                actual: format!("the contract spec declares no `{}`", def.member),
+                actual: format!(
+                    "the contract spec declares no `{}` with SEP-41's parameters",
+                    def.member
+                ),
             },
             _ => {
                 let granted_before = self.lent_allowance.is_some();
@@ -622,6 +625,51 @@ impl Run<'_> {
         }
     }
 
+    /// Premise of a SEP-41 write the token refused: parties the token accepts. A permissioned token
+    /// (allowlist, blocklist, identity verification) refuses parties it has not admitted, whatever
+    /// the call, and the suite's parties are fresh accounts. The refusal withholds a verdict when
+    /// `control` (the same call with the spender swapped for the holder, whom the token has
+    /// credited) runs, or when the holder itself was never credited; otherwise the caller judges
+    /// it. A missing trustline is the SAC's form of the same premise.
+    fn party_refusal(&mut self, error: &str, control: Option<(&str, Vec<ScVal>)>) -> Step<()> {
+        Self::trustline_refusal(error)?;
+        if let Some((function, args)) = control {
+            let simulated = self.chain.simulate(function, args, Authorization::Record);
+            if let Ok(Simulation::Ran { .. }) = simulated {
+                return Err(unverifiable(format!(
+                    "refused with the suite's spender as a party ({}), yet the same {function}                      runs with the holder in its place: the token does not accept the spender (a                      permissioned token's allowlist, blocklist or identity check), a premise the                      run lacks; {}",
+                    first_line(error),
+                    self.config.spender.address_hint
+                )));
+            }
+        }
+        if matches!(self.observe_balance(Who::Holder), Observed::Value(0)) {
+            return Err(unverifiable(format!(
+                "refused ({}) for a holder the token never credited: a permissioned token refuses                  accounts it has not allowed or verified, so the refusal shows nothing; {}",
+                first_line(error),
+                self.config.funding_hint
+            )));
+        }
+        Ok(())
+    }
+
+    /// Premise of a check that expects a refusal: the token accepts the valid counterpart, a
+    /// 1-unit transfer from the holder to the spender. A token that refuses that too refuses these
+    /// parties, so its refusal of `refused_call` shows nothing about `refused_call`.
+    fn counterpart_runs(&mut self, refused_call: &str) -> Step<()> {
+        let args = self.transfer_args(1);
+        match self.chain.simulate("transfer", args, Authorization::Record) {
+            Ok(Simulation::Refused(error)) if !error.contains(TRUSTLINE_TRAP) => {
+                Err(unverifiable(format!(
+                    "the token also refuses a valid 1-unit transfer from the holder to the spender                      ({}), so refusing {refused_call} shows nothing: it does not accept these                      parties (a permissioned token's allowlist, blocklist or identity check); {}",
+                    first_line(&error),
+                    self.config.spender.address_hint
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Premises of the delegated writes: both keys, and a real spender distinct from the holder.
     fn need_delegation(&self) -> Step<()> {
         self.need_key(Who::Holder)?;
@@ -653,6 +701,16 @@ impl Run<'_> {
         vec![
             self.addr(Who::Holder),
             self.addr(Who::Spender),
+            i128_val(amount),
+            ScVal::U32(live_until),
+        ]
+    }
+
+    /// `approve(holder, holder, amount, live_until)`: the control of a refused approval.
+    fn approve_to_holder_args(&self, amount: i128, live_until: u32) -> Vec<ScVal> {
+        vec![
+            self.addr(Who::Holder),
+            self.addr(Who::Holder),
             i128_val(amount),
             ScVal::U32(live_until),
         ]
@@ -810,6 +868,7 @@ impl Run<'_> {
         match self.attempt(Role::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
+                self.counterpart_runs("a spend with no allowance")?;
                 Ok(pass("refused a 1-unit spend with no allowance"))
             }
             Attempt::Landed { .. } => {
@@ -905,6 +964,7 @@ impl Run<'_> {
         match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
+                self.counterpart_runs("a transfer of -1")?;
                 Ok(pass("refused a transfer of -1"))
             }
             Attempt::Landed { .. } => {
@@ -938,6 +998,7 @@ impl Run<'_> {
         match self.attempt(Role::Holder, "transfer", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
+                self.counterpart_runs("a transfer over the balance")?;
                 Ok(pass(format!("refused {amount} against balance {h0}")))
             }
             Attempt::Landed { .. } => {
@@ -956,7 +1017,8 @@ impl Run<'_> {
         let mut watch = self.before(HOLDER_AND_RECIPIENT)?;
         let args = self.transfer_args(1);
         if let Attempt::Refused(error) = self.attempt(Role::Holder, "transfer", args)? {
-            Self::trustline_refusal(&error)?;
+            let to_holder = vec![self.addr(Who::Holder), self.addr(Who::Holder), i128_val(1)];
+            self.party_refusal(&error, Some(("transfer", to_holder)))?;
             return Ok(fail(format!(
                 "refused a 1-unit transfer from a balance of {}",
                 watch.before("holder")
@@ -977,7 +1039,8 @@ impl Run<'_> {
         if let Attempt::Refused(error) =
             self.attempt(Role::Holder, "approve", self.approve_args(1, live_until))?
         {
-            Self::trustline_refusal(&error)?;
+            let to_holder = self.approve_to_holder_args(1, live_until);
+            self.party_refusal(&error, Some(("approve", to_holder)))?;
             return Ok(fail("refused approve(1)"));
         }
         self.after(&mut watch)?;
@@ -992,7 +1055,8 @@ impl Run<'_> {
         if let Attempt::Refused(error) =
             self.attempt(Role::Holder, "approve", self.approve_args(2, live_until))?
         {
-            Self::trustline_refusal(&error)?;
+            let to_holder = self.approve_to_holder_args(2, live_until);
+            self.party_refusal(&error, Some(("approve", to_holder)))?;
             return Ok(fail("refused approve(2) over an allowance of 1"));
         }
         self.after(&mut watch)?;
@@ -1015,7 +1079,13 @@ impl Run<'_> {
         ])?;
         let args = self.spend_to_spender_args(1);
         if let Attempt::Refused(error) = self.attempt(Role::Spender, "transfer_from", args)? {
-            Self::trustline_refusal(&error)?;
+            let to_holder = vec![
+                self.addr(Who::Spender),
+                self.addr(Who::Holder),
+                self.addr(Who::Holder),
+                i128_val(1),
+            ];
+            self.party_refusal(&error, Some(("transfer_from", to_holder)))?;
             return Ok(fail(format!(
                 "refused a 1-unit spend within an allowance of {}",
                 watch.before("allowance")
@@ -1030,7 +1100,7 @@ impl Run<'_> {
         let mut watch = self.before(HOLDER)?;
         let args = vec![self.addr(Who::Holder), i128_val(1)];
         if let Attempt::Refused(error) = self.attempt(Role::Holder, "burn", args)? {
-            Self::trustline_refusal(&error)?;
+            self.party_refusal(&error, None)?;
             return Ok(fail(format!(
                 "refused to burn 1 of a balance of {}",
                 watch.before("holder")
@@ -1049,7 +1119,7 @@ impl Run<'_> {
         ])?;
         let args = vec![self.addr(Who::Spender), self.addr(Who::Holder), i128_val(1)];
         if let Attempt::Refused(error) = self.attempt(Role::Spender, "burn_from", args)? {
-            Self::trustline_refusal(&error)?;
+            self.party_refusal(&error, None)?;
             return Ok(fail(format!(
                 "refused to burn 1 within an allowance of {}",
                 watch.before("allowance")
@@ -1102,6 +1172,7 @@ impl Run<'_> {
         match self.attempt(Role::Spender, "transfer_from", args)? {
             Attempt::Refused(error) => {
                 Self::trustline_refusal(&error)?;
+                self.counterpart_runs("a spend on an expired grant")?;
                 Ok(pass(format!(
                     "expired at ledger {expires_at}, refused at ledger {now}"
                 )))

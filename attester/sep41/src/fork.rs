@@ -8,6 +8,10 @@
 //! inside the fork, authorized as that address there only), a holder discovered from the
 //! token's recent `transfer`/`mint` events, or `mint(holder, amount)` as the admin `admin()`
 //! names. With none, the value-moving rows are UNVERIFIABLE and say to pass `--holder`.
+//!
+//! A permissioned token (allowlist, identity verification) refuses the move to a fresh account.
+//! The suite's holder is then that existing holder's own address (premise `holder-address`): its
+//! writes are authorized as that address by the fork's host, inside the fork only.
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -19,8 +23,8 @@ use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
 use stellar_xdr::{Asset, ScAddress, ScVal};
 
 use crate::{
-    chain::RpcChain,
-    checks::{i128_of, i128_val, run_suite},
+    chain::{ForkHolder, RpcChain},
+    checks::{i128_of, i128_val, run_suite, Party},
     live::{contract_members, origin, LiveError},
     model::{ForkFacts, Report},
     offline::{
@@ -60,6 +64,15 @@ pub enum PremiseError {
     /// every RPC answer: it is broken or hostile, and the run does not rest on it.
     #[error("the upstream sent an event that does not decode: {0}")]
     UndecodableEvent(String),
+}
+
+/// Why a holder's balance was not moved to the fork's holder.
+enum TakeOver {
+    /// The token refused the transfer (a permissioned token refusing the fresh recipient, say):
+    /// the holder holds `units` and may act as the suite's holder itself.
+    Refused { units: i128, error: String },
+    /// Its balance could not be read, or the fork failed.
+    Premise(PremiseError),
 }
 
 /// Units minted to the holder under the `mint` premise.
@@ -239,17 +252,32 @@ fn run_pinned(
         contract,
         holder: &holder,
     };
-    let (premise, detail) = funder.fund(holder_given, &discovery, declared.as_ref(), is_sac);
+    let Funding {
+        premise,
+        detail,
+        adopted,
+    } = funder.fund(holder_given, &discovery, declared.as_ref(), is_sac);
 
+    let holder_party = match &adopted {
+        Some(address) => Party {
+            address: address.clone(),
+            generated: false,
+            can_sign: true,
+            key_hint: "its writes are authorized as this address inside the fork only".into(),
+            address_hint: "an existing holder of the token, acted for inside the fork".into(),
+        },
+        None => embedded_party(&holder),
+    };
+    // Discovery watches the address that holds the units: the suite's holder, or the one it adopted.
     let discovery_started = Instant::now();
     let (powers, exercised) = crate::hook::BeforeSuite::run(
         options.before_suite.as_ref(),
         &localnet,
         contract,
-        &[holder.sc_address()],
+        &[adopted.clone().unwrap_or_else(|| holder.sc_address())],
     );
     let mut config = embedded_suite_config(
-        embedded_party(&holder),
+        holder_party,
         embedded_party(&spender),
         declared,
         options.ledger_close_ms,
@@ -262,6 +290,10 @@ fn run_pinned(
          holding this token) to move its balance to the suite's holder inside the fork"
     );
     let mut chain = RpcChain::embedded(&network, contract, &holder, &spender);
+    chain.fork_holder = adopted.map(|address| ForkHolder {
+        localnet: &localnet,
+        address,
+    });
     let results = run_suite(&mut chain, &config);
     let stats = localnet.fork_stats().expect("a fork reports its stats");
     let drifted = drifted(&localnet, &stats, recording).map_err(|e| setup(&e))?;
@@ -406,6 +438,27 @@ impl From<HolderScanError> for PremiseError {
     }
 }
 
+/// How the fork's holder got its units.
+struct Funding {
+    /// `holder`, `discovered`, `holder-address`, `mint` or `none` ([`ForkFacts::premise`]).
+    premise: &'static str,
+    /// The premise in words: which address, how many units, or what was tried.
+    detail: String,
+    /// `holder-address`: the existing holder the suite acts as, its move to the fork's holder
+    /// having been refused.
+    adopted: Option<ScAddress>,
+}
+
+impl Funding {
+    fn of(premise: &'static str, detail: String) -> Funding {
+        Funding {
+            premise,
+            detail,
+            adopted: None,
+        }
+    }
+}
+
 /// Gives the fork's holder units, inside the fork only.
 struct Funder<'a> {
     localnet: &'a LocalNet,
@@ -415,26 +468,35 @@ struct Funder<'a> {
 }
 
 impl Funder<'_> {
-    /// The first premise that works: the given holder, a discovered one, then mint. Returns the
-    /// premise's kind and its description (what was tried, when none worked).
+    /// The first premise that works: the given holder, a discovered one, then mint. A holder
+    /// whose move to the fork's holder the token refused is adopted as the suite's holder when no
+    /// premise funds the fork's own. Returns what worked (what was tried, when nothing did).
     fn fund(
         &self,
         given: Option<&ScAddress>,
         discovery: &Discovery,
         declared: Option<&BTreeSet<String>>,
         is_sac: bool,
-    ) -> (&'static str, String) {
+    ) -> Funding {
         let mut tried = Vec::new();
+        // An existing holder the token refused to move from: (address, units, refusal).
+        let mut refused: Option<(ScAddress, i128, String)> = None;
         if let Some(address) = given {
             match self.take_over(address) {
                 Ok(units) if units > 0 => {
-                    return (
+                    return Funding::of(
                         "holder",
                         format!("{units} units moved from --holder {}", strkey_of(address)),
                     )
                 }
                 Ok(_) => tried.push(format!("--holder {} holds no units", strkey_of(address))),
-                Err(e) => tried.push(format!("--holder {}: {e}", strkey_of(address))),
+                Err(TakeOver::Refused { units, error }) => {
+                    tried.push(format!("--holder {}: {error}", strkey_of(address)));
+                    refused = Some((address.clone(), units, error));
+                }
+                Err(TakeOver::Premise(e)) => {
+                    tried.push(format!("--holder {}: {e}", strkey_of(address)))
+                }
             }
         }
         match discovery.candidates(self.localnet, self.contract) {
@@ -444,7 +506,7 @@ impl Funder<'_> {
             Ok(candidates) => match self.richest(&candidates) {
                 Some((address, _)) => match self.take_over(&address) {
                     Ok(units) if units > 0 => {
-                        return (
+                        return Funding::of(
                             "discovered",
                             format!(
                                 "{units} units moved from {}, the largest holder the token's recent events name",
@@ -453,7 +515,13 @@ impl Funder<'_> {
                         )
                     }
                     Ok(_) => tried.push("the discovered holder holds no units".into()),
-                    Err(e) => tried.push(format!("discovered holder {}: {e}", strkey_of(&address))),
+                    Err(TakeOver::Refused { units, error }) => {
+                        tried.push(format!("discovered holder {}: {error}", strkey_of(&address)));
+                        refused = refused.or(Some((address.clone(), units, error)));
+                    }
+                    Err(TakeOver::Premise(e)) => {
+                        tried.push(format!("discovered holder {}: {e}", strkey_of(&address)))
+                    }
                 },
                 None => tried.push(format!(
                     "none of the {} holders the token's recent events name holds units",
@@ -464,7 +532,7 @@ impl Funder<'_> {
         }
         match self.mint(declared, is_sac) {
             Ok(admin) => {
-                return (
+                return Funding::of(
                     "mint",
                     format!(
                         "{MINTED_UNITS} units minted as the admin {}",
@@ -474,7 +542,20 @@ impl Funder<'_> {
             }
             Err(e) => tried.push(format!("mint: {e}")),
         }
-        ("none", tried.join("; "))
+        if let Some((address, units, error)) = refused {
+            return Funding {
+                premise: "holder-address",
+                detail: format!(
+                    "the token refused to move {units} units from {} to a fresh account ({error}), \
+                     so the suite acts as {} itself, authorized as that address inside the fork \
+                     only",
+                    strkey_of(&address),
+                    strkey_of(&address)
+                ),
+                adopted: Some(address),
+            };
+        }
+        Funding::of("none", tried.join("; "))
     }
 
     fn balance(&self, address: &ScAddress) -> Option<i128> {
@@ -500,8 +581,9 @@ impl Funder<'_> {
     }
 
     /// Moves `from`'s whole balance to the fork's holder, authorized as `from` in the fork only.
-    fn take_over(&self, from: &ScAddress) -> Result<i128, PremiseError> {
-        let units = self.balance(from).ok_or(PremiseError::UnreadableBalance)?;
+    fn take_over(&self, from: &ScAddress) -> Result<i128, TakeOver> {
+        let units =
+            (self.balance(from)).ok_or(TakeOver::Premise(PremiseError::UnreadableBalance))?;
         if units <= 0 {
             return Ok(0);
         }
@@ -510,9 +592,11 @@ impl Funder<'_> {
             ScVal::Address(self.holder.sc_address()),
             i128_val(units),
         ];
-        self.localnet
-            .invoke_authorized_as(from, self.contract, "transfer", args)?;
-        Ok(units)
+        match (self.localnet).invoke_authorized_as(from, self.contract, "transfer", args) {
+            Ok(_) => Ok(units),
+            Err(LocalNetError::Invoke(error)) => Err(TakeOver::Refused { units, error }),
+            Err(e) => Err(TakeOver::Premise(e.into())),
+        }
     }
 
     /// `mint(holder, MINTED_UNITS)` as the admin `admin()` names, when the token has both.

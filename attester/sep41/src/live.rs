@@ -192,6 +192,7 @@ pub fn run_live(
         read_source,
         holder: parties.holder_key.clone(),
         spender: parties.spender_key.clone(),
+        fork_holder: None,
     };
     let results = run_suite(&mut chain, &config);
     Ok(Report {
@@ -216,7 +217,7 @@ pub fn contract_members(
         Ok(ContractCode::Wasm(wasm)) => Ok((
             ContractSpec::from_wasm(&wasm, &contract_text)
                 .ok()
-                .map(|s| s.declared()),
+                .map(|s| s.sep41_declared()),
             false,
         )),
         Ok(ContractCode::StellarAsset) => Ok((None, true)),

@@ -397,8 +397,9 @@ pub struct Report {
 pub struct ForkFacts {
     /// The upstream ledger the fork started from.
     pub ledger: u32,
-    /// `holder` (`--holder`), `discovered` (from the token's events), `mint` (as the admin), or
-    /// `none`.
+    /// `holder` (`--holder`), `discovered` (from the token's events), `holder-address` (the
+    /// suite acts as an existing holder whose balance the token refused to move), `mint` (as the
+    /// admin), or `none`.
     pub premise: &'static str,
     /// The premise in words: which address, how many units, or what was tried.
     pub detail: String,

@@ -14,7 +14,7 @@ use stellar_xdr::{
 
 use crate::{
     chain::RpcChain,
-    checks::{i128_val, run_suite, Party, SuiteConfig},
+    checks::{i128_of, i128_val, run_suite, Party, SuiteConfig},
     model::Report,
     spec::{ContractSpec, Placeholders, SpecError},
 };
@@ -22,7 +22,9 @@ use crate::{
 /// The token an offline run deploys on its embedded network.
 #[derive(Debug, Clone)]
 pub enum OfflineToken {
-    /// A token WASM: constructor arguments (JSON) and the admin-only mint function's name.
+    /// A token WASM: constructor arguments (JSON) and the admin-only mint function's name. A
+    /// constructor that credits the holder (`"@holder"` among its arguments) funds it instead, and
+    /// the token then needs no mint function.
     Wasm {
         wasm: Vec<u8>,
         origin: String,
@@ -118,24 +120,38 @@ pub fn run_offline(
                 spender: spender.address(),
             };
             let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
-            if !spec.declares(mint_fn) {
+            let names_holder = constructor_names_holder(constructor_args.as_ref());
+            if !spec.declares(mint_fn) && !names_holder {
                 return Err(OfflineError::Usage(format!(
                     "{origin} declares no `{mint_fn}` function to fund the holder; pass \
-                     --mint-fn NAME (a function taking (to: Address, amount: i128))"
+                     --mint-fn NAME (a function taking (to: Address, amount: i128)), or \
+                     --constructor-args with \"@holder\" where the constructor credits an account"
                 )));
             }
             let hash = network.upload_wasm(&admin, wasm)?;
             let salt = Secret::generate().public_key();
             let contract = network.create_contract(&admin, hash, salt, args)?;
-            mint(
-                &network,
-                &admin,
-                &contract,
-                mint_fn,
-                &holder,
-                options.holder_units,
-            )?;
-            (contract, Some(spec.declared()))
+            // A constructor that credited the holder funded it: nothing is minted on top.
+            let funded = names_holder
+                && holder_balance(&network, &holder, &contract)?.is_some_and(|b| b > 0);
+            if !funded {
+                if !spec.declares(mint_fn) {
+                    return Err(OfflineError::Usage(format!(
+                        "{origin}: the constructor took \"@holder\" but credited it nothing, and \
+                         the token declares no `{mint_fn}` function to fund it; pass \
+                         --constructor-args that credit \"@holder\", or --mint-fn NAME"
+                    )));
+                }
+                mint(
+                    &network,
+                    &admin,
+                    &contract,
+                    mint_fn,
+                    &holder,
+                    options.holder_units,
+                )?;
+            }
+            (contract, Some(spec.sep41_declared()))
         }
         OfflineToken::Sac { code } => {
             let contract = deploy_sac(&network, &admin, &holder, &spender, code)?;
@@ -239,6 +255,32 @@ pub(crate) fn create_accounts(
     };
     network.submit_classic(&root, parties.iter().map(create).collect())?;
     Ok(())
+}
+
+/// Whether the constructor arguments name the holder (`"@holder"`, in an array or an object).
+fn constructor_names_holder(args: Option<&Value>) -> bool {
+    match args {
+        Some(Value::String(s)) => s == "@holder",
+        Some(Value::Array(items)) => items.iter().any(|v| constructor_names_holder(Some(v))),
+        Some(Value::Object(map)) => map.values().any(|v| constructor_names_holder(Some(v))),
+        _ => false,
+    }
+}
+
+/// The holder's balance right after deployment, when it reads as an amount (the suite judges a
+/// balance that does not).
+fn holder_balance(
+    network: &Network,
+    holder: &Secret,
+    contract: &ScAddress,
+) -> Result<Option<i128>, OfflineError> {
+    let args = vec![ScVal::Address(holder.sc_address())];
+    Ok(
+        match network.read(&holder.account_id(), contract, "balance", args)? {
+            assay_chain::ReadOutcome::Value(ScVal::I128(parts)) => Some(i128_of(&parts)),
+            _ => None,
+        },
+    )
 }
 
 fn mint(

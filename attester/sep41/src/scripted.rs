@@ -33,6 +33,10 @@ pub struct Flaws {
     pub accept_past_expiry: bool,
     /// Calls succeed with no authorization at all.
     pub accept_unauthorized: bool,
+    /// A permissioned token that never admitted the spender: every write naming it is refused.
+    pub refuse_spender: bool,
+    /// A permissioned token that never admitted the holder: every write naming it is refused.
+    pub refuse_holder: bool,
 }
 
 pub struct ScriptedChain {
@@ -334,6 +338,14 @@ impl ScriptedChain {
     /// A call's effect on the in-memory token (writes land; simulations roll back).
     fn apply(&mut self, function: &str, args: &[ScVal]) -> InvokeOutcome {
         let (h, s) = (self.holder.clone(), self.spender.clone());
+        let names = |who: &str| {
+            args.iter()
+                .any(|a| matches!(a, ScVal::Address(_)) && addr_of(a) == who)
+        };
+        if (self.flaws.refuse_spender && names(&s)) || (self.flaws.refuse_holder && names(&h)) {
+            // OpenZeppelin's FungibleTokenError::UserNotAllowed.
+            return Self::refuse("HostError: Error(Contract, #113)");
+        }
         match function {
             "transfer" => {
                 let (from, to, amount) =

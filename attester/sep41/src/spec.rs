@@ -104,6 +104,16 @@ impl ContractSpec {
         self.functions.keys().cloned().collect()
     }
 
+    /// The SEP-41 members the spec declares with SEP-41's number of parameters, for the suite: a
+    /// token whose `burn` is an operator's `burn(user, amount, operator)` (SEP-57) does not implement
+    /// SEP-41's `burn(from, amount)`, and calling it as one would judge a call it never offered.
+    pub fn sep41_declared(&self) -> BTreeSet<String> {
+        (self.functions.iter())
+            .filter(|(name, params)| sep41_arity(name).is_none_or(|arity| params.len() == arity))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     pub fn declares(&self, name: &str) -> bool {
         self.functions.contains_key(name)
     }
@@ -172,6 +182,18 @@ impl ContractSpec {
             })
             .collect()
     }
+}
+
+/// How many parameters SEP-41 gives `member`; `None` for a function SEP-41 does not define.
+fn sep41_arity(member: &str) -> Option<usize> {
+    Some(match member {
+        "decimals" | "name" | "symbol" => 0,
+        "balance" => 1,
+        "allowance" | "burn" => 2,
+        "transfer" | "burn_from" => 3,
+        "approve" | "transfer_from" => 4,
+        _ => return None,
+    })
 }
 
 fn names(params: &[(String, ScSpecTypeDef)]) -> String {

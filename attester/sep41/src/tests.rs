@@ -616,3 +616,62 @@ fn renderers_show_rows_expected_lines_and_versioned_json() {
     assert_eq!(json["results"][7]["evidence"]["before"]["holder"], "1000");
     assert!(json["results"][7]["evidence"]["txHash"].is_string());
 }
+
+#[test]
+fn a_token_refusing_the_suites_spender_withholds_verdicts_and_fails_nothing() {
+    let (mut chain, cfg) = setup(5);
+    chain.flaws.refuse_spender = true;
+    let report = run(&mut chain, &cfg);
+    let failed: Vec<String> = (report.results.iter())
+        .filter(|r| r.status == Fail)
+        .map(|r| format!("{}: {}", r.id, r.actual))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    // A write that needs the spender: refused, yet the same call runs with the holder in its place.
+    for id in ["sep41-transfer", "sep41-approve"] {
+        let r = row(&report, id);
+        assert_eq!(r.status, Unverifiable, "{id}: {}", r.actual);
+        assert!(
+            r.actual.contains("does not accept the spender"),
+            "{id}: {}",
+            r.actual
+        );
+    }
+    // A check that expects a refusal: the valid counterpart is refused too, so it shows nothing.
+    for id in [
+        "sep41-transfer-negative-amount",
+        "sep41-transfer-over-balance",
+    ] {
+        let r = row(&report, id);
+        assert_eq!(r.status, Unverifiable, "{id}: {}", r.actual);
+        assert!(
+            r.actual.contains("also refuses a valid 1-unit transfer"),
+            "{id}: {}",
+            r.actual
+        );
+    }
+    // The holder's own writes are still judged.
+    assert_eq!(report.status_of("sep41-burn"), Some(Pass));
+    assert_eq!(report.status_of("sep41-transfer-self"), Some(Pass));
+}
+
+#[test]
+fn a_refusal_of_a_never_credited_holder_is_unverifiable_and_of_a_funded_one_fails() {
+    let (mut chain, cfg) = setup(0);
+    chain.flaws.refuse_holder = true;
+    let report = run(&mut chain, &cfg);
+    let approve = row(&report, "sep41-approve");
+    assert_eq!(approve.status, Unverifiable, "{}", approve.actual);
+    assert!(
+        approve.actual.contains("never credited"),
+        "{}",
+        approve.actual
+    );
+
+    // The same refusal of a holder the token did credit is the token's answer: FAIL.
+    let (mut chain, cfg) = setup(5);
+    chain.flaws.refuse_holder = true;
+    let report = run(&mut chain, &cfg);
+    assert_eq!(report.status_of("sep41-approve"), Some(Fail));
+    assert_eq!(report.status_of("sep41-burn"), Some(Fail));
+}

@@ -106,7 +106,8 @@ pub struct Sep41Args {
     /// Offline: constructor arguments as JSON (array in order, or object by parameter name)
     #[arg(long, value_name = "JSON", requires = "wasm")]
     constructor_args: Option<String>,
-    /// Offline: the admin-only function that mints (to: Address, amount: i128)
+    /// Offline: the admin-only function that mints (to: Address, amount: i128); unused when the
+    /// constructor credits "@holder" (--constructor-args)
     #[arg(long, value_name = "NAME", default_value = "mint", requires = "wasm")]
     mint_fn: String,
     /// Offline: run against a Stellar Asset Contract for a fresh asset with this code
@@ -181,7 +182,7 @@ fn run_offline_mode(args: &Sep41Args, discovery: BeforeSuite) -> Result<Ran, Com
     if args.holder.is_some() || args.fork_ledger.is_some() || args.fork_cache.is_some() {
         return Err(CommandError::usage(
             "--holder/--fork-ledger/--fork-cache apply to fork runs of a deployed contract (CONTRACT_ID); \
-             an offline run mints to its own holder",
+             an offline run funds its own holder",
         ));
     }
     let subject = match (&args.wasm, &args.sac) {

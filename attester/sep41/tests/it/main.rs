@@ -2,3 +2,4 @@
 //! Each module was a test file of its own; run one with `cargo test -p assay-sep41 --test it offline::`.
 
 mod offline;
+mod premises;

@@ -12,11 +12,17 @@ fn root() -> PathBuf {
 }
 
 /// Builds the fixture WASMs once per test binary with scripts/build-wasm.sh.
-fn wasm(name: &str) -> Vec<u8> {
+pub(crate) fn wasm(name: &str) -> Vec<u8> {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         let status = Command::new(root().join("scripts/build-wasm.sh"))
-            .args(["conformant-token", "vulnerable-token", "defect-token"])
+            .args([
+                "conformant-token",
+                "vulnerable-token",
+                "defect-token",
+                "power-token",
+                "third-party",
+            ])
             .status()
             .expect("scripts/build-wasm.sh runs");
         assert!(status.success(), "scripts/build-wasm.sh failed");
@@ -26,10 +32,15 @@ fn wasm(name: &str) -> Vec<u8> {
 }
 
 fn run_wasm(name: &str) -> Report {
+    run_wasm_with(name, None)
+}
+
+/// An offline run of `target/wasm/<name>.wasm` deployed with `constructor_args` (JSON).
+fn run_wasm_with(name: &str, constructor_args: Option<serde_json::Value>) -> Report {
     let subject = OfflineToken::Wasm {
         wasm: wasm(name),
         origin: format!("{name}.wasm"),
-        constructor_args: None,
+        constructor_args,
         mint_fn: "mint".into(),
     };
     let run = run_offline(&subject, &OfflineOptions::default()).expect("offline run");
@@ -265,4 +276,117 @@ fn transfer_pulling_xlm_fails_transfer_auth_and_shows_the_nested_call() {
         "{:?}",
         row.evidence.observed
     );
+}
+
+/// The power fixtures have no `mint`: the constructor credits `"@holder"`, which funds the suite's
+/// holder, and each is a correct token, so all twenty-five pass whatever its admin's power.
+/// (`swappable-ledger` needs its ledger contract deployed first, which an offline run does not do.)
+#[test]
+fn power_fixtures_funded_by_their_constructor_pass_all_twenty_five() {
+    for feature in [
+        "control",
+        "take_burn",
+        "take_move",
+        "freeze_one",
+        "pause_all",
+        "create_supply",
+        "hidden_clawback",
+        "unclassified",
+    ] {
+        let name = format!("power_token_{feature}");
+        let report = run_wasm_with(&name, Some(serde_json::json!(["@admin", "@holder", 1000])));
+        for row in &report.results {
+            // A power-event row (sep41-events-mint, -clawback) has nothing to judge in a run of
+            // the suite alone, which exercises no admin power.
+            let power_event = matches!(row.id, "sep41-events-mint" | "sep41-events-clawback");
+            let expected = if power_event && row.status == Skipped {
+                Skipped
+            } else {
+                Pass
+            };
+            assert_eq!(row.status, expected, "{name} {}: {}", row.id, row.actual);
+        }
+        assert_eq!(report.exit_code(), 0, "{name}");
+    }
+}
+
+#[test]
+fn a_constructor_that_credits_nobody_and_no_mint_function_is_a_usage_error() {
+    let subject = OfflineToken::Wasm {
+        wasm: wasm("power_token_control"),
+        origin: "power_token_control.wasm".into(),
+        constructor_args: Some(serde_json::json!(["@admin", "@holder", 0])),
+        mint_fn: "mint".into(),
+    };
+    let err = run_offline(&subject, &OfflineOptions::default()).unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("credited it nothing"), "{message}");
+    assert!(message.contains("--mint-fn"), "{message}");
+}
+
+/// Rows a third-party token FAILs (none may, outside `allowed`), with the reasons.
+fn failures(report: &Report) -> Vec<String> {
+    report
+        .results
+        .iter()
+        .filter(|r| r.status == Fail)
+        .map(|r| format!("{}: {}", r.id, r.actual))
+        .collect()
+}
+
+/// OpenZeppelin's allowlist token admits only accounts its manager allowed: its constructor
+/// allows and credits the suite's holder, the spender stays unallowed. Rows that need the spender
+/// are UNVERIFIABLE with that reason; nothing is a FAIL.
+#[test]
+fn openzeppelin_allowlist_token_fails_nothing_and_names_the_unallowed_spender() {
+    let report = run_wasm_with(
+        "tp_oz_allowlist",
+        Some(serde_json::json!([
+            "Allow", "ALW", "@holder", "@admin", 1000
+        ])),
+    );
+    let event_rows = |r: &String| r.starts_with("sep41-events-");
+    let failed: Vec<String> = failures(&report)
+        .into_iter()
+        .filter(|r| !event_rows(r))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let transfer = report
+        .results
+        .iter()
+        .find(|r| r.id == "sep41-transfer")
+        .unwrap();
+    assert_eq!(transfer.status, Unverifiable, "{}", transfer.actual);
+    assert!(
+        transfer.actual.contains("does not accept the spender"),
+        "{}",
+        transfer.actual
+    );
+    assert_status(&report, "sep41-burn", Pass);
+}
+
+/// OpenZeppelin's blocklist, pausable and capped tokens and the soroban-examples token: no FAIL.
+#[test]
+fn other_third_party_tokens_fail_nothing() {
+    for (name, args) in [
+        (
+            "tp_oz_blocklist",
+            serde_json::json!(["Block", "BLK", "@holder", "@admin", 1000]),
+        ),
+        (
+            "tp_oz_pausable",
+            serde_json::json!(["Pause", "PAU", "@admin", 0]),
+        ),
+        ("tp_oz_capped", serde_json::json!([1_000_000])),
+        (
+            "tp_soroban_token",
+            serde_json::json!(["@admin", 7, "Token", "TOK"]),
+        ),
+    ] {
+        let report = run_wasm_with(name, Some(args));
+        let failed: Vec<String> = (failures(&report).into_iter())
+            .filter(|r| !r.starts_with("sep41-events-"))
+            .collect();
+        assert!(failed.is_empty(), "{name}: {failed:#?}");
+    }
 }

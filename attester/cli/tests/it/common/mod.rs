@@ -304,23 +304,108 @@ pub fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Builds the contracts with scripts/build-wasm.sh unless the `.wasm` files the CLI's end-to-end runs
-/// load (registry, gate, conformant and vulnerable token) are already in `target/wasm/`.
+/// The contracts the CLI's end-to-end runs load: (package, `.wasm` name).
+const E2E_CONTRACTS: [(&str, &str); 5] = [
+    ("assay-registry", "assay_registry"),
+    ("assay-gate-example", "assay_gate_example"),
+    ("conformant-token", "conformant_token"),
+    ("vulnerable-token", "vulnerable_token"),
+    ("upgradable-token", "upgradable_token"),
+];
+
+/// What those `.wasm` files are built from: the contracts' crates (and the interface crate the
+/// registry and gate use), the manifest and lock, the build script and its spec shaker.
+const E2E_SOURCES: [&str; 10] = [
+    "contracts/registry",
+    "contracts/registry-interface",
+    "gate-example",
+    "fixtures/conformant-token",
+    "fixtures/vulnerable-token",
+    "fixtures/upgradable-token",
+    "Cargo.toml",
+    "Cargo.lock",
+    "scripts/build-wasm.sh",
+    "scripts/spec-shake",
+];
+
+/// Builds the contracts the CLI's end-to-end runs load with scripts/build-wasm.sh when one of
+/// their `.wasm` files in `target/wasm/` is missing or older than anything it is built from, so a
+/// test never runs against a stale module.
 pub fn ensure_wasm(root: &Path) {
-    let needed = [
-        "assay_registry",
-        "assay_gate_example",
-        "conformant_token",
-        "vulnerable_token",
-        "upgradable_token",
-    ];
-    if needed
-        .iter()
-        .any(|n| !root.join(format!("target/wasm/{n}.wasm")).exists())
-    {
+    let wasm: Vec<PathBuf> = (E2E_CONTRACTS.iter())
+        .map(|(_, name)| root.join(format!("target/wasm/{name}.wasm")))
+        .collect();
+    let sources: Vec<PathBuf> = E2E_SOURCES.iter().map(|p| root.join(p)).collect();
+    if wasm_is_stale(&wasm, &sources) {
         let status = Command::new(root.join("scripts/build-wasm.sh"))
+            .args(E2E_CONTRACTS.iter().map(|(package, _)| package))
             .status()
             .expect("run scripts/build-wasm.sh");
         assert!(status.success(), "scripts/build-wasm.sh failed");
     }
+}
+
+/// True when a `.wasm` is missing or older than the newest file under `sources` (directories are
+/// walked; `target` and `test_snapshots`, which builds and tests write, are not sources).
+pub fn wasm_is_stale(wasm: &[PathBuf], sources: &[PathBuf]) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(oldest_wasm) = wasm.iter().map(|p| modified(p)).collect::<Option<Vec<_>>>() else {
+        return true;
+    };
+    let newest_source = sources.iter().filter_map(|p| newest_file(p)).max();
+    match (oldest_wasm.into_iter().min(), newest_source) {
+        (Some(wasm), Some(source)) => source > wasm,
+        (None, _) => false,
+        (Some(_), None) => false,
+    }
+}
+
+/// The latest modification time of `path`, or of any file below it.
+fn newest_file(path: &Path) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| !matches!(e.file_name().to_str(), Some("target" | "test_snapshots")))
+        .filter_map(|e| newest_file(&e.path()))
+        .max()
+}
+
+#[test]
+fn a_wasm_older_than_its_source_or_missing_is_stale() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let (wasm, src) = (dir.path().join("c.wasm"), dir.path().join("crate"));
+    std::fs::create_dir_all(src.join("src")).unwrap();
+    std::fs::create_dir_all(src.join("test_snapshots")).unwrap();
+    let set = |p: &Path, t: SystemTime| {
+        let f = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(p)
+            .unwrap();
+        f.set_modified(t).unwrap();
+    };
+    let t0 = SystemTime::now() - Duration::from_secs(3_600);
+    let lib = src.join("src/lib.rs");
+    set(&lib, t0);
+    let (wasm_list, sources) = (vec![wasm.clone()], vec![src.clone()]);
+    assert!(
+        wasm_is_stale(&wasm_list, &sources),
+        "a missing .wasm is stale"
+    );
+    set(&wasm, t0 + Duration::from_secs(60));
+    assert!(!wasm_is_stale(&wasm_list, &sources));
+    // A snapshot the tests write is not a source.
+    set(
+        &src.join("test_snapshots/t.json"),
+        t0 + Duration::from_secs(600),
+    );
+    assert!(!wasm_is_stale(&wasm_list, &sources));
+    // An edited source file makes it stale, however deep.
+    set(&lib, t0 + Duration::from_secs(120));
+    assert!(wasm_is_stale(&wasm_list, &sources));
 }
