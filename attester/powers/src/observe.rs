@@ -89,9 +89,10 @@ impl World {
         }
     }
 
-    /// Picks where test transfers go: the first of a fresh address, the second holder and the parties the
-    /// contract names that the first holder can send one unit to now (a permissioned token may refuse
-    /// addresses it never allowed). Keeps the fresh address when none can receive.
+    /// Picks where test transfers go: the first of a fresh address, the second holder, the parties the
+    /// contract names and, last, the holder itself that the first holder can send one unit to now (an
+    /// allowlist token refuses addresses it never allowed, but a holder it allowed can still send to
+    /// itself). Keeps the fresh address when none can receive.
     pub fn choose_recipient(&mut self, sandbox: &mut Sandbox) {
         let Some(holder) = self.holders.first().cloned() else {
             return;
@@ -100,6 +101,7 @@ impl World {
             .chain(self.holders.iter().skip(1).cloned())
             .chain(self.authorities.iter().cloned())
             .filter(|a| *a != holder)
+            .chain(std::iter::once(holder.clone()))
             .collect();
         for c in candidates {
             let call = sandbox.simulate(

@@ -63,6 +63,20 @@ impl Deployed {
         wasm: Vec<u8>,
         constructor: impl FnOnce(&Signer, &ScAddress) -> Vec<ScVal>,
     ) -> Deployed {
+        let mut d = Deployed::empty();
+        let dependency = if dependency.is_empty() {
+            ScAddress::Account(assay_chain::account_id([0; 32]))
+        } else {
+            d.deploy(&dependency, 8, vec![])
+        };
+        let args = constructor(&d.admin, &dependency);
+        d.token = d.deploy(&wasm, 7, args);
+        d.wasm = wasm;
+        d
+    }
+
+    /// A local network with no token yet (`token` and `wasm` are set once one is deployed).
+    pub fn empty() -> Deployed {
         let net = LocalNet::start(LocalNetConfig {
             ledger_close_ms: 50,
             ..Default::default()
@@ -71,33 +85,33 @@ impl Deployed {
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(20);
         let admin = Signer::from_bytes(net.root_secret());
-        let dependency = if dependency.is_empty() {
-            ScAddress::Account(assay_chain::account_id([0; 32]))
-        } else {
-            let hash = network.upload_wasm(&admin, &dependency).expect("upload");
-            network
-                .create_contract(&admin, hash, [8; 32], vec![])
-                .expect("deploy the dependency")
-        };
-        let hash = network.upload_wasm(&admin, &wasm).expect("upload");
-        let args = constructor(&admin, &dependency);
-        let token = network
-            .create_contract(&admin, hash, [7; 32], args)
-            .expect("deploy");
         Deployed {
             net,
             network,
             admin,
-            token,
-            wasm,
+            token: ScAddress::Account(assay_chain::account_id([0; 32])),
+            wasm: Vec::new(),
         }
     }
 
-    /// Calls `function(args)` as the admin, on the network itself.
-    pub fn admin_call(&self, function: &str, args: Vec<ScVal>) {
+    /// Deploys `wasm` as the admin with `args` for its constructor.
+    pub fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> ScAddress {
+        let hash = self.network.upload_wasm(&self.admin, wasm).expect("upload");
         self.network
-            .invoke(&self.admin, &self.token, function, args)
+            .create_contract(&self.admin, hash, [salt; 32], args)
+            .expect("deploy")
+    }
+
+    /// Calls `function(args)` on `contract` as the admin, on the network itself.
+    pub fn call(&self, contract: &ScAddress, function: &str, args: Vec<ScVal>) {
+        self.network
+            .invoke(&self.admin, contract, function, args)
             .unwrap_or_else(|e| panic!("{function}: {e}"));
+    }
+
+    /// Calls `function(args)` on the token as the admin, on the network itself.
+    pub fn admin_call(&self, function: &str, args: Vec<ScVal>) {
+        self.call(&self.token, function, args);
     }
 
     /// Runs discovery with `holders` as the candidates.
