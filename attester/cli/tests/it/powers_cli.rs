@@ -11,8 +11,25 @@ use assay_attest::verify::read_safety;
 use stellar_xdr::ScVal;
 use world::*;
 
+/// Builds the power fixtures once per test binary (scripts/build-wasm.sh rebuilds only what changed).
+fn build_power_fixtures() {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let status = Command::new(root.join("scripts/build-wasm.sh"))
+            .args(["power-ledger", "power-token"])
+            .status()
+            .expect("run scripts/build-wasm.sh");
+        assert!(
+            status.success(),
+            "scripts/build-wasm.sh power-ledger power-token failed"
+        );
+    });
+}
+
 /// Deploys `power_token_<feature>` with the world's admin as admin and `holder` holding 1,000,000.
 fn deploy(w: &World, feature: &str, salt: u8, holder: [u8; 32]) -> [u8; 32] {
+    build_power_fixtures();
     let admin = assay_attest::registry::account_val(w.admin.public_key());
     let mut args = vec![
         admin,
@@ -191,5 +208,69 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
             feature == "control",
             "{feature}: the gate refuses a power over balances"
         );
+    }
+}
+
+/// Offline: `assay sep41 --wasm` deploys the fixture on an embedded network (its constructor funding the
+/// suite's holder) and reports the powers discovery found there, with the mint's and the clawback's events
+/// judged by the suite.
+#[test]
+fn offline_runs_report_each_power_and_judge_its_event() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    build_power_fixtures();
+    for (feature, function, event_row) in [
+        (
+            "take_burn",
+            Some("rebalance"),
+            Some("sep41-events-clawback"),
+        ),
+        ("freeze_one", Some("set_mode"), None),
+        ("create_supply", Some("reward"), Some("sep41-events-mint")),
+        (
+            "hidden_clawback",
+            Some("clawback"),
+            Some("sep41-events-clawback"),
+        ),
+        ("control", None, None),
+    ] {
+        let wasm = root.join(format!("target/wasm/power_token_{feature}.wasm"));
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["sep41", "--wasm"])
+            .arg(&wasm)
+            .args([
+                "--constructor-args",
+                r#"["@admin","@holder",1000000]"#,
+                "--output",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{feature}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let powers = report["powers"]["powers"]
+            .as_array()
+            .expect("a powers section");
+        match function {
+            Some(f) => assert_eq!(powers[0]["function"], f, "{feature}: {report}"),
+            None => assert!(powers.is_empty(), "{feature}: {report}"),
+        }
+        let status = |id: &str| {
+            report["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["id"] == id)
+                .map(|r| r["status"].as_str().unwrap().to_string())
+                .unwrap_or_default()
+        };
+        if let Some(row) = event_row {
+            assert_eq!(status(row), "PASS", "{feature}: {report}");
+        }
     }
 }
