@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use soroban_env_host::storage::EntryWithLiveUntil;
 use soroban_env_host::xdr::{
     AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode, ChangeTrustAsset, LedgerEntry,
-    LedgerEntryData, LedgerEntryExt, LedgerKey, OperationBody, TransactionEnvelope, TransactionExt,
+    LedgerEntryData, LedgerEntryExt, LedgerKey, OperationBody, ScAddress, ScVal,
+    TransactionEnvelope, TransactionExt,
 };
 use soroban_env_host::HostError;
 use soroban_ledger_snapshot::LedgerSnapshot;
@@ -403,11 +404,22 @@ pub(crate) struct Fallthrough {
     pub(crate) source: Arc<ForkSource>,
     /// Keys the local ledger is authoritative for (held, or held once and removed).
     pub(crate) faulted: BTreeSet<LedgerKey>,
+    /// Addresses made up for this run (a sandbox's fresh parties): no upstream entry can be keyed by them,
+    /// so a key that names one is absent without asking.
+    pub(crate) made_up: Arc<BTreeSet<ScAddress>>,
+    /// Authorization nonces are absent without asking: a sandbox records every authorization with a fresh
+    /// random nonce, which no upstream entry can hold, and each would otherwise cost a round trip.
+    pub(crate) local_nonces: bool,
 }
 
 impl Fallthrough {
     pub(crate) fn get(&self, key: &LedgerKey) -> Result<Option<EntryWithLiveUntil>, HostError> {
-        if self.faulted.contains(key) {
+        let nonce =
+            matches!(key, LedgerKey::ContractData(d) if matches!(d.key, ScVal::LedgerKeyNonce(_)));
+        if self.faulted.contains(key)
+            || names_any(key, &self.made_up)
+            || (self.local_nonces && nonce)
+        {
             return Ok(None);
         }
         match self.source.get_many(std::slice::from_ref(key)) {
@@ -419,6 +431,33 @@ impl Fallthrough {
                 ),
             )),
         }
+    }
+}
+
+/// Whether `key` is keyed by one of `addresses`: an account or trustline of one, or contract data whose
+/// key holds one (at any depth a stored key can have).
+fn names_any(key: &LedgerKey, addresses: &BTreeSet<ScAddress>) -> bool {
+    fn in_val(v: &ScVal, addresses: &BTreeSet<ScAddress>, depth: u8) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        match v {
+            ScVal::Address(a) => addresses.contains(a),
+            ScVal::Vec(Some(items)) => items.iter().any(|i| in_val(i, addresses, depth + 1)),
+            ScVal::Map(Some(m)) => m.iter().any(|e| {
+                in_val(&e.key, addresses, depth + 1) || in_val(&e.val, addresses, depth + 1)
+            }),
+            _ => false,
+        }
+    }
+    if addresses.is_empty() {
+        return false;
+    }
+    match key {
+        LedgerKey::Account(a) => addresses.contains(&ScAddress::Account(a.account_id.clone())),
+        LedgerKey::Trustline(t) => addresses.contains(&ScAddress::Account(t.account_id.clone())),
+        LedgerKey::ContractData(d) => in_val(&d.key, addresses, 0),
+        _ => false,
     }
 }
 
@@ -534,6 +573,8 @@ pub(crate) fn local_view(l: &ledger::Ledger) -> (EntryMap, Option<Fallthrough>) 
     let fallthrough = l.fork.clone().map(|source| Fallthrough {
         source,
         faulted: l.faulted.clone(),
+        made_up: Arc::default(),
+        local_nonces: false,
     });
     (l.entries.clone(), fallthrough)
 }

@@ -37,6 +37,8 @@ pub struct Sandbox {
     net: NetworkConfig,
     source: AccountId,
     calls: u64,
+    /// Addresses made up for this sandbox: keys naming them are never asked of a fork's upstream.
+    made_up: Arc<BTreeSet<ScAddress>>,
 }
 
 /// The state of a [`Sandbox`] at one moment, to return to.
@@ -93,6 +95,7 @@ impl LocalNet {
             net,
             source: crate::xdrutil::account_id(sha256(b"assay sandbox source: nobody's account")),
             calls: 0,
+            made_up: Arc::default(),
         })
     }
 }
@@ -101,6 +104,14 @@ impl Sandbox {
     /// The ledger sequence calls run at.
     pub fn ledger(&self) -> u32 {
         self.ledger_info.sequence_number
+    }
+
+    /// Declares `addresses` made up for this sandbox (parties derived from a private seed that no one
+    /// else uses): in fork mode a key that names one is absent, and the upstream is never asked for it.
+    pub fn made_up(&mut self, addresses: impl IntoIterator<Item = ScAddress>) {
+        let mut set = (*self.made_up).clone();
+        set.extend(addresses);
+        self.made_up = Arc::new(set);
     }
 
     /// Host invocations run so far.
@@ -128,6 +139,8 @@ impl Sandbox {
             fallthrough: self.fork.clone().map(|source| Fallthrough {
                 source,
                 faulted: self.faulted.clone(),
+                made_up: self.made_up.clone(),
+                local_nonces: true,
             }),
         }
     }

@@ -137,6 +137,8 @@ pub fn discover(
     let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
     let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
     let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
+    // Nobody else holds these: their balances and allowances are absent upstream without asking.
+    sandbox.made_up(fresh.iter().cloned());
     let mut observer = Observer::new(&target.contract);
 
     // Holders: the richest of the candidates and of the parties the contract names (an admin often holds
