@@ -34,7 +34,7 @@ fn demo_runs_every_step_with_its_stated_outcome() {
         "ok: AQUA-GBNZ… written with the scanned severity medium",
         "ok: AQUA-GBNZ… refused with #3 IssuerCanTakeIt",
         "ok: vulnerable_token: sep41-transfer-negative-amount FAILS",
-        "ok: conformant_token: 25 pass, 0 fail",
+        "ok: conformant_token: 26 pass, 0 fail (its mint's event judged)",
         "ok: DOGE-GARD… refused with #1 NotAttested",
         "ok: DOGE-GA22… refused with #4 SeverityTooHigh",
         "ok: USDC-GA5Z… refused with #3 IssuerCanTakeIt",

@@ -730,6 +730,8 @@ fn doc_commands_run_as_written_against_local_stand_ins() {
 
 /// Hides what differs between runs of the same demo.
 fn mask(line: &str) -> String {
+    // A power's lines name the accounts the run generated (the admin, the holder).
+    let powers_line = line.contains("usable by ") || line.contains("observed: ");
     let words: Vec<&str> = line.split_whitespace().collect();
     let mut out = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
@@ -749,6 +751,10 @@ fn mask(line: &str) -> String {
             && stellar_strkey::Contract::from_string(core).is_ok()
         {
             "CONTRACT".to_string()
+        } else if powers_line
+            && stellar_strkey::ed25519::PublicKey::from_string(core.trim_end_matches("'s")).is_ok()
+        {
+            "ACCOUNT".to_string()
         } else if matches!(prev, "ledger" | "age")
             || (prev.starts_with('(') && *w == "s).")
             || (w.starts_with('(') && words.get(i + 1) == Some(&"s)."))
