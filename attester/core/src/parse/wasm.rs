@@ -83,29 +83,45 @@ pub fn parse_wasm_imports(wasm: &[u8]) -> Result<Vec<HostImport>, ParseError> {
         if id != 2 {
             continue;
         }
-        let mut s = Reader { bytes: body, at: 0 };
-        for _ in 0..s.u32()? {
-            let module = s.name()?;
-            let name = s.name()?;
-            match s.byte()? {
-                0x00 => {
-                    s.u32()?;
-                }
-                0x01 => {
-                    s.byte()?;
-                    s.limits()?;
-                }
-                0x02 => s.limits()?,
-                0x03 => {
-                    s.byte()?;
-                    s.byte()?;
-                }
-                _ => return Err(s.fail("unknown import kind")),
-            }
-            imports.push(HostImport { module, name });
-        }
+        imports.extend(
+            read_imports(&mut Reader { bytes: body, at: 0 })?
+                .into_iter()
+                .map(|(import, _)| import),
+        );
     }
     Ok(imports)
+}
+
+/// The entries of an import section's body, with whether each is a function.
+fn read_imports(s: &mut Reader) -> Result<Vec<(HostImport, bool)>, ParseError> {
+    let mut out = Vec::new();
+    for _ in 0..s.u32()? {
+        let module = s.name()?;
+        let name = s.name()?;
+        let function = match s.byte()? {
+            0x00 => {
+                s.u32()?;
+                true
+            }
+            0x01 => {
+                s.byte()?;
+                s.limits()?;
+                false
+            }
+            0x02 => {
+                s.limits()?;
+                false
+            }
+            0x03 => {
+                s.byte()?;
+                s.byte()?;
+                false
+            }
+            _ => return Err(s.fail("unknown import kind")),
+        };
+        out.push((HostImport { module, name }, function));
+    }
+    Ok(out)
 }
 
 /// A function the module exports, and how many arguments it takes (every Soroban value is one `i64`).
@@ -151,26 +167,10 @@ pub fn parse_wasm_exports(wasm: &[u8]) -> Result<Vec<ExportedFunction>, ParseErr
                 }
             }
             2 => {
-                for _ in 0..s.u32()? {
-                    s.name()?;
-                    s.name()?;
-                    match s.byte()? {
-                        0x00 => {
-                            s.u32()?;
-                            imported_functions += 1;
-                        }
-                        0x01 => {
-                            s.byte()?;
-                            s.limits()?;
-                        }
-                        0x02 => s.limits()?,
-                        0x03 => {
-                            s.byte()?;
-                            s.byte()?;
-                        }
-                        _ => return Err(s.fail("unknown import kind")),
-                    }
-                }
+                imported_functions += read_imports(&mut s)?
+                    .iter()
+                    .filter(|(_, function)| *function)
+                    .count() as u32;
             }
             3 => {
                 for _ in 0..s.u32()? {
