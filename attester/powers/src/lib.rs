@@ -36,8 +36,6 @@ use crate::args::{Candidates, Combinations};
 use crate::classify::{classify, Effect};
 use crate::observe::{Observer, World};
 
-pub use crate::authority::resolve as resolve_authority;
-
 /// Functions never probed: the SEP-41 reads, and what the host itself calls.
 const NOT_PROBED: [&str; 7] = [
     "balance",
@@ -211,7 +209,7 @@ pub fn discover(
         }
         // Nobody held units: fund the fresh holder through a supply-creating call discovery observed, then
         // search again with a holder whose balance can be watched.
-        match survey.funding_call() {
+        match survey.funding.clone() {
             Some((function, args)) => {
                 let base = sandbox.checkpoint();
                 let call = sandbox.invoke(&target.contract, &function, args);
@@ -407,10 +405,6 @@ impl Survey {
                 .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
                 .collect(),
         });
-    }
-
-    fn funding_call(&self) -> Option<(String, Vec<ScVal>)> {
-        self.funding.clone()
     }
 }
 
