@@ -166,12 +166,20 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
 
 #[test]
 fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
+    // Every fixture: the bit written is the one observed, at its floor; the gate refuses what its mask
+    // forbids.
     let w = World::start(&[]);
     let ca = w.ca();
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
     for (n, (feature, severity, flags)) in [
         ("take_burn", 3u64, 1024u64),
+        ("take_move", 3, 1024),
         ("freeze_one", 2, 2048),
+        ("pause_all", 2, 2048),
+        ("create_supply", 0, 4096),
+        ("swappable_ledger", 3, 512),
+        ("hidden_clawback", 3, 1024),
+        ("unclassified", 0, 8192),
         ("control", 0, 0),
     ]
     .into_iter()
@@ -202,12 +210,10 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
             (severity, flags),
             "{feature}: {text}"
         );
+        // The gate's default mask forbids freezing, confiscation and replaceable code (3,590); a mint or
+        // an unclassified write is recorded, not forbidden.
         let admitted = w.gate_check(token).is_ok();
-        assert_eq!(
-            admitted,
-            feature == "control",
-            "{feature}: the gate refuses a power over balances"
-        );
+        assert_eq!(admitted, flags & 3590 == 0, "{feature}: {text}");
     }
 }
 
@@ -224,13 +230,16 @@ fn offline_runs_report_each_power_and_judge_its_event() {
             Some("rebalance"),
             Some("sep41-events-clawback"),
         ),
+        ("take_move", Some("recover"), None),
         ("freeze_one", Some("set_mode"), None),
+        ("pause_all", Some("pause_all"), None),
         ("create_supply", Some("reward"), Some("sep41-events-mint")),
         (
             "hidden_clawback",
             Some("clawback"),
             Some("sep41-events-clawback"),
         ),
+        ("unclassified", None, None),
         ("control", None, None),
     ] {
         let wasm = root.join(format!("target/wasm/power_token_{feature}.wasm"));
@@ -260,6 +269,12 @@ fn offline_runs_report_each_power_and_judge_its_event() {
             Some(f) => assert_eq!(powers[0]["function"], f, "{feature}: {report}"),
             None => assert!(powers.is_empty(), "{feature}: {report}"),
         }
+        let unclassified = report["powers"]["unclassified"].as_array().unwrap();
+        assert_eq!(
+            unclassified.first().map(|u| u["function"].clone()),
+            (feature == "unclassified").then(|| serde_json::json!("set_memo")),
+            "{feature}: {report}"
+        );
         let status = |id: &str| {
             report["results"]
                 .as_array()
