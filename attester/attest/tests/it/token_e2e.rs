@@ -237,8 +237,15 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
     w.mint(conformant, 13);
     let (target, report) = evaluate(&w, conformant, Some(&keyless));
     let lines = sep41_lines(&report);
-    assert_eq!(lines.len(), 25, "{lines:?}");
+    // The 25 rows plus the mint event: discovery exercised the admin's mint when the subject was read.
+    assert_eq!(lines.len(), 26, "{lines:?}");
     assert!(lines.iter().all(|l| l.contains(" PASS:")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("sep41-events-mint PASS")),
+        "{lines:?}"
+    );
     assert_eq!(report.severity, Rating::Level(Severity::Clear));
     assert!(!report.undetermined, "{:?}", report.undetermined_checks);
     assert!(matches!(

@@ -452,14 +452,15 @@ fn scan_of_a_token_contract_with_sep41_runs_the_keyless_suite() {
         .filter(|e| e["source"] == "sep41")
         .map(|e| e["claim"].as_str().unwrap())
         .collect();
-    assert_eq!(lines.len(), 25, "{report}");
+    // The 25 rows plus the mint event: discovery exercised the admin's mint when the token was read.
+    assert_eq!(lines.len(), 26, "{report}");
     assert!(lines.iter().all(|l| l.contains(" PASS:")), "{lines:?}");
     assert_eq!(report["severity"], "clear", "{report}");
 
     let (code, out, err) = scan(&["--sep41"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
-        out.contains(&format!("sep41 conformant on {id}: 27 checks: 25 pass")),
+        out.contains(&format!("sep41 conformant on {id}: 27 checks: 26 pass")),
         "{out}"
     );
 
