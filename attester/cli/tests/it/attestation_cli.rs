@@ -275,7 +275,7 @@ fn usage_errors_exit_64() {
             "--from-report",
             hand,
             "--evidence-version",
-            "5",
+            "7",
         ],
         vec![
             "attestation",

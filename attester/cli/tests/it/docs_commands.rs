@@ -113,7 +113,7 @@ const SERVICES: &[&str] = &["assay localnet --ledger-close-ms 1000"];
 /// Exit codes other than 0 that the docs state for a command.
 const EXPECTED_EXIT: &[(&str, i32)] = &[(
     // docs/contract-interface.md shows the notice refusing an early upgrade (Error(Contract, #14)).
-    "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- apply_upgrade",
+    "stellar contract invoke --id \"$NOTICED\" --network testnet --source admin -- apply_upgrade",
     1,
 )];
 
@@ -165,11 +165,15 @@ const EXPECTED_STDOUT: &[(&str, &str)] = &[
         "ForbiddenMechanics",
     ),
     (
-        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- upgrade_delay_secs",
+        "stellar contract invoke --id \"$NOTICED\" --network testnet --source admin -- upgrade_delay_secs",
         "604800",
     ),
     (
-        "stellar contract invoke --id \"$REGISTRY\" --network testnet --source admin -- pending_upgrade",
+        "stellar contract invoke --id \"$NOTICED\" --network testnet --source admin -- pending_upgrade",
+        "applicable_at",
+    ),
+    (
+        "stellar contract invoke --id \"$NOTICED\" --network testnet --source admin -- pending_attester_change",
         "applicable_at",
     ),
     ("assay history --output json USDC-", "\"severity\""),
