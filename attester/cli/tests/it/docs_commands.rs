@@ -129,7 +129,7 @@ const EXPECTED_STDOUT: &[(&str, &str)] = &[
     ),
     (
         "assay sep41 --wasm target/wasm/conformant_token.wasm",
-        "25 pass, 0 fail",
+        "26 pass, 0 fail",
     ),
     (
         "assay attest USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
