@@ -13,6 +13,19 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader past the module header (magic and version) of `wasm`.
+    fn module(wasm: &'a [u8]) -> Result<Reader<'a>, ParseError> {
+        let mut r = Reader { bytes: wasm, at: 0 };
+        if r.take(4)? != b"\0asm" {
+            return Err(ParseError::new(
+                SOURCE,
+                "not a WASM module (no \\0asm magic)",
+            ));
+        }
+        r.take(4)?;
+        Ok(r)
+    }
+
     fn fail(&self, what: &str) -> ParseError {
         ParseError::new(SOURCE, format!("{what} at byte {}", self.at))
     }
@@ -67,14 +80,7 @@ impl<'a> Reader<'a> {
 /// Every import of the module `wasm`, in order. A body that is not WASM, or whose import section does not
 /// parse, is an error (a `malformed` read, never an empty list).
 pub fn parse_wasm_imports(wasm: &[u8]) -> Result<Vec<HostImport>, ParseError> {
-    let mut r = Reader { bytes: wasm, at: 0 };
-    if r.take(4)? != b"\0asm" {
-        return Err(ParseError::new(
-            SOURCE,
-            "not a WASM module (no \\0asm magic)",
-        ));
-    }
-    r.take(4)?;
+    let mut r = Reader::module(wasm)?;
     let mut imports = Vec::new();
     while r.at < wasm.len() {
         let id = r.byte()?;
@@ -136,14 +142,7 @@ pub struct ExportedFunction {
 /// Every function the module `wasm` exports, in export order, with its arity. Imported functions count in
 /// the function index space before the module's own, as WASM defines it.
 pub fn parse_wasm_exports(wasm: &[u8]) -> Result<Vec<ExportedFunction>, ParseError> {
-    let mut r = Reader { bytes: wasm, at: 0 };
-    if r.take(4)? != b"\0asm" {
-        return Err(ParseError::new(
-            SOURCE,
-            "not a WASM module (no \\0asm magic)",
-        ));
-    }
-    r.take(4)?;
+    let mut r = Reader::module(wasm)?;
     let mut types: Vec<u32> = Vec::new();
     let mut imported_functions = 0u32;
     let mut defined: Vec<u32> = Vec::new();
