@@ -13,7 +13,7 @@ use stellar_xdr::{
 };
 
 use crate::observe::instance_key;
-use crate::{discover, Bounds, DiscoveryError, Target};
+use crate::{discover_on, Bounds, DiscoveryError};
 
 /// Where and whom to fork.
 #[derive(Debug, Clone)]
@@ -62,7 +62,8 @@ pub fn discover_on_fork(request: &ForkRequest) -> Result<ForkDiscovery, Discover
     let stats = net
         .fork_stats()
         .ok_or_else(|| DiscoveryError::Upstream("the network did not start as a fork".into()))?;
-    let wasm = code_of(&net, &request.contract)?;
+    // The code first: an address with no WASM token fails before any event is read.
+    code_of(&net, &request.contract)?;
     let client = RpcClient::new(&request.rpc_url).map_err(|e| upstream(&e))?;
     let mut candidates: Vec<ScAddress> = request.holder.iter().cloned().collect();
     let named =
@@ -75,16 +76,7 @@ pub fn discover_on_fork(request: &ForkRequest) -> Result<ForkDiscovery, Discover
             candidates.push(a);
         }
     }
-    let mut sandbox = net.sandbox().map_err(|e| upstream(&e))?;
-    let survey = discover(
-        &mut sandbox,
-        &Target {
-            contract: request.contract.clone(),
-            wasm,
-        },
-        &candidates,
-        request.bounds,
-    )?;
+    let survey = discover_on(&net, &request.contract, &candidates, request.bounds)?;
     let stats = net.fork_stats().unwrap_or(stats);
     Ok(ForkDiscovery {
         survey,

@@ -51,8 +51,8 @@ const NOT_PROBED: [&str; 7] = [
 /// that explains nothing is the interface at work (the SEP-41 suite judges it), not an unclassified power.
 const SEP41_WRITES: [&str; 5] = ["transfer", "transfer_from", "approve", "burn", "burn_from"];
 
-/// Runs discovery for `contract` on `net` as it stands (in a sandbox copy: `net` is left as it was), with
-/// the default bounds: the code is read from the network, `holders` are watched first.
+/// Runs discovery for `contract` on `net` as it stands (in a sandbox copy: `net` is left as it was): the
+/// code is read from the network, `holders` are watched first.
 ///
 /// # Errors
 /// As [`discover`]; also when there is no WASM token at `contract` or the sandbox cannot be made.
@@ -60,6 +60,7 @@ pub fn discover_on(
     net: &assay_localnet::LocalNet,
     contract: &ScAddress,
     holders: &[ScAddress],
+    bounds: Bounds,
 ) -> Result<PowerSurvey, DiscoveryError> {
     let wasm = fork::code_of(net, contract)?;
     let mut sandbox = net
@@ -72,7 +73,7 @@ pub fn discover_on(
             wasm,
         },
         holders,
-        Bounds::default(),
+        bounds,
     )
 }
 

@@ -77,7 +77,8 @@ fn main() {
             let trips = || net.fork_stats().map_or(0, |s| s.upstream_round_trips);
             let (started, before) = (Instant::now(), trips());
             let found =
-                assay_powers::discover_on(net, contract, holders).map_err(|e| e.to_string());
+                assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
+                    .map_err(|e| e.to_string());
             *measured.lock().unwrap() = (started.elapsed(), trips() - before);
             found
         }))),

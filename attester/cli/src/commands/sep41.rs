@@ -125,7 +125,8 @@ pub fn run(args: Sep41Args) -> CommandResult {
     // Power discovery runs on the suite's own network (fork or embedded), once its holder is funded; a
     // keyed live run has none.
     let discovery = BeforeSuite(std::sync::Arc::new(|net, contract, holders| {
-        assay_powers::discover_on(net, contract, holders).map_err(|e| e.to_string())
+        assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
+            .map_err(|e| e.to_string())
     }));
     let (report, found) = if args.wasm.is_some() || args.sac.is_some() {
         run_offline_mode(&args, discovery)?
