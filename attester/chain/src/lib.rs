@@ -11,7 +11,8 @@
 //!   classic operations, what a contract id runs);
 //! - [`network`] and [`identity`]: stellar-cli compatible network names and signing identities (secrets
 //!   from the environment, files or identity files, never argv, never printed);
-//! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer).
+//! - [`address`]: strkeys (G…, C…) to XDR and back, contract id derivation (SAC and deployer);
+//! - [`scval`]: the contract values everyone builds (i128, symbol).
 pub mod address;
 pub mod asset;
 pub mod deploy;
@@ -19,6 +20,7 @@ pub mod holders;
 pub mod identity;
 pub mod network;
 pub mod rpc;
+pub mod scval;
 pub mod submit;
 pub mod tx;
 

@@ -3,6 +3,7 @@
 //! from here (a test keeps it so). The judgment reads no clock: instants come from callers, and
 //! [`Timestamp::now`], the workspace's one clock, is for them.
 
+pub mod asset;
 pub mod attestation;
 pub mod checks;
 pub mod contract;

@@ -8,8 +8,6 @@
 //! asked": absence from a list is not an observation, and "we could not check" must never render like
 //! "this is fine".
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::failure::FetchFailure;
@@ -24,74 +22,7 @@ pub use crate::network::{
     DEFAULT_HORIZON_URL, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
 };
 
-/// A classic Stellar asset: its code and issuing account. `Display` gives `CODE-ISSUER`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Asset {
-    /// Asset code, 1-12 ASCII alphanumerics (e.g. `USDC`).
-    pub code: String,
-    /// Issuer account, a `G…` StrKey.
-    pub issuer: String,
-}
-
-impl fmt::Display for Asset {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.code, self.issuer)
-    }
-}
-
-/// Why `CODE-ISSUER` text is not an asset.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid asset {text:?}: {reason}; expected CODE-ISSUER, e.g. USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN")]
-pub struct AssetParseError {
-    text: String,
-    reason: &'static str,
-}
-
-impl Asset {
-    /// Builds an asset, checking the code (`^[A-Za-z0-9]{1,12}$`) and issuer (`^G[A-Z2-7]{55}$`) shapes.
-    /// The issuer's checksum is not verified here (that needs a StrKey crate; the scan does it).
-    pub fn new(code: &str, issuer: &str) -> Result<Asset, AssetParseError> {
-        let text = format!("{code}-{issuer}");
-        if code.is_empty() || code.len() > 12 || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(AssetParseError {
-                text,
-                reason: "the code must be 1-12 ASCII letters or digits",
-            });
-        }
-        let issuer_ok = issuer.len() == 56
-            && issuer.starts_with('G')
-            && issuer
-                .bytes()
-                .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b));
-        if !issuer_ok {
-            return Err(AssetParseError {
-                text,
-                reason: "the issuer must be a G… account address of 56 characters",
-            });
-        }
-        Ok(Asset {
-            code: code.to_string(),
-            issuer: issuer.to_string(),
-        })
-    }
-}
-
-impl std::str::FromStr for Asset {
-    type Err = crate::token::TokenParseError;
-
-    /// Parses `CODE-ISSUER` or `CODE:ISSUER` with [`crate::token::Token::parse`] (the one parser), accepting
-    /// only a classic asset.
-    fn from_str(text: &str) -> Result<Asset, Self::Err> {
-        match crate::token::Token::parse(text)? {
-            crate::token::Token::Classic(a) => Ok(a),
-            other => Err(crate::token::TokenParseError {
-                input: text.to_string(),
-                reason: format!("{other} is not a classic asset (CODE-ISSUER)"),
-            }),
-        }
-    }
-}
+pub use crate::asset::{Asset, AssetParseError};
 
 /// The four issuer authorization flags, as Horizon publishes them on both the `/assets` and `/accounts`
 /// records.

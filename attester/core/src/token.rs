@@ -7,7 +7,7 @@ use std::fmt;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::subject::Asset;
+use crate::asset::Asset;
 
 /// The forms every asset argument accepts, quoted in every parse error.
 pub const EXPECTED_FORM: &str = "CODE-ISSUER or CODE:ISSUER (CODE 1-12 letters or digits, ISSUER a G... account address, e.g. USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN), native, or a C... token contract address";
@@ -129,6 +129,22 @@ impl std::str::FromStr for Token {
 
     fn from_str(text: &str) -> Result<Token, TokenParseError> {
         Token::parse(text)
+    }
+}
+
+impl std::str::FromStr for Asset {
+    type Err = TokenParseError;
+
+    /// Parses `CODE-ISSUER` or `CODE:ISSUER` with [`Token::parse`] (the one parser), accepting
+    /// only a classic asset.
+    fn from_str(text: &str) -> Result<Asset, Self::Err> {
+        match Token::parse(text)? {
+            Token::Classic(a) => Ok(a),
+            other => Err(TokenParseError {
+                input: text.to_string(),
+                reason: format!("{other} is not a classic asset (CODE-ISSUER)"),
+            }),
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 //! it has an entry, a bounded set of kinds where it has none — and their combinations, the most likely
 //! first (lowest sum of candidate ranks), so a bound keeps the sensible ones.
 
+use assay_chain::scval::{i128_val, symbol};
 use stellar_xdr::{
-    BytesM, Int128Parts, ScBytes, ScMap, ScMapEntry, ScSpecEntry, ScSpecTypeDef,
-    ScSpecUdtUnionCaseV0, ScString, ScSymbol, ScVal, ScVec, UInt128Parts,
+    BytesM, ScBytes, ScMap, ScMapEntry, ScSpecEntry, ScSpecTypeDef, ScSpecUdtUnionCaseV0, ScString,
+    ScVal, ScVec, UInt128Parts,
 };
 
 use crate::observe::World;
@@ -238,20 +239,6 @@ impl<'a> Candidates<'a> {
             _ => vec![],
         }
     }
-}
-
-fn symbol(s: &str) -> ScVal {
-    ScVal::Symbol(ScSymbol(
-        s.as_bytes().to_vec().try_into().unwrap_or_default(),
-    ))
-}
-
-/// An i128 as a contract value.
-pub fn i128_val(v: i128) -> ScVal {
-    ScVal::I128(Int128Parts {
-        hi: (v >> 64) as i64,
-        lo: v as u64,
-    })
 }
 
 /// Every combination of one candidate per position, in order of the sum of the candidates' ranks (the

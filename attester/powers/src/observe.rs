@@ -10,8 +10,8 @@ use stellar_xdr::{
     ScAddress, ScSpecTypeDef, ScVal, SorobanAuthorizationEntry, SorobanCredentials,
 };
 
-use crate::args::i128_val;
 use crate::spec::Spec;
+use assay_chain::scval::i128_val;
 
 /// The parties and facts one discovery run works with.
 pub struct World {

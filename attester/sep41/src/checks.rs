@@ -16,9 +16,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+pub use assay_chain::scval::{i128_of, i128_val};
 use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
 use serde_json::json;
-use stellar_xdr::{Int128Parts, ScAddress, ScVal, SorobanAuthorizationEntry};
+use stellar_xdr::{ScAddress, ScVal, SorobanAuthorizationEntry};
 
 use crate::{
     chain::{Authorization, Role, Simulation, TokenChain, WriteFault},
@@ -1248,18 +1249,6 @@ fn signer_label(signer: Role) -> &'static str {
         Role::Holder => "holder",
         Role::Spender => "spender",
     }
-}
-
-pub(crate) fn i128_of(parts: &Int128Parts) -> i128 {
-    (i128::from(parts.hi) << 64) | i128::from(parts.lo)
-}
-
-/// An i128 as a contract value.
-pub fn i128_val(v: i128) -> ScVal {
-    ScVal::I128(Int128Parts {
-        hi: (v >> 64) as i64,
-        lo: v as u64,
-    })
 }
 
 fn kind(v: &ScVal) -> String {

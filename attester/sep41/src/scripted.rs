@@ -4,6 +4,7 @@
 
 use std::{collections::HashMap, time::Duration};
 
+use assay_chain::scval::symbol;
 use assay_chain::{strkey_of, InvokeOutcome, ReadOutcome};
 use stellar_xdr::{
     ContractEvent, ContractEventBody, ContractEventType, ContractEventV0, ContractId,
@@ -119,10 +120,6 @@ pub fn event(contract: &ScAddress, topics: Vec<ScVal>, data: ScVal) -> ContractE
             data,
         }),
     }
-}
-
-pub fn symbol(name: &str) -> ScVal {
-    ScVal::Symbol(ScSymbol(name.try_into().unwrap()))
 }
 
 /// The SEP-41 event a successful call publishes.

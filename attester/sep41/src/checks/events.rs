@@ -7,7 +7,8 @@
 //!
 //! The events of a mint and a clawback are judged on the call power discovery exercised
 //! ([`ExercisedPower`]): the suite has no such call of its own.
-use stellar_xdr::{ContractEvent, ContractEventBody, ScAddress, ScMap, ScSymbol, ScVal};
+use assay_chain::scval::symbol;
+use stellar_xdr::{ContractEvent, ContractEventBody, ScAddress, ScMap, ScVal};
 
 use super::{authorization::shown, fail, i128_val, pass, skipped, Outcome, Run, Step, Who, HOLDER};
 
@@ -189,10 +190,6 @@ impl Run<'_> {
             data.expected
         ))
     }
-}
-
-fn symbol(name: &str) -> ScVal {
-    ScVal::Symbol(ScSymbol(name.try_into().expect("a short symbol")))
 }
 
 fn body(event: &ContractEvent) -> &stellar_xdr::ContractEventV0 {

@@ -1,5 +1,6 @@
 //! The nine checks after the sixteen, over the scripted chain: each one's PASS, FAIL and
 //! UNVERIFIABLE, and a FAIL that shows what the simulation observed.
+use assay_chain::scval::symbol;
 use std::collections::BTreeSet;
 
 use stellar_xdr::{ScMap, ScMapEntry, ScVal};
@@ -9,7 +10,7 @@ use crate::{
     chain::Simulation,
     checks::i128_val,
     model::{Report, Status, MEMBERS},
-    scripted::{account, authorization, event, invocation, party, symbol, token, ScriptedChain},
+    scripted::{account, authorization, event, invocation, party, token, ScriptedChain},
     Party,
 };
 use Status::*;

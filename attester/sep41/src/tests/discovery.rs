@@ -5,8 +5,9 @@ use std::cell::Cell;
 
 use stellar_xdr::{Limits, ScVal, WriteXdr};
 
-use crate::scripted::{account, symbol};
+use crate::scripted::account;
 use assay_chain::holders::{named_in_windows, HolderScanError, EVENTS_PER_PAGE, MAX_EVENT_PAGES};
+use assay_chain::scval::symbol;
 
 /// One event: its ledger and topics (base64).
 type Logged = (u32, Vec<String>);

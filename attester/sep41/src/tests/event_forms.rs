@@ -2,13 +2,14 @@
 //! `Symbol` keys that may carry keys the SEP does not define. Each event check accepts both and
 //! still FAILs a map that lacks a required key or holds a wrong-typed value. Then the events of the
 //! mint and the clawback power discovery exercised.
+use assay_chain::scval::symbol;
 use stellar_xdr::{ContractEvent, ScMap, ScMapEntry, ScString, ScVal};
 
 use super::{row, run, setup};
 use crate::{
     checks::{i128_val, ExercisedPower},
     model::Status,
-    scripted::{account, event, symbol, token},
+    scripted::{account, event, token},
 };
 use Status::*;
 

@@ -7,7 +7,7 @@ use assay_chain::{Network, Signer};
 use assay_core::powers::PowerSurvey;
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_powers::{discover, Bounds, Target};
-use stellar_xdr::{Int128Parts, ScAddress, ScString, ScVal};
+use stellar_xdr::{ScAddress, ScString, ScVal};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -30,12 +30,7 @@ pub fn wasm(package: &str, name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-pub fn i128_val(v: i128) -> ScVal {
-    ScVal::I128(Int128Parts {
-        hi: (v >> 64) as i64,
-        lo: v as u64,
-    })
-}
+pub use assay_chain::scval::i128_val;
 
 pub fn string(s: &str) -> ScVal {
     ScVal::String(ScString(s.as_bytes().to_vec().try_into().unwrap()))
