@@ -141,61 +141,17 @@ impl ContractMechanics {
     /// Check id.
     pub const ID: &'static str = "contract-mechanics";
 
-    /// Judges the subject's code.
+    /// Judges the subject's code: what its imports let replace, and what discovery saw its calls do.
     pub fn judge(&self, s: &ContractSubject) -> Finding {
         let mut f = Finding::named(Self::ID, "Token contract mechanics");
         let code = match &s.code {
             CodeOutcome::Read(o) => o,
-            CodeOutcome::Failed(a) => {
-                f.severity = Rating::Unevaluated;
-                f.undetermined = true;
-                f.undetermined_by_source
-                    .insert(SOURCE_CONTRACT_CODE.into(), 1);
-                f.undetermined_rate = Some("1/1".into());
-                f.evidence
-                    .push(Evidence::failed_attempt(SOURCE_CONTRACT_CODE, a));
-                f.reasoning = format!(
-                    "The contract's code could not be read ({}), so what it can do to a balance is not known.",
-                    a.failure.category
-                );
-                return f;
-            }
+            CodeOutcome::Failed(a) => return code_unread(f, a),
         };
-        let line = |claim: String| {
-            Evidence::answer(SOURCE_CONTRACT_CODE, &s.contract, claim, code.retrieved_at)
-        };
-        f.evidence
-            .push(line(format!("wasm {}", code.value.wasm_hash)));
-        let mut bits = 0u32;
-        let mut powers = Vec::new();
-        for (module, name, label) in UPDATE_IMPORTS {
-            if code
-                .value
-                .imports
-                .iter()
-                .any(|i| i.module == module && i.name == name)
-            {
-                bits |= Mechanics::CODE_MUTABLE;
-                f.evidence.push(line(format!(
-                    "imports {module}.{name} ({label}): the code can be replaced"
-                )));
-                powers.push(format!(
-                    "imports {label}, so whoever its logic admits can replace every rule"
-                ));
-            }
-        }
-        if let Some(owner) = &code.value.external_owner {
-            bits |= Mechanics::CODE_MUTABLE;
-            let effect = PowerEffect::ExternalCode {
-                owner: owner.clone(),
-            };
-            f.evidence.push(line(effect.stable_claim()));
-            powers.push(format!(
-                "runs code the contract {owner} owns (a CAP-85 external reference), which its owner can replace"
-            ));
-        }
-        let survey = match &s.powers {
-            PowersOutcome::Observed(o) => Some(o),
+        let mut seen = Seen::default();
+        seen.code(&mut f, s, code);
+        match &s.powers {
+            PowersOutcome::Observed(observed) => seen.behaviour(&mut f, s, observed),
             PowersOutcome::Failed(a) => {
                 f.evidence
                     .push(Evidence::failed_attempt(SOURCE_CONTRACT_BEHAVIOUR, a));
@@ -206,81 +162,151 @@ impl ContractMechanics {
                         a.failure.category, a.failure.detail
                     ),
                 );
-                None
             }
             PowersOutcome::NotRun => {
-                mark_undetermined(&mut f, "power discovery was not run".into());
-                None
-            }
-        };
-        if let Some(observed) = survey {
-            let behaviour = |claim: String| {
-                Evidence::answer(
-                    SOURCE_CONTRACT_BEHAVIOUR,
-                    &s.contract,
-                    claim,
-                    observed.retrieved_at,
-                )
-            };
-            let survey = &observed.value;
-            bits |= survey.bits();
-            for p in &survey.powers {
-                f.evidence.push(behaviour(format!(
-                    "{} authorized by {}: {}",
-                    p.function,
-                    p.holders(),
-                    p.effect.stable_claim()
-                )));
-                let label = p
-                    .label
-                    .as_ref()
-                    .map(|l| format!(" ({l})"))
-                    .unwrap_or_default();
-                let dormant = if p.dormant() {
-                    "; dormant: no authority can sign again"
-                } else {
-                    ""
-                };
-                powers.push(format!(
-                    "{} through `{}`{label}, usable by {}{dormant}",
-                    p.effect.kind(),
-                    p.function,
-                    p.holders()
-                ));
-            }
-            for u in &survey.unclassified {
-                let by = if u.authorized_by.is_empty() {
-                    "nobody".to_string()
-                } else {
-                    u.authorized_by
-                        .iter()
-                        .map(|a| a.describe())
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                };
-                f.evidence.push(behaviour(format!(
-                    "{} authorized by {by}: writes state; its effect on holders was not classified within the bound",
-                    u.function
-                )));
-                powers.push(format!(
-                    "lets {by} call `{}`, which writes state whose effect on holders was not classified",
-                    u.function
-                ));
-            }
-            if let Some(why) = survey.incomplete() {
-                mark_undetermined(&mut f, why);
+                mark_undetermined(&mut f, "power discovery was not run".into())
             }
         }
-        f.mechanics = Mechanics::from_bits(bits).unwrap_or_default();
+        seen.conclude(f)
+    }
+}
+
+/// The finding when the contract's code could not be read: undetermined, nothing known of its powers.
+fn code_unread(mut f: Finding, a: &Attempt) -> Finding {
+    f.severity = Rating::Unevaluated;
+    f.undetermined = true;
+    f.undetermined_by_source
+        .insert(SOURCE_CONTRACT_CODE.into(), 1);
+    f.undetermined_rate = Some("1/1".into());
+    f.evidence
+        .push(Evidence::failed_attempt(SOURCE_CONTRACT_CODE, a));
+    f.reasoning = format!(
+        "The contract's code could not be read ({}), so what it can do to a balance is not known.",
+        a.failure.category
+    );
+    f
+}
+
+/// What the judgment has seen so far: the mechanics bits and, for the reasoning, one phrase per power.
+#[derive(Default)]
+struct Seen {
+    bits: u32,
+    powers: Vec<String>,
+}
+
+impl Seen {
+    /// The code's own powers: update imports, and code run from a contract someone else owns.
+    fn code(&mut self, f: &mut Finding, s: &ContractSubject, code: &Observed<ContractCode>) {
+        let line = |claim: String| {
+            Evidence::answer(SOURCE_CONTRACT_CODE, &s.contract, claim, code.retrieved_at)
+        };
+        f.evidence
+            .push(line(format!("wasm {}", code.value.wasm_hash)));
+        for (module, name, label) in UPDATE_IMPORTS {
+            if code
+                .value
+                .imports
+                .iter()
+                .any(|i| i.module == module && i.name == name)
+            {
+                self.bits |= Mechanics::CODE_MUTABLE;
+                f.evidence.push(line(format!(
+                    "imports {module}.{name} ({label}): the code can be replaced"
+                )));
+                self.powers.push(format!(
+                    "imports {label}, so whoever its logic admits can replace every rule"
+                ));
+            }
+        }
+        if let Some(owner) = &code.value.external_owner {
+            self.bits |= Mechanics::CODE_MUTABLE;
+            let effect = PowerEffect::ExternalCode {
+                owner: owner.clone(),
+            };
+            f.evidence.push(line(effect.stable_claim()));
+            self.powers.push(format!(
+                "runs code the contract {owner} owns (a CAP-85 external reference), which its owner can replace"
+            ));
+        }
+    }
+
+    /// What discovery saw privileged calls do, classified or not.
+    fn behaviour(
+        &mut self,
+        f: &mut Finding,
+        s: &ContractSubject,
+        observed: &Observed<PowerSurvey>,
+    ) {
+        let behaviour = |claim: String| {
+            Evidence::answer(
+                SOURCE_CONTRACT_BEHAVIOUR,
+                &s.contract,
+                claim,
+                observed.retrieved_at,
+            )
+        };
+        let survey = &observed.value;
+        self.bits |= survey.bits();
+        for p in &survey.powers {
+            f.evidence.push(behaviour(format!(
+                "{} authorized by {}: {}",
+                p.function,
+                p.holders(),
+                p.effect.stable_claim()
+            )));
+            let label = p
+                .label
+                .as_ref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
+            let dormant = if p.dormant() {
+                "; dormant: no authority can sign again"
+            } else {
+                ""
+            };
+            self.powers.push(format!(
+                "{} through `{}`{label}, usable by {}{dormant}",
+                p.effect.kind(),
+                p.function,
+                p.holders()
+            ));
+        }
+        for u in &survey.unclassified {
+            let by = if u.authorized_by.is_empty() {
+                "nobody".to_string()
+            } else {
+                u.authorized_by
+                    .iter()
+                    .map(|a| a.describe())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            };
+            f.evidence.push(behaviour(format!(
+                "{} authorized by {by}: writes state; its effect on holders was not classified within the bound",
+                u.function
+            )));
+            self.powers.push(format!(
+                "lets {by} call `{}`, which writes state whose effect on holders was not classified",
+                u.function
+            ));
+        }
+        if let Some(why) = survey.incomplete() {
+            mark_undetermined(f, why);
+        }
+    }
+
+    /// The severity the strongest power implies, and the reasoning that names every power seen.
+    fn conclude(self, mut f: Finding) -> Finding {
+        f.mechanics = Mechanics::from_bits(self.bits).unwrap_or_default();
         f.severity = Rating::Level(f.mechanics.floor());
-        let observed = if powers.is_empty() {
+        let observed = if self.powers.is_empty() {
             "No call was seen to take, freeze or create a balance or to replace the code, and the code imports no \
              update function."
                 .to_string()
         } else {
             format!(
                 "The code {}. Severity is the floor the strongest of these implies: {}.",
-                powers.join("; "),
+                self.powers.join("; "),
                 f.mechanics.floor()
             )
         };
@@ -372,78 +398,83 @@ impl ContractDomain {
             claims::home_domain(domain),
             admin.retrieved_at,
         ));
-        match &s.stellar_toml {
-            TomlOutcome::Document(doc) => {
-                let mut e = if doc
-                    .currencies
-                    .iter()
-                    .any(|c| c.declares_contract(&s.contract))
-                {
-                    f.accountability = Some(Accountability::Verified);
-                    f.reasoning = format!(
-                        "The admin account's home_domain {} publishes a [[CURRENCIES]] entry naming this contract.",
-                        go_quote(domain)
-                    );
-                    Evidence::answer(
-                        SOURCE_STELLAR_TOML,
-                        &doc.url,
-                        format!("CURRENCIES claims contract {}", s.contract),
-                        doc.retrieved_at,
-                    )
-                } else {
-                    f.reasoning = format!(
-                        "The stellar.toml of {} lists no [[CURRENCIES]] entry whose contract is this token: unverified.",
-                        go_quote(domain)
-                    );
-                    Evidence::answer(
-                        SOURCE_STELLAR_TOML,
-                        &doc.url,
-                        format!(
-                            "CURRENCIES lists {} entries, none with contract {}",
-                            doc.currencies.len(),
-                            s.contract
-                        ),
-                        doc.retrieved_at,
-                    )
-                };
-                e.requested_url = Some(doc.requested_url.clone());
-                f.evidence.push(e);
-            }
-            TomlOutcome::Failed {
-                requested_url,
-                retrieved_at,
-                failure,
-            } => {
-                f.evidence.push(Evidence::failure(
-                    SOURCE_STELLAR_TOML,
-                    requested_url,
-                    failure,
-                    *retrieved_at,
-                ));
-                f.reasoning = format!(
-                    "The stellar.toml of {} could not be read ({}): unverified.",
-                    go_quote(domain),
-                    failure.category
-                );
-            }
-            TomlOutcome::Refused {
-                requested_url,
-                retrieved_at,
-                reason,
-            } => {
-                f.evidence.push(Evidence::refusal(
-                    SOURCE_STELLAR_TOML,
-                    requested_url,
-                    reason,
-                    *retrieved_at,
-                ));
-                f.reasoning = format!("The stellar.toml fetch was refused ({reason}): unverified.");
-            }
-            TomlOutcome::NotFetched => {
-                f.reasoning = "The stellar.toml was not fetched: unverified.".into();
-            }
-        }
+        toml_claim(&mut f, s, domain);
         f
+    }
+}
+
+/// Whether the admin's home domain's stellar.toml names the contract: sets accountability and reasoning.
+fn toml_claim(f: &mut Finding, s: &ContractSubject, domain: &str) {
+    match &s.stellar_toml {
+        TomlOutcome::Document(doc) => {
+            let mut e = if doc
+                .currencies
+                .iter()
+                .any(|c| c.declares_contract(&s.contract))
+            {
+                f.accountability = Some(Accountability::Verified);
+                f.reasoning = format!(
+                    "The admin account's home_domain {} publishes a [[CURRENCIES]] entry naming this contract.",
+                    go_quote(domain)
+                );
+                Evidence::answer(
+                    SOURCE_STELLAR_TOML,
+                    &doc.url,
+                    format!("CURRENCIES claims contract {}", s.contract),
+                    doc.retrieved_at,
+                )
+            } else {
+                f.reasoning = format!(
+                    "The stellar.toml of {} lists no [[CURRENCIES]] entry whose contract is this token: unverified.",
+                    go_quote(domain)
+                );
+                Evidence::answer(
+                    SOURCE_STELLAR_TOML,
+                    &doc.url,
+                    format!(
+                        "CURRENCIES lists {} entries, none with contract {}",
+                        doc.currencies.len(),
+                        s.contract
+                    ),
+                    doc.retrieved_at,
+                )
+            };
+            e.requested_url = Some(doc.requested_url.clone());
+            f.evidence.push(e);
+        }
+        TomlOutcome::Failed {
+            requested_url,
+            retrieved_at,
+            failure,
+        } => {
+            f.evidence.push(Evidence::failure(
+                SOURCE_STELLAR_TOML,
+                requested_url,
+                failure,
+                *retrieved_at,
+            ));
+            f.reasoning = format!(
+                "The stellar.toml of {} could not be read ({}): unverified.",
+                go_quote(domain),
+                failure.category
+            );
+        }
+        TomlOutcome::Refused {
+            requested_url,
+            retrieved_at,
+            reason,
+        } => {
+            f.evidence.push(Evidence::refusal(
+                SOURCE_STELLAR_TOML,
+                requested_url,
+                reason,
+                *retrieved_at,
+            ));
+            f.reasoning = format!("The stellar.toml fetch was refused ({reason}): unverified.");
+        }
+        TomlOutcome::NotFetched => {
+            f.reasoning = "The stellar.toml was not fetched: unverified.".into();
+        }
     }
 }
 

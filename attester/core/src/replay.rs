@@ -176,238 +176,255 @@ pub fn build_subject(
     read: &dyn Fn(&str) -> Option<Vec<u8>>,
 ) -> Result<Subject, ReplayError> {
     let asset: Asset = meta.asset.parse().map_err(|e| invalid("subject.json", e))?;
-    let at = meta.retrieved_at;
-    let horizon = meta.horizon_url.as_deref().unwrap_or(DEFAULT_HORIZON_URL);
-    let se = meta
-        .stellar_expert_url
-        .as_deref()
-        .unwrap_or(DEFAULT_STELLAR_EXPERT_URL);
-    let attempt = |url: String, c: FailureCategory| Attempt {
-        url,
-        retrieved_at: at,
-        failure: FetchFailure::new(c),
+    let r = Replay {
+        meta,
+        read,
+        at: meta.retrieved_at,
+        horizon: meta.horizon_url.as_deref().unwrap_or(DEFAULT_HORIZON_URL),
+        stellar_expert: meta
+            .stellar_expert_url
+            .as_deref()
+            .unwrap_or(DEFAULT_STELLAR_EXPERT_URL),
     };
-
-    let assets_url = urls::horizon_assets(horizon, &asset);
-    let asset_flags = match recorded(read, "horizon-assets.json")? {
-        None => FlagsOutcome::NotRead,
-        Some(Recorded::Failed(c)) => FlagsOutcome::Failed(attempt(assets_url, c)),
-        Some(Recorded::Body(b)) => match parse::parse_horizon_assets(&b, &asset) {
-            Ok(Some(rec)) => FlagsOutcome::Read(Observed {
-                url: assets_url,
-                retrieved_at: at,
-                value: rec.flags,
-            }),
-            Ok(None) => {
-                return Err(invalid(
-                    "horizon-assets.json",
-                    format!("no record for {asset}"),
-                ))
-            }
-            Err(e) => FlagsOutcome::Failed(Attempt {
-                url: assets_url,
-                retrieved_at: at,
-                failure: e.to_failure(),
-            }),
-        },
-    };
-    let account_url = urls::horizon_account(horizon, &asset.issuer);
-    let (account_flags, home_domain, control) = match recorded(read, "horizon-account.json")? {
-        None => (
-            FlagsOutcome::NotRead,
-            HomeDomain::Unknown,
-            ControlOutcome::NotRead,
-        ),
-        Some(Recorded::Failed(c)) => (
-            FlagsOutcome::Failed(attempt(account_url, c)),
-            HomeDomain::Unknown,
-            ControlOutcome::NotRead,
-        ),
-        Some(Recorded::Body(b)) => match parse::parse_horizon_account(&b) {
-            Ok(rec) => (
-                FlagsOutcome::Read(Observed {
-                    url: account_url.clone(),
-                    retrieved_at: at,
-                    value: rec.flags,
-                }),
-                rec.home_domain
-                    .map_or(HomeDomain::Absent, HomeDomain::Present),
-                ControlOutcome::of_record(&account_url, at, rec.control),
-            ),
-            Err(e) => (
-                FlagsOutcome::Failed(Attempt {
-                    url: account_url,
-                    retrieved_at: at,
-                    failure: e.to_failure(),
-                }),
-                HomeDomain::Unknown,
-                ControlOutcome::NotRead,
-            ),
-        },
-    };
-
-    let stellar_toml = match home_domain.domain() {
-        None => TomlOutcome::NotFetched,
-        Some(domain) => {
-            let requested_url = urls::stellar_toml(domain);
-            if let Some(reason) = &meta.stellar_toml_refused {
-                TomlOutcome::Refused {
-                    requested_url,
-                    retrieved_at: at,
-                    reason: reason.clone(),
-                }
-            } else {
-                match recorded(read, "stellar.toml")? {
-                    None => TomlOutcome::NotFetched,
-                    Some(Recorded::Failed(c)) => TomlOutcome::Failed {
-                        requested_url,
-                        retrieved_at: at,
-                        failure: FetchFailure::new(c),
-                    },
-                    Some(Recorded::Body(b)) => match parse::parse_stellar_toml(&b) {
-                        Err(e) => TomlOutcome::Failed {
-                            requested_url,
-                            retrieved_at: at,
-                            failure: e.to_failure(),
-                        },
-                        Ok(doc) => {
-                            let mut linked = Vec::new();
-                            for (i, url) in doc.unresolved_links(&asset).into_iter().enumerate() {
-                                let outcome = if i >= MAX_LINKED_DOCUMENTS {
-                                    LinkedOutcome::NotFollowed
-                                } else {
-                                    match recorded(read, &linked_file_name(&url))? {
-                                        None => LinkedOutcome::Failed {
-                                            retrieved_at: at,
-                                            failure: FetchFailure::new(FailureCategory::Status(
-                                                404,
-                                            )),
-                                        },
-                                        Some(Recorded::Failed(c)) => LinkedOutcome::Failed {
-                                            retrieved_at: at,
-                                            failure: FetchFailure::new(c),
-                                        },
-                                        Some(Recorded::Body(b)) => {
-                                            match parse::parse_linked_currency_document(&b) {
-                                                Ok(currencies) => LinkedOutcome::Read {
-                                                    retrieved_at: at,
-                                                    currencies,
-                                                },
-                                                Err(e) => LinkedOutcome::Failed {
-                                                    retrieved_at: at,
-                                                    failure: e.to_failure(),
-                                                },
-                                            }
-                                        }
-                                    }
-                                };
-                                linked.push(LinkedDocument { url, outcome });
-                            }
-                            TomlOutcome::Document(TomlDocument {
-                                url: meta
-                                    .stellar_toml_final_url
-                                    .clone()
-                                    .unwrap_or_else(|| requested_url.clone()),
-                                requested_url,
-                                retrieved_at: at,
-                                currencies: doc.currencies,
-                                linked,
-                            })
-                        }
-                    },
-                }
-            }
-        }
-    };
-
-    let dir_url = urls::directory(se, &asset.issuer);
-    let directory = match recorded(read, "directory.json")? {
-        None => DirectoryOutcome::NotAsked,
-        Some(Recorded::Failed(FailureCategory::Status(404))) => DirectoryOutcome::NotListed {
-            url: dir_url,
-            retrieved_at: at,
-        },
-        Some(Recorded::Failed(c)) => DirectoryOutcome::Failed(attempt(dir_url, c)),
-        Some(Recorded::Body(b)) => match parse::parse_directory(&b) {
-            Ok(Some(entry)) => DirectoryOutcome::Listed(Observed {
-                url: dir_url,
-                retrieved_at: at,
-                value: entry,
-            }),
-            Ok(None) => DirectoryOutcome::NotListed {
-                url: dir_url,
-                retrieved_at: at,
-            },
-            Err(e) => DirectoryOutcome::Failed(Attempt {
-                url: dir_url,
-                retrieved_at: at,
-                failure: e.to_failure(),
-            }),
-        },
-    };
-
-    let blocklist = match crate::checks::blocklist_key(&home_domain, &directory) {
-        None => BlocklistOutcome::SkippedNoHomeDomain,
-        Some(domain) => {
-            let domain = domain.as_str();
-            let url = urls::blocked_domain(se, domain);
-            match recorded(read, "blocked.json")? {
-                None => return Err(ReplayError::Missing("blocked.json".into())),
-                // A 404 is the blocklist read with no entry for the domain (scanner-checks.md).
-                Some(Recorded::Failed(FailureCategory::Status(404))) => {
-                    BlocklistOutcome::Answered(Observed {
-                        url,
-                        retrieved_at: at,
-                        value: BlocklistAnswer {
-                            domain: domain.to_string(),
-                            blocked: false,
-                        },
-                    })
-                }
-                Some(Recorded::Failed(c)) => BlocklistOutcome::Failed(attempt(url, c)),
-                Some(Recorded::Body(b)) => match parse::parse_blocked_domain(&b) {
-                    Ok(answer) => BlocklistOutcome::Answered(Observed {
-                        url,
-                        retrieved_at: at,
-                        value: answer,
-                    }),
-                    Err(e) => BlocklistOutcome::Failed(Attempt {
-                        url,
-                        retrieved_at: at,
-                        failure: e.to_failure(),
-                    }),
-                },
-            }
-        }
-    };
-
-    let mut asset_lists = Vec::new();
-    for url in &meta.asset_lists {
-        let name = asset_list_file_name(url);
-        let result = match recorded(read, &name)? {
-            None => return Err(ReplayError::Missing(name)),
-            Some(Recorded::Failed(c)) => AssetListResult::Failed(FetchFailure::new(c)),
-            Some(Recorded::Body(b)) => match parse::parse_asset_list(&b) {
-                Ok(list) => AssetListResult::Read {
-                    entry: list.find(&asset).cloned(),
-                    list_name: list.name,
-                },
-                Err(e) => AssetListResult::Failed(e.to_failure()),
-            },
-        };
-        asset_lists.push(AssetListOutcome {
-            url: url.clone(),
-            retrieved_at: at,
-            result,
-        });
-    }
-
+    let asset_flags = r.asset_flags(&asset)?;
+    let (account_flags, home_domain, control) = r.account(&asset)?;
+    let stellar_toml = r.stellar_toml(&asset, &home_domain)?;
+    let directory = r.directory(&asset)?;
+    let blocklist = r.blocklist(&home_domain, &directory)?;
+    let asset_lists = r.asset_lists(&asset)?;
     let provenance = Provenance {
         network: meta.network.clone(),
         scanner_version: meta.scanner_version.clone(),
-        scanned_at: meta.scanned_at.unwrap_or(at),
+        scanned_at: meta.scanned_at.unwrap_or(r.at),
     };
     let issuer = (asset_flags, account_flags, home_domain);
     let sources = (stellar_toml, directory, blocklist, asset_lists);
     Ok(Subject::read(asset, issuer, sources, provenance).with_control(control))
+}
+
+/// One eval directory's recorded answers, turned into the outcomes a scan records, source by source.
+struct Replay<'a> {
+    meta: &'a SubjectMeta,
+    read: &'a dyn Fn(&str) -> Option<Vec<u8>>,
+    at: Timestamp,
+    horizon: &'a str,
+    stellar_expert: &'a str,
+}
+
+impl Replay<'_> {
+    fn recorded(&self, name: &str) -> Result<Option<Recorded>, ReplayError> {
+        recorded(self.read, name)
+    }
+
+    fn attempt(&self, url: String, c: FailureCategory) -> Attempt {
+        Attempt {
+            url,
+            retrieved_at: self.at,
+            failure: FetchFailure::new(c),
+        }
+    }
+
+    fn observed<T>(&self, url: String, value: T) -> Observed<T> {
+        Observed {
+            url,
+            retrieved_at: self.at,
+            value,
+        }
+    }
+
+    fn failed(&self, url: String, failure: FetchFailure) -> Attempt {
+        Attempt {
+            url,
+            retrieved_at: self.at,
+            failure,
+        }
+    }
+
+    /// Horizon's `/assets` record: the asset's flags.
+    fn asset_flags(&self, asset: &Asset) -> Result<FlagsOutcome, ReplayError> {
+        let url = urls::horizon_assets(self.horizon, asset);
+        Ok(match self.recorded("horizon-assets.json")? {
+            None => FlagsOutcome::NotRead,
+            Some(Recorded::Failed(c)) => FlagsOutcome::Failed(self.attempt(url, c)),
+            Some(Recorded::Body(b)) => match parse::parse_horizon_assets(&b, asset) {
+                Ok(Some(rec)) => FlagsOutcome::Read(self.observed(url, rec.flags)),
+                Ok(None) => {
+                    return Err(invalid(
+                        "horizon-assets.json",
+                        format!("no record for {asset}"),
+                    ))
+                }
+                Err(e) => FlagsOutcome::Failed(self.failed(url, e.to_failure())),
+            },
+        })
+    }
+
+    /// The issuer's account: its flags, home domain and who can sign for it.
+    fn account(
+        &self,
+        asset: &Asset,
+    ) -> Result<(FlagsOutcome, HomeDomain, ControlOutcome), ReplayError> {
+        let url = urls::horizon_account(self.horizon, &asset.issuer);
+        let unread = |flags| (flags, HomeDomain::Unknown, ControlOutcome::NotRead);
+        Ok(match self.recorded("horizon-account.json")? {
+            None => unread(FlagsOutcome::NotRead),
+            Some(Recorded::Failed(c)) => unread(FlagsOutcome::Failed(self.attempt(url, c))),
+            Some(Recorded::Body(b)) => match parse::parse_horizon_account(&b) {
+                Ok(rec) => (
+                    FlagsOutcome::Read(self.observed(url.clone(), rec.flags)),
+                    rec.home_domain
+                        .map_or(HomeDomain::Absent, HomeDomain::Present),
+                    ControlOutcome::of_record(&url, self.at, rec.control),
+                ),
+                Err(e) => unread(FlagsOutcome::Failed(self.failed(url, e.to_failure()))),
+            },
+        })
+    }
+
+    /// The home domain's stellar.toml, with the currency documents it links.
+    fn stellar_toml(
+        &self,
+        asset: &Asset,
+        home_domain: &HomeDomain,
+    ) -> Result<TomlOutcome, ReplayError> {
+        let Some(domain) = home_domain.domain() else {
+            return Ok(TomlOutcome::NotFetched);
+        };
+        let requested_url = urls::stellar_toml(domain);
+        let failed = |requested_url, failure| TomlOutcome::Failed {
+            requested_url,
+            retrieved_at: self.at,
+            failure,
+        };
+        if let Some(reason) = &self.meta.stellar_toml_refused {
+            return Ok(TomlOutcome::Refused {
+                requested_url,
+                retrieved_at: self.at,
+                reason: reason.clone(),
+            });
+        }
+        Ok(match self.recorded("stellar.toml")? {
+            None => TomlOutcome::NotFetched,
+            Some(Recorded::Failed(c)) => failed(requested_url, FetchFailure::new(c)),
+            Some(Recorded::Body(b)) => match parse::parse_stellar_toml(&b) {
+                Err(e) => failed(requested_url, e.to_failure()),
+                Ok(doc) => {
+                    let mut linked = Vec::new();
+                    for (i, url) in doc.unresolved_links(asset).into_iter().enumerate() {
+                        let outcome = if i >= MAX_LINKED_DOCUMENTS {
+                            LinkedOutcome::NotFollowed
+                        } else {
+                            self.linked(&url)?
+                        };
+                        linked.push(LinkedDocument { url, outcome });
+                    }
+                    TomlOutcome::Document(TomlDocument {
+                        url: self
+                            .meta
+                            .stellar_toml_final_url
+                            .clone()
+                            .unwrap_or_else(|| requested_url.clone()),
+                        requested_url,
+                        retrieved_at: self.at,
+                        currencies: doc.currencies,
+                        linked,
+                    })
+                }
+            },
+        })
+    }
+
+    /// One linked currency document (a `toml=` link); one not recorded reads as a 404.
+    fn linked(&self, url: &str) -> Result<LinkedOutcome, ReplayError> {
+        let failed = |failure| LinkedOutcome::Failed {
+            retrieved_at: self.at,
+            failure,
+        };
+        Ok(match self.recorded(&linked_file_name(url))? {
+            None => failed(FetchFailure::new(FailureCategory::Status(404))),
+            Some(Recorded::Failed(c)) => failed(FetchFailure::new(c)),
+            Some(Recorded::Body(b)) => match parse::parse_linked_currency_document(&b) {
+                Ok(currencies) => LinkedOutcome::Read {
+                    retrieved_at: self.at,
+                    currencies,
+                },
+                Err(e) => failed(e.to_failure()),
+            },
+        })
+    }
+
+    /// StellarExpert's directory entry for the issuer.
+    fn directory(&self, asset: &Asset) -> Result<DirectoryOutcome, ReplayError> {
+        let url = urls::directory(self.stellar_expert, &asset.issuer);
+        let not_listed = |url| DirectoryOutcome::NotListed {
+            url,
+            retrieved_at: self.at,
+        };
+        Ok(match self.recorded("directory.json")? {
+            None => DirectoryOutcome::NotAsked,
+            Some(Recorded::Failed(FailureCategory::Status(404))) => not_listed(url),
+            Some(Recorded::Failed(c)) => DirectoryOutcome::Failed(self.attempt(url, c)),
+            Some(Recorded::Body(b)) => match parse::parse_directory(&b) {
+                Ok(Some(entry)) => DirectoryOutcome::Listed(self.observed(url, entry)),
+                Ok(None) => not_listed(url),
+                Err(e) => DirectoryOutcome::Failed(self.failed(url, e.to_failure())),
+            },
+        })
+    }
+
+    /// StellarExpert's blocklist, asked for the domain the spec keys it on.
+    fn blocklist(
+        &self,
+        home_domain: &HomeDomain,
+        directory: &DirectoryOutcome,
+    ) -> Result<BlocklistOutcome, ReplayError> {
+        let Some(domain) = crate::checks::blocklist_key(home_domain, directory) else {
+            return Ok(BlocklistOutcome::SkippedNoHomeDomain);
+        };
+        let domain = domain.as_str();
+        let url = urls::blocked_domain(self.stellar_expert, domain);
+        Ok(match self.recorded("blocked.json")? {
+            None => return Err(ReplayError::Missing("blocked.json".into())),
+            // A 404 is the blocklist read with no entry for the domain (scanner-checks.md).
+            Some(Recorded::Failed(FailureCategory::Status(404))) => {
+                BlocklistOutcome::Answered(self.observed(
+                    url,
+                    BlocklistAnswer {
+                        domain: domain.to_string(),
+                        blocked: false,
+                    },
+                ))
+            }
+            Some(Recorded::Failed(c)) => BlocklistOutcome::Failed(self.attempt(url, c)),
+            Some(Recorded::Body(b)) => match parse::parse_blocked_domain(&b) {
+                Ok(answer) => BlocklistOutcome::Answered(self.observed(url, answer)),
+                Err(e) => BlocklistOutcome::Failed(self.failed(url, e.to_failure())),
+            },
+        })
+    }
+
+    /// Every SEP-42 list the subject names; each must be recorded.
+    fn asset_lists(&self, asset: &Asset) -> Result<Vec<AssetListOutcome>, ReplayError> {
+        let mut asset_lists = Vec::new();
+        for url in &self.meta.asset_lists {
+            let name = asset_list_file_name(url);
+            let result = match self.recorded(&name)? {
+                None => return Err(ReplayError::Missing(name)),
+                Some(Recorded::Failed(c)) => AssetListResult::Failed(FetchFailure::new(c)),
+                Some(Recorded::Body(b)) => match parse::parse_asset_list(&b) {
+                    Ok(list) => AssetListResult::Read {
+                        entry: list.find(asset).cloned(),
+                        list_name: list.name,
+                    },
+                    Err(e) => AssetListResult::Failed(e.to_failure()),
+                },
+            };
+            asset_lists.push(AssetListOutcome {
+                url: url.clone(),
+                retrieved_at: self.at,
+                result,
+            });
+        }
+        Ok(asset_lists)
+    }
 }

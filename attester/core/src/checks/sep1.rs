@@ -5,8 +5,8 @@ use crate::evidence::{claims, Evidence, SOURCE_DIRECTORY, SOURCE_HORIZON, SOURCE
 use crate::finding::{Check, Finding};
 use crate::model::{Accountability, Mechanics};
 use crate::subject::{
-    DirectoryOutcome, FlagsOutcome, HomeDomain, LinkedOutcome, Subject, TomlOutcome,
-    MAX_LINKED_DOCUMENTS,
+    Asset, DirectoryOutcome, FlagsOutcome, HomeDomain, LinkedOutcome, Subject, TomlDocument,
+    TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 
 /// The sep1-domain check.
@@ -62,40 +62,8 @@ pub fn verify_domain(s: &Subject) -> DomainVerdict {
         HomeDomain::Present(d) => d,
     };
 
-    // A directory entry naming a different domain: a holder cannot tell a brand migration from an impersonation
-    // while the two sources contradict each other, so both claims are reported and the toml is not consulted.
-    if let DirectoryOutcome::Listed(entry) = &s.directory {
-        if let Some(listed) = &entry.value.domain {
-            if normalize_domain(listed) != normalize_domain(domain) {
-                let mut v = DomainVerdict::new(
-                    Accountability::Unverified,
-                    format!(
-                        "The issuer advertises home_domain {domain:?}, but StellarExpert's directory lists this \
-                         issuer under domain {listed:?}. The two claims contradict each other and a holder cannot \
-                         tell a brand migration from an impersonation, so the claim is unverified and the \
-                         stellar.toml was not consulted."
-                    ),
-                );
-                let (account_url, account_at) = match &s.account_flags {
-                    FlagsOutcome::Read(o) => (o.url.clone(), o.retrieved_at),
-                    FlagsOutcome::Failed(a) => (a.url.clone(), a.retrieved_at),
-                    FlagsOutcome::NotRead => (String::new(), s.scanned_at),
-                };
-                v.evidence.push(Evidence::answer(
-                    SOURCE_HORIZON,
-                    &account_url,
-                    claims::home_domain(domain),
-                    account_at,
-                ));
-                v.evidence.push(Evidence::answer(
-                    SOURCE_DIRECTORY,
-                    &entry.url,
-                    claims::listed_under_domain(listed),
-                    entry.retrieved_at,
-                ));
-                return v;
-            }
-        }
+    if let Some(v) = contradicted_by_directory(s, domain) {
+        return v;
     }
 
     match &s.stellar_toml {
@@ -126,107 +94,184 @@ pub fn verify_domain(s: &Subject) -> DomainVerdict {
             v.evidence.push(Evidence::refusal(SOURCE_STELLAR_TOML, requested_url, reason, *retrieved_at));
             v
         }
-        TomlOutcome::Document(doc) => {
-            let n = doc.currencies.len();
-            let line = |claim: String| Evidence {
-                requested_url: Some(doc.requested_url.clone()),
-                ..Evidence::answer(SOURCE_STELLAR_TOML, &doc.url, claim, doc.retrieved_at)
-            };
-            let via = if doc.url == doc.requested_url {
-                String::new()
-            } else {
-                format!(" (requested {}, read from {} after a same-site redirect)", doc.requested_url, doc.url)
-            };
-            if doc.currencies.iter().any(|c| c.declares(asset)) {
+        TomlOutcome::Document(doc) => from_document(doc, domain, asset),
+    }
+}
+
+/// A directory entry naming another domain than the home domain: both claims reported, the toml not consulted.
+fn contradicted_by_directory(s: &Subject, domain: &str) -> Option<DomainVerdict> {
+    // A directory entry naming a different domain: a holder cannot tell a brand migration from an impersonation
+    // while the two sources contradict each other, so both claims are reported and the toml is not consulted.
+    let DirectoryOutcome::Listed(entry) = &s.directory else {
+        return None;
+    };
+    let listed = entry.value.domain.as_ref()?;
+    if normalize_domain(listed) == normalize_domain(domain) {
+        return None;
+    }
+    let mut v = DomainVerdict::new(
+        Accountability::Unverified,
+        format!(
+            "The issuer advertises home_domain {domain:?}, but StellarExpert's directory lists this \
+             issuer under domain {listed:?}. The two claims contradict each other and a holder cannot \
+             tell a brand migration from an impersonation, so the claim is unverified and the \
+             stellar.toml was not consulted."
+        ),
+    );
+    let (account_url, account_at) = match &s.account_flags {
+        FlagsOutcome::Read(o) => (o.url.clone(), o.retrieved_at),
+        FlagsOutcome::Failed(a) => (a.url.clone(), a.retrieved_at),
+        FlagsOutcome::NotRead => (String::new(), s.scanned_at),
+    };
+    v.evidence.push(Evidence::answer(
+        SOURCE_HORIZON,
+        &account_url,
+        claims::home_domain(domain),
+        account_at,
+    ));
+    v.evidence.push(Evidence::answer(
+        SOURCE_DIRECTORY,
+        &entry.url,
+        claims::listed_under_domain(listed),
+        entry.retrieved_at,
+    ));
+    Some(v)
+}
+
+/// The home domain's stellar.toml was read: does it, or a document it links, declare the asset?
+fn from_document(doc: &TomlDocument, domain: &str, asset: &Asset) -> DomainVerdict {
+    let n = doc.currencies.len();
+    let line = |claim: String| Evidence {
+        requested_url: Some(doc.requested_url.clone()),
+        ..Evidence::answer(SOURCE_STELLAR_TOML, &doc.url, claim, doc.retrieved_at)
+    };
+    let via = if doc.url == doc.requested_url {
+        String::new()
+    } else {
+        format!(
+            " (requested {}, read from {} after a same-site redirect)",
+            doc.requested_url, doc.url
+        )
+    };
+    if doc.currencies.iter().any(|c| c.declares(asset)) {
+        let mut v = DomainVerdict::new(
+            Accountability::Verified,
+            format!(
+                "home_domain {domain:?} serves a stellar.toml{via} whose CURRENCIES declares {asset}: code \
+                 and issuer both match, so a named party has publicly claimed this asset. That establishes \
+                 who stands behind it, not that they are honest."
+            ),
+        );
+        v.evidence.push(line(claims::toml_claims(asset)));
+        return v;
+    }
+    let links = crate::parse::unresolved_links(&doc.currencies, asset);
+    if links.is_empty() {
+        let mut v = DomainVerdict::new(
+            Accountability::Unverified,
+            format!(
+                "home_domain {domain:?} serves a stellar.toml{via} listing {n} currencies, none declaring \
+                 {asset} (code and issuer must both match), so the domain does not claim this asset."
+            ),
+        );
+        v.evidence.push(line(claims::toml_no_match(n, asset)));
+        return v;
+    }
+    from_linked(doc, &links, domain, asset, &via)
+}
+
+/// No inline entry declares the asset, but some delegate to linked documents (`toml=`): what they said.
+fn from_linked(
+    doc: &TomlDocument,
+    links: &[String],
+    domain: &str,
+    asset: &Asset,
+    via: &str,
+) -> DomainVerdict {
+    let n = doc.currencies.len();
+    let line = |claim: String| Evidence {
+        requested_url: Some(doc.requested_url.clone()),
+        ..Evidence::answer(SOURCE_STELLAR_TOML, &doc.url, claim, doc.retrieved_at)
+    };
+    let outcome = |url: &str| doc.linked.iter().find(|l| l.url == url).map(|l| &l.outcome);
+    for url in links {
+        if let Some(LinkedOutcome::Read {
+            retrieved_at,
+            currencies,
+        }) = outcome(url)
+        {
+            if currencies.iter().any(|c| c.declares(asset)) {
                 let mut v = DomainVerdict::new(
                     Accountability::Verified,
                     format!(
-                        "home_domain {domain:?} serves a stellar.toml{via} whose CURRENCIES declares {asset}: code \
-                         and issuer both match, so a named party has publicly claimed this asset. That establishes \
-                         who stands behind it, not that they are honest."
+                        "home_domain {domain:?} serves a stellar.toml{via} that delegates a currency to \
+                         {url}, and that linked document declares {asset} (code and issuer match)."
                     ),
                 );
-                v.evidence.push(line(claims::toml_claims(asset)));
+                v.evidence.push(Evidence {
+                    requested_url: Some(url.clone()),
+                    ..Evidence::answer(
+                        SOURCE_STELLAR_TOML,
+                        url,
+                        claims::linked_claims(asset),
+                        *retrieved_at,
+                    )
+                });
                 return v;
             }
-            let links = crate::parse::unresolved_links(&doc.currencies, asset);
-            if links.is_empty() {
-                let mut v = DomainVerdict::new(
-                    Accountability::Unverified,
-                    format!(
-                        "home_domain {domain:?} serves a stellar.toml{via} listing {n} currencies, none declaring \
-                         {asset} (code and issuer must both match), so the domain does not claim this asset."
-                    ),
-                );
-                v.evidence.push(line(claims::toml_no_match(n, asset)));
-                return v;
-            }
-            let outcome = |url: &str| doc.linked.iter().find(|l| l.url == url).map(|l| &l.outcome);
-            for url in &links {
-                if let Some(LinkedOutcome::Read { retrieved_at, currencies }) = outcome(url) {
-                    if currencies.iter().any(|c| c.declares(asset)) {
-                        let mut v = DomainVerdict::new(
-                            Accountability::Verified,
-                            format!(
-                                "home_domain {domain:?} serves a stellar.toml{via} that delegates a currency to \
-                                 {url}, and that linked document declares {asset} (code and issuer match)."
-                            ),
-                        );
-                        v.evidence.push(Evidence {
-                            requested_url: Some(url.clone()),
-                            ..Evidence::answer(SOURCE_STELLAR_TOML, url, claims::linked_claims(asset), *retrieved_at)
-                        });
-                        return v;
-                    }
-                }
-            }
-            let k = links.len();
-            let unread = links
-                .iter()
-                .filter(|u| matches!(outcome(u), None | Some(LinkedOutcome::NotFollowed)))
-                .count();
-            let attempted = k - unread;
-            let failed = links
-                .iter()
-                .filter(|u| matches!(outcome(u), Some(LinkedOutcome::Failed { .. } | LinkedOutcome::Refused { .. })))
-                .count();
-            let (claim, why) = if doc.linked.is_empty() {
-                (
-                    claims::toml_links_not_followed(n, asset, k),
-                    format!("{k} entries delegate to linked documents that were not followed"),
-                )
-            } else if unread > 0 {
-                (
-                    claims::toml_links_beyond_bound(n, asset, unread, MAX_LINKED_DOCUMENTS),
-                    format!("{unread} linked documents were left unread past the bound of {MAX_LINKED_DOCUMENTS}"),
-                )
-            } else if failed > 0 {
-                (
-                    claims::toml_links_unreadable(n, asset, failed, attempted),
-                    format!("{failed} of {attempted} linked documents could not be read"),
-                )
-            } else {
-                let mut v = DomainVerdict::new(
-                    Accountability::Unverified,
-                    format!(
-                        "home_domain {domain:?} serves a stellar.toml{via} listing {n} currencies and {attempted} \
-                         linked documents, none declaring {asset}, so the domain does not claim this asset."
-                    ),
-                );
-                v.evidence.push(line(claims::toml_links_no_match(n, attempted, asset)));
-                return v;
-            };
-            let mut v = DomainVerdict::new(
-                Accountability::Unverified,
-                format!(
-                    "home_domain {domain:?} serves a stellar.toml{via} that does not declare {asset} inline, and \
-                     {why}. The claim is unconfirmed, not refuted: a linked document might declare it."
-                ),
-            );
-            v.evidence.push(line(claim));
-            v
         }
     }
+    let k = links.len();
+    let unread = links
+        .iter()
+        .filter(|u| matches!(outcome(u), None | Some(LinkedOutcome::NotFollowed)))
+        .count();
+    let attempted = k - unread;
+    let failed = links
+        .iter()
+        .filter(|u| {
+            matches!(
+                outcome(u),
+                Some(LinkedOutcome::Failed { .. } | LinkedOutcome::Refused { .. })
+            )
+        })
+        .count();
+    let (claim, why) = if doc.linked.is_empty() {
+        (
+            claims::toml_links_not_followed(n, asset, k),
+            format!("{k} entries delegate to linked documents that were not followed"),
+        )
+    } else if unread > 0 {
+        (
+            claims::toml_links_beyond_bound(n, asset, unread, MAX_LINKED_DOCUMENTS),
+            format!("{unread} linked documents were left unread past the bound of {MAX_LINKED_DOCUMENTS}"),
+        )
+    } else if failed > 0 {
+        (
+            claims::toml_links_unreadable(n, asset, failed, attempted),
+            format!("{failed} of {attempted} linked documents could not be read"),
+        )
+    } else {
+        let mut v = DomainVerdict::new(
+            Accountability::Unverified,
+            format!(
+                "home_domain {domain:?} serves a stellar.toml{via} listing {n} currencies and {attempted} \
+                 linked documents, none declaring {asset}, so the domain does not claim this asset."
+            ),
+        );
+        v.evidence
+            .push(line(claims::toml_links_no_match(n, attempted, asset)));
+        return v;
+    };
+    let mut v = DomainVerdict::new(
+        Accountability::Unverified,
+        format!(
+            "home_domain {domain:?} serves a stellar.toml{via} that does not declare {asset} inline, and \
+             {why}. The claim is unconfirmed, not refuted: a linked document might declare it."
+        ),
+    );
+    v.evidence.push(line(claim));
+    v
 }
 
 impl Check for Sep1Domain {
