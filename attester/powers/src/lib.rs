@@ -133,112 +133,22 @@ pub fn discover(
     let exports = assay_core::parse::parse_wasm_exports(&target.wasm)
         .map_err(|e| DiscoveryError::Malformed(e.to_string()))?;
     let spec = spec::Spec::read(&target.wasm);
-    let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
-    let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
-    let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
-    // Nobody else holds these: their balances and allowances are absent upstream without asking.
-    sandbox.made_up(fresh.iter().cloned());
     let mut observer = Observer::new(&target.contract);
-
-    // Holders: the richest of the candidates and of the parties the contract names (an admin often holds
-    // the supply), else a fresh address a mint may fund later.
-    let (authorities, roles) = observer.authorities(sandbox, &exports, &spec);
-    let mut pool: Vec<ScAddress> = candidates.to_vec();
-    for a in &authorities {
-        if !pool.contains(a) {
-            pool.push(a.clone());
-        }
-    }
-    let mut rich: Vec<(ScAddress, i128)> = pool
-        .iter()
-        .filter_map(|a| Some((a.clone(), observer.balance(sandbox, a)?)))
-        .filter(|(_, b)| *b > 0)
-        .collect();
-    rich.sort_by_key(|r| std::cmp::Reverse(r.1));
-    let mut holders: Vec<ScAddress> = rich.iter().take(2).map(|(a, _)| a.clone()).collect();
-
-    let mut world = World {
-        token: target.contract.clone(),
-        holders: holders.clone(),
-        recipient: fresh[1].clone(),
-        fresh: fresh.clone(),
-        authorities,
-        roles,
-        placeholder,
-        own_hash,
-        ledger: sandbox.ledger(),
-    };
-    if holders.is_empty() {
-        holders.push(fresh[0].clone());
-        world.holders = holders.clone();
-    }
-    world.prefer_plain_holder(sandbox, &mut observer);
-    world.give_second_holder(sandbox, &mut observer);
-    world.choose_recipient(sandbox);
-
+    let mut world = set_up_world(sandbox, &mut observer, target, candidates, &exports, &spec);
     let functions: Vec<&assay_core::parse::ExportedFunction> = exports
         .iter()
         .filter(|e| !NOT_PROBED.contains(&e.name.as_str()))
         .collect();
-    let mut pass = 0;
-    let survey = loop {
-        pass += 1;
-        let funded = world
-            .holders
-            .first()
-            .and_then(|h| observer.balance(sandbox, h))
-            .is_some_and(|b| b > 0);
-        let mut survey = Survey::default();
-        survey.run(
-            sandbox,
-            &mut observer,
-            &world,
-            &functions,
-            &spec,
-            bounds,
-            started,
-        )?;
-        if funded || pass > 1 {
-            if !funded {
-                survey.unobservable = Some(
-                    "no address held units: neither the given or discovered holders nor a supply-creating call \
-                     observed here could fund one, so no power over a balance could be observed"
-                        .into(),
-                );
-            }
-            break survey;
-        }
-        // Nobody held units: fund the fresh holder through a supply-creating call discovery observed, then
-        // search again with a holder whose balance can be watched.
-        match survey.funding.clone() {
-            Some((function, args)) => {
-                let base = sandbox.checkpoint();
-                let call = sandbox.invoke(&target.contract, &function, args);
-                let holder = world.holders[0].clone();
-                let funded_now =
-                    call.succeeded() && observer.balance(sandbox, &holder).is_some_and(|b| b > 0);
-                if !funded_now {
-                    sandbox.restore(&base);
-                    survey.unobservable = Some(format!(
-                        "no address held units, and the supply-creating call `{function}` did not fund a holder"
-                    ));
-                    break survey;
-                }
-                world.give_second_holder(sandbox, &mut observer);
-                world.choose_recipient(sandbox);
-            }
-            None => {
-                survey.unobservable = Some(
-                    "no address held units (pass --holder ADDRESS naming an account that holds this token), and \
-                     no call observed here creates supply to fund one, so no power over a balance could be observed"
-                        .into(),
-                );
-                break survey;
-            }
-        }
+    let search = Search {
+        target,
+        functions: &functions,
+        spec: &spec,
+        bounds,
+        started,
     };
+    let survey = search.run(sandbox, &mut observer, &mut world)?;
     Ok(PowerSurvey {
-        wasm_hash: hex::encode(own_hash),
+        wasm_hash: hex::encode(world.own_hash),
         ledger: world.ledger,
         probed: functions.iter().map(|f| f.name.clone()).collect(),
         invocations: survey.invocations,
@@ -256,6 +166,139 @@ pub fn discover(
         cut: survey.cut,
         unobservable: survey.unobservable,
     })
+}
+
+/// The parties discovery works with. Holders: the richest of the candidates and of the parties the contract
+/// names (an admin often holds the supply), else a fresh address a mint may fund later.
+fn set_up_world(
+    sandbox: &mut Sandbox,
+    observer: &mut Observer,
+    target: &Target,
+    candidates: &[ScAddress],
+    exports: &[assay_core::parse::ExportedFunction],
+    spec: &spec::Spec,
+) -> World {
+    let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
+    let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
+    let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
+    // Nobody else holds these: their balances and allowances are absent upstream without asking.
+    sandbox.made_up(fresh.iter().cloned());
+    let (authorities, roles) = observer.authorities(sandbox, exports, spec);
+    let mut pool: Vec<ScAddress> = candidates.to_vec();
+    for a in &authorities {
+        if !pool.contains(a) {
+            pool.push(a.clone());
+        }
+    }
+    let mut rich: Vec<(ScAddress, i128)> = pool
+        .iter()
+        .filter_map(|a| Some((a.clone(), observer.balance(sandbox, a)?)))
+        .filter(|(_, b)| *b > 0)
+        .collect();
+    rich.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let mut holders: Vec<ScAddress> = rich.iter().take(2).map(|(a, _)| a.clone()).collect();
+    if holders.is_empty() {
+        holders.push(fresh[0].clone());
+    }
+    let mut world = World {
+        token: target.contract.clone(),
+        holders,
+        recipient: fresh[1].clone(),
+        fresh,
+        authorities,
+        roles,
+        placeholder,
+        own_hash,
+        ledger: sandbox.ledger(),
+    };
+    world.prefer_plain_holder(sandbox, observer);
+    world.give_second_holder(sandbox, observer);
+    world.choose_recipient(sandbox);
+    world
+}
+
+/// One discovery's search: passes over the functions until a funded holder was watched (at most two).
+struct Search<'a> {
+    target: &'a Target,
+    functions: &'a [&'a assay_core::parse::ExportedFunction],
+    spec: &'a spec::Spec,
+    bounds: Bounds,
+    started: Instant,
+}
+
+impl Search<'_> {
+    fn run(
+        &self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &mut World,
+    ) -> Result<Survey, DiscoveryError> {
+        let mut pass = 0;
+        loop {
+            pass += 1;
+            let funded = world
+                .holders
+                .first()
+                .and_then(|h| observer.balance(sandbox, h))
+                .is_some_and(|b| b > 0);
+            let mut survey = Survey::default();
+            survey.run(
+                sandbox,
+                observer,
+                world,
+                self.functions,
+                self.spec,
+                self.bounds,
+                self.started,
+            )?;
+            if funded || pass > 1 {
+                if !funded {
+                    survey.unobservable = Some(
+                        "no address held units: neither the given or discovered holders nor a supply-creating \
+                         call observed here could fund one, so no power over a balance could be observed"
+                            .into(),
+                    );
+                }
+                return Ok(survey);
+            }
+            // Nobody held units: fund the fresh holder through a supply-creating call discovery observed, then
+            // search again with a holder whose balance can be watched.
+            if let Err(why) = self.fund_holder(sandbox, observer, world, &survey) {
+                survey.unobservable = Some(why);
+                return Ok(survey);
+            }
+        }
+    }
+
+    /// Funds the first holder through the supply-creating call `survey` observed; the reason when it cannot.
+    fn fund_holder(
+        &self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &mut World,
+        survey: &Survey,
+    ) -> Result<(), String> {
+        let Some((function, args)) = survey.funding.clone() else {
+            return Err(
+                "no address held units (pass --holder ADDRESS naming an account that holds this token), and \
+                 no call observed here creates supply to fund one, so no power over a balance could be observed"
+                    .into(),
+            );
+        };
+        let base = sandbox.checkpoint();
+        let call = sandbox.invoke(&self.target.contract, &function, args);
+        let holder = world.holders[0].clone();
+        let funded = call.succeeded() && observer.balance(sandbox, &holder).is_some_and(|b| b > 0);
+        if !funded {
+            sandbox.restore(&base);
+            return Err(format!(
+                "no address held units, and the supply-creating call `{function}` did not fund a holder"
+            ));
+        }
+        world.give_second_holder(sandbox, observer);
+        world.choose_recipient(sandbox);
+        Ok(())
+    }
 }
 
 /// What one pass over the functions found.
