@@ -8,9 +8,9 @@ use std::{
     future::Future,
     sync::{
         atomic::{AtomicU64, Ordering},
-        Arc,
+        Arc, Mutex, PoisonError,
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use jsonrpsee_core::{client::ClientT, params::ObjectParams, ClientError};
@@ -24,6 +24,12 @@ use stellar_xdr::{LedgerKey, Limits, TransactionEnvelope, WriteXdr};
 
 /// The default per-call timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a kept-alive connection may sit unused before the next call opens a new one. A server closes
+/// idle connections on its own schedule (5 s is common), and the private runtime is not polled between
+/// calls, so the pool cannot see that close: a call on such a connection breaks after its request was
+/// written ("connection closed before message completed"), a failure that says nothing about the server.
+pub const IDLE_REUSE_LIMIT: Duration = Duration::from_secs(4);
 
 /// Why an RPC call produced no result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,11 +81,20 @@ impl RpcError {
 #[derive(Clone)]
 pub struct RpcClient {
     /// `Err` for a client made from an unusable URL: every call answers with that error.
-    client: Result<Client, RpcError>,
+    client: Result<Arc<Mutex<Pooled>>, RpcError>,
+    /// The URL as given (it may carry credentials: never shown), to open a new pool after an idle spell.
+    url: Arc<str>,
+    idle_limit: Duration,
     runtime: Arc<tokio::runtime::Runtime>,
     shown: String,
     timeout: Duration,
     round_trips: Arc<AtomicU64>,
+}
+
+/// The client whose pool the calls share, and when a call last finished on it.
+struct Pooled {
+    client: Client,
+    last_used: Instant,
 }
 
 impl std::fmt::Debug for RpcClient {
@@ -165,7 +180,12 @@ impl RpcClient {
                 .map_err(|_| bad(shown.to_string(), "the RPC client refused it".into()))?
         };
         Ok(RpcClient {
-            client: Ok(client),
+            client: Ok(Arc::new(Mutex::new(Pooled {
+                client,
+                last_used: Instant::now(),
+            }))),
+            url: url.into(),
+            idle_limit: IDLE_REUSE_LIMIT,
             runtime: Arc::new(runtime),
             shown: shown.to_string(),
             timeout: DEFAULT_TIMEOUT,
@@ -177,6 +197,8 @@ impl RpcClient {
     pub fn unusable(url: &str, error: RpcError) -> RpcClient {
         RpcClient {
             client: Err(error),
+            url: url.into(),
+            idle_limit: IDLE_REUSE_LIMIT,
             runtime: Arc::new(
                 tokio::runtime::Builder::new_current_thread()
                     .build()
@@ -188,8 +210,37 @@ impl RpcClient {
         }
     }
 
-    fn inner(&self) -> Result<&Client, RpcError> {
-        self.client.as_ref().map_err(Clone::clone)
+    /// The client for the next call: the shared pool, or a new one when the pool sat unused longer than the
+    /// idle limit (its connections may have been closed by the server meanwhile).
+    fn inner(&self) -> Result<Client, RpcError> {
+        let pooled = self.client.as_ref().map_err(Clone::clone)?;
+        let mut pooled = pooled.lock().unwrap_or_else(PoisonError::into_inner);
+        if pooled.last_used.elapsed() > self.idle_limit {
+            let _guard = self.runtime.enter();
+            if let Ok(fresh) = Client::new(&self.url) {
+                pooled.client = fresh;
+            }
+        }
+        pooled.last_used = Instant::now();
+        Ok(pooled.client.clone())
+    }
+
+    /// Notes that a call just finished: the pool's connections were in use until now.
+    fn used(&self) {
+        if let Ok(pooled) = &self.client {
+            pooled
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .last_used = Instant::now();
+        }
+    }
+
+    /// Sets how long the pool may sit unused before a call opens a new connection (default
+    /// [`IDLE_REUSE_LIMIT`]); below the server's own idle timeout, a call never meets a connection the
+    /// server already closed.
+    pub fn with_idle_limit(mut self, limit: Duration) -> RpcClient {
+        self.idle_limit = limit;
+        self
     }
 
     /// Sets the per-call timeout (connect, send and answer together).
@@ -227,6 +278,7 @@ impl RpcClient {
         } else {
             self.runtime.block_on(timed)
         };
+        self.used();
         match outcome {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(self.classify(method, e)),
@@ -300,7 +352,8 @@ impl RpcClient {
                 })?;
             }
         }
-        let client = self.inner()?.client();
+        let pooled = self.inner()?;
+        let client = pooled.client();
         self.run(method, async move {
             Ok(client.request::<Value, _>(method, object).await?)
         })
