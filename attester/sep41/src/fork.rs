@@ -180,6 +180,71 @@ pub fn run_fork(contract: &ScAddress, options: &ForkOptions) -> Result<ForkRun, 
     }
 }
 
+/// A fork started for one attempt: the local network, its statistics at the start, and how its upstream is
+/// named in messages (the RPC origin, or the cache file).
+struct Pinned {
+    localnet: LocalNet,
+    stats: assay_localnet::ForkStats,
+    upstream_shown: Option<String>,
+    place: String,
+}
+
+impl Pinned {
+    /// Starts the fork at the option's ledger (or the upstream's latest) and checks it serves the network
+    /// the options name.
+    fn start(options: &ForkOptions) -> Result<Pinned, LiveError> {
+        let upstream_shown = options.rpc_url.as_deref().map(origin);
+        let localnet = LocalNet::start_fork(
+            LocalNetConfig {
+                port: 0,
+                ledger_close_ms: options.ledger_close_ms,
+                passphrase: options.passphrase.clone(),
+            },
+            ForkConfig {
+                rpc_url: options.rpc_url.clone(),
+                ledger: options.ledger,
+                cache: options.cache.clone(),
+            },
+        )
+        .map_err(|e| match e {
+            LocalNetError::ForkLedger(message) => LiveError::Usage(message),
+            e => LiveError::Incomplete(format!("cannot start the fork: {e}")),
+        })?;
+        if localnet.passphrase() != options.passphrase {
+            return Err(LiveError::Usage(format!(
+                "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
+                upstream_shown.as_deref().unwrap_or("(cache file)"),
+                localnet.passphrase(),
+                options.passphrase
+            )));
+        }
+        let stats = localnet.fork_stats().expect("a fork reports its stats");
+        let place = match (&upstream_shown, stats.offline) {
+            (_, true) | (None, _) => "the fork cache".to_string(),
+            (Some(u), false) => u.clone(),
+        };
+        eprintln!("fork: ledger {} of {place}", stats.ledger);
+
+        Ok(Pinned {
+            localnet,
+            stats,
+            upstream_shown,
+            place,
+        })
+    }
+}
+
+/// The suite's holder when the fork acts as an existing holder's own address.
+fn adopted_party(address: &ScAddress) -> Party {
+    Party {
+        address: address.clone(),
+        generated: false,
+        can_sign: true,
+        key_hint: "its writes are authorized as this address inside the fork only".into(),
+        address_hint: "an existing holder of the token, acted for inside the fork".into(),
+    }
+}
+
 /// One attempt of [`run_fork`]: a fork pinned at the option's ledger (or the upstream's latest),
 /// the premises, the suite, and the entries that drifted.
 fn run_pinned(
@@ -190,38 +255,12 @@ fn run_pinned(
 ) -> Result<ForkRun, LiveError> {
     let started = Instant::now();
     let contract_text = strkey_of(contract);
-    let upstream_shown = options.rpc_url.as_deref().map(origin);
-    let localnet = LocalNet::start_fork(
-        LocalNetConfig {
-            port: 0,
-            ledger_close_ms: options.ledger_close_ms,
-            passphrase: options.passphrase.clone(),
-        },
-        ForkConfig {
-            rpc_url: options.rpc_url.clone(),
-            ledger: options.ledger,
-            cache: options.cache.clone(),
-        },
-    )
-    .map_err(|e| match e {
-        LocalNetError::ForkLedger(message) => LiveError::Usage(message),
-        e => LiveError::Incomplete(format!("cannot start the fork: {e}")),
-    })?;
-    if localnet.passphrase() != options.passphrase {
-        return Err(LiveError::Usage(format!(
-            "the RPC server at {} serves {:?}, not {:?}; fix --rpc-url or --network-passphrase",
-            upstream_shown.as_deref().unwrap_or("(cache file)"),
-            localnet.passphrase(),
-            options.passphrase
-        )));
-    }
-    let stats = localnet.fork_stats().expect("a fork reports its stats");
-    let place = match (&upstream_shown, stats.offline) {
-        (_, true) | (None, _) => "the fork cache".to_string(),
-        (Some(u), false) => u.clone(),
-    };
-    eprintln!("fork: ledger {} of {place}", stats.ledger);
-
+    let Pinned {
+        localnet,
+        stats,
+        upstream_shown,
+        place,
+    } = Pinned::start(options)?;
     let network = embedded_network(&localnet, options.ledger_close_ms);
     let (declared, is_sac) = contract_members(&network, contract, &place)?;
     let (holder, spender) = (Secret::generate(), Secret::generate());
@@ -259,13 +298,7 @@ fn run_pinned(
     } = funder.fund(holder_given, &discovery, declared.as_ref(), is_sac);
 
     let holder_party = match &adopted {
-        Some(address) => Party {
-            address: address.clone(),
-            generated: false,
-            can_sign: true,
-            key_hint: "its writes are authorized as this address inside the fork only".into(),
-            address_hint: "an existing holder of the token, acted for inside the fork".into(),
-        },
+        Some(address) => adopted_party(address),
         None => embedded_party(&holder),
     };
     // Discovery watches the address that holds the units: the suite's holder, or the one it adopted.
