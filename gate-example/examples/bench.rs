@@ -13,8 +13,8 @@
 use assay_gate_example::GateClient;
 use assay_registry::{
     testutils::{
-        build_wasm, gate_wasm, live_code, new_env, new_token, read_wasm, register_registry,
-        registry_wasm, Build,
+        build_wasm, gate_wasm, live_code, new_env_mocking_all_auths, new_token, read_wasm,
+        register_registry, registry_wasm, Build,
     },
     Attestation, SafetyRegistryClient, MAX_ASSESS_ASSETS, MAX_BATCH_SIZE,
 };
@@ -133,7 +133,7 @@ fn main() {
         ("read_floor.wasm (baseline)", floor_wasm.len()),
     ];
 
-    let env = new_env();
+    let env = new_env_mocking_all_auths();
     env.ledger().set_timestamp(1_786_771_651);
     let admin = Address::generate(&env);
     let registry_id = register_registry(&env, Build::Wasm, &admin);

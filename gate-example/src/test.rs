@@ -6,8 +6,8 @@ use std::format;
 
 use assay_registry::{
     testutils::{
-        assert_contract_error, for_each_build, gate_wasm, label, live_code, new_env,
-        register_registry, Build,
+        assert_contract_error, for_each_build, gate_wasm, label, live_code,
+        new_env_mocking_all_auths, register_registry, Build,
     },
     SafetyRegistryClient,
 };
@@ -44,7 +44,7 @@ impl Setup {
     }
 
     fn with_policy(build: Build, policy: Option<Policy>) -> Self {
-        let env = new_env();
+        let env = new_env_mocking_all_auths();
         env.ledger().set_timestamp(T0);
         let admin = Address::generate(&env);
         let registry = register_registry(&env, build, &admin);
@@ -377,7 +377,7 @@ fn custom_policy_is_honoured_and_unusable_ones_are_refused() {
                 ..strict.clone()
             },
         ] {
-            let env = new_env();
+            let env = new_env_mocking_all_auths();
             let registry = register_registry(&env, build, &Address::generate(&env));
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 register_gate(&env, build, &registry, Some(bad.clone()))

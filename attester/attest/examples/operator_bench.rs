@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use assay_attest::registry::{self, Attestation, MAX_BATCH_SIZE};
+use assay_attest::registry::{read_safety, read_safety_by, read_safety_many};
 use assay_attest::sac;
-use assay_attest::verify::{read_safety, read_safety_by, read_safety_many};
 use assay_attest::watch::{Checked, Reaction, WatchConfig, Watcher};
 use assay_chain::Signer;
 use common::*;

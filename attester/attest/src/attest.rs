@@ -1,11 +1,12 @@
 //! `assay attest`: decide per asset, batch the attestable ones through `attest_many`, confirm, and say
 //! per asset what was written or why not. Nothing reaches a [`Submitter`] unless [`decide`] said attest.
 
-use assay_core::{Freshness, Params, Report, Timestamp, Token};
+use assay_core::{Freshness, Params, Report, Timestamp};
 use serde::Serialize;
 
 use crate::decide::{decide, Decision, Floor};
 use crate::registry::{self, Attestation, Safety, MAX_BATCH_SIZE};
+use crate::targets::Target;
 use crate::AttestError;
 use assay_chain::submit::{ChainError, Confirmed, Invoker};
 
@@ -58,15 +59,6 @@ pub enum ReadBackError {
 /// True when `held` is exactly the attestation `a` (severity, flags and evidence hash).
 pub fn holds(held: &Safety, a: &Attestation) -> bool {
     held.severity == a.severity && held.flags == a.flags && held.evidence_hash == a.evidence_hash
-}
-
-/// An asset to attest: what to scan and which contract address to key it by.
-#[derive(Debug, Clone)]
-pub struct Target {
-    /// The classic asset, or the token contract itself.
-    pub asset: Token,
-    /// Its SAC id on the registry's network.
-    pub contract: [u8; 32],
 }
 
 /// What a confirmed write put on chain, and where.
@@ -443,7 +435,7 @@ impl Submitter for ChainSubmitter<'_> {
     /// a read, and another attester's verdict never stands for this one's.
     fn read(&mut self, asset: [u8; 32]) -> Result<Option<Safety>, ChainError> {
         let attester = self.invoker.signer.public_key();
-        crate::verify::read_safety_by(self.invoker.rpc, self.registry, asset, attester)
+        registry::read_safety_by(self.invoker.rpc, self.registry, asset, attester)
             .map_err(|e| ChainError::Simulation(e.to_string()))
     }
 
@@ -463,9 +455,8 @@ impl ChainSubmitter<'_> {
             batch.iter().map(|a| (a.asset, a)).collect();
         let assets: Vec<[u8; 32]> = last.keys().copied().collect();
         let attester = self.invoker.signer.public_key();
-        let held =
-            crate::verify::read_safety_many(self.invoker.rpc, self.registry, &assets, attester)
-                .unwrap_or_default();
+        let held = registry::read_safety_many(self.invoker.rpc, self.registry, &assets, attester)
+            .unwrap_or_default();
         for (asset, a) in last {
             let read = match held.get(&asset) {
                 Some(h) => Ok(h.clone()),

@@ -1,7 +1,13 @@
-//! The registry's ABI (interface 5) as the attester uses it: `attest_many(attester, Vec<Attestation>)`,
-//! `revoke(attester, asset)`, `get_safety(asset)` and `get_safety_by(asset, attester) ->
-//! Option<Safety>`, `is_safe_quorum(..) -> bool`, `MAX_BATCH_SIZE`. Struct values are `ScVal::Map`s with symbol keys in
-//! sorted order, which is how `#[contracttype]` structs encode.
+//! The attester's one registry client (interface 5). It owns the ABI as the attester speaks it
+//! (`Attestation`, `Safety`, `CodeBinding`, `MAX_BATCH_SIZE`, the error table), the host functions
+//! of every write (`attest_many(attester, Vec<Attestation>)`, `revoke(attester, asset)`) and every
+//! read ([`read`]: `get_safety`, `get_safety_by`, `assess`, `is_safe_quorum`, and the verdicts of
+//! many assets straight from storage). Struct values are `ScVal::Map`s with symbol keys in sorted
+//! order, which is how `#[contracttype]` structs encode. The copy of the ABI is pinned against
+//! `assay-registry-interface` by `constants_error_codes_and_bits_match_the_registry_interface`.
+
+mod read;
+pub use read::*;
 
 use stellar_xdr::{
     AccountId, ContractId, Hash, HostFunction, InvokeContractArgs, PublicKey, ScAddress, ScBytes,

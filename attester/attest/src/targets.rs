@@ -10,12 +10,20 @@ use assay_core::checks::default_checks;
 use assay_core::checks::sac_admin::SacAdmin;
 use assay_core::{Asset, Check, Engine, Report, Token};
 
-use crate::attest::Target;
 use crate::sac;
 use crate::scanning::{scan_subjects_each, ScanSettings};
 use crate::sep41::{evaluate_contract_subject, Sep41Outcome, Sep41Runner};
 use crate::token::{read_token, TokenRead};
 use crate::AttestError;
+
+/// An asset to attest: what to scan and which contract address to key it by.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The classic asset, or the token contract itself.
+    pub asset: Token,
+    /// Its SAC id on the registry's network.
+    pub contract: [u8; 32],
+}
 
 /// Parses `input` and keys it: a classic asset by its SAC on `registry_passphrase`, a `C…` by itself.
 /// `native` is refused (it has no issuer to read). A `C…` must live on the registry's network, so a

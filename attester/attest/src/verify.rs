@@ -3,20 +3,13 @@
 
 use assay_core::{attestation_params, EvidenceVersion, Freshness, Mechanics, Report};
 use serde::Serialize;
-use stellar_xdr::{
-    HostFunction, InvokeHostFunctionOp, Memo, MuxedAccount, Operation, OperationBody,
-    Preconditions, SequenceNumber, Transaction, TransactionEnvelope, TransactionExt,
-    TransactionV1Envelope, Uint256,
-};
 
-use crate::attest::Target;
-use crate::registry::{self, Safety};
+use crate::registry::Safety;
 use crate::scanning::ScanSettings;
 use crate::sep41::Sep41Runner;
-use crate::targets::evaluate_targets;
+use crate::targets::{evaluate_targets, Target};
 use crate::AttestError;
 use assay_chain::rpc::RpcClient;
-use assay_chain::submit::{contract_error_code, Simulated};
 
 /// Exit codes (the earlier implementation's scheme).
 pub mod exit {
@@ -222,179 +215,6 @@ fn shown_verdict(plain: Option<Verdict>, with_suite: Verdict, flags: u32) -> Ver
         }
         _ => with_suite,
     }
-}
-
-/// Reads `get_safety(asset)` (the most recent verdict by a current attester) by simulation only
-/// (nothing is signed or sent).
-pub fn read_safety(
-    rpc: &RpcClient,
-    registry_id: [u8; 32],
-    asset: [u8; 32],
-) -> Result<Option<Safety>, AttestError> {
-    let value = simulate_read(rpc, registry::get_safety(registry_id, asset), "get_safety")?;
-    registry::decode_safety(&value)
-}
-
-/// Whether the registry refuses `asset` because a verdict that counts is bound to code that is no
-/// longer live (`assess` answers `CodeChanged`), by simulation only. `get_safety` answers `None`
-/// then, as for an asset nobody attested; this tells the two apart.
-pub fn read_code_changed(
-    rpc: &RpcClient,
-    registry_id: [u8; 32],
-    asset: [u8; 32],
-) -> Result<bool, AttestError> {
-    let f = registry::assess(registry_id, asset, 3, 0, u64::MAX);
-    let value = simulate_read(rpc, f, "assess")?;
-    Ok(registry::is_code_changed(&value))
-}
-
-/// Reads `get_safety_by(asset, attester)`: that attester's own verdict, by simulation only.
-pub fn read_safety_by(
-    rpc: &RpcClient,
-    registry_id: [u8; 32],
-    asset: [u8; 32],
-    attester: [u8; 32],
-) -> Result<Option<Safety>, AttestError> {
-    let f = registry::get_safety_by(registry_id, asset, attester);
-    let value = simulate_read(rpc, f, "get_safety_by")?;
-    registry::decode_safety(&value)
-}
-
-/// Asks the registry's `is_safe_quorum`, by simulation only.
-pub fn read_quorum(
-    rpc: &RpcClient,
-    registry_id: [u8; 32],
-    asset: [u8; 32],
-    attesters: &[[u8; 32]],
-    threshold: u32,
-    max_severity: u32,
-    max_age_secs: u64,
-) -> Result<bool, AttestError> {
-    let f = registry::is_safe_quorum(
-        registry_id,
-        asset,
-        attesters,
-        threshold,
-        max_severity,
-        max_age_secs,
-    );
-    match simulate_read(rpc, f, "is_safe_quorum")? {
-        stellar_xdr::ScVal::Bool(b) => Ok(b),
-        other => Err(AttestError::Chain(format!(
-            "is_safe_quorum returned {other:?}, expected a bool"
-        ))),
-    }
-}
-
-/// Simulates the read `f` of registry function `name`. The simulated transaction's source is the
-/// all-zero key: simulation needs no real account for a read.
-fn simulate_read(
-    rpc: &RpcClient,
-    f: HostFunction,
-    name: &str,
-) -> Result<stellar_xdr::ScVal, AttestError> {
-    let tx = Transaction {
-        source_account: MuxedAccount::Ed25519(Uint256([0; 32])),
-        fee: 100,
-        seq_num: SequenceNumber(1),
-        cond: Preconditions::None,
-        memo: Memo::None,
-        operations: vec![Operation {
-            source_account: None,
-            body: OperationBody::InvokeHostFunction(InvokeHostFunctionOp {
-                host_function: f,
-                auth: Default::default(),
-            }),
-        }]
-        .try_into()
-        .expect("one operation"),
-        ext: TransactionExt::V0,
-    };
-    let env = TransactionEnvelope::Tx(TransactionV1Envelope {
-        tx,
-        signatures: Default::default(),
-    });
-    let chain = AttestError::Chain;
-    let response = rpc
-        .simulate_transaction(&env)
-        .map_err(|e| chain(e.to_string()))?;
-    let sim = Simulated::from_response(&response).map_err(|e| {
-        chain(match contract_error_code(&e.to_string()) {
-            Some(code) => format!("{name} failed: {e} ({})", registry::registry_error(code)),
-            None => {
-                format!("{name} failed: {e} (is --registry an Assay registry on this network?)")
-            }
-        })
-    })?;
-    sim.result
-        .ok_or_else(|| chain(format!("{name} returned no value")))
-}
-
-/// What `attester` holds in the registry for each of `assets`, read in batches of `getLedgerEntries`
-/// (200 keys a call) straight from its storage (interface 5: the asset's verdicts, one record per
-/// attester, under the bare asset address), instead of one simulation each. An asset with no entry, or
-/// no record of `attester`, maps to `None`. The record as stored: whether it still counts (a current
-/// admission, a code binding that still holds) is the contract's to say, through a simulation
-/// ([`read_safety_by`]). An archived entry is left out of the map: only a simulation can say what the
-/// contract would answer for it.
-pub fn read_safety_many(
-    rpc: &RpcClient,
-    registry_id: [u8; 32],
-    assets: &[[u8; 32]],
-    attester: [u8; 32],
-) -> Result<std::collections::BTreeMap<[u8; 32], Option<Safety>>, AttestError> {
-    use stellar_xdr::{
-        AccountId, ContractDataDurability, ContractId, Hash, LedgerEntryData, LedgerKey,
-        LedgerKeyContractData, Limits, PublicKey, ScAddress, ScVal, Uint256, WriteXdr,
-    };
-    let attester = ScAddress::Account(AccountId(PublicKey::PublicKeyTypeEd25519(Uint256(
-        attester,
-    ))));
-    let key_of = |asset: [u8; 32]| {
-        LedgerKey::ContractData(LedgerKeyContractData {
-            contract: ScAddress::Contract(ContractId(Hash(registry_id))),
-            key: ScVal::Address(ScAddress::Contract(ContractId(Hash(asset)))),
-            durability: ContractDataDurability::Persistent,
-        })
-    };
-    let mut held = std::collections::BTreeMap::new();
-    for chunk in assets.chunks(200) {
-        let keys: Vec<LedgerKey> = chunk.iter().map(|a| key_of(*a)).collect();
-        let by_key: std::collections::BTreeMap<String, [u8; 32]> = keys
-            .iter()
-            .zip(chunk)
-            .map(|(k, a)| (k.to_xdr_base64(Limits::none()).expect("a key encodes"), *a))
-            .collect();
-        let answer = rpc
-            .get_ledger_entries(&keys)
-            .map_err(|e| AttestError::Chain(e.to_string()))?;
-        let latest = u32::try_from(answer.latest_ledger).unwrap_or(u32::MAX);
-        for asset in chunk {
-            held.insert(*asset, None);
-        }
-        for entry in answer.entries.unwrap_or_default() {
-            let Some(asset) = by_key.get(&entry.key) else {
-                continue;
-            };
-            if entry
-                .live_until_ledger_seq_ledger_seq
-                .is_some_and(|live_until| live_until < latest)
-            {
-                held.remove(asset);
-                continue;
-            }
-            let data: LedgerEntryData =
-                assay_chain::submit::decode_rpc_xdr("entry xdr", Some(&entry.xdr))
-                    .map_err(|e| AttestError::Chain(e.to_string()))?;
-            let LedgerEntryData::ContractData(d) = data else {
-                return Err(AttestError::Chain(
-                    "getLedgerEntries answered a registry key with another entry type".into(),
-                ));
-            };
-            held.insert(*asset, registry::record_of(&d.val, &attester)?);
-        }
-    }
-    Ok(held)
 }
 
 /// The latest ledger's close time, the clock the registry stamps `attested_at` with.

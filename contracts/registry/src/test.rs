@@ -16,8 +16,8 @@ use soroban_sdk::{
 
 use crate::{
     testutils::{
-        assert_contract_error, for_each_build, label, live_code, new_env, new_token,
-        register_registry, Build,
+        assert_contract_error, for_each_build, label, live_code, new_env_mocking_all_auths,
+        new_token, register_registry, Build,
     },
     *,
 };
@@ -43,7 +43,7 @@ pub(crate) struct Setup {
 
 impl Setup {
     pub fn new(build: Build) -> Self {
-        let env = new_env();
+        let env = new_env_mocking_all_auths();
         env.ledger().set_timestamp(1_786_771_651);
         env.ledger().set_sequence_number(100);
         let admin = Address::generate(&env);

@@ -1,6 +1,6 @@
 //! examples/integrator is a consumer's project: nothing in it reaches into this workspace but its
 //! `assay-registry` dependency, it has its own workspace and lock on soroban-sdk 29.0.1, its tests
-//! stay under 100 lines, and every code block docs/integrating.md and the README's "For integrators"
+//! stay under 150 lines, and every code block docs/integrating.md and the README's "For integrators"
 //! show is code that its tests (or the TypeScript test) run.
 use std::path::{Path, PathBuf};
 
@@ -96,14 +96,17 @@ fn the_example_reaches_nothing_in_the_workspace_but_the_registry_crate() {
     assert_eq!(lock.matches("name = \"soroban-sdk\"\n").count(), 1);
 }
 
+/// Short enough to read in one sitting: every refusal, the admitted case, an upgraded token, and
+/// the vault's own authorisation tested with nothing mocked but the depositor's exact signature
+/// (issue #24 item 7 raised the bound from 100).
 #[test]
-fn the_examples_tests_stay_under_100_lines() {
+fn the_examples_tests_stay_under_150_lines() {
     let tests = root().join("examples/integrator/tests");
     let mut lines = 0;
     for entry in std::fs::read_dir(&tests).unwrap() {
         lines += read(&entry.unwrap().path()).lines().count();
     }
-    assert!(lines > 0 && lines < 100, "{lines} lines of test code");
+    assert!(lines > 0 && lines < 150, "{lines} lines of test code");
 }
 
 /// The fenced blocks tagged `tag` in `text`.

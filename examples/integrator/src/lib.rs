@@ -2,7 +2,7 @@
 //! A vault that accepts a token only on a fresh, acceptable Assay verdict about the code the token
 //! runs now, and fails closed: no verdict, a revoked or stale one, one about replaced code, or one it
 //! does not accept all refuse.
-use soroban_sdk::{contract, contracterror, contractimpl, contracttype, Address, Env};
+use soroban_sdk::{contract, contracterror, contractimpl, contracttype, token, Address, Env};
 
 /// The registry's client (`registry::Client`) and types, generated from its `.wasm`.
 pub mod registry {
@@ -45,11 +45,15 @@ pub enum Error {
     IssuerCanTakeIt = 4,
     /// The token's code (or its Stellar Asset Contract's admin) changed since it was attested.
     CodeChanged = 5,
+    /// A deposit of zero or less.
+    InvalidAmount = 6,
 }
 
 #[contracttype]
 enum DataKey {
     Registry,
+    /// What `holder` has deposited of `token`.
+    Balance(Address, Address),
 }
 
 #[contract]
@@ -84,5 +88,29 @@ impl Vault {
             registry::Assessment::SeverityTooHigh(_) => Err(Error::TooSevere),
             registry::Assessment::ForbiddenMechanics(_) => Err(Error::IssuerCanTakeIt),
         }
+    }
+
+    /// Moves `amount` of `token` from `from` into the vault, if the vault accepts `token` now.
+    /// `from` authorises this call and the token transfer inside it.
+    ///
+    /// # Errors
+    /// `InvalidAmount` (6), then whatever [`Vault::accept`] refuses with.
+    pub fn deposit(env: Env, token: Address, from: Address, amount: i128) -> Result<(), Error> {
+        from.require_auth();
+        if amount <= 0 {
+            return Err(Error::InvalidAmount);
+        }
+        Self::accept(env.clone(), token.clone())?;
+        token::Client::new(&env, &token).transfer(&from, env.current_contract_address(), &amount);
+        let key = DataKey::Balance(token, from);
+        let held: i128 = env.storage().persistent().get(&key).unwrap_or(0);
+        env.storage().persistent().set(&key, &(held + amount));
+        Ok(())
+    }
+
+    /// What `holder` has deposited of `token`.
+    pub fn balance(env: Env, token: Address, holder: Address) -> i128 {
+        let key = DataKey::Balance(token, holder);
+        env.storage().persistent().get(&key).unwrap_or(0)
     }
 }

@@ -4,15 +4,17 @@ use assay_integrator_example::{
     self as example, registry, Error, Vault, VaultClient, MAX_AGE_SECS,
 };
 use assay_registry::testutils::{
-    assert_contract_error, new_custom_token, new_env, new_token, upgrade_code, TestRegistry,
+    assert_contract_error, mint, new_custom_token, new_env, new_token, upgrade_code, TestRegistry,
     Verdict,
 };
 use assay_registry::{
     MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE, POLICY_MASK_FREEZE_INCLUSIVE,
     SEVERITY_CRITICAL, SEVERITY_HIGH, SEVERITY_MEDIUM,
 };
-use soroban_sdk::testutils::Ledger as _;
-use soroban_sdk::{Address, Env};
+use soroban_sdk::testutils::{
+    Address as _, AuthorizedFunction, AuthorizedInvocation, Ledger as _, MockAuth, MockAuthInvoke,
+};
+use soroban_sdk::{token, Address, Env, IntoVal, InvokeError, Symbol, Val};
 
 /// Runs `test` against the registry's Rust code, then against its `.wasm`.
 fn with_each_registry(test: impl Fn(&Env, &TestRegistry, &VaultClient, &Address)) {
@@ -89,4 +91,53 @@ fn refuses_a_token_upgraded_after_its_verdict() {
 #[test]
 fn the_vaults_bits_are_the_registrys() {
     assert_eq!(example::REFUSED_MECHANICS, POLICY_MASK_FREEZE_INCLUSIVE);
+}
+
+/// The vault's own `require_auth` holds: the kit's `Env` mocks nothing, so a deposit nobody
+/// authorised is refused and nothing moves; authorised as the depositor would sign it (the deposit
+/// and the transfer inside it), it goes through, and that is all the host recorded.
+#[test]
+fn deposits_only_with_exactly_the_depositors_authorization() {
+    with_each_registry(|env, registry, vault, token| {
+        let from = Address::generate(env);
+        mint(env, token, &from, 100);
+        registry.put(token, &Verdict::clear());
+        let refused = vault.try_deposit(token, &from, &40);
+        assert!(
+            matches!(refused, Err(Err(InvokeError::Abort))),
+            "{refused:?}"
+        );
+        let deposit_args: soroban_sdk::Vec<Val> = (token, &from, 40_i128).into_val(env);
+        let transfer_args: soroban_sdk::Vec<Val> = (&from, &vault.address, 40_i128).into_val(env);
+        let transfer = MockAuthInvoke {
+            contract: token,
+            fn_name: "transfer",
+            args: transfer_args.clone(),
+            sub_invokes: &[],
+        };
+        let deposit = MockAuthInvoke {
+            contract: &vault.address,
+            fn_name: "deposit",
+            args: deposit_args.clone(),
+            sub_invokes: &[transfer],
+        };
+        env.mock_auths(&[MockAuth {
+            address: &from,
+            invoke: &deposit,
+        }]);
+        vault.deposit(token, &from, &40);
+        let call = |contract: &Address, name, args, sub_invocations| AuthorizedInvocation {
+            function: AuthorizedFunction::Contract((
+                contract.clone(),
+                Symbol::new(env, name),
+                args,
+            )),
+            sub_invocations,
+        };
+        let transferred = call(token, "transfer", transfer_args, vec![]);
+        let deposited = call(&vault.address, "deposit", deposit_args, vec![transferred]);
+        assert_eq!(env.auths(), [(from.clone(), deposited)]);
+        let balance = token::TokenClient::new(env, token).balance(&from);
+        assert_eq!((vault.balance(token, &from), balance), (40, 60));
+    });
 }

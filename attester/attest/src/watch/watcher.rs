@@ -19,10 +19,11 @@ use super::policy::{backoff, write_reason, WriteReason};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
+use crate::registry::{read_safety_by, read_safety_many};
 use crate::registry::{Attestation, CodeBinding, MAX_BATCH_SIZE};
 use crate::scanning::ScanSettings;
 use crate::targets::{evaluate_targets_each, Evaluated};
-use crate::verify::{ledger_time, read_safety_by, read_safety_many};
+use crate::verify::ledger_time;
 use crate::AttestError;
 
 /// Everything one pass needs.
@@ -237,9 +238,9 @@ impl Watcher<'_> {
             if group.is_empty() {
                 continue;
             }
-            let targets: Vec<crate::attest::Target> = group
+            let targets: Vec<crate::targets::Target> = group
                 .iter()
-                .map(|&i| crate::attest::Target {
+                .map(|&i| crate::targets::Target {
                     asset: self.assets[i].0.clone(),
                     contract: self.assets[i].1,
                 })

@@ -5,8 +5,8 @@
 use crate::common;
 
 use assay_attest::attest::{ChainSubmitter, Submitter};
+use assay_attest::registry::read_safety;
 use assay_attest::registry::Attestation;
-use assay_attest::verify::read_safety;
 use common::*;
 use stellar_xdr::{
     ContractDataDurability, ContractId, Hash, LedgerKey, LedgerKeyContractData, ScAddress, ScVal,

@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::{self, CodeBinding};
+use assay_attest::registry::{read_code_changed, read_safety};
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::{read_code_changed, read_safety};
 use assay_core::Freshness;
 use common::*;
 use stellar_xdr::{ScMap, ScMapEntry, ScSymbol, ScVal};

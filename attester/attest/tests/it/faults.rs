@@ -6,8 +6,8 @@ use crate::common;
 use std::sync::Arc;
 
 use assay_attest::attest::{execute, ChainSubmitter, Outcome, Planned, Submitter};
+use assay_attest::registry::read_safety;
 use assay_attest::registry::Attestation;
-use assay_attest::verify::read_safety;
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::{ChainError, Invoker};
 use common::proxy::{Fault, Proxy};

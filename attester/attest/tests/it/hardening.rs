@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use assay_attest::attest::{
-    execute, exit, exit_code, plan, revoke_weaker_entries, ChainSubmitter, Outcome, Target, Write,
+    execute, exit, exit_code, plan, revoke_weaker_entries, ChainSubmitter, Outcome, Write,
 };
 use assay_attest::decide::Floor;
 use assay_attest::registry;
+use assay_attest::registry::read_safety;
 use assay_attest::sac;
 use assay_attest::scanning::{scan_fresh, scan_subjects, ScanSettings};
-use assay_attest::verify::read_safety;
+use assay_attest::targets::Target;
 use assay_attest::watch::{Checked, WatchConfig, Watcher};
 use assay_chain::rpc::RpcClient;
 use assay_chain::submit::Invoker;

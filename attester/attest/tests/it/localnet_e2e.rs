@@ -5,10 +5,12 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
+use assay_attest::registry::read_safety;
 use assay_attest::sac;
 use assay_attest::scanning::scan_fresh;
-use assay_attest::verify::{self, compare, read_safety, Verdict};
+use assay_attest::targets::Target;
+use assay_attest::verify::{self, compare, Verdict};
 use assay_core::Freshness;
 use assay_scan::testsupport::Reply;
 use common::*;

@@ -9,9 +9,9 @@ use crate::common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use assay_attest::registry::read_safety;
 use assay_attest::registry::Safety;
 use assay_attest::sac;
-use assay_attest::verify::read_safety;
 use assay_attest::watch::{Checked, Reaction, WatchConfig};
 use assay_chain::Signer;
 use assay_core::Token;

@@ -7,11 +7,12 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry;
+use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
 use assay_attest::sep41::{evaluate_subject, Sep41Runner, Sep41Status};
-use assay_attest::verify::read_safety;
+use assay_attest::targets::Target;
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Severity};
 use assay_sep41::live::Parties;

@@ -2,8 +2,9 @@
 //! real one with every refusal-relevant field varied; a recording submitter sees everything that would have
 //! reached sendTransaction.
 
-use assay_attest::attest::{execute, plan, Outcome, Submitted, Submitter, Target};
+use assay_attest::attest::{execute, plan, Outcome, Submitted, Submitter};
 use assay_attest::registry::{Attestation, Safety};
+use assay_attest::targets::Target;
 use assay_chain::submit::{ChainError, Confirmed};
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity, State, Timestamp};
 use proptest::prelude::*;

@@ -7,10 +7,12 @@ use crate::common;
 
 use std::time::SystemTime;
 
-use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Target, Write};
+use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
+use assay_attest::registry::read_safety;
 use assay_attest::sep41::Sep41Runner;
+use assay_attest::targets::Target;
 use assay_attest::targets::{evaluate_targets, resolve};
-use assay_attest::verify::{compare, ledger_time, read_safety, verify_target, Verdict};
+use assay_attest::verify::{compare, ledger_time, verify_target, Verdict};
 use assay_chain::Secret;
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
 use assay_sep41::live::Parties;

@@ -7,13 +7,11 @@ use serde::Serialize;
 
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
 use super::{failed, CommandError, CommandResult};
+use assay_attest::registry::{read_code_changed, read_quorum, read_safety, read_safety_by};
 use assay_attest::sac;
 use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::resolve;
-use assay_attest::verify::{
-    ledger_time, read_code_changed, read_quorum, read_safety, read_safety_by, verify_target,
-    Verdict,
-};
+use assay_attest::verify::{ledger_time, verify_target, Verdict};
 
 /// The registry's `MAX_QUORUM_ATTESTERS`: a longer list always answers false.
 const MAX_QUORUM_ATTESTERS: usize = 10;

@@ -8,9 +8,9 @@ use crate::world;
 use std::process::Command;
 use std::time::SystemTime;
 
+use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
 use assay_attest::sep41::{evaluate_subject, Sep41Runner};
-use assay_attest::verify::read_safety;
 use assay_attest::{decide, Decision};
 use assay_chain::Secret;
 use assay_core::{attestation_params, EvidenceVersion, Freshness};

@@ -9,6 +9,7 @@ mod world;
 mod attest_cli;
 mod attest_sep41_cli;
 mod attestation_cli;
+mod code_binding_cli;
 mod demo;
 mod docs_commands;
 mod exposure_cli;

@@ -7,7 +7,7 @@ use crate::world;
 
 use std::process::Command;
 
-use assay_attest::verify::read_safety;
+use assay_attest::registry::read_safety;
 use stellar_xdr::ScVal;
 use world::*;
 

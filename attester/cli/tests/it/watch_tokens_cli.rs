@@ -7,7 +7,7 @@ use crate::world;
 
 use std::process::Command;
 
-use assay_attest::verify::read_safety;
+use assay_attest::registry::read_safety;
 use world::*;
 
 const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";

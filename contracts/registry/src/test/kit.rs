@@ -4,8 +4,11 @@
 extern crate std;
 
 use soroban_sdk::{
-    testutils::{Address as _, EnvTestConfig, Events as _, Ledger as _},
-    Address, BytesN, Env, Event as _, InvokeError,
+    testutils::{
+        Address as _, AuthorizedFunction, AuthorizedInvocation, Events as _, Ledger as _, MockAuth,
+        MockAuthInvoke,
+    },
+    Address, BytesN, Env, Event as _, IntoVal, InvokeError, Symbol,
 };
 
 use super::ANY_AGE;
@@ -25,7 +28,7 @@ fn kit(env: &Env, build: Build) -> TestRegistry {
     }
 }
 
-/// A mocked-auth `Env` at `NOW`, the kit's registry in it, and an asset nobody attested yet.
+/// A kit `Env` (no mocked auth) at `NOW`, the kit's registry in it, and an asset nobody attested yet.
 fn setup(build: Build) -> (Env, TestRegistry, Address) {
     let env = new_env();
     let registry = kit(&env, build);
@@ -140,6 +143,18 @@ fn the_kit_refuses_exactly_what_attest_refuses() {
                 let kit_answer = registry
                     .try_put(&through_kit, &Verdict::new(severity, flags))
                     .map(|_| ());
+                // The same write, called directly, authorised by the attester for exactly it.
+                let code = live_code(&direct);
+                let args = (registry.attester(), &direct, severity, flags, &hash, &code);
+                env.mock_auths(&[MockAuth {
+                    address: registry.attester(),
+                    invoke: &MockAuthInvoke {
+                        contract: registry.address(),
+                        fn_name: "attest",
+                        args: args.into_val(&env),
+                        sub_invokes: &[],
+                    },
+                }]);
                 let contract_answer = c
                     .try_attest(
                         registry.attester(),
@@ -147,7 +162,7 @@ fn the_kit_refuses_exactly_what_attest_refuses() {
                         &severity,
                         &flags,
                         &hash,
-                        &live_code(&direct),
+                        &code,
                     )
                     .map(|ok| ok.unwrap())
                     .map_err(|e| e.unwrap());
@@ -184,13 +199,12 @@ fn set_age_and_advance_ledger_time_cross_the_staleness_boundary() {
 }
 
 /// The kit writes from its own addresses' contract frames, so it needs no mocked auth and turns
-/// none on: after a `put`, a write under the test's (empty) auth set-up is still refused.
+/// none on: `new_env` mocks nothing, and after a `put` a write under the test's (empty) auth
+/// set-up is still refused.
 #[test]
 fn works_without_mocked_auths_and_leaves_the_auth_set_up_alone() {
     for_each_build(|build| {
-        let env = Env::new_with_config(EnvTestConfig {
-            capture_snapshot_at_drop: false,
-        });
+        let env = new_env();
         let registry = kit(&env, build);
         let asset = new_token(&env);
         registry.put(
@@ -245,4 +259,35 @@ fn an_upgraded_token_is_refused_by_every_read() {
         registry.put(&token, &Verdict::clear());
         assert!(c.is_safe(&token, &0, &ANY_AGE), "{}", label(build));
     });
+}
+
+/// `mint` authorises exactly its own call, as the token's issuer, and leaves nothing authorised
+/// after it: a second mint nobody authorised is refused.
+#[test]
+fn mint_authorises_exactly_the_issuers_mint() {
+    let env = new_env();
+    let token = new_token(&env);
+    let holder = Address::generate(&env);
+    let issuer = soroban_sdk::token::StellarAssetClient::new(&env, &token).admin();
+    crate::testutils::mint(&env, &token, &holder, 500);
+    assert_eq!(
+        env.auths(),
+        std::vec![(
+            issuer,
+            AuthorizedInvocation {
+                function: AuthorizedFunction::Contract((
+                    token.clone(),
+                    Symbol::new(&env, "mint"),
+                    (&holder, 500_i128).into_val(&env),
+                )),
+                sub_invocations: std::vec![],
+            }
+        )]
+    );
+    assert_eq!(
+        soroban_sdk::token::TokenClient::new(&env, &token).balance(&holder),
+        500
+    );
+    let again = soroban_sdk::token::StellarAssetClient::new(&env, &token).try_mint(&holder, &1);
+    assert!(again.is_err(), "{again:?}");
 }

@@ -16,7 +16,7 @@ use soroban_sdk::{
 use super::{assert_auth_refused, Setup};
 use crate::{
     testutils::{
-        assert_contract_error, for_each_build, live_code, new_env, new_token,
+        assert_contract_error, for_each_build, live_code, new_env_mocking_all_auths, new_token,
         register_registry_with_delay, registry_wasm, Build,
     },
     *,
@@ -42,7 +42,7 @@ fn upload(s: &Setup) -> BytesN<32> {
 /// The host's message when deployment panics (a constructor error aborts `register`), or
 /// "deployed", for a registry under a fresh admin with this delay and consent.
 fn register_panic(build: Build, delay: u64, allow_instant_upgrade: bool) -> String {
-    let env = new_env();
+    let env = new_env_mocking_all_auths();
     let args = (Address::generate(&env), delay, allow_instant_upgrade);
     let outcome = catch_unwind(AssertUnwindSafe(|| match build {
         Build::Native => env.register(SafetyRegistry, args),

@@ -13,14 +13,17 @@
 //!
 //! The kit's admin and attester are two empty contracts ([`KitSigner`]); it writes as them from
 //! their own contract frame (`Env::as_contract`), which the registry's `require_auth` accepts as
-//! the direct caller's authorisation. So the kit works whatever auth mocking the test set up, and
-//! changes none of it.
+//! the direct caller's authorisation. So the kit needs no mocked authorisation and sets none up:
+//! [`new_env`] mocks nothing, and your own contract's `require_auth` is enforced in your tests.
+//! Authorise each call a test makes as its signer would, for exactly that invocation
+//! (`env.mock_auths(&[MockAuth { .. }])`), then assert `env.auths()`; [`mint`] funds a holder of a
+//! [`new_token`] the same way, authorising exactly that `mint` as the token's issuer.
 extern crate std;
 
 use soroban_sdk::{
     contract,
-    testutils::{Address as _, EnvTestConfig, Ledger as _},
-    token, Address, BytesN, Env, Executable, InvokeError,
+    testutils::{Address as _, EnvTestConfig, Ledger as _, MockAuth, MockAuthInvoke},
+    token, Address, BytesN, Env, Executable, IntoVal, InvokeError,
 };
 
 use crate::{CodeBinding, Error, Safety, SafetyRegistry, SafetyRegistryClient, SEVERITY_CLEAR};
@@ -285,6 +288,24 @@ pub fn new_token(env: &Env) -> Address {
         .address()
 }
 
+/// Mints `amount` of the Stellar Asset Contract `token` (from [`new_token`]) to `to`, authorising
+/// exactly that `mint` as the token's admin (its issuer) and nothing else: the call after it runs
+/// under whatever authorisation your test gives it.
+pub fn mint(env: &Env, token: &Address, to: &Address, amount: i128) {
+    let sac = token::StellarAssetClient::new(env, token);
+    let issuer = sac.admin();
+    env.mock_auths(&[MockAuth {
+        address: &issuer,
+        invoke: &MockAuthInvoke {
+            contract: token,
+            fn_name: "mint",
+            args: (to, amount).into_val(env),
+            sub_invokes: &[],
+        },
+    }]);
+    sac.mint(to, &amount);
+}
+
 /// Deploys a custom token stand-in: a contract with no functions, registered natively, so it runs
 /// under a WASM hash of its own that [`upgrade_code`] can replace. What a verdict binds is the code,
 /// so this is all a consumer's test needs to see an upgraded token refused.
@@ -309,13 +330,14 @@ pub fn advance_ledger_time(env: &Env, secs: u64) {
     env.ledger().set_timestamp(now.saturating_add(secs));
 }
 
-/// A fresh host that writes no snapshot files and records (mocked) authorisations.
+/// A fresh host that writes no snapshot files and mocks no authorisation: every `require_auth`
+/// (your contract's included) is enforced, so a test authorises each call it makes as its signer
+/// would (`env.mock_auths` with the exact invocation) and a call nobody authorised fails as it
+/// would on chain. The kit's own writes need none (see the module docs).
 pub fn new_env() -> Env {
-    let env = Env::new_with_config(EnvTestConfig {
+    Env::new_with_config(EnvTestConfig {
         capture_snapshot_at_drop: false,
-    });
-    env.mock_all_auths();
-    env
+    })
 }
 
 /// The registry's refusal from a `try_` call; a host failure (which the kit never provokes) panics.

@@ -16,6 +16,15 @@ use soroban_sdk::{Address, Env};
 
 use crate::SafetyRegistry;
 
+/// A fresh host (no snapshot files) that mocks every authorisation, for this workspace's own
+/// contract tests: each of them pins every write's `e.auths()` (and its refusals without the
+/// signer's authorisation) itself. Consumers get [`super::new_env`], which mocks nothing.
+pub fn new_env_mocking_all_auths() -> Env {
+    let env = super::new_env();
+    env.mock_all_auths();
+    env
+}
+
 /// Which build of a contract a test runs against.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum Build {
