@@ -4,6 +4,7 @@
 //! [`Timestamp::now`], the workspace's one clock, is for them.
 
 pub mod attestation;
+pub mod bundle;
 pub mod checks;
 pub mod contract;
 pub mod control;
