@@ -427,10 +427,15 @@ pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived,
                 .is_none_or(|(_, who)| who_can_set_flags(who))
         });
         let latent = !powers.revocable && !powers.immutable && can_sign;
-        let flag_bits = u32::from(powers.required) * Mechanics::AUTH_REQUIRED
-            | u32::from(powers.revocable) * Mechanics::AUTH_REVOCABLE
-            | u32::from(powers.clawback) * Mechanics::AUTH_CLAWBACK_ENABLED
-            | u32::from(powers.immutable) * Mechanics::AUTH_IMMUTABLE;
+        let flag_bits = [
+            (powers.required, Mechanics::AUTH_REQUIRED),
+            (powers.revocable, Mechanics::AUTH_REVOCABLE),
+            (powers.clawback, Mechanics::AUTH_CLAWBACK_ENABLED),
+            (powers.immutable, Mechanics::AUTH_IMMUTABLE),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |bits, (_, bit)| bits | bit);
         let flags_level = crate::checks::severity_of(&crate::subject::IssuerFlags {
             auth_required: powers.required,
             auth_revocable: powers.revocable,
