@@ -46,6 +46,10 @@ pub struct Bundle {
     /// the run read, for a token whose SEP-41 rows or powers were judged on a fork; replayed offline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<serde_json::Value>,
+    /// The power discovery's survey the SEP-41 suite was handed (its exercised mint and clawback are what
+    /// the event rows judge), for the replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_survey: Option<crate::powers::PowerSurvey>,
 }
 
 /// Why a bundle was refused.
@@ -109,11 +113,10 @@ pub struct Rederived {
 }
 
 impl Bundle {
-    /// The bundle of `report` hashed in `version`; `snapshot` is the fork's, when the run had one.
+    /// The bundle of `report` hashed in `version` (no snapshot: set [`Bundle::snapshot`] for a fork run).
     pub fn of(
         report: &Report,
         version: EvidenceVersion,
-        snapshot: Option<serde_json::Value>,
     ) -> Result<Bundle, crate::hash::UnevaluatedError> {
         let text = preimage(&PreimageInput::from_report(report)?, version);
         Ok(Bundle {
@@ -122,7 +125,8 @@ impl Bundle {
             evidence_version: version.number(),
             lines: text.lines().map(str::to_string).collect(),
             report: report.clone(),
-            snapshot,
+            snapshot: None,
+            power_survey: None,
         })
     }
 

@@ -291,15 +291,10 @@ impl Watcher<'_> {
             }
         };
         if let Some(path) = &self.history {
-            let row = (
-                name.clone(),
-                report.scanned_at.to_string(),
-                serde_json::to_string(&report).expect("serialises"),
-            );
             // One writer at a time: the checks of a pass record side by side.
             let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) =
-                assay_scan::history::History::open(path).and_then(|mut h| h.append(&[row]))
+            if let Err(e) = assay_scan::history::History::open(path)
+                .and_then(|mut h| crate::evidence::record_check(&mut h, &report, suite.as_ref()))
             {
                 log(
                     "history_failed",

@@ -25,7 +25,7 @@ fn every_eval_report_rederives_its_verdict_in_every_version() {
             continue;
         }
         for version in EvidenceVersion::candidates_for(&report.asset) {
-            let bundle = Bundle::of(&report, *version, None).unwrap();
+            let bundle = Bundle::of(&report, *version).unwrap();
             let derived = check_bundle(&bundle).unwrap_or_else(|e| panic!("{name} {version}: {e}"));
             assert_eq!(
                 Some(derived.severity),
@@ -52,7 +52,7 @@ fn every_eval_report_rederives_its_verdict_in_every_version() {
 fn a_changed_line_is_named() {
     let dir = common::testdata().join("eval/usdz-clawback-verified");
     let report = evaluate(&common::subject(&dir)).unwrap();
-    let mut bundle = Bundle::of(&report, EvidenceVersion::V6, None).unwrap();
+    let mut bundle = Bundle::of(&report, EvidenceVersion::V6).unwrap();
     let index = bundle
         .lines
         .iter()
@@ -86,7 +86,7 @@ fn a_changed_line_is_named() {
 fn a_verdict_the_claims_do_not_support_is_refused() {
     let dir = common::testdata().join("eval/usdz-clawback-verified");
     let report = evaluate(&common::subject(&dir)).unwrap();
-    let bundle = Bundle::of(&report, EvidenceVersion::V6, None).unwrap();
+    let bundle = Bundle::of(&report, EvidenceVersion::V6).unwrap();
     // Claimed clear with no mechanics beside a clawback flag line.
     let lines: Vec<String> = bundle
         .lines
