@@ -176,3 +176,165 @@ fn compare(contract: &str, lines: &[(String, String)], run: &Sep41Outcome) -> Re
         unexpected,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use assay_core::{Asset, Timestamp, Token};
+
+    /// An eval subject's report (AQUA: clear, verified), judged by the core as a scan would.
+    fn recorded_report() -> Report {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/eval/aqua-clear-verified");
+        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        let subject = assay_core::replay::load_subject(&read).expect("eval subject");
+        assay_core::evaluate(&subject).expect("judged")
+    }
+
+    /// Asset `i` of the watch list: the recorded report under another code, checked at `at`.
+    fn check_of(base: &Report, i: usize, at: i64) -> Report {
+        let mut report = base.clone();
+        let issuer = match &base.asset {
+            Token::Classic(a) => a.issuer.clone(),
+            other => panic!("{other:?}"),
+        };
+        report.asset = Token::Classic(Asset::new(&format!("A{i:03}"), &issuer).unwrap());
+        report.scanned_at = Timestamp::from_unix(at).unwrap();
+        report
+    }
+
+    #[test]
+    fn fifty_unchanged_passes_over_a_hundred_assets_add_no_rows() {
+        const ASSETS: usize = 100;
+        const PASSES: i64 = 50;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        let base = recorded_report();
+        let start = 1_780_000_000;
+        let mut after_first = None;
+        for pass in 0..PASSES {
+            // What `watch` does per check: record (one transaction each).
+            let mut history = History::open(&path).unwrap();
+            for i in 0..ASSETS {
+                let (recorded, hash) =
+                    record_check(&mut history, &check_of(&base, i, start + pass * 300), None)
+                        .unwrap();
+                assert!(hash.is_some());
+                assert_eq!(
+                    matches!(recorded, Recorded::Observed(_)),
+                    pass == 0,
+                    "pass {pass}"
+                );
+            }
+            let counts = History::open(&path).unwrap().counts().unwrap();
+            if pass == 0 {
+                after_first = Some(counts);
+            } else {
+                // The bound: an unchanged pass adds nothing but one re-check row per asset, once.
+                let first = after_first.as_ref().unwrap();
+                assert_eq!(counts["observations"], first["observations"]);
+                assert_eq!(counts["bundles"], first["bundles"]);
+                assert_eq!(counts["rechecks"], ASSETS as i64);
+            }
+        }
+        let history = History::open(&path).unwrap();
+        let counts = history.counts().unwrap();
+        assert_eq!(
+            (
+                counts["observations"],
+                counts["bundles"],
+                counts["rechecks"],
+                counts["latest"]
+            ),
+            (100, 100, 100, 100),
+            "one observation, one bundle and one re-check record per asset after {PASSES} passes"
+        );
+        // Freshness stays provable: the last re-check is the last pass's time.
+        let page = history
+            .page(&check_of(&base, 7, 0).asset.to_string(), None, 10)
+            .unwrap();
+        assert_eq!(page.rows.len(), 1);
+        let recheck = page.rows[0].1.clone().expect("re-checked");
+        assert_eq!(recheck.count, PASSES - 1);
+        assert_eq!(
+            recheck.last_checked_at,
+            Timestamp::from_unix(start + (PASSES - 1) * 300)
+                .unwrap()
+                .to_string()
+        );
+    }
+
+    #[test]
+    fn prune_keeps_every_bundle_an_on_chain_attestation_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        let base = recorded_report();
+        let mut history = History::open(&path).unwrap();
+        let start = 1_780_000_000;
+        // Ten assets attested (the hash on chain), then each report changed (a new verdict not yet written).
+        let mut on_chain = Vec::new();
+        for i in 0..10 {
+            let (_, hash) = record_check(&mut history, &check_of(&base, i, start), None).unwrap();
+            on_chain.push(hash.unwrap());
+        }
+        let readings: Vec<(String, String, String)> = (0..10)
+            .map(|i| {
+                (
+                    check_of(&base, i, 0).asset.to_string(),
+                    Timestamp::from_unix(start).unwrap().to_string(),
+                    serde_json::json!({"state": "attested", "evidence_hash": on_chain[i]})
+                        .to_string(),
+                )
+            })
+            .collect();
+        history.append_chain_readings(&readings).unwrap();
+        let mut changed = Vec::new();
+        for i in 0..10 {
+            let mut report = check_of(&base, i, start + 86_400);
+            report.accountability = assay_core::Accountability::Unverified;
+            report
+                .mechanics
+                .set(assay_core::Mechanics::DOMAIN_UNVERIFIED);
+            let (_, hash) = record_check(&mut history, &report, None).unwrap();
+            changed.push(hash.unwrap());
+        }
+        // Everything is older than the cutoff.
+        let pruned = history
+            .prune(
+                &Timestamp::from_unix(start + 400 * 86_400)
+                    .unwrap()
+                    .to_string(),
+            )
+            .unwrap();
+        assert_eq!(pruned.kept_on_chain, 10);
+        for hash in on_chain.iter().chain(&changed) {
+            let (_, _, json) = history.bundle(hash).unwrap().expect("kept");
+            let bundle: Bundle = serde_json::from_str(&json).unwrap();
+            check_bundle(&bundle).unwrap();
+        }
+        // Once the chain holds the new verdicts, the old bundles can go.
+        let readings: Vec<(String, String, String)> = (0..10)
+            .map(|i| {
+                (
+                    check_of(&base, i, 0).asset.to_string(),
+                    Timestamp::from_unix(start + 86_400).unwrap().to_string(),
+                    serde_json::json!({"state": "attested", "evidence_hash": changed[i]})
+                        .to_string(),
+                )
+            })
+            .collect();
+        history.append_chain_readings(&readings).unwrap();
+        let pruned = history
+            .prune(
+                &Timestamp::from_unix(start + 400 * 86_400)
+                    .unwrap()
+                    .to_string(),
+            )
+            .unwrap();
+        assert_eq!((pruned.bundles, pruned.observations), (10, 10));
+        assert!(on_chain
+            .iter()
+            .all(|h| history.bundle(h).unwrap().is_none()));
+        assert!(changed.iter().all(|h| history.bundle(h).unwrap().is_some()));
+    }
+}
