@@ -11,6 +11,7 @@ mod attest_sep41_cli;
 mod attestation_cli;
 mod demo;
 mod docs_commands;
+mod evidence_cli;
 mod exposure_cli;
 mod history_cli;
 mod integrator_ts;
