@@ -300,8 +300,8 @@ impl History {
         if version < SCHEMA_VERSION {
             History::open(path).map_err(|e| HistoryError {
                 message: format!(
-                    "{} (the store is schema {version}; run `assay history prune --keep-days 36500 --history {}` \
-                     with write access to migrate it)",
+                    "{} (the store is schema {version}: open it once with write access to migrate it, e.g. \
+                     by the `assay watch` that writes it, or `assay history prune --keep-days N --history {}`)",
                     e.message,
                     path.display()
                 ),
