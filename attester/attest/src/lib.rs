@@ -11,6 +11,7 @@ pub mod attest;
 pub mod batch;
 pub mod decide;
 pub mod error;
+pub mod evidence;
 #[cfg(feature = "local-world")]
 pub mod local_world;
 pub mod registry;

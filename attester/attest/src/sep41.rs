@@ -143,6 +143,12 @@ pub struct Sep41Outcome {
     pub error: Option<String>,
     /// The rows that enter the report.
     pub rows: Vec<Sep41Row>,
+    /// The fork's snapshot of every entry the run read (the `--fork-cache` file), for a keyless run: an
+    /// evidence bundle carries it so the run replays offline ([`replay`]).
+    pub snapshot: Option<serde_json::Value>,
+    /// The power discovery handed to the suite (its exercised mint and clawback are what the event rows
+    /// judge), kept for the replay.
+    pub survey: Option<assay_core::powers::PowerSurvey>,
 }
 
 /// Check id of the row standing in for a suite that could not start.
@@ -173,20 +179,62 @@ impl Sep41Runner {
                 assay_sep41::live::run_live(&self.rpc_url, &self.passphrase, &address, parties)
             }
             None => {
+                // Recorded into a file of its own, so the evidence bundle can carry what the run read.
+                let dir = tempfile::tempdir().ok();
+                let cache = dir.as_ref().map(|d| d.path().join("fork-cache.json"));
                 let options = assay_sep41::fork::ForkOptions {
                     rpc_url: Some(self.rpc_url.clone()),
                     passphrase: self.passphrase.clone(),
                     ledger: None,
-                    cache: None,
+                    cache: cache.clone(),
                     holder: None,
                     ledger_close_ms: FORK_LEDGER_CLOSE_MS,
-                    before_suite: powers.map(assay_sep41::BeforeSuite::found),
+                    before_suite: powers.clone().map(assay_sep41::BeforeSuite::found),
                 };
-                assay_sep41::fork::run_fork(&address, &options).map(|run| run.report)
+                let report = assay_sep41::fork::run_fork(&address, &options).map(|run| run.report);
+                let mut done = outcome(contract_text, report);
+                done.snapshot = cache
+                    .and_then(|path| std::fs::read(path).ok())
+                    .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+                done.survey = powers;
+                return done;
             }
         };
         outcome(contract_text, report)
     }
+}
+
+/// Runs the suite again, offline, from a recorded fork snapshot (an evidence bundle's): the same fork
+/// ledger, the same entries, the same power survey handed over. Nothing reaches a network.
+///
+/// # Errors
+/// A snapshot that cannot be written to a temporary file; a suite that cannot start is a SKIPPED row.
+pub fn replay(
+    contract: [u8; 32],
+    passphrase: &str,
+    snapshot: &serde_json::Value,
+    survey: Option<assay_core::powers::PowerSurvey>,
+) -> Result<Sep41Outcome, String> {
+    let dir =
+        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let cache = dir.path().join("fork-cache.json");
+    std::fs::write(&cache, snapshot.to_string())
+        .map_err(|e| format!("cannot write the snapshot to {}: {e}", cache.display()))?;
+    let address =
+        stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(contract)));
+    let options = assay_sep41::fork::ForkOptions {
+        rpc_url: None,
+        passphrase: passphrase.into(),
+        ledger: None,
+        cache: Some(cache),
+        holder: None,
+        ledger_close_ms: FORK_LEDGER_CLOSE_MS,
+        before_suite: survey.clone().map(assay_sep41::BeforeSuite::found),
+    };
+    let report = assay_sep41::fork::run_fork(&address, &options).map(|run| run.report);
+    let mut done = outcome(crate::sac::contract_strkey(contract), report);
+    done.survey = survey;
+    Ok(done)
 }
 
 /// The outcome of a suite run: its rows, plus a SKIPPED row for a suite that could not start or a
@@ -210,6 +258,8 @@ fn outcome(
                 rows,
                 report: Some(report),
                 error: None,
+                snapshot: None,
+                survey: None,
             }
         }
         Err(e) => Sep41Outcome {
@@ -221,6 +271,8 @@ fn outcome(
             }],
             report: None,
             error: Some(e.to_string()),
+            snapshot: None,
+            survey: None,
         },
     }
 }

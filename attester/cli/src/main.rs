@@ -12,7 +12,7 @@ mod signals;
 #[cfg(feature = "demo")]
 use commands::demo;
 use commands::{
-    attest, attestation, exposure, history, localnet, scan, sep41, serve, verify, watch,
+    attest, attestation, evidence, exposure, history, localnet, scan, sep41, serve, verify, watch,
 };
 
 /// Exit code for a usage error (sysexits' EX_USAGE), whatever the subcommand.
@@ -38,6 +38,7 @@ enum Command {
     History(history::HistoryArgs),
     Attest(attest::AttestArgs),
     Verify(verify::VerifyArgs),
+    Evidence(evidence::EvidenceArgs),
     Watch(watch::WatchArgs),
     Localnet(localnet::LocalnetArgs),
     Sep41(sep41::Sep41Args),
@@ -89,6 +90,7 @@ fn main() -> ExitCode {
         Command::Scan(args) => ("scan", scan::run(args)),
         Command::Exposure(args) => ("exposure", exposure::run(args)),
         Command::History(args) => ("history", history::run(args)),
+        Command::Evidence(args) => ("evidence", evidence::run(args)),
         Command::Attest(args) => ("attest", attest::run(args)),
         Command::Verify(args) => ("verify", verify::run(args)),
         Command::Watch(args) => ("watch", watch::run(args)),

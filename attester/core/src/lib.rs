@@ -5,6 +5,7 @@
 
 pub mod asset;
 pub mod attestation;
+pub mod bundle;
 pub mod checks;
 pub mod contract;
 pub mod control;

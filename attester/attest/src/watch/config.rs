@@ -53,6 +53,9 @@ pub struct WatchConfig {
     pub cacert: Vec<PathBuf>,
     /// History database (default: the user's data directory).
     pub history: Option<PathBuf>,
+    /// Retention: once a day, drop what is older than this many days and that no attestation's bundle
+    /// needs (`assay history prune --keep-days N`); everything is kept when absent.
+    pub history_keep_days: Option<u32>,
     /// `127.0.0.1:PORT` for `/health` and `/metrics` (loopback only).
     pub metrics_addr: Option<String>,
     /// stellar-cli identity of the SEP-41 suite's holder (else ASSAY_OWNER_SECRET), for `sep41 = true`

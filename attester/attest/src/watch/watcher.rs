@@ -81,6 +81,9 @@ pub enum Checked {
 /// Registry reads in flight at once during a pass (bounded by `concurrency` too).
 pub const CHAIN_READERS: usize = 16;
 
+/// How often `history_keep_days` is applied.
+const PRUNE_EVERY: Duration = Duration::from_secs(86_400);
+
 /// Serialises this process's appends to the history store.
 static HISTORY_WRITER: Mutex<()> = Mutex::new(());
 
@@ -292,15 +295,10 @@ impl Watcher<'_> {
             }
         };
         if let Some(path) = &self.history {
-            let row = (
-                name.clone(),
-                report.scanned_at.to_string(),
-                serde_json::to_string(&report).expect("serialises"),
-            );
             // One writer at a time: the checks of a pass record side by side.
             let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) =
-                assay_scan::history::History::open(path).and_then(|mut h| h.append(&[row]))
+            if let Err(e) = assay_scan::history::History::open(path)
+                .and_then(|mut h| crate::evidence::record_check(&mut h, &report, suite.as_ref()))
             {
                 log(
                     "history_failed",
@@ -508,6 +506,30 @@ impl Watcher<'_> {
         }
     }
 
+    /// Applies `history_keep_days` after a pass, at most once a day.
+    fn prune_if_due(&self, pruned_at: &mut Option<Instant>) {
+        let (Some(path), Some(days)) = (&self.history, self.config.history_keep_days) else {
+            return;
+        };
+        if pruned_at.is_some_and(|at| at.elapsed() < PRUNE_EVERY) {
+            return;
+        }
+        *pruned_at = Some(Instant::now());
+        let now = std::time::SystemTime::now();
+        let cutoff = now
+            .checked_sub(Duration::from_secs(u64::from(days) * 86_400))
+            .unwrap_or(std::time::UNIX_EPOCH);
+        let cutoff = assay_scan::scanner::timestamp(cutoff).to_string();
+        let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
+        match assay_scan::history::History::open(path).and_then(|mut h| h.prune(&cutoff)) {
+            Ok(pruned) => log(
+                "history_pruned",
+                json!({"cutoff": cutoff, "removed": pruned}),
+            ),
+            Err(e) => log("history_failed", json!({"error": e.to_string()})),
+        }
+    }
+
     fn submitter(&self) -> ChainSubmitter<'_> {
         ChainSubmitter {
             invoker: Invoker {
@@ -662,6 +684,7 @@ impl Watcher<'_> {
     pub fn run(&mut self, stop: &AtomicBool, once: bool) -> Vec<Checked> {
         let mut due: Vec<Instant> = vec![Instant::now(); self.assets.len()];
         let mut last = vec![None; self.assets.len()];
+        let mut pruned_at: Option<Instant> = None;
         log(
             "started",
             json!({"assets": self.assets.len(), "signer": self.signer.address()}),
@@ -702,6 +725,7 @@ impl Watcher<'_> {
                 let seconds = started.elapsed().as_secs_f64();
                 self.health.lock().expect("health lock").last_pass_seconds = Some(seconds);
                 log("pass", json!({"assets": due_now.len(), "seconds": seconds}));
+                self.prune_if_due(&mut pruned_at);
             }
             if once || stop.load(Ordering::Relaxed) {
                 break;

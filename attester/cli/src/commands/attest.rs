@@ -108,6 +108,50 @@ pub struct AttestArgs {
     pub output: OutputFormat,
     #[command(flatten)]
     pub suite: Sep41Args,
+    /// History database the fresh reports, their evidence bundles and the written entries are recorded
+    /// in (default: the user's data directory; `assay evidence HASH` reads the bundles back).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<std::path::PathBuf>,
+    /// Record nothing in the history.
+    #[arg(long, conflicts_with = "history")]
+    pub no_history: bool,
+}
+
+/// Records each fresh report (and its evidence bundle) and each confirmed write in the history, so
+/// `assay evidence HASH` can print what an attestation was based on. A failure is a warning: the
+/// attestations are written either way.
+fn record(
+    path: &std::path::Path,
+    reports: &[(usize, assay_core::report::Report)],
+    suites: &[Option<assay_attest::sep41::Sep41Outcome>],
+    targets: &[assay_attest::attest::Target],
+    outcomes: &[assay_attest::attest::Outcome],
+) {
+    use assay_attest::attest::Outcome;
+    let recorded = assay_scan::history::History::open(path).and_then(|mut history| {
+        for (index, report) in reports {
+            assay_attest::evidence::record_check(&mut history, report, suites[*index].as_ref())?;
+        }
+        let at = assay_scan::scanner::timestamp(SystemTime::now()).to_string();
+        let readings: Vec<(String, String, String)> = targets
+            .iter()
+            .zip(outcomes)
+            .filter_map(|(target, outcome)| match outcome {
+                Outcome::Written(w) | Outcome::WrittenUnconfirmed { write: w, .. } => Some((
+                    target.asset.to_string(),
+                    at.clone(),
+                    serde_json::json!({"state": "attested", "severity": w.severity, "flags": w.flags,
+                        "evidence_hash": w.evidence_hash, "tx_hash": w.tx_hash, "ledger": w.ledger})
+                    .to_string(),
+                )),
+                _ => None,
+            })
+            .collect();
+        history.append_chain_readings(&readings)
+    });
+    if let Err(err) = recorded {
+        eprintln!("assay attest: warning: the evidence was not recorded: {err}");
+    }
 }
 
 /// Runs `assay attest`.
@@ -139,6 +183,19 @@ pub fn run(args: AttestArgs) -> CommandResult {
         runner.as_ref(),
     )?;
     let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
+    let history = if args.no_history {
+        None
+    } else {
+        args.history
+            .clone()
+            .or_else(assay_scan::history::History::default_path)
+    };
+    // Kept for the evidence bundles: `plan` consumes the reports.
+    let judged: Vec<(usize, assay_core::report::Report)> = reports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().ok().map(|r| (i, r.clone())))
+        .collect();
     // What each refused report still proves (the flags it did read), to revoke a weaker entry on chain.
     let floors: Vec<Option<Floor>> = reports
         .iter()
@@ -169,6 +226,9 @@ pub fn run(args: AttestArgs) -> CommandResult {
         args.dry_run,
     );
     let outcomes = revoke_weaker_entries(&targets, &floors, outcomes, &mut submitter, args.dry_run);
+    if let Some(path) = history.as_deref().filter(|_| !args.dry_run) {
+        record(path, &judged, &suites, &targets, &outcomes);
+    }
     let mut out = std::io::stdout().lock();
     for ((target, outcome), suite) in targets.iter().zip(&outcomes).zip(&suites) {
         let line = AssetResult {

@@ -18,7 +18,13 @@ Exit codes:
   1   the history could not be read, or a stored row is corrupt (not a valid schema_version 1 report):
       each corrupt row is named on stderr and in `corrupt`, skipped, and the rest is still listed
   4   absent: no observation of this asset is recorded (and none is corrupt)
-  64  usage error: a malformed asset or option";
+  64  usage error: a malformed asset or option
+
+`assay history prune --keep-days N` drops what is older than N days and that nothing needs: each asset's
+latest observation, and every evidence bundle an attestation on chain holds (the latest registry entry
+`watch` recorded for the asset), are kept whatever their age. One transaction: all or nothing. It exits 0
+and prints what it removed (--output json: {observations, rechecks, bundles, chain_readings,
+kept_on_chain}); 1 when the store cannot be written.";
 
 /// Arguments of `assay history`.
 #[derive(Args, Debug)]
@@ -27,12 +33,17 @@ Exit codes:
     long_about = "Lists every observation `assay scan` appended for ASSET (oldest first) and, between each \
 consecutive pair, the capability transition: bits added or removed and whether capability, reputation or \
 both moved severity. A pair with an undetermined observation has an unknown transition, never an unchanged one.",
-    after_help = EXIT_CODES
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 pub struct HistoryArgs {
     /// The asset, as CODE-ISSUER or CODE:ISSUER.
-    #[arg(value_name = "ASSET")]
-    pub asset: String,
+    #[arg(value_name = "ASSET", required = true)]
+    pub asset: Option<String>,
+
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -43,12 +54,81 @@ pub struct HistoryArgs {
     pub history: Option<PathBuf>,
 }
 
+/// What `assay history` does besides listing.
+#[derive(clap::Subcommand, Debug)]
+pub enum HistoryAction {
+    /// Drop what is older than --keep-days and that no attestation's bundle needs.
+    Prune(PruneArgs),
+}
+
+/// Arguments of `assay history prune`.
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// Keep everything checked within this many days (each asset's latest observation and every bundle
+    /// an on-chain attestation holds are kept whatever their age).
+    #[arg(long, value_name = "N")]
+    pub keep_days: u32,
+
+    /// History database (default: the user's data directory).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+/// The time `keep_days` days before now, as the store writes times.
+pub fn cutoff(keep_days: u32) -> String {
+    let now = std::time::SystemTime::now();
+    let age = std::time::Duration::from_secs(u64::from(keep_days) * 86_400);
+    assay_scan::scanner::timestamp(now.checked_sub(age).unwrap_or(std::time::UNIX_EPOCH))
+        .to_string()
+}
+
+fn prune(args: PruneArgs) -> CommandResult {
+    let Some(path) = args.history.clone().or_else(History::default_path) else {
+        return usage("no data directory for the history: pass --history PATH");
+    };
+    if !path.exists() {
+        return usage(format!(
+            "no history at {}: nothing to prune",
+            path.display()
+        ));
+    }
+    let cutoff = cutoff(args.keep_days);
+    let pruned = match History::open(&path).and_then(|mut h| h.prune(&cutoff)) {
+        Ok(pruned) => pruned,
+        Err(err) => return failed(err),
+    };
+    match args.output {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::json!({"cutoff": cutoff, "removed": pruned})
+        ),
+        OutputFormat::Text => println!(
+            "pruned {} before {cutoff}: {} observations, {} re-check records, {} bundles, {} registry readings \
+             removed; {} bundles kept because an attestation on chain holds them",
+            path.display(),
+            pruned.observations,
+            pruned.rechecks,
+            pruned.bundles,
+            pruned.chain_readings,
+            pruned.kept_on_chain
+        ),
+    }
+    Ok(exit::OK)
+}
+
 #[derive(Serialize)]
 pub(crate) struct Entry {
     #[serde(flatten)]
     pub(crate) observation: Observation,
     pub(crate) accountability: String,
     pub(crate) state: String,
+    /// How often this report was found unchanged after it was recorded, and when last (`watch`, `attest`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) rechecks: Option<assay_scan::history::Recheck>,
 }
 
 #[derive(Serialize)]
@@ -101,6 +181,7 @@ impl Listing {
                     } else {
                         "complete".into()
                     },
+                    rechecks: None,
                 })
                 .collect(),
             transitions,
@@ -111,7 +192,10 @@ impl Listing {
 
 /// Runs `assay history`.
 pub fn run(args: HistoryArgs) -> CommandResult {
-    let asset = match assay_core::Token::parse_classic(&args.asset) {
+    if let Some(HistoryAction::Prune(prune_args)) = args.action {
+        return prune(prune_args);
+    }
+    let asset = match assay_core::Token::parse_classic(args.asset.as_deref().unwrap_or_default()) {
         Ok(asset) => asset,
         Err(err) => return usage(err),
     };

@@ -6,6 +6,7 @@ pub mod attest;
 pub mod attestation;
 #[cfg(feature = "demo")]
 pub mod demo;
+pub mod evidence;
 pub mod exposure;
 pub mod history;
 pub mod localnet;

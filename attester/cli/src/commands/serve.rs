@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use assay_core::report::Report;
-use assay_scan::history::{History, Listed, StoredObservation};
+use assay_scan::history::{History, LatestRow, Recheck};
 use clap::Args;
 use http_body_util::Full;
 use hyper::body::Bytes;
@@ -41,9 +41,11 @@ const MAX_PER_PAGE: usize = 500;
 #[command(
     about = "Serve the recorded reports read-only over HTTP (JSON API, one HTML page per asset, metrics)",
     long_about = "Serves the history store that `assay scan` and `assay watch` append to, read-only:\n\
-  GET /v1/assets            latest report of every asset (paged: ?page=N&per_page=N, filter: ?severity=NAME)\n\
-  GET /v1/assets/{asset}    latest report JSON, the registry's entry as watch last saw it, and the transitions\n\
+  GET /v1/assets            latest report of every asset (paged: ?after=ASSET&per_page=N, filter: ?severity=NAME)\n\
+  GET /v1/assets/{asset}    latest report JSON, the registry's entry as watch last saw it, and a page of\n\
+                            observations with their transitions (?before=ID&per_page=N)\n\
   GET /assets/{asset}       the same as an HTML page, readable without JavaScript\n\
+  GET /v1/evidence/{hash}   the evidence bundle recorded under an evidence hash (`assay verify --bundle`)\n\
   GET /health, /metrics     liveness (503 while the store cannot be read) and Prometheus metrics\n\
 An undetermined report carries `Assay-Undetermined: true` and `\"undetermined\": true`. Binds to loopback \
 unless --allow-remote is given; put a reverse proxy with TLS in front of a public instance.",
@@ -111,11 +113,13 @@ pub(crate) struct Server {
     pub requests: AtomicU64,
 }
 
-/// The store's rows for one request, with the rows whose report could not be read counted, never dropped
-/// silently.
+/// One page of the per-asset index for a request, with the rows whose report could not be read counted,
+/// never dropped silently.
 struct Latest {
-    reports: Vec<(StoredObservation, Report)>,
+    reports: Vec<(LatestRow, Report)>,
     corrupt: Vec<i64>,
+    /// Another page follows.
+    more: bool,
 }
 
 impl Server {
@@ -130,15 +134,16 @@ impl Server {
         }
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
         match segments.as_slice() {
-            [""] => self.index(),
+            [""] => self.index(query),
             ["health"] => self.health(),
             ["metrics"] => self.metrics(),
             ["v1", "assets"] => self.assets(query),
-            ["v1", "assets", asset] => self.asset_json(asset),
-            ["assets", asset] => self.asset_page(asset),
+            ["v1", "assets", asset] => self.asset_json(asset, query),
+            ["v1", "evidence", hash] => self.evidence(hash),
+            ["assets", asset] => self.asset_page(asset, query),
             _ => Reply::problem(
                 404,
-                format!("no route {path}: see /v1/assets, /v1/assets/{{asset}}, /assets/{{asset}}, /health, /metrics"),
+                format!("no route {path}: see /v1/assets, /v1/assets/{{asset}}, /v1/evidence/{{hash}}, /assets/{{asset}}, /health, /metrics"),
             ),
         }
     }
@@ -157,23 +162,42 @@ impl Server {
         }
     }
 
-    fn latest(&self) -> Result<Latest, Reply> {
-        let listed = self
+    /// Assets by the severity of their latest report, from the per-asset index (no report is read).
+    fn counts(&self) -> Result<Vec<(String, bool, i64)>, Reply> {
+        self.open()?
+            .severity_counts()
+            .map_err(|e| Reply::problem(503, e.to_string()))
+    }
+
+    /// One page of the per-asset index, each row's latest report read.
+    fn latest(&self, page: &Page) -> Result<Latest, Reply> {
+        let (rows, corrupt) = self
             .open()?
-            .latest_per_asset()
+            .latest_page(page.severity, page.after.as_deref(), page.per_page + 1)
             .map_err(|e| Reply::problem(503, e.to_string()))?;
-        let (reports, corrupt) = readable(listed);
-        Ok(Latest { reports, corrupt })
+        let more = rows.len() > page.per_page;
+        let mut reports = Vec::with_capacity(rows.len());
+        let mut corrupt: Vec<i64> = corrupt.iter().map(|c| c.id).collect();
+        for row in rows.into_iter().take(page.per_page) {
+            match Report::from_json(&row.observation.report_json) {
+                Ok(report) => reports.push((row, report)),
+                Err(_) => corrupt.push(row.observation.id),
+            }
+        }
+        Ok(Latest {
+            reports,
+            corrupt,
+            more,
+        })
     }
 
     fn health(&self) -> Reply {
-        match self.latest() {
-            Ok(latest) => Reply::json(
+        match self.counts() {
+            Ok(counts) => Reply::json(
                 200,
                 &json!({
                     "status": "ok",
-                    "assets": latest.reports.len(),
-                    "corrupt_observations": latest.corrupt,
+                    "assets": counts.iter().map(|(_, _, n)| n).sum::<i64>(),
                 }),
             ),
             Err(reply) => reply,
@@ -190,36 +214,34 @@ impl Server {
             self.requests.load(Ordering::Relaxed)
         ));
         out.push_str("# HELP assay_serve_store_up 1 when the history store could be read.\n# TYPE assay_serve_store_up gauge\n");
-        match self.latest() {
-            Ok(latest) => {
+        match self.counts() {
+            Ok(counts) => {
                 out.push_str("assay_serve_store_up 1\n");
                 // A floor from an undetermined report is never counted as the same answer as a verdict.
                 out.push_str("# HELP assay_serve_assets Assets by the severity of their latest report; undetermined=\"true\" marks a floor, not a verdict.\n# TYPE assay_serve_assets gauge\n");
+                let count = |name: &str, undetermined: bool| {
+                    counts
+                        .iter()
+                        .filter(|(s, u, _)| s == name && *u == undetermined)
+                        .map(|(_, _, n)| n)
+                        .sum::<i64>()
+                };
                 for name in SEVERITY_NAMES {
                     for undetermined in [false, true] {
-                        let n = latest
-                            .reports
-                            .iter()
-                            .filter(|(_, r)| {
-                                r.severity.name() == name && r.undetermined == undetermined
-                            })
-                            .count();
                         out.push_str(&format!(
-                            "assay_serve_assets{{severity=\"{name}\",undetermined=\"{undetermined}\"}} {n}\n"
+                            "assay_serve_assets{{severity=\"{name}\",undetermined=\"{undetermined}\"}} {}\n",
+                            count(name, undetermined)
                         ));
                     }
                 }
-                let undetermined = latest
-                    .reports
+                let undetermined: i64 = counts
                     .iter()
-                    .filter(|(_, r)| r.undetermined)
-                    .count();
+                    .filter(|(_, u, _)| *u)
+                    .map(|(_, _, n)| n)
+                    .sum();
                 out.push_str(&format!(
                     "# HELP assay_serve_assets_undetermined Assets whose latest report is undetermined.\n\
-                     # TYPE assay_serve_assets_undetermined gauge\nassay_serve_assets_undetermined {undetermined}\n\
-                     # HELP assay_serve_corrupt_observations Latest observations whose report could not be read.\n\
-                     # TYPE assay_serve_corrupt_observations gauge\nassay_serve_corrupt_observations {}\n",
-                    latest.corrupt.len()
+                     # TYPE assay_serve_assets_undetermined gauge\nassay_serve_assets_undetermined {undetermined}\n"
                 ));
             }
             Err(_) => out.push_str("assay_serve_store_up 0\n"),
@@ -233,61 +255,104 @@ impl Server {
     }
 
     fn assets(&self, query: &str) -> Reply {
-        let params = match Page::parse(query) {
+        let params = match Page::parse(query, Route::Assets) {
             Ok(p) => p,
             Err(detail) => return Reply::problem(400, detail.to_string()),
         };
-        let latest = match self.latest() {
+        let latest = match self.latest(&params) {
             Ok(latest) => latest,
             Err(reply) => return reply,
         };
-        let matching: Vec<&(StoredObservation, Report)> = latest
+        let page: Vec<Value> = latest
             .reports
             .iter()
-            .filter(|(_, r)| params.severity.is_none_or(|s| r.severity.name() == s))
+            .map(|(row, r)| summary(&row.asset, &row.checked_at, r))
             .collect();
-        let total = matching.len();
-        let start = (params.page - 1).saturating_mul(params.per_page);
-        let page: Vec<Value> = matching
-            .iter()
-            .skip(start)
-            .take(params.per_page)
-            .map(|(row, r)| summary(&row.asset, r))
-            .collect();
-        let next = (start + page.len() < total).then(|| params.link(params.page + 1));
+        let next = latest
+            .more
+            .then(|| latest.reports.last())
+            .flatten()
+            .map(|(row, _)| params.assets_link(&row.asset));
         Reply::json(
             200,
             &json!({
                 "assets": page,
-                "page": params.page,
                 "per_page": params.per_page,
-                "total": total,
                 "next": next,
                 "corrupt_observations": latest.corrupt,
             }),
         )
     }
 
-    /// The asset's observations, oldest first, or the reply that says why there are none.
-    fn observations(&self, segment: &str) -> Result<AssetView, Reply> {
-        let key = store_key(segment).map_err(|detail| Reply::problem(400, detail.to_string()))?;
-        let listed = self
-            .open()?
-            .list(&key)
-            .map_err(|e| Reply::problem(503, e.to_string()))?;
-        let (rows, corrupt) = readable(listed);
-        let view = AssetView {
-            key,
-            reports: rows.into_iter().map(|(_, report)| report).collect(),
-            corrupt,
+    /// `GET /v1/evidence/{hash}`: the bundle JSON as recorded.
+    fn evidence(&self, segment: &str) -> Reply {
+        let hash = match super::evidence::evidence_hash(&percent_decode(segment)) {
+            Ok(hash) => hash,
+            Err(detail) => return Reply::problem(400, detail),
         };
-        if view.reports.is_empty() {
+        match self.open().and_then(|h| {
+            h.bundle(&hash)
+                .map_err(|e| Reply::problem(503, e.to_string()))
+        }) {
+            Ok(Some((_, _, bundle))) => match serde_json::from_str::<Value>(&bundle) {
+                Ok(value) => Reply::json(200, &value),
+                Err(e) => Reply::problem(500, format!("the bundle of {hash} is not JSON: {e}")),
+            },
+            Ok(None) => Reply::problem(
+                404,
+                format!("no evidence bundle of {hash} is recorded here"),
+            ),
+            Err(reply) => reply,
+        }
+    }
+
+    /// One page of the asset's observations (oldest first, as listings are), the latest report and the
+    /// link to the older page; or the reply that says why there are none.
+    fn observations(&self, segment: &str, query: &str) -> Result<AssetView, Reply> {
+        let key = store_key(segment).map_err(|detail| Reply::problem(400, detail.to_string()))?;
+        let params = Page::parse(query, Route::Asset)
+            .map_err(|detail| Reply::problem(400, detail.to_string()))?;
+        let history = self.open()?;
+        let page = history
+            .page(&key, params.before, params.per_page)
+            .map_err(|e| Reply::problem(503, e.to_string()))?;
+        let newest = match params.before {
+            None => None,
+            Some(_) => history
+                .page(&key, None, 1)
+                .map_err(|e| Reply::problem(503, e.to_string()))?
+                .rows
+                .into_iter()
+                .next()
+                .and_then(|(row, _)| Report::from_json(&row.report_json).ok()),
+        };
+        let mut corrupt: Vec<i64> = page.corrupt.iter().map(|c| c.id).collect();
+        let mut reports = Vec::with_capacity(page.rows.len());
+        for (row, recheck) in page.rows.into_iter().rev() {
+            match Report::from_json(&row.report_json) {
+                Ok(report) => reports.push((report, recheck)),
+                Err(_) => corrupt.push(row.id),
+            }
+        }
+        let older = page
+            .older
+            .and_then(|row| Report::from_json(&row.report_json).ok());
+        let Some(latest) = newest.or_else(|| reports.last().map(|(r, _)| r.clone())) else {
             return Err(Reply::problem(
                 404,
-                format!("no readable observation of {} is recorded", view.key),
+                format!("no readable observation of {key} is recorded"),
             ));
-        }
-        Ok(view)
+        };
+        let next = page
+            .next_before
+            .map(|id| format!("?before={id}&per_page={}", params.per_page));
+        Ok(AssetView {
+            listing: listing(&key, older, &reports),
+            key,
+            latest,
+            corrupt,
+            next,
+        })
     }
 
     /// The registry's entry for `key` as `watch` last read, wrote or revoked it (`read_at` added), or null
@@ -309,20 +374,16 @@ impl Server {
         })
     }
 
-    fn asset_json(&self, segment: &str) -> Reply {
-        let view = match self.observations(segment) {
+    fn asset_json(&self, segment: &str, query: &str) -> Reply {
+        let view = match self.observations(segment, query) {
             Ok(view) => view,
             Err(reply) => return reply,
         };
-        let latest = view
-            .reports
-            .last()
-            .expect("observations() never returns none");
-        let listing = Listing::of(view.key.clone(), &view.reports);
         let on_chain = match self.on_chain(&view.key) {
             Ok(on_chain) => on_chain,
             Err(reply) => return reply,
         };
+        let latest = &view.latest;
         Reply::json(
             200,
             &json!({
@@ -331,24 +392,27 @@ impl Server {
                 "undetermined_checks": latest.undetermined_checks,
                 "report": latest,
                 "on_chain": on_chain,
-                "observations": listing.observations,
-                "transitions": listing.transitions,
+                "observations": view.listing.observations,
+                "transitions": view.listing.transitions,
+                "next": view.next.as_ref().map(|q| format!("/v1/assets/{}{q}", view.key)),
                 "corrupt_observations": view.corrupt,
             }),
         )
         .undetermined(latest.undetermined)
     }
 
-    fn asset_page(&self, segment: &str) -> Reply {
-        match self.observations(segment) {
+    fn asset_page(&self, segment: &str, query: &str) -> Reply {
+        match self.observations(segment, query) {
             Ok(view) => {
-                let latest = view
-                    .reports
-                    .last()
-                    .expect("observations() never returns none");
-                let listing = Listing::of(view.key.clone(), &view.reports);
-                Reply::html(200, serve_page::asset(latest, &listing, &view.corrupt))
-                    .undetermined(latest.undetermined)
+                let older = view
+                    .next
+                    .as_ref()
+                    .map(|q| format!("/assets/{}{q}", view.key));
+                Reply::html(
+                    200,
+                    serve_page::asset(&view.latest, &view.listing, &view.corrupt, older.as_deref()),
+                )
+                .undetermined(view.latest.undetermined)
             }
             Err(reply) => Reply::html(
                 reply.status,
@@ -363,8 +427,12 @@ impl Server {
         }
     }
 
-    fn index(&self) -> Reply {
-        match self.latest() {
+    fn index(&self, query: &str) -> Reply {
+        let params = match Page::parse(query, Route::Assets) {
+            Ok(p) => p,
+            Err(detail) => return Reply::html(400, serve_page::problem(400, &detail.to_string())),
+        };
+        match self.latest(&params) {
             Ok(latest) => Reply::html(
                 200,
                 serve_page::index(
@@ -373,6 +441,16 @@ impl Server {
                         .iter()
                         .map(|(row, r)| (row.asset.as_str(), r))
                         .collect::<Vec<_>>(),
+                    latest
+                        .more
+                        .then(|| latest.reports.last())
+                        .flatten()
+                        .map(|(row, _)| {
+                            params
+                                .assets_link(&row.asset)
+                                .replacen("/v1/assets", "/", 1)
+                        })
+                        .as_deref(),
                 ),
             ),
             Err(reply) => reply,
@@ -380,30 +458,35 @@ impl Server {
     }
 }
 
-/// Each row with its report; a row whose report cannot be read, or that could not be read at all, is
-/// named in the second list, never dropped silently.
-fn readable(listed: Listed) -> (Vec<(StoredObservation, Report)>, Vec<i64>) {
-    let mut corrupt: Vec<i64> = listed.corrupt.iter().map(|c| c.id).collect();
-    let mut reports = Vec::with_capacity(listed.rows.len());
-    for row in listed.rows {
-        match Report::from_json(&row.report_json) {
-            Ok(report) => reports.push((row, report)),
-            Err(_) => corrupt.push(row.id),
-        }
+/// The listing of a page's observations (oldest first), with the transition from the observation just
+/// older than the page into its first, and each observation's re-checks.
+fn listing(key: &str, older: Option<Report>, page: &[(Report, Option<Recheck>)]) -> Listing {
+    let mut reports: Vec<Report> = older.iter().cloned().collect();
+    reports.extend(page.iter().map(|(r, _)| r.clone()));
+    let mut listing = Listing::of(key.to_string(), &reports);
+    if older.is_some() {
+        listing.observations.remove(0);
     }
-    (reports, corrupt)
+    for (entry, (_, recheck)) in listing.observations.iter_mut().zip(page) {
+        entry.rechecks = recheck.clone();
+    }
+    listing
 }
 
 struct AssetView {
     key: String,
-    reports: Vec<Report>,
+    latest: Report,
+    listing: Listing,
     corrupt: Vec<i64>,
+    /// The query of the next (older) page.
+    next: Option<String>,
 }
 
 /// One asset in a listing: what a dashboard needs to sort and link, nothing it would have to re-derive.
-fn summary(asset: &str, r: &Report) -> Value {
+fn summary(asset: &str, checked_at: &str, r: &Report) -> Value {
     json!({
         "asset": asset,
+        "checked_at": checked_at,
         "severity": r.severity,
         "base_severity": r.base_severity,
         "accountability": r.accountability,
@@ -444,32 +527,43 @@ fn store_key(segment: &str) -> Result<String, BadRequest> {
         })
 }
 
-/// `?page=&per_page=&severity=` of `/v1/assets`.
+/// Which listing a query belongs to: the parameters each takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// `/v1/assets` and `/`: `after`, `per_page`, `severity`.
+    Assets,
+    /// `/v1/assets/{asset}` and `/assets/{asset}`: `before`, `per_page`.
+    Asset,
+}
+
+/// A listing's page: keyset cursors (`after` an asset, `before` an observation id), so a page costs
+/// the same wherever it is.
 struct Page {
-    page: usize,
+    after: Option<String>,
+    before: Option<i64>,
     per_page: usize,
     severity: Option<&'static str>,
 }
 
 impl Page {
-    fn parse(query: &str) -> Result<Page, BadRequest> {
+    fn parse(query: &str, route: Route) -> Result<Page, BadRequest> {
         let mut page = Page {
-            page: 1,
+            after: None,
+            before: None,
             per_page: DEFAULT_PER_PAGE,
             severity: None,
         };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = percent_decode(value);
-            match key {
-                "page" => {
-                    page.page = value
-                        .parse()
-                        .ok()
-                        .filter(|n| *n >= 1)
-                        .ok_or_else(|| format!("page={value:?} is not a page number: use 1 or more"))?
+            match (key, route) {
+                ("after", Route::Assets) => page.after = Some(value),
+                ("before", Route::Asset) => {
+                    page.before = Some(value.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                        format!("before={value:?} is not an observation id: use the `next` link")
+                    })?)
                 }
-                "per_page" => {
+                ("per_page", _) => {
                     page.per_page = value
                         .parse()
                         .ok()
@@ -478,7 +572,7 @@ impl Page {
                             format!("per_page={value:?} is out of range: use 1 to {MAX_PER_PAGE}")
                         })?
                 }
-                "severity" => {
+                ("severity", Route::Assets) => {
                     page.severity =
                         Some(SEVERITY_NAMES.into_iter().find(|n| *n == value).ok_or_else(
                             || {
@@ -489,9 +583,14 @@ impl Page {
                             },
                         )?)
                 }
-                other => {
+                (other, Route::Assets) => {
                     return Err(BadRequest(format!(
-                        "unknown query parameter {other:?}: /v1/assets takes page, per_page and severity"
+                        "unknown query parameter {other:?}: /v1/assets takes after, per_page and severity"
+                    )))
+                }
+                (other, Route::Asset) => {
+                    return Err(BadRequest(format!(
+                        "unknown query parameter {other:?}: an asset's listing takes before and per_page"
                     )))
                 }
             }
@@ -499,8 +598,9 @@ impl Page {
         Ok(page)
     }
 
-    fn link(&self, page: usize) -> String {
-        let mut link = format!("/v1/assets?page={page}&per_page={}", self.per_page);
+    /// The `/v1/assets` link to the page after `asset`.
+    fn assets_link(&self, asset: &str) -> String {
+        let mut link = format!("/v1/assets?after={asset}&per_page={}", self.per_page);
         if let Some(s) = self.severity {
             link.push_str(&format!("&severity={s}"));
         }
@@ -626,16 +726,27 @@ mod tests {
 
     #[test]
     fn pages_are_parsed_and_bad_values_named() {
-        let p = Page::parse("page=2&per_page=10&severity=high").unwrap();
-        assert_eq!((p.page, p.per_page, p.severity), (2, 10, Some("high")));
-        assert_eq!(p.link(3), "/v1/assets?page=3&per_page=10&severity=high");
-        for (query, named) in [
-            ("page=0", "page=\"0\""),
-            ("per_page=501", "per_page=\"501\""),
-            ("severity=bad", "severity=\"bad\""),
-            ("sort=x", "\"sort\""),
+        let p = Page::parse("after=A-G&per_page=10&severity=high", Route::Assets).unwrap();
+        assert_eq!(
+            (p.after.as_deref(), p.per_page, p.severity),
+            (Some("A-G"), 10, Some("high"))
+        );
+        assert_eq!(
+            p.assets_link("B-G"),
+            "/v1/assets?after=B-G&per_page=10&severity=high"
+        );
+        assert_eq!(
+            Page::parse("before=7", Route::Asset).unwrap().before,
+            Some(7)
+        );
+        for (query, route, named) in [
+            ("before=0", Route::Asset, "before=\"0\""),
+            ("per_page=501", Route::Assets, "per_page=\"501\""),
+            ("severity=bad", Route::Assets, "severity=\"bad\""),
+            ("sort=x", Route::Assets, "\"sort\""),
+            ("severity=high", Route::Asset, "\"severity\""),
         ] {
-            let err = Page::parse(query).err().unwrap().to_string();
+            let err = Page::parse(query, route).err().unwrap().to_string();
             assert!(err.contains(named), "{query}: {err}");
         }
     }

@@ -37,7 +37,12 @@ fn page(title: &str, body: &str) -> String {
 }
 
 /// The page of one asset: its latest report and the transitions between its observations.
-pub(crate) fn asset(report: &Report, listing: &Listing, corrupt: &[i64]) -> String {
+pub(crate) fn asset(
+    report: &Report,
+    listing: &Listing,
+    corrupt: &[i64],
+    older: Option<&str>,
+) -> String {
     let mut body = format!(
         "<header><h1 class=\"mono\">{}</h1><p>Latest report, scanned {}. <a href=\"/v1/assets/{}\">JSON</a> · <a href=\"/\">all assets</a></p></header>\n",
         esc(&listing.asset),
@@ -180,12 +185,18 @@ the time it answered.</p><table><tr><th>source</th><th>claim</th><th>where</th><
                 .join(", "))
         ));
     }
+    if let Some(older) = older {
+        body.push_str(&format!(
+            "<p><a href=\"{}\">older observations</a></p>",
+            esc(older)
+        ));
+    }
     body.push_str("</section>");
     page(&format!("{} — Assay", listing.asset), &body)
 }
 
 /// The index: every asset's latest severity, accountability and state, linking to its page.
-pub(crate) fn index(assets: &[(&str, &Report)]) -> String {
+pub(crate) fn index(assets: &[(&str, &Report)], next: Option<&str>) -> String {
     let mut body = String::from(
         "<h1>Assay: recorded reports</h1><table><tr><th>asset</th><th>severity</th><th>accountability</th><th>state</th></tr>",
     );
@@ -200,6 +211,9 @@ pub(crate) fn index(assets: &[(&str, &Report)]) -> String {
         ));
     }
     body.push_str("</table>");
+    if let Some(next) = next {
+        body.push_str(&format!("<p><a href=\"{}\">more assets</a></p>", esc(next)));
+    }
     page("Assay", &body)
 }
 

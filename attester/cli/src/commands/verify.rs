@@ -48,11 +48,24 @@ Example:
 
 /// Arguments of `assay verify`.
 #[derive(Args, Debug)]
-#[command(about = "Check what the registry holds for an asset against a fresh scan", after_help = AFTER_HELP)]
+#[command(
+    about = "Check what the registry holds for an asset against a fresh scan, or an evidence bundle offline",
+    after_help = AFTER_HELP,
+    mut_arg("registry", |a| a
+        .required(false)
+        .required_unless_present("bundle")
+        .default_value_if("bundle", clap::builder::ArgPredicate::IsPresent, ""))
+)]
 pub struct VerifyArgs {
     /// The asset, as CODE-ISSUER or CODE:ISSUER, or a token contract as C….
-    #[arg(value_name = "ASSET")]
-    pub asset: String,
+    #[arg(value_name = "ASSET", required_unless_present = "bundle")]
+    pub asset: Option<String>,
+    /// Check an evidence bundle (`assay evidence HASH`'s JSON) offline instead: its lines hash to its
+    /// hash, severity and mechanics follow from them, and its SEP-41 rows replay from its fork snapshot
+    /// to the same verdicts. Reaches no network. Exit 0 agreement, 3 refused or differs (the line or
+    /// verdict named), 2 a part could not be replayed.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["quorum", "attester"])]
+    pub bundle: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub registry: RegistryScanArgs,
     /// Oldest acceptable attestation in seconds (0 disables the age check).
@@ -186,8 +199,12 @@ fn render(v: &Verdict) -> String {
 
 /// Runs `assay verify`.
 pub fn run(args: VerifyArgs) -> CommandResult {
+    if let Some(path) = &args.bundle {
+        return super::evidence::verify_file(path, args.output);
+    }
+    let input = args.asset.as_deref().unwrap_or_default();
     let (spec, registry, settings) = args.registry.resolve()?;
-    let target = resolve(&args.asset, &spec.passphrase, &settings.asset_passphrase)?;
+    let target = resolve(input, &spec.passphrase, &settings.asset_passphrase)?;
     let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
     // registry's network, where the token lives), or always with --sep41.

@@ -12,6 +12,7 @@ mod attestation_cli;
 mod code_binding_cli;
 mod demo;
 mod docs_commands;
+mod evidence_cli;
 mod exposure_cli;
 mod history_cli;
 mod integrator_ts;

@@ -9,7 +9,7 @@ pub mod sac_admin;
 mod sep1;
 pub mod sep41;
 
-pub use capability::{latent_freeze, Capability};
+pub use capability::{latent_freeze, severity_of, Capability};
 pub use holder::{HolderTrustline, HOLDER_CHECK};
 pub use mutability::Mutability;
 pub use reputation::{Reputation, ADVERSE_TAGS, KNOWN_TAGS};

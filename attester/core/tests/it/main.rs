@@ -3,6 +3,7 @@
 
 mod common;
 
+mod bundle;
 mod checks;
 mod contract;
 mod eval;

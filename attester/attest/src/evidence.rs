@@ -1,0 +1,340 @@
+//! Evidence bundles of fresh reports, recorded into the history store by `watch` and `attest`, and their
+//! offline check: hash and verdict (`assay_core::bundle`), then the SEP-41 rows replayed from the fork's
+//! snapshot.
+
+use assay_core::bundle::{check_bundle, Bundle, BundleError, Rederived};
+use assay_core::hash::EvidenceVersion;
+use assay_core::report::Report;
+use assay_scan::history::{History, HistoryError, Recorded};
+use serde::Serialize;
+
+use crate::sep41::Sep41Outcome;
+
+/// The bundle of `report` under the evidence version its attestation is written in (v5 for a token
+/// contract, v6 for a classic asset), with the suite run's snapshot and survey; `None` for a report with
+/// no severity to hash (unevaluated: never attested).
+pub fn bundle_of(report: &Report, suite: Option<&Sep41Outcome>) -> Option<Bundle> {
+    let mut bundle = Bundle::of(report, EvidenceVersion::default_for(&report.asset)).ok()?;
+    if let Some(run) = suite {
+        bundle.snapshot = run.snapshot.clone();
+        bundle.power_survey = run.survey.clone();
+    }
+    Some(bundle)
+}
+
+/// Records one check of `report` in `history` (the one recording path `watch` and `attest` share): a new
+/// observation when the report changed, otherwise a re-check; its bundle kept under its evidence hash.
+pub fn record_check(
+    history: &mut History,
+    report: &Report,
+    suite: Option<&Sep41Outcome>,
+) -> Result<(Recorded, Option<String>), HistoryError> {
+    let bundle = bundle_of(report, suite);
+    let bundle_json = bundle
+        .as_ref()
+        .map(|b| serde_json::to_string(b).expect("a bundle serialises"));
+    let hash = bundle.as_ref().map(|b| b.evidence_hash.clone());
+    let report_json = serde_json::to_string(report).expect("a report serialises");
+    let recorded = history.record(
+        &report.asset.to_string(),
+        &report.scanned_at.to_string(),
+        &report_json,
+        hash.as_deref().zip(bundle_json.as_deref()),
+    )?;
+    Ok((recorded, hash))
+}
+
+/// What replaying a bundle's SEP-41 rows from its snapshot gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replayed {
+    /// The token contract the suite ran against.
+    pub contract: String,
+    /// Rows the replay produced, as hashed claims (`<id> <VERDICT>: <requirement>`), sorted.
+    pub claims: Vec<String>,
+    /// Claims the bundle has and the replay did not produce.
+    pub missing: Vec<String>,
+    /// Claims the replay produced and the bundle does not have.
+    pub unexpected: Vec<String>,
+}
+
+impl Replayed {
+    /// The replay reached the bundle's verdicts exactly.
+    pub fn same(&self) -> bool {
+        self.missing.is_empty() && self.unexpected.is_empty()
+    }
+}
+
+/// A bundle checked offline.
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleVerdict {
+    pub evidence_hash: String,
+    pub evidence_version: u8,
+    /// What the lines re-derive.
+    pub rederived: Rederived,
+    /// The SEP-41 rows replayed from the snapshot; `None` when the bundle has no SEP-41 lines.
+    pub sep41_replay: Option<Replayed>,
+    /// What could not be replayed, and why (e.g. a keyed live run leaves no snapshot).
+    pub not_replayed: Vec<String>,
+}
+
+/// Checks a bundle offline: hash, the line a tamperer changed, the verdict re-derived from the lines,
+/// then the SEP-41 rows replayed from the fork snapshot (no network is reached).
+///
+/// # Errors
+/// The bundle's refusal ([`BundleError`]), with the changed line named when one explains a wrong hash.
+pub fn verify_bundle(bundle: &Bundle) -> Result<BundleVerdict, BundleError> {
+    let rederived = check_bundle(bundle)?;
+    let mut not_replayed = Vec::new();
+    let lines: Vec<(String, String)> = bundle
+        .report
+        .evidence
+        .iter()
+        .filter(|e| e.source == assay_core::checks::sep41::SOURCE_SEP41)
+        .map(|e| (e.url.clone(), e.claim.clone()))
+        .collect();
+    let sep41_replay = match (lines.first(), &bundle.snapshot) {
+        (None, _) => None,
+        (Some(_), None) => {
+            not_replayed.push(
+                "sep41: the bundle has no fork snapshot (a keyed live run, or a suite that could not \
+                 start), so its rows cannot be replayed"
+                    .into(),
+            );
+            None
+        }
+        (Some((contract, _)), Some(snapshot)) => {
+            let passphrase = snapshot["assay_fork"]["passphrase"]
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| bundle.report.network.clone());
+            let passphrase: Option<String> = passphrase;
+            match (crate::sac::parse_contract(contract), passphrase) {
+                (Some(id), Some(passphrase)) => {
+                    match crate::sep41::replay(
+                        id,
+                        &passphrase,
+                        snapshot,
+                        bundle.power_survey.clone(),
+                    ) {
+                        Ok(run) => Some(compare(contract, &lines, &run)),
+                        Err(why) => {
+                            not_replayed.push(format!("sep41: {why}"));
+                            None
+                        }
+                    }
+                }
+                (None, _) => {
+                    not_replayed.push(format!(
+                        "sep41: the lines' contract {contract:?} is not a C… address"
+                    ));
+                    None
+                }
+                (_, None) => {
+                    not_replayed.push(
+                        "sep41: neither the snapshot nor the report names the network passphrase"
+                            .into(),
+                    );
+                    None
+                }
+            }
+        }
+    };
+    Ok(BundleVerdict {
+        evidence_hash: bundle.evidence_hash.clone(),
+        evidence_version: bundle.evidence_version,
+        rederived,
+        sep41_replay,
+        not_replayed,
+    })
+}
+
+/// The replayed rows against the bundle's SEP-41 claims, as multisets.
+fn compare(contract: &str, lines: &[(String, String)], run: &Sep41Outcome) -> Replayed {
+    let mut want: Vec<String> = lines.iter().map(|(_, c)| c.clone()).collect();
+    want.sort();
+    let mut claims: Vec<String> = run
+        .rows
+        .iter()
+        .map(|r| format!("{} {}: {}", r.id, r.status.name(), r.detail))
+        .collect();
+    claims.sort();
+    let (mut missing, mut unexpected) = (Vec::new(), Vec::new());
+    let mut produced = claims.clone();
+    for claim in &want {
+        match produced.iter().position(|c| c == claim) {
+            Some(i) => {
+                produced.remove(i);
+            }
+            None => missing.push(claim.clone()),
+        }
+    }
+    unexpected.extend(produced);
+    Replayed {
+        contract: contract.to_string(),
+        claims,
+        missing,
+        unexpected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use assay_core::{Asset, Timestamp, Token};
+
+    /// An eval subject's report (AQUA: clear, verified), judged by the core as a scan would.
+    fn recorded_report() -> Report {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/eval/aqua-clear-verified");
+        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        let subject = assay_core::replay::load_subject(&read).expect("eval subject");
+        assay_core::evaluate(&subject).expect("judged")
+    }
+
+    /// Asset `i` of the watch list: the recorded report under another code, checked at `at`.
+    fn check_of(base: &Report, i: usize, at: i64) -> Report {
+        let mut report = base.clone();
+        let issuer = match &base.asset {
+            Token::Classic(a) => a.issuer.clone(),
+            other => panic!("{other:?}"),
+        };
+        report.asset = Token::Classic(Asset::new(&format!("A{i:03}"), &issuer).unwrap());
+        report.scanned_at = Timestamp::from_unix(at).unwrap();
+        report
+    }
+
+    #[test]
+    fn fifty_unchanged_passes_over_a_hundred_assets_add_no_rows() {
+        const ASSETS: usize = 100;
+        const PASSES: i64 = 50;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        let base = recorded_report();
+        let start = 1_780_000_000;
+        let mut after_first = None;
+        for pass in 0..PASSES {
+            // What `watch` does per check: record (one transaction each).
+            let mut history = History::open(&path).unwrap();
+            for i in 0..ASSETS {
+                let (recorded, hash) =
+                    record_check(&mut history, &check_of(&base, i, start + pass * 300), None)
+                        .unwrap();
+                assert!(hash.is_some());
+                assert_eq!(
+                    matches!(recorded, Recorded::Observed(_)),
+                    pass == 0,
+                    "pass {pass}"
+                );
+            }
+            let counts = History::open(&path).unwrap().counts().unwrap();
+            if pass == 0 {
+                after_first = Some(counts);
+            } else {
+                // The bound: an unchanged pass adds nothing but one re-check row per asset, once.
+                let first = after_first.as_ref().unwrap();
+                assert_eq!(counts["observations"], first["observations"]);
+                assert_eq!(counts["bundles"], first["bundles"]);
+                assert_eq!(counts["rechecks"], ASSETS as i64);
+            }
+        }
+        let history = History::open(&path).unwrap();
+        let counts = history.counts().unwrap();
+        assert_eq!(
+            (
+                counts["observations"],
+                counts["bundles"],
+                counts["rechecks"],
+                counts["latest"]
+            ),
+            (100, 100, 100, 100),
+            "one observation, one bundle and one re-check record per asset after {PASSES} passes"
+        );
+        // Freshness stays provable: the last re-check is the last pass's time.
+        let page = history
+            .page(&check_of(&base, 7, 0).asset.to_string(), None, 10)
+            .unwrap();
+        assert_eq!(page.rows.len(), 1);
+        let recheck = page.rows[0].1.clone().expect("re-checked");
+        assert_eq!(recheck.count, PASSES - 1);
+        assert_eq!(
+            recheck.last_checked_at,
+            Timestamp::from_unix(start + (PASSES - 1) * 300)
+                .unwrap()
+                .to_string()
+        );
+    }
+
+    #[test]
+    fn prune_keeps_every_bundle_an_on_chain_attestation_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        let base = recorded_report();
+        let mut history = History::open(&path).unwrap();
+        let start = 1_780_000_000;
+        // Ten assets attested (the hash on chain), then each report changed (a new verdict not yet written).
+        let mut on_chain = Vec::new();
+        for i in 0..10 {
+            let (_, hash) = record_check(&mut history, &check_of(&base, i, start), None).unwrap();
+            on_chain.push(hash.unwrap());
+        }
+        let readings: Vec<(String, String, String)> = (0..10)
+            .map(|i| {
+                (
+                    check_of(&base, i, 0).asset.to_string(),
+                    Timestamp::from_unix(start).unwrap().to_string(),
+                    serde_json::json!({"state": "attested", "evidence_hash": on_chain[i]})
+                        .to_string(),
+                )
+            })
+            .collect();
+        history.append_chain_readings(&readings).unwrap();
+        let mut changed = Vec::new();
+        for i in 0..10 {
+            let mut report = check_of(&base, i, start + 86_400);
+            report.accountability = assay_core::Accountability::Unverified;
+            report
+                .mechanics
+                .set(assay_core::Mechanics::DOMAIN_UNVERIFIED);
+            let (_, hash) = record_check(&mut history, &report, None).unwrap();
+            changed.push(hash.unwrap());
+        }
+        // Everything is older than the cutoff.
+        let pruned = history
+            .prune(
+                &Timestamp::from_unix(start + 400 * 86_400)
+                    .unwrap()
+                    .to_string(),
+            )
+            .unwrap();
+        assert_eq!(pruned.kept_on_chain, 10);
+        for hash in on_chain.iter().chain(&changed) {
+            let (_, _, json) = history.bundle(hash).unwrap().expect("kept");
+            let bundle: Bundle = serde_json::from_str(&json).unwrap();
+            check_bundle(&bundle).unwrap();
+        }
+        // Once the chain holds the new verdicts, the old bundles can go.
+        let readings: Vec<(String, String, String)> = (0..10)
+            .map(|i| {
+                (
+                    check_of(&base, i, 0).asset.to_string(),
+                    Timestamp::from_unix(start + 86_400).unwrap().to_string(),
+                    serde_json::json!({"state": "attested", "evidence_hash": changed[i]})
+                        .to_string(),
+                )
+            })
+            .collect();
+        history.append_chain_readings(&readings).unwrap();
+        let pruned = history
+            .prune(
+                &Timestamp::from_unix(start + 400 * 86_400)
+                    .unwrap()
+                    .to_string(),
+            )
+            .unwrap();
+        assert_eq!((pruned.bundles, pruned.observations), (10, 10));
+        assert!(on_chain
+            .iter()
+            .all(|h| history.bundle(h).unwrap().is_none()));
+        assert!(changed.iter().all(|h| history.bundle(h).unwrap().is_some()));
+    }
+}

@@ -1,0 +1,184 @@
+//! `assay evidence HASH`: the evidence bundle recorded under an evidence hash; and `assay verify --bundle
+//! FILE`'s front end (the offline check of a bundle).
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use assay_attest::evidence::{verify_bundle, BundleVerdict};
+use assay_core::bundle::{Bundle, BundleError};
+use assay_core::exit;
+use assay_scan::history::History;
+use clap::Args;
+use serde_json::json;
+
+use super::shared::OutputFormat;
+use super::{failed, usage, CommandResult};
+
+const AFTER_HELP: &str = "\
+Prints the bundle JSON (docs/report-format.md, \"Evidence bundles\"): the preimage lines, the report and,
+for a token judged on a fork, the fork's snapshot. `assay verify --bundle FILE` checks one offline.
+
+Exit codes:
+  0   the bundle is printed
+  1   the history could not be read, or the stored bundle is not valid JSON
+  4   absent: no bundle is recorded under HASH
+  64  usage error: HASH is not 64 hex digits";
+
+/// Arguments of `assay evidence`.
+#[derive(Args, Debug)]
+#[command(
+    about = "Print the evidence bundle recorded under an evidence hash (JSON)",
+    after_help = AFTER_HELP
+)]
+pub struct EvidenceArgs {
+    /// The evidence hash (64 hex digits), as an attestation holds it.
+    #[arg(value_name = "HASH")]
+    pub hash: String,
+    /// History database (default: the user's data directory; what `watch`'s `history` key names).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+}
+
+/// An evidence hash as typed: 64 hex digits, lowercased.
+pub(crate) fn evidence_hash(text: &str) -> Result<String, String> {
+    let hash = text.trim().to_ascii_lowercase();
+    if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(hash)
+    } else {
+        Err(format!(
+            "invalid evidence hash {text:?}: expected 64 hex digits (an attestation's evidence_hash)"
+        ))
+    }
+}
+
+/// Runs `assay evidence`.
+pub fn run(args: EvidenceArgs) -> CommandResult {
+    let hash = match evidence_hash(&args.hash) {
+        Ok(hash) => hash,
+        Err(message) => return usage(message),
+    };
+    let Some(path) = args.history.clone().or_else(History::default_path) else {
+        return usage("no data directory for the history: pass --history PATH");
+    };
+    let found = match History::open_existing(&path) {
+        Ok(Some(history)) => history.bundle(&hash),
+        Ok(None) => Ok(None),
+        Err(err) => return failed(err),
+    };
+    let (_, _, bundle_json) = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            eprintln!(
+                "assay evidence: no bundle of {hash} in {}: `assay attest` and `assay watch` record one for \
+                 every report they judge (pass --history PATH for another store)",
+                path.display()
+            );
+            return Ok(exit::ABSENT);
+        }
+        Err(err) => return failed(err),
+    };
+    let value: serde_json::Value = match serde_json::from_str(&bundle_json) {
+        Ok(value) => value,
+        Err(err) => return failed(format!("the bundle of {hash} is not JSON: {err}")),
+    };
+    let _ = writeln!(std::io::stdout(), "{value:#}");
+    Ok(exit::OK)
+}
+
+/// `assay verify --bundle FILE`: the bundle checked offline. Exit 0 when everything agrees (replay
+/// included), 3 when the bundle is refused or a replay differs, 2 when a part could not be replayed.
+pub fn verify_file(path: &Path, output: OutputFormat) -> CommandResult {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) => return usage(format!("--bundle {}: {err}", path.display())),
+    };
+    let bundle: Bundle = match serde_json::from_str(&text) {
+        Ok(bundle) => bundle,
+        Err(err) => {
+            return usage(format!(
+                "--bundle {}: not an evidence bundle ({err}); `assay evidence HASH` prints one",
+                path.display()
+            ))
+        }
+    };
+    let checked = verify_bundle(&bundle);
+    let code = match &checked {
+        Err(_) => exit::NEGATIVE,
+        Ok(v) if v.sep41_replay.as_ref().is_some_and(|r| !r.same()) => exit::NEGATIVE,
+        Ok(v) if !v.not_replayed.is_empty() => exit::UNDETERMINED,
+        Ok(_) => exit::OK,
+    };
+    let text = match (&checked, output) {
+        (Ok(v), OutputFormat::Json) => {
+            json!({"verdict": verdict_name(code), "bundle": v}).to_string()
+        }
+        (Err(e), OutputFormat::Json) => json!({
+            "verdict": "refused",
+            "evidence_hash": bundle.evidence_hash,
+            "error": e.to_string(),
+            "line": refused_line(e),
+        })
+        .to_string(),
+        (Ok(v), OutputFormat::Text) => render(v, code),
+        (Err(e), OutputFormat::Text) => format!("refused: {e}"),
+    };
+    let _ = writeln!(std::io::stdout(), "{text}");
+    Ok(code)
+}
+
+fn verdict_name(code: u8) -> &'static str {
+    match code {
+        exit::OK => "agreement",
+        exit::NEGATIVE => "differs",
+        _ => "not_replayed",
+    }
+}
+
+/// The 1-based line a refusal names, when one does.
+fn refused_line(e: &BundleError) -> Option<usize> {
+    match e {
+        BundleError::LineChanged { line, .. } | BundleError::ReportDisagrees { line, .. } => {
+            Some(*line)
+        }
+        _ => None,
+    }
+}
+
+fn render(v: &BundleVerdict, code: u8) -> String {
+    let d = &v.rederived;
+    let mut out = format!(
+        "{}  {}: hash {} (v{}) matches its preimage; severity {} (base {}), mechanics {} re-derived from the lines",
+        d.asset,
+        verdict_name(code),
+        v.evidence_hash,
+        v.evidence_version,
+        d.severity.level(),
+        d.base_severity.level(),
+        d.mechanics,
+    );
+    for note in &d.notes {
+        out.push_str(&format!("\n  note: {note}"));
+    }
+    if let Some(replay) = &v.sep41_replay {
+        if replay.same() {
+            out.push_str(&format!(
+                "\n  sep41: replayed offline from the snapshot: the same {} verdicts",
+                replay.claims.len()
+            ));
+        } else {
+            for claim in &replay.missing {
+                out.push_str(&format!(
+                    "\n  sep41: the bundle has `{claim}`; the replay did not give it"
+                ));
+            }
+            for claim in &replay.unexpected {
+                out.push_str(&format!(
+                    "\n  sep41: the replay gave `{claim}`; the bundle does not have it"
+                ));
+            }
+        }
+    }
+    for why in &v.not_replayed {
+        out.push_str(&format!("\n  not replayed: {why}"));
+    }
+    out
+}

@@ -1,0 +1,269 @@
+//! Evidence bundles end to end on the local network: `assay attest` records a bundle for a classic asset
+//! and for a custom token (its SEP-41 rows run keyless on a fork); a source changes, so a fresh scan no
+//! longer reproduces the attestation; `assay evidence HASH` prints each bundle and, with the network
+//! stopped, `assay verify --bundle` re-derives the attested verdicts exactly (the token's rows replayed
+//! from the fork snapshot). A bundle with one line changed is refused with the line named. `assay serve`
+//! answers the evidence route and pages its listings over real HTTP.
+
+use crate::serve_cli::{get_json, serve};
+use crate::world;
+
+use std::path::Path;
+use std::process::Command;
+
+use assay_attest::verify::read_safety;
+use assay_scan::testsupport::Reply;
+use serde_json::Value;
+use world::*;
+
+const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
+
+fn attester_secret() -> String {
+    format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]))
+}
+
+/// `assay ARGS…` with the attester's key in the environment: (exit code, stdout, stderr).
+fn assay(args: &[&str], extra: &[String], home: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(args)
+        .args(extra)
+        .env("STELLAR_SECRET_KEY", attester_secret())
+        .env("HOME", home)
+        .env_remove("ASSAY_HISTORY")
+        .env_remove("ASSAY_OWNER_SECRET")
+        .env_remove("ASSAY_SPENDER_SECRET")
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+    let (o, e) = (text(&out.stdout), text(&out.stderr));
+    assert!(!o.contains(&attester_secret()) && !e.contains(&attester_secret()));
+    (out.status.code().unwrap_or(-1), o, e)
+}
+
+fn json_line(out: &str) -> Value {
+    serde_json::from_str(out.lines().next().expect("a line")).expect("JSON")
+}
+
+#[test]
+fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named() {
+    let w = World::start(&["aqua.network"]);
+    let ca = w.ca();
+    let store = tempfile::tempdir().unwrap();
+    let history = store.path().join("history.sqlite3");
+    let history_arg = history.display().to_string();
+    let aqua = format!("AQUA-{AQUA}");
+    w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.lock(AQUA);
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let token = w.deploy_token("conformant_token", 61);
+    w.mint(token, 13);
+    let token_id = format!("{}", stellar_strkey::Contract(token));
+    let cli = w.cli_args(&ca);
+
+    // Attest the classic asset, then the custom token with its SEP-41 suite (keyless, on a fork).
+    let mut written = Vec::new();
+    for args in [
+        vec!["attest", aqua.as_str()],
+        vec!["attest", token_id.as_str(), "--sep41"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--output", "json", "--history", &history_arg]);
+        let (code, out, err) = assay(&args, &cli, w.dir.path());
+        assert_eq!(code, 0, "{out}{err}");
+        let line = json_line(&out);
+        assert_eq!(line["status"], "written", "{line}");
+        written.push(line);
+    }
+    let (aqua_line, token_line) = (&written[0], &written[1]);
+    assert_eq!(
+        (aqua_line["severity"].as_u64(), aqua_line["flags"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(
+        (
+            token_line["severity"].as_u64(),
+            token_line["flags"].as_u64()
+        ),
+        (Some(0), Some(4096)),
+        "{token_line}"
+    );
+    let on_chain = read_safety(
+        &w.rpc,
+        w.registry,
+        assay_attest::sac::parse_contract(&token_id).unwrap(),
+    )
+    .unwrap()
+    .expect("attested");
+    assert_eq!(
+        hex::encode(on_chain.evidence_hash),
+        token_line["evidence_hash"].as_str().unwrap()
+    );
+
+    // A source changes: the issuer's stellar.toml is gone, so a fresh scan no longer reproduces AQUA's
+    // attestation (verify names the mismatch).
+    w.route(
+        "aqua.network",
+        "/.well-known/stellar.toml",
+        Reply::status(404),
+    );
+    let (code, out, err) = assay(&["verify", &aqua, "--output", "json"], &cli, w.dir.path());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("\"verdict\":\"mismatch\""), "{out}");
+
+    // The bundles, as `assay evidence` prints them.
+    let mut bundles = Vec::new();
+    for line in &written {
+        let hash = line["evidence_hash"].as_str().unwrap();
+        let (code, out, err) = assay(
+            &["evidence", hash, "--history", &history_arg],
+            &[],
+            w.dir.path(),
+        );
+        assert_eq!(code, 0, "{err}");
+        let bundle: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(bundle["evidence_hash"], hash);
+        let file = store.path().join(format!("{hash}.json"));
+        std::fs::write(&file, &out).unwrap();
+        bundles.push((file, bundle));
+    }
+    assert!(
+        bundles[0].1.get("snapshot").is_none(),
+        "no fork for a classic asset without the suite"
+    );
+    let entries = bundles[1].1["snapshot"]["ledger_entries"]
+        .as_array()
+        .map(Vec::len);
+    assert!(
+        entries.is_some_and(|n| n > 0),
+        "the token's fork snapshot holds what it read: {entries:?}"
+    );
+    let (code, _, err) = assay(
+        &["evidence", &"ab".repeat(32), "--history", &history_arg],
+        &[],
+        w.dir.path(),
+    );
+    assert_eq!(code, 4, "{err}");
+
+    // serve answers the evidence route and pages its listings, over real HTTP on 127.0.0.1.
+    {
+        let served = serve(&history);
+        let hash = aqua_line["evidence_hash"].as_str().unwrap();
+        let (status, _, bundle) = get_json(&served.addr, &format!("/v1/evidence/{hash}"));
+        assert_eq!(status, 200, "{bundle}");
+        assert_eq!(bundle, bundles[0].1);
+        let (status, _, missing) =
+            get_json(&served.addr, &format!("/v1/evidence/{}", "cd".repeat(32)));
+        assert_eq!(status, 404, "{missing}");
+        let (status, _, bad) = get_json(&served.addr, "/v1/evidence/xyz");
+        assert_eq!(status, 400, "{bad}");
+        let (_, _, page) = get_json(&served.addr, "/v1/assets?per_page=1");
+        assert_eq!(page["assets"].as_array().unwrap().len(), 1, "{page}");
+        let next = page["next"].as_str().expect("a second page").to_string();
+        let (_, _, rest) = get_json(&served.addr, &next);
+        assert_eq!(rest["assets"].as_array().unwrap().len(), 1, "{rest}");
+        assert_eq!(rest["next"], Value::Null);
+        let listed: Vec<&Value> = [&page, &rest]
+            .iter()
+            .map(|p| &p["assets"][0]["asset"])
+            .collect();
+        assert!(
+            listed.contains(&&Value::from(aqua.as_str()))
+                && listed.contains(&&Value::from(token_id.as_str())),
+            "{listed:?}"
+        );
+        let (status, _, asset) = get_json(&served.addr, &format!("/v1/assets/{aqua}?per_page=1"));
+        assert_eq!(status, 200, "{asset}");
+        assert_eq!(
+            asset["observations"].as_array().unwrap().len(),
+            1,
+            "{asset}"
+        );
+    }
+
+    // The network stops: nothing below can reach it.
+    drop(w);
+
+    for ((file, _), line) in bundles.iter().zip(&written) {
+        let (code, out, err) = assay(
+            &[
+                "verify",
+                "--bundle",
+                &file.display().to_string(),
+                "--output",
+                "json",
+            ],
+            &[],
+            store.path(),
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["verdict"], "agreement", "{v}");
+        let derived = &v["bundle"]["rederived"];
+        assert_eq!(derived["severity"], line["severity_name"], "{v}");
+        assert_eq!(derived["mechanics"], line["flags"], "{v}");
+        assert_eq!(v["bundle"]["not_replayed"], serde_json::json!([]), "{v}");
+    }
+    // The token's SEP-41 rows replayed from the snapshot: the same 26 verdicts.
+    let (_, out, _) = assay(
+        &[
+            "verify",
+            "--bundle",
+            &bundles[1].0.display().to_string(),
+            "--output",
+            "json",
+        ],
+        &[],
+        store.path(),
+    );
+    let replay = &serde_json::from_str::<Value>(out.trim()).unwrap()["bundle"]["sep41_replay"];
+    assert_eq!(replay["claims"].as_array().unwrap().len(), 26, "{replay}");
+    assert_eq!(
+        (replay["missing"].clone(), replay["unexpected"].clone()),
+        (serde_json::json!([]), serde_json::json!([]))
+    );
+
+    // One line changed: refused, the line named.
+    let (file, bundle) = &bundles[1];
+    let mut tampered = bundle.clone();
+    let lines = tampered["lines"].as_array_mut().unwrap();
+    let index = lines
+        .iter()
+        .position(|l| l.as_str().unwrap().contains("\tcontract/wasm\t"))
+        .expect("a code line");
+    let original = lines[index].as_str().unwrap().to_string();
+    lines[index] = Value::from(original.replace("wasm ", "wasm 00"));
+    let tampered_file = file.with_extension("tampered.json");
+    std::fs::write(&tampered_file, tampered.to_string()).unwrap();
+    let (code, out, _) = assay(
+        &[
+            "verify",
+            "--bundle",
+            &tampered_file.display().to_string(),
+            "--output",
+            "json",
+        ],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 3, "{out}");
+    let refused: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(refused["verdict"], "refused");
+    assert_eq!(refused["line"], index + 1, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("bundle line {} was changed", index + 1)),
+        "{refused}"
+    );
+    let (code, out, _) = assay(
+        &["verify", "--bundle", &tampered_file.display().to_string()],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 3);
+    assert!(
+        out.starts_with(&format!("refused: bundle line {} was changed", index + 1)),
+        "{out}"
+    );
+}
