@@ -15,6 +15,7 @@ pub mod error;
 pub mod local_world;
 pub mod registry;
 pub mod sac;
+pub mod scan_reports;
 pub mod scanning;
 pub mod sep41;
 pub mod targets;
