@@ -205,7 +205,7 @@ fn scan_contracts(request: &ScanRequest) -> Result<Vec<ScannedAsset>, AttestErro
 }
 
 /// Appends every report to the history at `path`.
-fn record(path: &PathBuf, outcomes: &[ScannedAsset]) -> Result<(), String> {
+fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), String> {
     let rows: Vec<(String, String, String)> = outcomes
         .iter()
         .filter_map(|o| {

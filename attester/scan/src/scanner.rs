@@ -1,6 +1,7 @@
 //! One scan: every source fetched once, answers shared across assets within a run, the result a
-//! `Subject` for the core. Horizon failures abort (no report); every other source failure is
-//! recorded by its canonical category so "we could not check" never reads as "this is fine".
+//! `Subject` for the core. A failure to read the issuer account (from Horizon, or from stellar-rpc when one
+//! is configured: `ledger`) aborts (no report); every other source failure is recorded by its canonical
+//! category so "we could not check" never reads as "this is fine".
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -521,17 +522,14 @@ impl Scanner {
     async fn issuer_from_ledger(&self, asset: &Asset) -> Result<IssuerRead, ScanError> {
         let (account, horizon_copy) =
             tokio::join!(self.account(&asset.issuer), self.horizon_asset_copy(asset));
-        let AccountAnswer::Read {
-            flags,
-            home_domain,
-            control,
-            ledger,
-        } = account
-        else {
-            let AccountAnswer::Error(err) = account else {
-                unreachable!("an account answer is read or an error")
-            };
-            return Err(err);
+        let (flags, home_domain, control, ledger) = match account {
+            AccountAnswer::Read {
+                flags,
+                home_domain,
+                control,
+                ledger,
+            } => (flags, home_domain, control, ledger),
+            AccountAnswer::Error(err) => return Err(err),
         };
         let (asset_flags, unread) = match horizon_copy? {
             Ok(observed) => (observed, None),
