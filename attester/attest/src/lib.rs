@@ -16,6 +16,7 @@ pub mod evidence;
 pub mod local_world;
 pub mod registry;
 pub mod sac;
+pub mod scan_reports;
 pub mod scanning;
 pub mod sep41;
 pub mod targets;

@@ -17,8 +17,15 @@ use crate::AttestError;
 pub struct ScanSettings {
     /// Passphrase of the network the asset lives on (bound into the evidence hash).
     pub asset_passphrase: String,
-    /// Horizon of that network.
+    /// Horizon of that network: where ledger facts are cited (the evidence binds these addresses, whichever
+    /// source read the fact), read for them when `rpc_url` is `None`, and as the optional second copy of the
+    /// flags otherwise.
     pub horizon_url: String,
+    /// stellar-rpc of that network: when set, the issuer account and a holder's trustlines are read from the
+    /// ledger with `getLedgerEntries`, and Horizon need not be reachable.
+    pub rpc_url: Option<String>,
+    /// The lowest ledger those reads may be served at (`watch` raises it to the ledger its reaction saw).
+    pub ledger_floor: assay_scan::scanner::LedgerFloor,
     /// StellarExpert API base.
     pub expert_url: String,
     /// curl-style name mappings (tests and pinned deployments).
@@ -204,6 +211,8 @@ where
     let config = ScanConfig {
         network_passphrase: settings.asset_passphrase.clone(),
         horizon_url: settings.horizon_url.clone(),
+        rpc_url: settings.rpc_url.clone(),
+        ledger_floor: settings.ledger_floor.clone(),
         expert_url: settings.expert_url.clone(),
         asset_lists: Vec::new(),
         cache: None,

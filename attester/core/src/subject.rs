@@ -420,6 +420,26 @@ pub struct Subject {
     pub scanner_version: Option<String>,
     /// When the scan ran.
     pub scanned_at: Timestamp,
+    /// Where the issuer account was read when it was read from the ledger through stellar-rpc; `None` when
+    /// Horizon's two records were read. Told in the reasoning, never hashed: the evidence binds the facts,
+    /// not the endpoint that carried them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_read: Option<LedgerRead>,
+}
+
+/// One read of the issuer account entry through stellar-rpc (`getLedgerEntries`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerRead {
+    /// The stellar-rpc endpoint (shown redacted).
+    pub rpc_url: String,
+    /// The ledger whose state the entry is (`latestLedger` of the answer).
+    pub ledger: u32,
+    /// Horizon's `/assets` record, the second copy of the flags: `None` when it was read, else why not (not
+    /// configured, not reachable, no record). A copy not read is not an observation: the ledger entry then
+    /// stands for both copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_copy_unread: Option<String>,
 }
 
 /// Where and when a subject was read, and by which scanner: bound into the evidence hash beside what
@@ -470,7 +490,14 @@ impl Subject {
             network: provenance.network,
             scanner_version: provenance.scanner_version,
             scanned_at: provenance.scanned_at,
+            ledger_read: None,
         }
+    }
+
+    /// This subject with the issuer account read through stellar-rpc as `read` says.
+    pub fn with_ledger_read(mut self, read: Option<LedgerRead>) -> Subject {
+        self.ledger_read = read;
+        self
     }
 
     /// This subject with the issuer account's signers and thresholds as read.

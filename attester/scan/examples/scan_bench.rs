@@ -170,6 +170,8 @@ async fn run(n: usize, concurrency: usize) {
         ScanConfig {
             network_passphrase: assay_core::PUBNET_PASSPHRASE.into(),
             horizon_url: assay_core::DEFAULT_HORIZON_URL.into(),
+            rpc_url: None,
+            ledger_floor: Default::default(),
             expert_url: assay_core::DEFAULT_STELLAR_EXPERT_URL.into(),
             asset_lists: Vec::new(),
             cache: None,

@@ -1,7 +1,8 @@
 //! One scan: every source fetched once, answers shared across assets within a run, the result a
-//! `Subject` for the core. Horizon failures abort (no report); every other source failure is
-//! recorded by its canonical category so "we could not check" never reads as "this is fine".
-use std::sync::atomic::{AtomicU64, Ordering};
+//! `Subject` for the core. A failure to read the issuer account (from Horizon, or from stellar-rpc when one
+//! is configured: `ledger`) aborts (no report); every other source failure is recorded by its canonical
+//! category so "we could not check" never reads as "this is fine".
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -10,8 +11,8 @@ use assay_core::redact;
 use assay_core::{
     Asset, AssetListOutcome, AssetListResult, Attempt, BlocklistAnswer, BlocklistOutcome,
     ControlOutcome, Currency, DirectoryOutcome, FailureCategory, FetchFailure, FlagsOutcome,
-    HomeDomain, LinkedDocument, LinkedOutcome, Observed, Provenance, Subject, Timestamp,
-    TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
+    HomeDomain, LedgerRead, LinkedDocument, LinkedOutcome, Observed, Provenance, Subject,
+    Timestamp, TomlDocument, TomlOutcome, MAX_LINKED_DOCUMENTS,
 };
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
@@ -22,12 +23,25 @@ use crate::net::{FailureKind, FetchError, FetchOptions, Fetched, HttpClient, Red
 use crate::retry;
 use crate::shared::Shared;
 
+mod ledger;
+
 /// What a scan reads and how.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {
-    /// Passphrase of the network the assets live on: Horizon must serve it, and reports bind it.
+    /// Passphrase of the network the assets live on: Horizon and stellar-rpc must serve it, and reports
+    /// bind it.
     pub network_passphrase: String,
+    /// Horizon of that network. Ledger facts are cited at its record addresses whichever source read them;
+    /// it is read for them only as the second copy of the flags when `rpc_url` is set.
     pub horizon_url: String,
+    /// The network's stellar-rpc. When set, the issuer account (flags, home domain, signers, thresholds)
+    /// and a holder's trustlines are read from the ledger with `getLedgerEntries`, and Horizon becomes
+    /// optional: its `/assets` record is read beside as the second copy of the flags, and a Horizon that
+    /// does not answer is a copy not read (not an observation).
+    pub rpc_url: Option<String>,
+    /// The lowest ledger a stellar-rpc read may be served at (`watch` raises it to the ledger its reaction
+    /// saw, so the re-scan reads at least that ledger). Shared: raising it reaches every scanner holding it.
+    pub ledger_floor: LedgerFloor,
     pub expert_url: String,
     /// SEP-42 list URLs, in the order given.
     pub asset_lists: Vec<String>,
@@ -38,6 +52,9 @@ pub struct ScanConfig {
     /// The bound on each source host (requests in flight, rate, `Retry-After`).
     pub per_host: HostLimits,
 }
+
+/// The lowest ledger stellar-rpc reads may be served at; 0 (the default) admits any.
+pub type LedgerFloor = Arc<AtomicU32>;
 
 /// The whole of one asset's scan: every wait (a retry's backoff, a `Retry-After`, a host's pause or rate
 /// spacing, a fetch) ends by then, and a source not read by then is recorded as not read (undetermined).
@@ -80,15 +97,31 @@ pub enum ScanError {
         redact::url(url)
     )]
     UnknownAsset { asset: String, url: String },
-    /// Horizon has no such issuer account.
-    #[error("horizon: issuer account not found: {}", redact::url(url))]
+    /// The ledger (Horizon, or stellar-rpc's `getLedgerEntries`) has no such issuer account.
+    #[error("issuer account not found: {}", redact::url(url))]
     UnknownIssuer { url: String },
-    /// Horizon has no such account (a holder whose exposure was asked for).
+    /// The ledger has no such account (a holder whose exposure was asked for).
     #[error(
-        "horizon: account not found: {} (is it funded on this network?)",
+        "account not found: {} (is it funded on this network?)",
         redact::url(url)
     )]
     UnknownAccount { url: String },
+    /// stellar-rpc could not be read for a ledger fact the verdict rests on.
+    #[error("stellar-rpc: {}: {}", redact::url(url), redact::text(failure))]
+    Rpc { url: String, failure: String },
+    /// stellar-rpc serves a different network than the asset's.
+    #[error(
+        "stellar-rpc: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
+         scanned. Point --rpc-url at a stellar-rpc of the asset's network, or pick the asset's network with \
+         --network / --asset-network",
+        redact::url(url)
+    )]
+    RpcWrongNetwork {
+        /// The endpoint (shown redacted).
+        url: String,
+        served: String,
+        expected: String,
+    },
     /// Horizon serves a different network than the asset's: its flags would be another ledger's.
     #[error(
         "horizon: {} serves the network {served:?}, but the asset's network is {expected:?}; nothing was \
@@ -117,11 +150,13 @@ pub struct Stats {
 
 #[derive(Clone)]
 enum AccountAnswer {
-    Read(
-        Observed<assay_core::IssuerFlags>,
-        Option<String>,
-        ControlOutcome,
-    ),
+    Read {
+        flags: Observed<assay_core::IssuerFlags>,
+        home_domain: Option<String>,
+        control: ControlOutcome,
+        /// The ledger it was read at, when read through stellar-rpc.
+        ledger: Option<u32>,
+    },
     Error(ScanError),
 }
 
@@ -150,11 +185,21 @@ enum ExpertAnswer {
     Failed(Attempt),
 }
 
+/// What a scan read about the issuer account: both copies of the flags, its home domain and signers.
+struct IssuerRead {
+    asset_flags: FlagsOutcome,
+    account_flags: FlagsOutcome,
+    home_domain: Option<String>,
+    control: ControlOutcome,
+    ledger_read: Option<LedgerRead>,
+}
+
 /// The scanner for a run. Cheap to share behind an `Arc`.
 pub struct Scanner {
     http: HttpClient,
     config: ScanConfig,
     horizon_network: Shared<(), Result<(), ScanError>>,
+    rpc_network: Shared<(), Result<(), ScanError>>,
     accounts: Shared<String, AccountAnswer>,
     tomls: Shared<String, TomlAnswer>,
     linked: Shared<String, LinkedOutcome>,
@@ -228,6 +273,7 @@ impl Scanner {
             hosts: HostGates::new(config.per_host),
             config,
             horizon_network: Shared::default(),
+            rpc_network: Shared::default(),
             accounts: Shared::default(),
             tomls: Shared::default(),
             linked: Shared::default(),
@@ -287,6 +333,27 @@ impl Scanner {
             }
         }
         fetched
+    }
+
+    /// POSTs a JSON-RPC `body` to `url` through its host's gate, within the scan's deadline as [`Self::get`].
+    pub(crate) async fn post(&self, url: &str, body: Vec<u8>) -> Result<Fetched, FetchError> {
+        let host = host_of(url);
+        let deadline = scan_deadline();
+        let _permit = match &host {
+            Some(host) => match self.hosts.acquire_before(host, deadline).await {
+                Some(permit) => Some(permit),
+                None => return Err(out_of_budget(url)),
+            },
+            None => None,
+        };
+        self.stats.requests.fetch_add(1, Ordering::Relaxed);
+        let fetch = self.http.post_json(url, body);
+        match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, fetch)
+                .await
+                .unwrap_or_else(|_| Err(out_of_budget(url))),
+            None => fetch.await,
+        }
     }
 
     /// Scans many assets with bounded concurrency; results come back in input order.
@@ -359,7 +426,8 @@ impl Scanner {
         }
     }
 
-    /// Scans one asset: Horizon's asset record, then the issuer account (sequential, never cached),
+    /// Scans one asset: the issuer facts (Horizon's asset record, then the issuer account; or the issuer
+    /// account entry through stellar-rpc with Horizon's asset record beside it),
     /// then stellar.toml, the directory, the blocklist and the asset lists concurrently; all of it within
     /// the scan's budget ([`SCAN_BUDGET`]), after which a source not yet read is recorded as not read.
     pub async fn scan(&self, asset: &Asset) -> Result<Subject, ScanError> {
@@ -369,6 +437,35 @@ impl Scanner {
     }
 
     async fn scan_within_budget(&self, asset: &Asset) -> Result<Subject, ScanError> {
+        let issuer = match self.config.rpc_url {
+            Some(_) => self.issuer_from_ledger(asset).await?,
+            None => self.issuer_from_horizon(asset).await?,
+        };
+        let home_domain = match issuer.home_domain {
+            Some(domain) => HomeDomain::Present(domain),
+            None => HomeDomain::Absent,
+        };
+
+        let (stellar_toml, (directory, blocklist), asset_lists) = tokio::join!(
+            self.stellar_toml(Some(asset), &home_domain),
+            self.directory_and_blocklist(&asset.issuer, &home_domain),
+            self.asset_lists(asset),
+        );
+        let sources = (stellar_toml, directory, blocklist, asset_lists);
+        let provenance = Provenance {
+            network: Some(self.config.network_passphrase.clone()),
+            scanner_version: Some(crate::SCANNER_VERSION.to_string()),
+            scanned_at: Timestamp::now(),
+        };
+        let answers = (issuer.asset_flags, issuer.account_flags, home_domain);
+        Ok(Subject::read(asset.clone(), answers, sources, provenance)
+            .with_control(issuer.control)
+            .with_ledger_read(issuer.ledger_read))
+    }
+
+    /// The issuer facts from Horizon's two records: the `/assets` record, then the issuer's `/accounts`
+    /// record. Either failing is an error: the flags are the premise of every verdict.
+    async fn issuer_from_horizon(&self, asset: &Asset) -> Result<IssuerRead, ScanError> {
         self.horizon_network
             .get_or_fetch(&(), || self.check_horizon_network())
             .await?;
@@ -401,31 +498,60 @@ impl Scanner {
             retrieved_at: timestamp(fetched.retrieved_at),
             value: record.flags,
         });
+        match self.account(&asset.issuer).await {
+            AccountAnswer::Read {
+                flags,
+                home_domain,
+                control,
+                ..
+            } => Ok(IssuerRead {
+                asset_flags,
+                account_flags: FlagsOutcome::Read(flags),
+                home_domain,
+                control,
+                ledger_read: None,
+            }),
+            AccountAnswer::Error(err) => Err(err),
+        }
+    }
 
-        let (account_flags, home_domain, control) = match self.account(&asset.issuer).await {
-            AccountAnswer::Read(observed, domain, control) => {
-                (FlagsOutcome::Read(observed), domain, control)
-            }
+    /// The issuer facts from the ledger: the issuer account entry through stellar-rpc, and Horizon's
+    /// `/assets` record beside it as the second copy of the flags (the two-copy reconciliation then applies
+    /// as to Horizon's two records). Without that copy, the one entry stands for both: a copy not read is
+    /// not an observation, and the entry is the ledger's own state, not an index of it.
+    async fn issuer_from_ledger(&self, asset: &Asset) -> Result<IssuerRead, ScanError> {
+        let (account, horizon_copy) =
+            tokio::join!(self.account(&asset.issuer), self.horizon_asset_copy(asset));
+        let (flags, home_domain, control, ledger) = match account {
+            AccountAnswer::Read {
+                flags,
+                home_domain,
+                control,
+                ledger,
+            } => (flags, home_domain, control, ledger),
             AccountAnswer::Error(err) => return Err(err),
         };
-        let home_domain = match home_domain {
-            Some(domain) => HomeDomain::Present(domain),
-            None => HomeDomain::Absent,
+        let (asset_flags, unread) = match horizon_copy? {
+            Ok(observed) => (observed, None),
+            Err(why) => (
+                Observed {
+                    url: urls::horizon_assets(&self.config.horizon_url, asset),
+                    ..flags.clone()
+                },
+                Some(why),
+            ),
         };
-
-        let (stellar_toml, (directory, blocklist), asset_lists) = tokio::join!(
-            self.stellar_toml(Some(asset), &home_domain),
-            self.directory_and_blocklist(&asset.issuer, &home_domain),
-            self.asset_lists(asset),
-        );
-        let sources = (stellar_toml, directory, blocklist, asset_lists);
-        let provenance = Provenance {
-            network: Some(self.config.network_passphrase.clone()),
-            scanner_version: Some(crate::SCANNER_VERSION.to_string()),
-            scanned_at: Timestamp::now(),
-        };
-        let issuer = (asset_flags, account_flags, home_domain);
-        Ok(Subject::read(asset.clone(), issuer, sources, provenance).with_control(control))
+        Ok(IssuerRead {
+            asset_flags: FlagsOutcome::Read(asset_flags),
+            account_flags: FlagsOutcome::Read(flags),
+            home_domain,
+            control,
+            ledger_read: Some(LedgerRead {
+                rpc_url: self.config.rpc_url.clone().unwrap_or_default(),
+                ledger: ledger.unwrap_or_default(),
+                horizon_copy_unread: unread,
+            }),
+        })
     }
 
     /// Reads Horizon's root once per run and refuses a Horizon that serves another network: its
@@ -457,10 +583,15 @@ impl Scanner {
         Ok(())
     }
 
+    /// The account record of `issuer`: its entry through stellar-rpc when one is configured, else Horizon's
+    /// `/accounts` record. Read once per run and shared by the assets of one issuer.
     async fn account(&self, issuer: &str) -> AccountAnswer {
         let url = urls::horizon_account(&self.config.horizon_url, issuer);
         self.accounts
             .get_or_fetch(&issuer.to_string(), || async {
+                if self.config.rpc_url.is_some() {
+                    return self.rpc_account(issuer).await;
+                }
                 let fetched = match self.get(&url, API).await {
                     Ok(f) => f,
                     Err(err) => {
@@ -483,19 +614,20 @@ impl Scanner {
                     }
                 }
                 match parse::parse_horizon_account(&fetched.body) {
-                    Ok(record) => AccountAnswer::Read(
-                        Observed {
+                    Ok(record) => AccountAnswer::Read {
+                        flags: Observed {
                             url: url.clone(),
                             retrieved_at: timestamp(fetched.retrieved_at),
                             value: record.flags,
                         },
-                        record.home_domain,
-                        ControlOutcome::of_record(
+                        home_domain: record.home_domain,
+                        control: ControlOutcome::of_record(
                             &url,
                             timestamp(fetched.retrieved_at),
                             record.control,
                         ),
-                    ),
+                        ledger: None,
+                    },
                     Err(err) => AccountAnswer::Error(ScanError::Horizon {
                         url: url.clone(),
                         failure: err.to_failure().describe(),
@@ -505,12 +637,19 @@ impl Scanner {
             .await
     }
 
-    /// The trustlines of `holder` (`G…`) from its Horizon `/accounts` record, with the URL read and when:
-    /// what a holder's own exposure is read from. Never cached; a failure is an error (no exposure is read).
+    /// The trustlines of `holder` (`G…`) with the URL they are cited at and when they were read: what a
+    /// holder's own exposure is read from. With stellar-rpc configured and `assets` named, its trustlines
+    /// to those assets are read from the ledger (`getLedgerEntries`); with `assets` `None` (every trustline:
+    /// stellar-rpc reads entries by key and cannot list them) or without stellar-rpc, from its Horizon
+    /// `/accounts` record. Never cached; a failure is an error (no exposure is read).
     pub async fn holder_trustlines(
         &self,
         holder: &str,
+        assets: Option<&[Asset]>,
     ) -> Result<(String, Timestamp, Vec<assay_core::HeldTrustline>), ScanError> {
+        if let (Some(_), Some(assets)) = (&self.config.rpc_url, assets) {
+            return self.rpc_holder_trustlines(holder, assets).await;
+        }
         self.horizon_network
             .get_or_fetch(&(), || self.check_horizon_network())
             .await?;
@@ -542,8 +681,11 @@ impl Scanner {
     ) -> Result<(String, HomeDomain, TomlOutcome), ScanError> {
         let url = urls::horizon_account(&self.config.horizon_url, account);
         let home_domain = match self.account(account).await {
-            AccountAnswer::Read(_, Some(domain), _) => HomeDomain::Present(domain),
-            AccountAnswer::Read(_, None, _) => HomeDomain::Absent,
+            AccountAnswer::Read {
+                home_domain: Some(domain),
+                ..
+            } => HomeDomain::Present(domain),
+            AccountAnswer::Read { .. } => HomeDomain::Absent,
             AccountAnswer::Error(err) => return Err(err),
         };
         let toml = self.stellar_toml(None, &home_domain).await;

@@ -241,6 +241,10 @@ impl Watcher<'_> {
         }
         let reaction = self.reaction.as_mut().expect("checked above");
         reaction.polled_ledger = Some(latest);
+        // The re-scans this poll asks for read the ledger through the same stellar-rpc, at this ledger or later.
+        self.settings
+            .ledger_floor
+            .fetch_max(latest, std::sync::atomic::Ordering::AcqRel);
         // Followed from the next poll on (a SAC's issuer does not change; the map only grows).
         reaction.sac_issuers.extend(learned);
         let mut changed = Vec::new();

@@ -25,18 +25,31 @@ struct Followed {
     after: Option<Safety>,
     checks: u64,
     outcome: Checked,
+    /// The ledger the re-scans' stellar-rpc reads had to reach when the loop stopped.
+    ledger_floor: u32,
 }
 
 /// Runs `watch` over `token` (keyed by `contract`) until its first write, applies `change`, and waits up
 /// to 30 s for the registry to hold another evidence hash.
 fn follow(w: &World, token: Token, contract: [u8; 32], change: impl FnOnce()) -> Followed {
+    follow_reading(w, w.settings(&[DOMAIN]), token, contract, change)
+}
+
+/// [`follow`], the sources read under `settings`.
+fn follow_reading(
+    w: &World,
+    settings: assay_attest::scanning::ScanSettings,
+    token: Token,
+    contract: [u8; 32],
+    change: impl FnOnce(),
+) -> Followed {
     let config = WatchConfig::parse(&format!(
         "registry = \"C\"\nnetwork = \"local\"\n[[asset]]\nasset = \"{token}\"\n"
     ))
     .unwrap();
     let mut watch = w.watcher(
         &w.rpc,
-        w.settings(&[DOMAIN]),
+        settings,
         config,
         vec![(token, contract, Duration::from_secs(300))],
     );
@@ -73,6 +86,7 @@ fn follow(w: &World, token: Token, contract: [u8; 32], change: impl FnOnce()) ->
         after,
         checks,
         outcome: outcomes[0].clone(),
+        ledger_floor: watch.settings.ledger_floor.load(Ordering::Acquire),
     }
 }
 
@@ -131,6 +145,35 @@ fn an_issuer_flag_change_is_rewritten_before_the_next_pass() {
     })
     .reacted();
     assert_eq!((before.severity, after.severity), (0, 2));
+}
+
+/// Issue #26 item 2: the issuer read through the stellar-rpc the reaction reads, Horizon unreachable. The
+/// reaction raises the ledger the re-scan must read at to the ledger it saw (at or after the change), and the
+/// re-scan, reading the same stellar-rpc, sees the change.
+#[test]
+fn a_flag_change_is_rescanned_through_the_reactions_stellar_rpc_at_its_ledger() {
+    let w = World::start(&[DOMAIN]);
+    let (issuer, asset) = issued(&w, 0x65, "RRP", true);
+    let contract = sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+    let mut settings = w.settings(&[DOMAIN]);
+    settings.rpc_url = Some(w.net.rpc_url());
+    settings.horizon_url = format!(
+        "http://127.0.0.1:{}/horizon",
+        assay_scan::testsupport::closed_port()
+    );
+    let changed_at = std::cell::Cell::new(0);
+    let followed = follow_reading(&w, settings, Token::Classic(asset.core()), contract, || {
+        make_revocable(&w, &issuer);
+        changed_at.set(w.rpc.get_latest_ledger().unwrap().sequence);
+    });
+    let floor = followed.ledger_floor;
+    let (before, after) = followed.reacted();
+    assert_eq!((before.severity, after.severity), (0, 2));
+    assert!(
+        floor >= changed_at.get(),
+        "the re-scan may read ledger {floor}, before the change at {}",
+        changed_at.get()
+    );
 }
 
 /// A Stellar Asset Contract named by its address: `set_admin` rewrites its instance storage, and the

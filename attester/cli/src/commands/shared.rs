@@ -252,17 +252,26 @@ impl SignerArgs {
 }
 
 impl SourceArgs {
-    /// Scan settings for assets on the network whose passphrase is `passphrase`.
-    pub fn settings(&self, passphrase: String) -> Result<ScanSettings, CommandError> {
-        let horizon_url = match &self.horizon_url {
-            Some(u) => u.clone(),
-            None => ScanSettings::default_horizon(&passphrase)
-                .ok_or_else(|| {
-                    CommandError::usage(
-                        "this network has no default Horizon: pass --horizon-url URL",
-                    )
-                })?
-                .to_string(),
+    /// Scan settings for assets on the network whose passphrase is `passphrase`, their ledger facts read
+    /// from `rpc_url` (that network's stellar-rpc) when given, Horizon then optional: the facts are cited at
+    /// --horizon-url, else the network's public Horizon, else (a network without one) at `rpc_url`.
+    pub fn settings(
+        &self,
+        passphrase: String,
+        rpc_url: Option<String>,
+    ) -> Result<ScanSettings, CommandError> {
+        let horizon_url = match (&self.horizon_url, &rpc_url) {
+            (Some(u), _) => u.clone(),
+            (None, rpc) => match (ScanSettings::default_horizon(&passphrase), rpc) {
+                (Some(default), _) => default.to_string(),
+                (None, Some(rpc)) => rpc.clone(),
+                (None, None) => {
+                    return Err(CommandError::usage(
+                        "this network has no default Horizon: pass --horizon-url URL (or --rpc-url URL to \
+                         read the ledger through stellar-rpc)",
+                    ))
+                }
+            },
         };
         for (flag, value) in [
             ("--horizon-url", &horizon_url),
@@ -270,11 +279,16 @@ impl SourceArgs {
         ] {
             options::check_base_url(flag, value)?;
         }
+        if let Some(rpc) = &rpc_url {
+            options::check_base_url("--rpc-url", rpc)?;
+        }
         let timeout = options::fetch_timeout(self.timeout)?;
         let extra_roots = options::read_pem_roots(&self.cacert)?;
         Ok(ScanSettings {
             asset_passphrase: passphrase,
             horizon_url,
+            rpc_url,
+            ledger_floor: Default::default(),
             expert_url: self.expert_url.clone(),
             mappings: Mappings {
                 resolve: self.resolve.clone(),
@@ -301,14 +315,21 @@ pub struct RegistryScanArgs {
 }
 
 impl RegistryScanArgs {
-    /// The registry's network and id, and the scan settings for the assets.
+    /// The registry's network and id, and the scan settings for the assets: when they live on the
+    /// registry's network, their ledger facts are read through its stellar-rpc (Horizon optional).
     pub fn resolve(&self) -> Result<(NetworkSpec, [u8; 32], ScanSettings), CommandError> {
         let (spec, registry) = self.network.resolve(&self.registry)?;
-        let settings = self
-            .sources
-            .settings(self.asset_network.passphrase(&spec)?)?;
+        let passphrase = self.asset_network.passphrase(&spec)?;
+        let rpc_url = ledger_rpc(&spec, &passphrase);
+        let settings = self.sources.settings(passphrase, rpc_url)?;
         Ok((spec, registry, settings))
     }
+}
+
+/// The stellar-rpc the assets' ledger facts are read through: the registry network's when the assets live
+/// there (`asset_passphrase` is its passphrase), else none (their network's Horizon).
+pub fn ledger_rpc(spec: &NetworkSpec, asset_passphrase: &str) -> Option<String> {
+    (asset_passphrase == spec.passphrase).then(|| spec.rpc_url.clone())
 }
 
 /// Rejects any argv word that looks like key material, wherever it was typed.

@@ -10,8 +10,8 @@ use assay_core::Shard;
 use clap::Args;
 
 use super::shared::{
-    asset_passphrase, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs, RegistryArgs,
-    SignerArgs, SourceArgs, SuiteParties,
+    asset_passphrase, ledger_rpc, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs,
+    RegistryArgs, SignerArgs, SourceArgs, SuiteParties,
 };
 use super::{usage, CommandError, CommandResult};
 use assay_attest::sep41::Sep41Runner;
@@ -165,8 +165,11 @@ pub fn run(args: WatchArgs) -> CommandResult {
         cacert: config.cacert.clone(),
         timeout: 15.0,
     };
-    let mut settings = asset_passphrase(config.asset_network.as_deref(), &spec)
-        .and_then(|passphrase| source_args.settings(passphrase))?;
+    let mut settings =
+        asset_passphrase(config.asset_network.as_deref(), &spec).and_then(|passphrase| {
+            let rpc_url = ledger_rpc(&spec, &passphrase);
+            source_args.settings(passphrase, rpc_url)
+        })?;
     settings.limits = config.scan_limits();
     let mut assets = Vec::new();
     let mut owned = Vec::new();

@@ -21,6 +21,7 @@ mod localnet_fork_cli;
 mod powers_cli;
 mod quorum_cli;
 mod release_profile;
+mod rpc_facts_cli;
 mod scan_cli;
 mod scan_eval;
 mod scan_faults;

@@ -89,6 +89,28 @@ fn describe_control(who: WhoCanAct) -> String {
     }
 }
 
+/// Where the flags were read when the issuer account came from the ledger through stellar-rpc (reasoning
+/// only: the evidence binds the facts, cited at their Horizon addresses, not the endpoint).
+fn describe_ledger_read(s: &Subject) -> String {
+    let Some(read) = &s.ledger_read else {
+        return String::new();
+    };
+    let rpc = crate::redact::url(&read.rpc_url);
+    match &read.horizon_copy_unread {
+        None => format!(
+            " The issuer account was read from the ledger through stellar-rpc ({rpc}) at ledger {}, and \
+             Horizon's asset record beside it as the second copy of the flags.",
+            read.ledger
+        ),
+        Some(why) => format!(
+            " The issuer account was read from the ledger through stellar-rpc ({rpc}) at ledger {}; Horizon's \
+             asset record was not read ({why}), and a copy not read is not an observation, so the ledger entry \
+             stands for both copies of the flags.",
+            read.ledger
+        ),
+    }
+}
+
 fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
     match outcome {
         FlagsOutcome::Failed(a) => Some(Evidence::failed_attempt(source, a)),
@@ -178,6 +200,7 @@ impl Check for Capability {
             ));
         }
         reasoning.push_str(&describe_control(who));
+        reasoning.push_str(&describe_ledger_read(s));
         reasoning.push_str(&format!(
             " Severity {level} is the strongest single power held."
         ));

@@ -3,6 +3,7 @@
 
 mod asset_list;
 mod horizon;
+mod ledger;
 mod stellar_expert;
 mod stellar_toml;
 pub mod urls;
@@ -12,6 +13,10 @@ pub use asset_list::{parse_asset_list, AssetList, AssetListEntry};
 pub use horizon::{
     parse_account_trustlines, parse_horizon_account, parse_horizon_assets, parse_horizon_root,
     parse_issuer_assets, AccountRecord, AssetRecord,
+};
+pub use ledger::{
+    account_key, parse_account_entry, parse_ledger_entries, parse_rpc_network,
+    parse_trustline_entry, trustline_key, LedgerEntries, MAX_KEYS_PER_CALL,
 };
 pub use stellar_expert::{parse_blocked_domain, parse_directory};
 pub use stellar_toml::{

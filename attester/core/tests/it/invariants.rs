@@ -92,6 +92,7 @@ fn hand_built(flags: IssuerFlags, tags: &[&str], blocked: Option<bool>) -> Subje
         network: None,
         scanner_version: None,
         scanned_at: at(),
+        ledger_read: None,
     }
 }
 

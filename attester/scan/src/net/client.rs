@@ -4,10 +4,10 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{HeaderMap, HeaderValue, ACCEPT, HOST, LOCATION, USER_AGENT};
-use hyper::{Request, StatusCode};
+use hyper::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, HOST, LOCATION, USER_AGENT};
+use hyper::{Method, Request, StatusCode};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use url::Url;
@@ -114,7 +114,7 @@ pub struct Fetched {
     pub retrieved_at: SystemTime,
 }
 
-type HyperClient = Client<Connector, Empty<Bytes>>;
+type HyperClient = Client<Connector, Full<Bytes>>;
 
 /// The run's HTTP client: one pool for operator-chosen endpoints, one guarded by the SSRF policy.
 #[derive(Clone)]
@@ -181,7 +181,36 @@ impl HttpClient {
 
     /// GETs `url` under `opts`, bounded by the request timeout as a whole.
     pub async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
-        match tokio::time::timeout(self.request_timeout, self.get_unbounded(url, opts)).await {
+        self.bounded(url, self.get_unbounded(url, opts)).await
+    }
+
+    /// POSTs a JSON `body` to `url` (a JSON-RPC call to an operator-chosen endpoint: never redirected,
+    /// never guarded), bounded by the request timeout as a whole. Any status is an answer.
+    pub async fn post_json(&self, url: &str, body: Vec<u8>) -> Result<Fetched, FetchError> {
+        let exchange = async {
+            let parsed = Url::parse(url).map_err(|err| FetchError {
+                kind: FailureKind::Refused(format!("invalid URL: {err}")),
+                url: url.to_string(),
+                detail: format!("invalid URL: {err}"),
+            })?;
+            let opts = FetchOptions {
+                guarded: false,
+                https_only: false,
+                redirects: RedirectPolicy::None,
+                accept: "application/json",
+            };
+            self.exchange(&parsed, opts, Method::POST, Bytes::from(body))
+                .await
+        };
+        self.bounded(url, exchange).await
+    }
+
+    async fn bounded(
+        &self,
+        url: &str,
+        fetch: impl std::future::Future<Output = Result<Fetched, FetchError>>,
+    ) -> Result<Fetched, FetchError> {
+        match tokio::time::timeout(self.request_timeout, fetch).await {
             Ok(result) => result,
             Err(_) => Err(FetchError {
                 kind: FailureKind::Timeout,
@@ -221,7 +250,9 @@ impl HttpClient {
                 ));
             }
             visited.push(here.clone());
-            let response = self.exchange(&current, opts).await?;
+            let response = self
+                .exchange(&current, opts, Method::GET, Bytes::new())
+                .await?;
             let status = response.status;
             let is_redirect = matches!(status, 301 | 302 | 303 | 307 | 308);
             if !is_redirect || opts.redirects == RedirectPolicy::None {
@@ -266,7 +297,13 @@ impl HttpClient {
     }
 
     /// One request/response; the body is read up to the cap.
-    async fn exchange(&self, url: &Url, opts: FetchOptions) -> Result<Fetched, FetchError> {
+    async fn exchange(
+        &self,
+        url: &Url,
+        opts: FetchOptions,
+        method: Method,
+        body: Bytes,
+    ) -> Result<Fetched, FetchError> {
         let here = url.to_string();
         let fail = |kind: FailureKind, detail: String| FetchError {
             kind,
@@ -278,7 +315,11 @@ impl HttpClient {
             Some(port) => format!("{host}:{port}"),
             None => host.to_string(),
         };
-        let request = Request::get(url.as_str())
+        let mut request = Request::builder().method(method.clone()).uri(url.as_str());
+        if method == Method::POST {
+            request = request.header(CONTENT_TYPE, "application/json");
+        }
+        let request = request
             .header(
                 HOST,
                 HeaderValue::from_str(&authority).map_err(|e| {
@@ -290,7 +331,7 @@ impl HttpClient {
             )
             .header(USER_AGENT, USER_AGENT_VALUE)
             .header(ACCEPT, opts.accept)
-            .body(Empty::<Bytes>::new())
+            .body(Full::new(body))
             .map_err(|err| {
                 fail(
                     FailureKind::Refused(format!("invalid URL: {err}")),

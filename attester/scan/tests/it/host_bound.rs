@@ -90,6 +90,8 @@ async fn a_slow_home_domain_delays_only_its_own_assets() {
         ScanConfig {
             network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
             horizon_url: format!("https://{HORIZON}"),
+            rpc_url: None,
+            ledger_floor: Default::default(),
             expert_url: format!("https://{EXPERT}"),
             asset_lists: Vec::new(),
             cache: None,

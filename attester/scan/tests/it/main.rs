@@ -3,6 +3,7 @@
 
 mod blocklist_key;
 mod host_bound;
+mod ledger_rpc;
 mod parser_fuzz;
 mod redirects_and_ssrf;
 mod scan_budget;

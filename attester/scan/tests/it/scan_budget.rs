@@ -91,6 +91,8 @@ pub(crate) async fn world_with(
         ScanConfig {
             network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
             horizon_url: format!("https://{HORIZON}"),
+            rpc_url: None,
+            ledger_floor: Default::default(),
             expert_url: format!("https://{EXPERT}"),
             asset_lists: Vec::new(),
             cache: None,

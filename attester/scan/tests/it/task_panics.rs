@@ -18,6 +18,8 @@ async fn item5_a_panicking_scan_task_is_that_assets_error() {
         ScanConfig {
             network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
             horizon_url: "http://127.0.0.1:1".into(),
+            rpc_url: None,
+            ledger_floor: Default::default(),
             expert_url: "http://127.0.0.1:1".into(),
             asset_lists: Vec::new(),
             cache: None,

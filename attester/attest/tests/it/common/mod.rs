@@ -372,6 +372,8 @@ impl World {
         ScanSettings {
             asset_passphrase: self.spec.passphrase.clone(),
             horizon_url: self.net.horizon_url(),
+            rpc_url: None,
+            ledger_floor: Default::default(),
             expert_url: format!("https://{EXPERT}"),
             mappings: Mappings {
                 resolve: vec![],
