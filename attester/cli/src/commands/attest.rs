@@ -124,7 +124,7 @@ fn record(
     path: &std::path::Path,
     reports: &[(usize, assay_core::report::Report)],
     suites: &[Option<assay_attest::sep41::Sep41Outcome>],
-    targets: &[assay_attest::attest::Target],
+    targets: &[assay_attest::targets::Target],
     outcomes: &[assay_attest::attest::Outcome],
 ) {
     use assay_attest::attest::Outcome;

@@ -11,7 +11,7 @@ use crate::world;
 use std::path::Path;
 use std::process::Command;
 
-use assay_attest::verify::read_safety;
+use assay_attest::registry::read_safety;
 use assay_scan::testsupport::Reply;
 use serde_json::Value;
 use world::*;
