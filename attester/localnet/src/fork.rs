@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use assay_chain::rpc::RpcClient;
 
-use crate::ledger::HostSetupError;
 use crate::xdrutil::XdrDecodeError;
 use serde::{Deserialize, Serialize};
 use soroban_env_host::storage::EntryWithLiveUntil;
@@ -29,6 +28,7 @@ use soroban_env_host::HostError;
 use soroban_ledger_snapshot::LedgerSnapshot;
 
 use crate::genesis::{BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL};
+use crate::host::{add_to_module_cache, HostSetupError};
 use crate::node::Shared;
 use crate::state::{EntryMap, Stored};
 use crate::xdrutil::{self, from_b64, muxed_to_account};
@@ -496,7 +496,7 @@ pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), Fork
         }
         if let Some(stored) = value {
             if let LedgerEntryData::ContractCode(code) = &stored.entry.data {
-                ledger::add_to_module_cache(&l.module_cache, code)?;
+                add_to_module_cache(&l.module_cache, code)?;
             }
             l.entries.insert(key, Arc::new(stored));
         }
@@ -507,7 +507,7 @@ pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), Fork
 /// Every key a transaction can read or write: its accounts, the trustlines and issuers its
 /// classic operations touch, and its Soroban footprint.
 pub(crate) fn touched_keys(envelope: &TransactionEnvelope) -> Vec<LedgerKey> {
-    let Some((tx, _)) = ledger::normalize(envelope) else {
+    let Some((tx, _)) = xdrutil::normalize(envelope) else {
         return Vec::new();
     };
     let source = muxed_to_account(&tx.source_account);

@@ -17,8 +17,7 @@ use soroban_env_host::xdr::{
     SorobanAuthorizedFunction, SorobanCredentials,
 };
 
-use crate::ledger::OpCtx;
-use crate::state::Overlay;
+use crate::state::{OpCtx, Overlay};
 use crate::xdrutil::{sha256, to_b64, to_bytes};
 use crate::{fork, simulate, soroban, LocalNet, LocalNetError};
 
