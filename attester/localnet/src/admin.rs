@@ -9,8 +9,9 @@ use soroban_env_host::xdr::{
     TrustLineEntry, TrustLineEntryExt,
 };
 
+use crate::error::LocalNetError;
 use crate::node::Shared;
-use crate::{classic, host, http, state, xdrutil, LocalNet, LocalNetError};
+use crate::{classic, host, http, state, xdrutil, LocalNet};
 
 impl LocalNet {
     /// Writes (creates or replaces) a ledger entry. `live_until` is required for contract data

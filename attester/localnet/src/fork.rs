@@ -24,13 +24,16 @@ use soroban_env_host::xdr::{
 };
 use soroban_ledger_snapshot::LedgerSnapshot;
 
-use crate::genesis::{BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL};
+use crate::classic;
+use crate::error::LocalNetError;
+use crate::genesis::{
+    BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL, PROTOCOL_VERSION,
+};
 use crate::host::add_to_module_cache;
 use crate::node::Shared;
 use crate::source::{EntrySource, ForkError};
 use crate::state::Stored;
 use crate::xdrutil::{self, from_b64, muxed_to_account};
-use crate::{classic, LocalNetError, PROTOCOL_VERSION};
 
 /// getLedgerEntries takes at most this many keys per call.
 const MAX_KEYS_PER_CALL: usize = 200;

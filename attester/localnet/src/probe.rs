@@ -23,10 +23,12 @@ use soroban_env_host::xdr::{
 use soroban_env_host::LedgerInfo;
 use soroban_simulation::NetworkConfig;
 
+use crate::error::LocalNetError;
+use crate::genesis::{MAX_ENTRY_TTL, PROTOCOL_VERSION};
 use crate::source::{EntrySource, Fallthrough, Snapshot};
 use crate::state::{EntryMap, Overlay, Stored};
 use crate::xdrutil::{sha256, to_bytes};
-use crate::{simulate, LocalNet, LocalNetError, MAX_ENTRY_TTL, PROTOCOL_VERSION};
+use crate::{simulate, LocalNet};
 
 /// A private copy of a network's state to run calls on. See the module docs.
 pub struct Sandbox {
