@@ -9,8 +9,9 @@ use soroban_env_host::xdr::{
     TrustLineEntry, TrustLineEntryExt,
 };
 
+use crate::error::LocalNetError;
 use crate::node::Shared;
-use crate::{classic, http, ledger, state, xdrutil, LocalNet, LocalNetError};
+use crate::{classic, host, http, state, xdrutil, LocalNet};
 
 impl LocalNet {
     /// Writes (creates or replaces) a ledger entry. `live_until` is required for contract data
@@ -164,7 +165,7 @@ fn put(shared: &Shared, entry: LedgerEntry, live_until: Option<u32>) -> Result<(
     let mut l = shared.lock();
     let seq = l.latest_seq();
     if let LedgerEntryData::ContractCode(c) = &entry.data {
-        ledger::add_to_module_cache(&l.module_cache, c).map_err(LocalNetError::InvalidCode)?;
+        host::add_to_module_cache(&l.module_cache, c).map_err(LocalNetError::InvalidCode)?;
     }
     let mut ov = state::Overlay::default();
     ov.put(key, entry, live_until);

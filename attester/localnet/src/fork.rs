@@ -8,31 +8,32 @@
 //! holds entries of two ledgers, and a run on it is undetermined unless it starts again pinned
 //! at a ledger that covers them. A fork below the upstream's latest ledger is therefore only
 //! served from a cache recorded there.
+//!
+//! The ledger reads the fork through [`EntrySource`], which [`ForkSource`] implements.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use assay_chain::rpc::RpcClient;
 
-use crate::ledger::HostSetupError;
-use crate::xdrutil::XdrDecodeError;
 use serde::{Deserialize, Serialize};
-use soroban_env_host::storage::EntryWithLiveUntil;
 use soroban_env_host::xdr::{
     AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode, ChangeTrustAsset, LedgerEntry,
-    LedgerEntryData, LedgerEntryExt, LedgerKey, OperationBody, ScAddress, ScVal,
-    TransactionEnvelope, TransactionExt,
+    LedgerEntryData, LedgerEntryExt, LedgerKey, OperationBody, TransactionEnvelope, TransactionExt,
 };
-use soroban_env_host::HostError;
 use soroban_ledger_snapshot::LedgerSnapshot;
 
-use crate::genesis::{BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL};
+use crate::classic;
+use crate::error::LocalNetError;
+use crate::genesis::{
+    BASE_RESERVE, MAX_ENTRY_TTL, MIN_PERSISTENT_TTL, MIN_TEMPORARY_TTL, PROTOCOL_VERSION,
+};
+use crate::host::add_to_module_cache;
 use crate::node::Shared;
-use crate::state::{EntryMap, Stored};
+use crate::source::{EntrySource, ForkError};
+use crate::state::Stored;
 use crate::xdrutil::{self, from_b64, muxed_to_account};
-use crate::{classic, ledger, LocalNetError, PROTOCOL_VERSION};
 
 /// getLedgerEntries takes at most this many keys per call.
 const MAX_KEYS_PER_CALL: usize = 200;
@@ -102,36 +103,6 @@ struct CacheExtras {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Fork mode, while running: the upstream or the cache file failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ForkError {
-    /// The upstream did not answer.
-    #[error("the fork's upstream did not answer getLedgerEntries: {0}")]
-    Unanswered(String),
-    /// The upstream answered an entry that does not decode.
-    #[error("the fork's upstream sent an unreadable entry: {0}")]
-    UnreadableEntry(#[from] XdrDecodeError),
-    /// The cache file could not be encoded.
-    #[error("cannot encode the fork cache {path}: {message}")]
-    CacheEncode {
-        /// The cache file.
-        path: String,
-        /// Why.
-        message: String,
-    },
-    /// The cache file could not be written.
-    #[error("cannot write the fork cache {path}: {message}")]
-    CacheWrite {
-        /// The cache file.
-        path: String,
-        /// Why.
-        message: String,
-    },
-    /// Contract code faulted in from the upstream does not load.
-    #[error(transparent)]
-    Code(#[from] HostSetupError),
 }
 
 fn fork_error(message: String) -> LocalNetError {
@@ -256,10 +227,6 @@ impl ForkSource {
         })
     }
 
-    pub(crate) fn ledger(&self) -> u32 {
-        self.ledger
-    }
-
     pub(crate) fn passphrase(&self) -> &str {
         &self.passphrase
     }
@@ -284,43 +251,6 @@ impl ForkSource {
 
     pub(crate) fn noted(&self, key: &str) -> Option<serde_json::Value> {
         lock(&self.notes).get(key).cloned()
-    }
-
-    /// The last upstream failure, for an error message that would otherwise not say why.
-    pub(crate) fn take_error(&self) -> Option<String> {
-        lock(&self.last_error).take()
-    }
-
-    /// The upstream's entries for `keys` at the fork ledger, fetching the unknown ones in batches.
-    pub(crate) fn get_many(&self, keys: &[LedgerKey]) -> Result<Vec<Option<Stored>>, ForkError> {
-        let mut known = lock(&self.known);
-        let missing: Vec<LedgerKey> = keys
-            .iter()
-            .filter(|k| !known.contains_key(*k))
-            .cloned()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if !missing.is_empty() {
-            match &self.upstream {
-                // Replaying: the recording run read every key it needed, so a key the file
-                // lacks was absent then too.
-                None => known.extend(missing.into_iter().map(|k| (k, None))),
-                Some(client) => {
-                    for chunk in missing.chunks(MAX_KEYS_PER_CALL) {
-                        let fetched = self.fetch(client, chunk).inspect_err(|e| {
-                            *lock(&self.last_error) = Some(e.to_string());
-                        })?;
-                        known.extend(fetched);
-                    }
-                    self.persist(&known)?;
-                }
-            }
-        }
-        Ok(keys
-            .iter()
-            .map(|k| known.get(k).cloned().flatten())
-            .collect())
     }
 
     fn fetch(
@@ -398,66 +328,45 @@ impl ForkSource {
     }
 }
 
-/// A read-only view for a host run: the local entries first, then the upstream for keys the
-/// fork has never held.
-pub(crate) struct Fallthrough {
-    pub(crate) source: Arc<ForkSource>,
-    /// Keys the local ledger is authoritative for (held, or held once and removed).
-    pub(crate) faulted: BTreeSet<LedgerKey>,
-    /// Addresses made up for this run (a sandbox's fresh parties): no upstream entry can be keyed by them,
-    /// so a key that names one is absent without asking.
-    pub(crate) made_up: Arc<BTreeSet<ScAddress>>,
-    /// Authorization nonces are absent without asking: a sandbox records every authorization with a fresh
-    /// random nonce, which no upstream entry can hold, and each would otherwise cost a round trip.
-    pub(crate) local_nonces: bool,
-}
+impl EntrySource for ForkSource {
+    fn ledger(&self) -> u32 {
+        self.ledger
+    }
 
-impl Fallthrough {
-    pub(crate) fn get(&self, key: &LedgerKey) -> Result<Option<EntryWithLiveUntil>, HostError> {
-        let nonce =
-            matches!(key, LedgerKey::ContractData(d) if matches!(d.key, ScVal::LedgerKeyNonce(_)));
-        if self.faulted.contains(key)
-            || names_any(key, &self.made_up)
-            || (self.local_nonces && nonce)
-        {
-            return Ok(None);
+    /// Fetches the unknown keys in batches; a replay answers them as absent.
+    fn get_many(&self, keys: &[LedgerKey]) -> Result<Vec<Option<Stored>>, ForkError> {
+        let mut known = lock(&self.known);
+        let missing: Vec<LedgerKey> = keys
+            .iter()
+            .filter(|k| !known.contains_key(*k))
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            match &self.upstream {
+                // Replaying: the recording run read every key it needed, so a key the file
+                // lacks was absent then too.
+                None => known.extend(missing.into_iter().map(|k| (k, None))),
+                Some(client) => {
+                    for chunk in missing.chunks(MAX_KEYS_PER_CALL) {
+                        let fetched = self.fetch(client, chunk).inspect_err(|e| {
+                            *lock(&self.last_error) = Some(e.to_string());
+                        })?;
+                        known.extend(fetched);
+                    }
+                    self.persist(&known)?;
+                }
+            }
         }
-        match self.source.get_many(std::slice::from_ref(key)) {
-            Ok(mut v) => Ok(v.pop().flatten().map(|s| (Rc::new(s.entry), s.live_until))),
-            Err(_) => Err(HostError::from(
-                soroban_env_host::Error::from_type_and_code(
-                    soroban_env_host::xdr::ScErrorType::Storage,
-                    soroban_env_host::xdr::ScErrorCode::InternalError,
-                ),
-            )),
-        }
+        Ok(keys
+            .iter()
+            .map(|k| known.get(k).cloned().flatten())
+            .collect())
     }
-}
 
-/// Whether `key` is keyed by one of `addresses`: an account or trustline of one, or contract data whose
-/// key holds one (at any depth a stored key can have).
-fn names_any(key: &LedgerKey, addresses: &BTreeSet<ScAddress>) -> bool {
-    fn in_val(v: &ScVal, addresses: &BTreeSet<ScAddress>, depth: u8) -> bool {
-        if depth > 8 {
-            return false;
-        }
-        match v {
-            ScVal::Address(a) => addresses.contains(a),
-            ScVal::Vec(Some(items)) => items.iter().any(|i| in_val(i, addresses, depth + 1)),
-            ScVal::Map(Some(m)) => m.iter().any(|e| {
-                in_val(&e.key, addresses, depth + 1) || in_val(&e.val, addresses, depth + 1)
-            }),
-            _ => false,
-        }
-    }
-    if addresses.is_empty() {
-        return false;
-    }
-    match key {
-        LedgerKey::Account(a) => addresses.contains(&ScAddress::Account(a.account_id.clone())),
-        LedgerKey::Trustline(t) => addresses.contains(&ScAddress::Account(t.account_id.clone())),
-        LedgerKey::ContractData(d) => in_val(&d.key, addresses, 0),
-        _ => false,
+    fn take_error(&self) -> Option<String> {
+        lock(&self.last_error).take()
     }
 }
 
@@ -496,7 +405,7 @@ pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), Fork
         }
         if let Some(stored) = value {
             if let LedgerEntryData::ContractCode(code) = &stored.entry.data {
-                ledger::add_to_module_cache(&l.module_cache, code)?;
+                add_to_module_cache(&l.module_cache, code)?;
             }
             l.entries.insert(key, Arc::new(stored));
         }
@@ -507,7 +416,7 @@ pub(crate) fn fault_in(shared: &Shared, keys: Vec<LedgerKey>) -> Result<(), Fork
 /// Every key a transaction can read or write: its accounts, the trustlines and issuers its
 /// classic operations touch, and its Soroban footprint.
 pub(crate) fn touched_keys(envelope: &TransactionEnvelope) -> Vec<LedgerKey> {
-    let Some((tx, _)) = ledger::normalize(envelope) else {
+    let Some((tx, _)) = xdrutil::normalize(envelope) else {
         return Vec::new();
     };
     let source = muxed_to_account(&tx.source_account);
@@ -566,15 +475,4 @@ fn asset_keys(holder: &AccountId, asset: &Asset) -> Vec<LedgerKey> {
     let issuer = classic::asset_issuer(asset).map(classic::account_key);
     let line = classic::trustline_asset(asset).map(|line| classic::trustline_key(holder, &line));
     issuer.into_iter().chain(line).collect()
-}
-
-/// The local entries, cloned for a host run that must not hold the ledger lock.
-pub(crate) fn local_view(l: &ledger::Ledger) -> (EntryMap, Option<Fallthrough>) {
-    let fallthrough = l.fork.clone().map(|source| Fallthrough {
-        source,
-        faulted: l.faulted.clone(),
-        made_up: Arc::default(),
-        local_nonces: false,
-    });
-    (l.entries.clone(), fallthrough)
 }

@@ -9,11 +9,13 @@ use soroban_env_host::xdr::{
     TransactionResultResult,
 };
 
+use crate::error::LocalNetError;
+use crate::genesis::{root_public_key, root_secret, BASE_FEE};
 use crate::node::{wait_tx, Shared};
-use crate::{
-    classic, http, ledger, root_public_key, root_secret, txbuild, xdrutil, LocalNetError, BASE_FEE,
-    FRIENDBOT_STARTING_BALANCE,
-};
+use crate::{classic, http, ledger, txbuild, xdrutil};
+
+/// What friendbot gives a new account: 10,000 XLM.
+pub const FRIENDBOT_STARTING_BALANCE: i64 = 10_000 * 10_000_000;
 
 /// Creates (or tops up) an account from the root account with a real transaction.
 pub(crate) fn fund(

@@ -17,10 +17,10 @@ use soroban_env_host::xdr::{
     SorobanAuthorizedFunction, SorobanCredentials,
 };
 
-use crate::ledger::OpCtx;
-use crate::state::Overlay;
+use crate::error::LocalNetError;
+use crate::state::{OpCtx, Overlay};
 use crate::xdrutil::{sha256, to_b64, to_bytes};
-use crate::{fork, simulate, soroban, LocalNet, LocalNetError};
+use crate::{fork, simulate, soroban, LocalNet};
 
 impl LocalNet {
     /// Runs `function(args)` on `contract` once, with `authorizer`'s authorization granted for

@@ -5,7 +5,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::{ledger, CloseStat};
+use crate::ledger;
+
+/// Timing of one ledger close.
+#[derive(Clone, Copy, Debug)]
+pub struct CloseStat {
+    pub ledger: u32,
+    pub transactions: usize,
+    pub duration: Duration,
+}
 
 pub(crate) struct Shared {
     pub(crate) ledger: Mutex<ledger::Ledger>,

@@ -23,16 +23,18 @@ use soroban_env_host::xdr::{
 use soroban_env_host::LedgerInfo;
 use soroban_simulation::NetworkConfig;
 
-use crate::fork::{Fallthrough, ForkSource};
-use crate::state::{EntryMap, Overlay, Snapshot, Stored};
+use crate::error::LocalNetError;
+use crate::genesis::{MAX_ENTRY_TTL, PROTOCOL_VERSION};
+use crate::source::{EntrySource, Fallthrough, Snapshot};
+use crate::state::{EntryMap, Overlay, Stored};
 use crate::xdrutil::{sha256, to_bytes};
-use crate::{simulate, LocalNet, LocalNetError, MAX_ENTRY_TTL, PROTOCOL_VERSION};
+use crate::{simulate, LocalNet};
 
 /// A private copy of a network's state to run calls on. See the module docs.
 pub struct Sandbox {
     entries: EntryMap,
     faulted: BTreeSet<LedgerKey>,
-    fork: Option<Arc<ForkSource>>,
+    fork: Option<Arc<dyn EntrySource>>,
     ledger_info: LedgerInfo,
     net: NetworkConfig,
     source: AccountId,
