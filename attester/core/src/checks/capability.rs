@@ -8,7 +8,7 @@ use crate::evidence::{
 };
 use crate::finding::{Check, Finding};
 use crate::model::{Mechanics, Rating, Severity};
-use crate::subject::{ControlOutcome, FlagsOutcome, IssuerFlags, Subject};
+use crate::subject::{ControlOutcome, FlagsOutcome, IssuerFlags, Observed, Subject};
 
 /// The capability check.
 #[derive(Debug, Clone, Copy, Default)]
@@ -111,6 +111,79 @@ fn describe_ledger_read(s: &Subject) -> String {
     }
 }
 
+/// The issuer account record's copy of the flags: cited when it disagrees, and a floor when unread.
+fn second_copy(
+    f: &mut Finding,
+    reasoning: &mut String,
+    s: &Subject,
+    r: &Reconciled,
+    assets: &Observed<IssuerFlags>,
+) {
+    match (&s.account_flags, r.account) {
+        (_, Some(account)) if r.disagree() => {
+            f.evidence.push(Evidence::answer(
+                SOURCE_HORIZON_ACCOUNT,
+                &account.url,
+                claims::issuer_account_flags(&account.value),
+                account.retrieved_at,
+            ));
+            reasoning.push_str(&format!(
+                " The two copies of the issuer flags disagree: the asset record ({}) and the issuer account \
+                 record ({}) report different flags. A single scan cannot tell which copy is stale, so a power \
+                 is counted if either copy holds it, and the flag set is called locked only if both agree; \
+                 re-fetch both URLs to settle it.",
+                assets.url, account.url
+            ));
+        }
+        (_, Some(_)) => {}
+        (FlagsOutcome::Failed(a), None) => {
+            f.evidence
+                .push(Evidence::failed_attempt(SOURCE_HORIZON_ACCOUNT, a));
+            f.undetermined = true;
+            f.undetermined_by_source
+                .insert(SOURCE_HORIZON.to_string(), 1);
+            f.undetermined_rate = Some("1/2".to_string());
+            reasoning.push_str(&format!(
+                " The second copy of the flags, on the issuer account record, could not be read ({}), so \
+                 this level is a floor: that copy might hold a power the asset record does not show.",
+                a.failure.describe()
+            ));
+        }
+        (_, None) => {
+            f.undetermined = true;
+            f.undetermined_by_source
+                .insert(SOURCE_HORIZON.to_string(), 1);
+            f.undetermined_rate = Some("1/2".to_string());
+            reasoning.push_str(
+                " The second copy of the flags, on the issuer account record, was never read, so this level \
+                 is a floor.",
+            );
+        }
+    }
+}
+
+/// The finding when no copy of the flags was read: no severity, not even clear.
+fn flags_unread(mut f: Finding, s: &Subject) -> Finding {
+    f.severity = Rating::Unevaluated;
+    f.undetermined = true;
+    f.undetermined_by_source
+        .insert(SOURCE_HORIZON.to_string(), 1);
+    f.undetermined_rate = Some("1/1".to_string());
+    f.evidence
+        .extend(failure_line(SOURCE_HORIZON, &s.asset_flags));
+    f.evidence
+        .extend(failure_line(SOURCE_HORIZON_ACCOUNT, &s.account_flags));
+    f.reasoning = match &s.asset_flags {
+        FlagsOutcome::Failed(a) => format!(
+            "The issuer flags were never read: the Horizon asset record could not be retrieved ({}). \
+             There is no severity, not even clear, until the flags are read.",
+            a.failure.describe()
+        ),
+        _ => "The issuer flags were never read, so there is no severity, not even clear.".to_string(),
+    };
+    f
+}
+
 fn failure_line(source: &str, outcome: &FlagsOutcome) -> Option<Evidence> {
     match outcome {
         FlagsOutcome::Failed(a) => Some(Evidence::failed_attempt(source, a)),
@@ -131,24 +204,7 @@ impl Check for Capability {
         let mut f = Finding::new(self);
         let r = Reconciled::of(s);
         let Some(assets) = r.assets else {
-            f.severity = Rating::Unevaluated;
-            f.undetermined = true;
-            f.undetermined_by_source
-                .insert(SOURCE_HORIZON.to_string(), 1);
-            f.undetermined_rate = Some("1/1".to_string());
-            f.evidence
-                .extend(failure_line(SOURCE_HORIZON, &s.asset_flags));
-            f.evidence
-                .extend(failure_line(SOURCE_HORIZON_ACCOUNT, &s.account_flags));
-            f.reasoning = match &s.asset_flags {
-                FlagsOutcome::Failed(a) => format!(
-                    "The issuer flags were never read: the Horizon asset record could not be retrieved ({}). \
-                     There is no severity, not even clear, until the flags are read.",
-                    a.failure.describe()
-                ),
-                _ => "The issuer flags were never read, so there is no severity, not even clear.".to_string(),
-            };
-            return f;
+            return flags_unread(f, s);
         };
         let powers = r.powers().unwrap_or(assets.value);
         let who = who_can_act(s);
@@ -204,47 +260,7 @@ impl Check for Capability {
         reasoning.push_str(&format!(
             " Severity {level} is the strongest single power held."
         ));
-        match (&s.account_flags, r.account) {
-            (_, Some(account)) if r.disagree() => {
-                f.evidence.push(Evidence::answer(
-                    SOURCE_HORIZON_ACCOUNT,
-                    &account.url,
-                    claims::issuer_account_flags(&account.value),
-                    account.retrieved_at,
-                ));
-                reasoning.push_str(&format!(
-                    " The two copies of the issuer flags disagree: the asset record ({}) and the issuer account \
-                     record ({}) report different flags. A single scan cannot tell which copy is stale, so a power \
-                     is counted if either copy holds it, and the flag set is called locked only if both agree; \
-                     re-fetch both URLs to settle it.",
-                    assets.url, account.url
-                ));
-            }
-            (_, Some(_)) => {}
-            (FlagsOutcome::Failed(a), None) => {
-                f.evidence
-                    .push(Evidence::failed_attempt(SOURCE_HORIZON_ACCOUNT, a));
-                f.undetermined = true;
-                f.undetermined_by_source
-                    .insert(SOURCE_HORIZON.to_string(), 1);
-                f.undetermined_rate = Some("1/2".to_string());
-                reasoning.push_str(&format!(
-                    " The second copy of the flags, on the issuer account record, could not be read ({}), so \
-                     this level is a floor: that copy might hold a power the asset record does not show.",
-                    a.failure.describe()
-                ));
-            }
-            (_, None) => {
-                f.undetermined = true;
-                f.undetermined_by_source
-                    .insert(SOURCE_HORIZON.to_string(), 1);
-                f.undetermined_rate = Some("1/2".to_string());
-                reasoning.push_str(
-                    " The second copy of the flags, on the issuer account record, was never read, so this level \
-                     is a floor.",
-                );
-            }
-        }
+        second_copy(&mut f, &mut reasoning, s, &r, assets);
         reasoning.push_str(PROSPECTIVE);
         f.reasoning = reasoning;
         f
