@@ -354,148 +354,27 @@ fn who_can_set_flags(who: &str) -> bool {
 /// value that does not follow from the claims.
 pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived, BundleError> {
     let parsed = parse(lines, version)?;
-    let malformed = |m: String| BundleError::Malformed(m);
-    let subject_key = if version.is_contract() {
-        "token"
+    let stated = Stated::read(&parsed, version)?;
+    let (mut bits, mut base, latent_alternative) = if version.is_contract() {
+        let bits = contract_bits(&parsed);
+        (
+            bits,
+            Mechanics::from_bits(bits).unwrap_or_default().floor(),
+            None,
+        )
     } else {
-        "asset"
+        classic_bits(&parsed, version, stated.accountability)?
     };
-    let asset = parsed
-        .value(subject_key)
-        .ok_or_else(|| malformed(format!("no {subject_key} line")))?
-        .to_string();
-    let stated_level = |key: &str| -> Result<Severity, BundleError> {
-        let n: u32 = parsed
-            .value(key)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| malformed(format!("no numeric {key} line")))?;
-        Severity::ALL
-            .into_iter()
-            .find(|s| s.level() == n)
-            .ok_or_else(|| malformed(format!("{key} {n} is not a level")))
-    };
-    let stated_severity = stated_level("severity")?;
-    let stated_base = stated_level("base_severity")?;
-    let stated_escalated = parsed.value("escalated") == Some("true");
-    let stated_mechanics: u32 = parsed
-        .value("mechanics")
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| malformed("no numeric mechanics line".into()))?;
-    let accountability = match parsed.value("accountability") {
-        Some("verified") => Accountability::Verified,
-        Some("unverified") => Accountability::Unverified,
-        Some("unknown") => Accountability::Unknown,
-        other => return Err(malformed(format!("accountability {other:?} is not a name"))),
-    };
-    let claims = |source: &'static str| parsed.claims(source);
-    let mut bits = 0u32;
-    let mut notes = Vec::new();
-    let mut base;
-    // Accepted alternatives for a rule the lines of this version do not bind.
-    let mut latent_alternative = None;
-    if version.is_contract() {
-        for claim in claims(SOURCE_CONTRACT_CODE) {
-            if claim.starts_with("imports l.")
-                || claim.starts_with("the executable is an external reference to ")
-            {
-                bits |= Mechanics::CODE_MUTABLE;
-            }
-            if let Some(function) = claim.strip_prefix("spec exposes ") {
-                bits |= v4_spec_bit(function);
-            }
-        }
-        for claim in claims(SOURCE_CONTRACT_BEHAVIOUR) {
-            bits |= behaviour_bit(claim).unwrap_or(0);
-        }
-        base = Mechanics::from_bits(bits).unwrap_or_default().floor();
-    } else {
-        let first = claims(SOURCE_HORIZON)
-            .find_map(|c| parse_flags(c, "issuer flags: "))
-            .ok_or_else(|| {
-                BundleError::Rederived(vec![
-                    "no `horizon` issuer-flags line: capability cannot be re-derived".into(),
-                ])
-            })?;
-        let second =
-            claims(SOURCE_HORIZON_ACCOUNT).find_map(|c| parse_flags(c, "issuer account flags: "));
-        let copy = second.unwrap_or(first);
-        let powers = Flags {
-            required: first.required || copy.required,
-            revocable: first.revocable || copy.revocable,
-            clawback: first.clawback || copy.clawback,
-            immutable: first.immutable && copy.immutable,
-        };
-        let signers = claims(SOURCE_ISSUER_SIGNERS).next();
-        let can_sign = signers.is_none_or(|c| {
-            c.rsplit_once("who can use the issuer's powers: ")
-                .is_none_or(|(_, who)| who_can_set_flags(who))
-        });
-        let latent = !powers.revocable && !powers.immutable && can_sign;
-        let flag_bits = [
-            (powers.required, Mechanics::AUTH_REQUIRED),
-            (powers.revocable, Mechanics::AUTH_REVOCABLE),
-            (powers.clawback, Mechanics::AUTH_CLAWBACK_ENABLED),
-            (powers.immutable, Mechanics::AUTH_IMMUTABLE),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .fold(0, |bits, (_, bit)| bits | bit);
-        let flags_level = crate::checks::severity_of(&crate::subject::IssuerFlags {
-            auth_required: powers.required,
-            auth_revocable: powers.revocable,
-            auth_immutable: powers.immutable,
-            auth_clawback_enabled: powers.clawback,
-        });
-        bits |= flag_bits;
-        base = flags_level;
-        if latent {
-            if version >= EvidenceVersion::V6 {
-                bits |= Mechanics::AUTH_REVOCABLE;
-                base = base.max(Severity::Medium);
-            } else {
-                // Before v6 the signers are not in the preimage: the latent freeze is neither provable nor
-                // refutable from the lines, so both readings are accepted.
-                latent_alternative =
-                    Some((flags_level.max(Severity::Medium), Mechanics::AUTH_REVOCABLE));
-            }
-        }
-        let checks = parsed.value("checks");
-        if checks.is_none_or(|c| c.split(',').any(|id| id == "sep1-domain"))
-            && accountability != Accountability::Verified
-        {
-            bits |= Mechanics::DOMAIN_UNVERIFIED;
-        }
-        let blocked = claims(SOURCE_BLOCKLIST).any(|c| c.ends_with(" blocked=true"));
-        let adverse = claims(SOURCE_DIRECTORY).any(|c| {
-            c.rsplit_once(", tags: ").is_some_and(|(_, tags)| {
-                tags.trim_end_matches(')')
-                    .split(", ")
-                    .any(|t| crate::checks::ADVERSE_TAGS.contains(&t))
-            })
-        });
-        if blocked || adverse {
-            bits |= Mechanics::BLOCKLISTED;
-        }
-    }
-    let mut sep41 = Vec::new();
-    for claim in claims(SOURCE_SEP41) {
-        let mut words = claim.splitn(3, ' ');
-        let (Some(id), Some(verdict)) = (words.next(), words.next()) else {
-            return Err(malformed(format!("sep41 line {claim:?} has no verdict")));
-        };
-        let verdict = verdict.trim_end_matches(':').to_string();
-        if verdict == "FAIL" {
-            bits |= Mechanics::SEP41_VIOLATION;
-        }
-        sep41.push((id.to_string(), verdict));
-    }
+    let sep41 = sep41_rows(&parsed, &mut bits)?;
     let escalated = bits & (Mechanics::BLOCKLISTED | Mechanics::SEP41_VIOLATION) != 0;
     let mut severity = if escalated { Severity::Critical } else { base };
-    let behaviour = claims(SOURCE_CONTRACT_BEHAVIOUR)
+    let behaviour = parsed
+        .claims(SOURCE_CONTRACT_BEHAVIOUR)
         .map(str::to_string)
         .collect();
+    let mut notes = Vec::new();
     if let Some((latent_base, bit)) = latent_alternative {
-        if stated_base == latent_base && stated_mechanics == bits | bit {
+        if stated.base == latent_base && stated.mechanics == bits | bit {
             notes.push(format!(
                 "v{}: the issuer's signers are not hashed before v6, so the latent freeze (bit 1, base \
                  {latent_base}) is taken as stated",
@@ -508,48 +387,238 @@ pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived,
             }
         }
     }
-    let mut differences = Vec::new();
-    let mut differ = |what: &str, stated: String, derived: String| {
-        if stated != derived {
-            differences.push(format!(
-                "{what}: the lines state {stated}, their claims give {derived}"
-            ));
-        }
-    };
-    differ(
-        "severity",
-        stated_severity.level().to_string(),
-        severity.level().to_string(),
-    );
-    differ(
-        "base_severity",
-        stated_base.level().to_string(),
-        base.level().to_string(),
-    );
-    differ(
-        "escalated",
-        stated_escalated.to_string(),
-        escalated.to_string(),
-    );
-    differ(
-        "mechanics",
-        format!("{stated_mechanics} ({})", names(stated_mechanics)),
-        format!("{bits} ({})", names(bits)),
-    );
-    if !differences.is_empty() {
-        return Err(BundleError::Rederived(differences));
-    }
+    stated.compare(severity, base, escalated, bits)?;
     Ok(Rederived {
-        asset,
+        asset: stated.asset,
         severity,
         base_severity: base,
         escalated,
         mechanics: bits,
-        accountability,
+        accountability: stated.accountability,
         sep41,
         behaviour,
         notes,
     })
+}
+
+/// What the lines state: the values a re-derivation must reproduce.
+struct Stated {
+    asset: String,
+    severity: Severity,
+    base: Severity,
+    escalated: bool,
+    mechanics: u32,
+    accountability: Accountability,
+}
+
+impl Stated {
+    fn read(parsed: &Parsed, version: EvidenceVersion) -> Result<Stated, BundleError> {
+        let malformed = |m: String| BundleError::Malformed(m);
+        let subject_key = if version.is_contract() {
+            "token"
+        } else {
+            "asset"
+        };
+        let asset = parsed
+            .value(subject_key)
+            .ok_or_else(|| malformed(format!("no {subject_key} line")))?
+            .to_string();
+        let stated_level = |key: &str| -> Result<Severity, BundleError> {
+            let n: u32 = parsed
+                .value(key)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| malformed(format!("no numeric {key} line")))?;
+            Severity::ALL
+                .into_iter()
+                .find(|s| s.level() == n)
+                .ok_or_else(|| malformed(format!("{key} {n} is not a level")))
+        };
+        let severity = stated_level("severity")?;
+        let base = stated_level("base_severity")?;
+        let escalated = parsed.value("escalated") == Some("true");
+        let mechanics: u32 = parsed
+            .value("mechanics")
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| malformed("no numeric mechanics line".into()))?;
+        let accountability = match parsed.value("accountability") {
+            Some("verified") => Accountability::Verified,
+            Some("unverified") => Accountability::Unverified,
+            Some("unknown") => Accountability::Unknown,
+            other => return Err(malformed(format!("accountability {other:?} is not a name"))),
+        };
+        Ok(Stated {
+            asset,
+            severity,
+            base,
+            escalated,
+            mechanics,
+            accountability,
+        })
+    }
+
+    /// Every stated value the claims do not give, or none.
+    fn compare(
+        &self,
+        severity: Severity,
+        base: Severity,
+        escalated: bool,
+        bits: u32,
+    ) -> Result<(), BundleError> {
+        let mut differences = Vec::new();
+        let mut differ = |what: &str, stated: String, derived: String| {
+            if stated != derived {
+                differences.push(format!(
+                    "{what}: the lines state {stated}, their claims give {derived}"
+                ));
+            }
+        };
+        differ(
+            "severity",
+            self.severity.level().to_string(),
+            severity.level().to_string(),
+        );
+        differ(
+            "base_severity",
+            self.base.level().to_string(),
+            base.level().to_string(),
+        );
+        differ(
+            "escalated",
+            self.escalated.to_string(),
+            escalated.to_string(),
+        );
+        differ(
+            "mechanics",
+            format!("{} ({})", self.mechanics, names(self.mechanics)),
+            format!("{bits} ({})", names(bits)),
+        );
+        if differences.is_empty() {
+            Ok(())
+        } else {
+            Err(BundleError::Rederived(differences))
+        }
+    }
+}
+
+/// A token contract's bits: update imports and external code (bit 9), v4's spec names, observed powers.
+fn contract_bits(parsed: &Parsed) -> u32 {
+    let claims = |source: &'static str| parsed.claims(source);
+    let mut bits = 0u32;
+    for claim in claims(SOURCE_CONTRACT_CODE) {
+        if claim.starts_with("imports l.")
+            || claim.starts_with("the executable is an external reference to ")
+        {
+            bits |= Mechanics::CODE_MUTABLE;
+        }
+        if let Some(function) = claim.strip_prefix("spec exposes ") {
+            bits |= v4_spec_bit(function);
+        }
+    }
+    for claim in claims(SOURCE_CONTRACT_BEHAVIOUR) {
+        bits |= behaviour_bit(claim).unwrap_or(0);
+    }
+    bits
+}
+
+/// A classic asset's bits and base severity from the flag copies, the signers, domain and reputation
+/// claims; with, before v6, the latent freeze's reading the lines can neither prove nor refute.
+#[allow(clippy::type_complexity)]
+fn classic_bits(
+    parsed: &Parsed,
+    version: EvidenceVersion,
+    accountability: Accountability,
+) -> Result<(u32, Severity, Option<(Severity, u32)>), BundleError> {
+    let claims = |source: &'static str| parsed.claims(source);
+    let mut bits = 0u32;
+    // Accepted alternatives for a rule the lines of this version do not bind.
+    let mut latent_alternative = None;
+    let first = claims(SOURCE_HORIZON)
+        .find_map(|c| parse_flags(c, "issuer flags: "))
+        .ok_or_else(|| {
+            BundleError::Rederived(vec![
+                "no `horizon` issuer-flags line: capability cannot be re-derived".into(),
+            ])
+        })?;
+    let second =
+        claims(SOURCE_HORIZON_ACCOUNT).find_map(|c| parse_flags(c, "issuer account flags: "));
+    let copy = second.unwrap_or(first);
+    let powers = Flags {
+        required: first.required || copy.required,
+        revocable: first.revocable || copy.revocable,
+        clawback: first.clawback || copy.clawback,
+        immutable: first.immutable && copy.immutable,
+    };
+    let signers = claims(SOURCE_ISSUER_SIGNERS).next();
+    let can_sign = signers.is_none_or(|c| {
+        c.rsplit_once("who can use the issuer's powers: ")
+            .is_none_or(|(_, who)| who_can_set_flags(who))
+    });
+    let latent = !powers.revocable && !powers.immutable && can_sign;
+    let flag_bits = [
+        (powers.required, Mechanics::AUTH_REQUIRED),
+        (powers.revocable, Mechanics::AUTH_REVOCABLE),
+        (powers.clawback, Mechanics::AUTH_CLAWBACK_ENABLED),
+        (powers.immutable, Mechanics::AUTH_IMMUTABLE),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .fold(0, |bits, (_, bit)| bits | bit);
+    let flags_level = crate::checks::severity_of(&crate::subject::IssuerFlags {
+        auth_required: powers.required,
+        auth_revocable: powers.revocable,
+        auth_immutable: powers.immutable,
+        auth_clawback_enabled: powers.clawback,
+    });
+    bits |= flag_bits;
+    let mut base = flags_level;
+    if latent {
+        if version >= EvidenceVersion::V6 {
+            bits |= Mechanics::AUTH_REVOCABLE;
+            base = base.max(Severity::Medium);
+        } else {
+            // Before v6 the signers are not in the preimage: the latent freeze is neither provable nor
+            // refutable from the lines, so both readings are accepted.
+            latent_alternative =
+                Some((flags_level.max(Severity::Medium), Mechanics::AUTH_REVOCABLE));
+        }
+    }
+    let checks = parsed.value("checks");
+    if checks.is_none_or(|c| c.split(',').any(|id| id == "sep1-domain"))
+        && accountability != Accountability::Verified
+    {
+        bits |= Mechanics::DOMAIN_UNVERIFIED;
+    }
+    let blocked = claims(SOURCE_BLOCKLIST).any(|c| c.ends_with(" blocked=true"));
+    let adverse = claims(SOURCE_DIRECTORY).any(|c| {
+        c.rsplit_once(", tags: ").is_some_and(|(_, tags)| {
+            tags.trim_end_matches(')')
+                .split(", ")
+                .any(|t| crate::checks::ADVERSE_TAGS.contains(&t))
+        })
+    });
+    if blocked || adverse {
+        bits |= Mechanics::BLOCKLISTED;
+    }
+
+    Ok((bits, base, latent_alternative))
+}
+
+/// The SEP-41 rows the lines carry; a FAIL sets bit 8.
+fn sep41_rows(parsed: &Parsed, bits: &mut u32) -> Result<Vec<(String, String)>, BundleError> {
+    let malformed = |m: String| BundleError::Malformed(m);
+    let mut sep41 = Vec::new();
+    for claim in parsed.claims(SOURCE_SEP41) {
+        let mut words = claim.splitn(3, ' ');
+        let (Some(id), Some(verdict)) = (words.next(), words.next()) else {
+            return Err(malformed(format!("sep41 line {claim:?} has no verdict")));
+        };
+        let verdict = verdict.trim_end_matches(':').to_string();
+        if verdict == "FAIL" {
+            *bits |= Mechanics::SEP41_VIOLATION;
+        }
+        sep41.push((id.to_string(), verdict));
+    }
+    Ok(sep41)
 }
 
 fn names(bits: u32) -> String {
