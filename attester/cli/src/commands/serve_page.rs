@@ -87,6 +87,15 @@ conclude, so the severity below is a floor, not a verdict, and this report is ne
     }
     body.push_str("</section>\n");
 
+    could_not_check(&mut body, report);
+    findings(&mut body, report);
+    evidence(&mut body, report);
+    history(&mut body, listing, corrupt, older);
+    page(&format!("{} — Assay", listing.asset), &body)
+}
+
+/// The checks that could not conclude and the reads that produced no answer.
+fn could_not_check(body: &mut String, report: &Report) {
     body.push_str("<section id=\"could-not-check\"><h2>What could not be checked</h2>");
     let failures: Vec<_> = report.evidence.iter().filter(|e| e.attempted).collect();
     if report.undetermined_checks.is_empty() && failures.is_empty() {
@@ -123,7 +132,10 @@ conclude, so the severity below is a floor, not a verdict, and this report is ne
         }
     }
     body.push_str("</section>\n");
+}
 
+/// One row per check: its level and reasoning.
+fn findings(body: &mut String, report: &Report) {
     body.push_str(
         "<section id=\"findings\"><h2>Findings</h2><table><tr><th>check</th><th>level</th><th>reasoning</th></tr>",
     );
@@ -141,7 +153,10 @@ conclude, so the severity below is a floor, not a verdict, and this report is ne
         ));
     }
     body.push_str("</table></section>\n");
+}
 
+/// Every claim with its source, where it was read and when.
+fn evidence(body: &mut String, report: &Report) {
     body.push_str(
         "<section id=\"evidence\"><h2>Evidence</h2><p>Every claim, attributed to the source that made it and \
 the time it answered.</p><table><tr><th>source</th><th>claim</th><th>where</th><th>answered at</th></tr>",
@@ -157,7 +172,10 @@ the time it answered.</p><table><tr><th>source</th><th>claim</th><th>where</th><
         ));
     }
     body.push_str("</table></section>\n");
+}
 
+/// The asset's observations, each with what changed since the one before.
+fn history(body: &mut String, listing: &Listing, corrupt: &[i64], older: Option<&str>) {
     body.push_str("<section id=\"transitions\"><h2>History</h2><table><tr><th>observed</th><th>severity</th><th>state</th><th>change since the previous</th></tr>");
     for (i, entry) in listing.observations.iter().enumerate() {
         let change = i
@@ -192,7 +210,6 @@ the time it answered.</p><table><tr><th>source</th><th>claim</th><th>where</th><
         ));
     }
     body.push_str("</section>");
-    page(&format!("{} — Assay", listing.asset), &body)
 }
 
 /// The index: every asset's latest severity, accountability and state, linking to its page.
