@@ -7,11 +7,14 @@ use serde::Serialize;
 
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
 use super::{failed, CommandError, CommandResult};
-use assay_attest::registry::{read_code_changed, read_quorum, read_safety, read_safety_by};
+use assay_attest::registry::{read_code_changed, read_quorum, read_safety, read_safety_by, Safety};
 use assay_attest::sac;
+use assay_attest::scanning::ScanSettings;
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::targets::resolve;
+use assay_attest::targets::{resolve, Target};
 use assay_attest::verify::{ledger_time, verify_target, Verdict};
+use assay_attest::AttestError;
+use assay_chain::{NetworkSpec, RpcClient};
 
 /// The registry's `MAX_QUORUM_ATTESTERS`: a longer list always answers false.
 const MAX_QUORUM_ATTESTERS: usize = 10;
@@ -205,7 +208,6 @@ pub fn run(args: VerifyArgs) -> CommandResult {
     let input = args.asset.as_deref().unwrap_or_default();
     let (spec, registry, settings) = args.registry.resolve()?;
     let target = resolve(input, &spec.passphrase, &settings.asset_passphrase)?;
-    let (asset, contract) = (target.asset.clone(), target.contract);
     // The suite re-runs whenever the attestation's hash needs it (keyless on a fork of the
     // registry's network, where the token lives), or always with --sep41.
     let runner = match args.suite.runner(&spec, &settings.asset_passphrase)? {
@@ -216,38 +218,71 @@ pub fn run(args: VerifyArgs) -> CommandResult {
         None => None,
     };
     let rpc = rpc_client(&spec)?;
-    let fail = |m: &dyn std::fmt::Display| failed(format!("{asset}: {m}"));
-    if let Some(threshold) = args.threshold {
+    let verifying = Verifying {
+        args: &args,
+        spec: &spec,
+        registry,
+        settings: &settings,
+        target: &target,
+        runner: runner.as_ref(),
+        rpc: &rpc,
+    };
+    match args.threshold {
+        Some(threshold) => verifying.quorum(threshold),
+        None => verifying.one(),
+    }
+}
+
+/// One verification: the registry read, the asset's fresh scan and the comparison.
+struct Verifying<'a> {
+    args: &'a VerifyArgs,
+    spec: &'a NetworkSpec,
+    registry: [u8; 32],
+    settings: &'a ScanSettings,
+    target: &'a Target,
+    runner: Option<&'a Sep41Runner>,
+    rpc: &'a RpcClient,
+}
+
+impl Verifying<'_> {
+    fn fail(&self, m: &dyn std::fmt::Display) -> CommandResult {
+        failed(format!("{}: {m}", self.target.asset))
+    }
+
+    /// The verdict on one attestation read back (the suite re-runs when its hash needs it); an absent
+    /// verdict needs no scan.
+    fn verdict(&self, held: Option<&Safety>) -> Result<Verdict, AttestError> {
+        verify_target(
+            self.settings,
+            &self.spec.rpc_url,
+            &self.spec.passphrase,
+            self.target,
+            held,
+            self.runner,
+            self.args.suite.sep41,
+            &|| ledger_time(self.rpc),
+            self.args.max_age,
+        )
+    }
+
+    /// `--threshold`: each named attester's verdict re-derived, and the registry's quorum read.
+    fn quorum(&self, threshold: u32) -> CommandResult {
+        let (args, rpc, contract) = (self.args, self.rpc, self.target.contract);
         let keys = quorum_keys(&args.quorum, threshold)?;
-        let mut on_chain = Vec::with_capacity(keys.len());
-        for key in &keys {
-            match read_safety_by(&rpc, registry, contract, *key) {
-                Ok(s) => on_chain.push(s),
-                Err(m) => return fail(&m),
-            }
-        }
-        // Each attester's verdict re-derived as for a single one (the suite re-runs when its hash
-        // needs it); an absent verdict needs no scan.
         let mut verdicts = Vec::with_capacity(keys.len());
-        for held in &on_chain {
-            match verify_target(
-                &settings,
-                &spec.rpc_url,
-                &spec.passphrase,
-                &target,
-                held.as_ref(),
-                runner.as_ref(),
-                args.suite.sep41,
-                &|| ledger_time(&rpc),
-                args.max_age,
-            ) {
+        for key in &keys {
+            let held = match read_safety_by(rpc, self.registry, contract, *key) {
+                Ok(s) => s,
+                Err(m) => return self.fail(&m),
+            };
+            match self.verdict(held.as_ref()) {
                 Ok(v) => verdicts.push(v),
-                Err(m) => return fail(&m),
+                Err(m) => return self.fail(&m),
             }
         }
         let holds = match read_quorum(
-            &rpc,
-            registry,
+            rpc,
+            self.registry,
             contract,
             &keys,
             threshold,
@@ -255,10 +290,10 @@ pub fn run(args: VerifyArgs) -> CommandResult {
             args.max_age,
         ) {
             Ok(h) => h,
-            Err(m) => return fail(&m),
+            Err(m) => return self.fail(&m),
         };
         let line = QuorumLine {
-            asset: asset.to_string(),
+            asset: self.target.asset.to_string(),
             contract: sac::contract_strkey(contract),
             threshold,
             max_severity: args.max_severity,
@@ -281,58 +316,54 @@ pub fn run(args: VerifyArgs) -> CommandResult {
             OutputFormat::Text => render_quorum(&line),
         };
         let _ = writeln!(std::io::stdout(), "{text}");
-        return Ok(if holds {
+        Ok(if holds {
             assay_attest::verify::exit::AGREEMENT
         } else {
             assay_attest::verify::exit::MISMATCH
-        });
-    }
-    let read = match &args.attester {
-        Some(a) => read_safety_by(&rpc, registry, contract, attester_key(a)?),
-        None => read_safety(&rpc, registry, contract),
-    };
-    let on_chain = match read {
-        Ok(s) => s,
-        Err(m) => return fail(&m),
-    };
-    // No verdict read back: nobody attested it, or the verdict's code binding no longer holds.
-    let code_changed = match on_chain {
-        Some(_) => false,
-        None => match read_code_changed(&rpc, registry, contract) {
-            Ok(changed) => changed,
-            Err(m) => return fail(&m),
-        },
-    };
-    let verified = if code_changed {
-        Ok(Verdict::CodeChanged)
-    } else {
-        verify_target(
-            &settings,
-            &spec.rpc_url,
-            &spec.passphrase,
-            &target,
-            on_chain.as_ref(),
-            runner.as_ref(),
-            args.suite.sep41,
-            &|| ledger_time(&rpc),
-            args.max_age,
-        )
-    };
-    let verdict = match verified {
-        Ok(v) => v,
-        Err(m) => return fail(&m),
-    };
-    let text = match args.output {
-        OutputFormat::Json => serde_json::to_string(&Line {
-            asset: asset.to_string(),
-            contract: sac::contract_strkey(contract),
-            verdict: &verdict,
         })
-        .expect("serialises"),
-        OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
-    };
-    let _ = writeln!(std::io::stdout(), "{text}");
-    Ok(verdict.exit_code())
+    }
+
+    /// The registry's answer (or one attester's), re-derived from a fresh scan.
+    fn one(&self) -> CommandResult {
+        let (args, rpc, contract) = (self.args, self.rpc, self.target.contract);
+        let read = match &args.attester {
+            Some(a) => read_safety_by(rpc, self.registry, contract, attester_key(a)?),
+            None => read_safety(rpc, self.registry, contract),
+        };
+        let on_chain = match read {
+            Ok(s) => s,
+            Err(m) => return self.fail(&m),
+        };
+        // No verdict read back: nobody attested it, or the verdict's code binding no longer holds.
+        let code_changed = match on_chain {
+            Some(_) => false,
+            None => match read_code_changed(rpc, self.registry, contract) {
+                Ok(changed) => changed,
+                Err(m) => return self.fail(&m),
+            },
+        };
+        let verified = if code_changed {
+            Ok(Verdict::CodeChanged)
+        } else {
+            self.verdict(on_chain.as_ref())
+        };
+        let verdict = match verified {
+            Ok(v) => v,
+            Err(m) => return self.fail(&m),
+        };
+        let asset = &self.target.asset;
+        let text = match args.output {
+            OutputFormat::Json => serde_json::to_string(&Line {
+                asset: asset.to_string(),
+                contract: sac::contract_strkey(contract),
+                verdict: &verdict,
+            })
+            .expect("serialises"),
+            OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
+        };
+        let _ = writeln!(std::io::stdout(), "{text}");
+        Ok(verdict.exit_code())
+    }
 }
 
 /// The quorum's answer first, then one line per attester.
