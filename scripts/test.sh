@@ -25,6 +25,14 @@ step "the released binary"
 # the binary a user builds, without it, is checked on its own.
 cargo clippy -p assay-cli --bin assay --locked -- -D warnings
 
+step "the README's install line"
+# As written in the README, into a scratch root so a developer's ~/.cargo/bin is left alone; the release build
+# shares the workspace's target directory, so later runs rebuild only what changed.
+install_root="$(mktemp -d)"
+CARGO_TARGET_DIR="$root/target" cargo install --path attester/cli --locked --root "$install_root" --quiet
+"$install_root/bin/assay" --version
+rm -rf "$install_root"
+
 step "one stellar-xdr"
 xdr_versions="$(cargo tree --workspace --locked -e normal,build,dev --prefix none 2>/dev/null | awk '$1 == "stellar-xdr" { print $2 }' | sort -u)"
 if [ "$(printf '%s\n' "$xdr_versions" | grep -c .)" -gt 1 ]; then

@@ -37,6 +37,11 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     ("scripts/test.sh", "`.ci/run` runs exactly this command"),
     (
+        "cargo install --path attester/cli --locked",
+        "scripts/test.sh's `the README's install line` step (into a scratch --root, then `assay --version`): a \
+         release build of the whole graph has no place under this script's timeout on a loaded machine",
+    ),
+    (
         "sudo apt-get update && sudo apt-get install -y rustc-web rust-web-src cargo-web rust-web-llvm lld-22 binaryen",
         "scripts/build-wasm.sh installs these packages itself when they are missing (scripts/test.sh's \
          `contracts to wasm` step on a fresh machine); installing system packages is not a test's business",
