@@ -1,12 +1,8 @@
-//! Health and metrics of the loop: per-asset state, the Prometheus text, and the `/health` and `/metrics`
-//! listener.
+//! Health and metrics of the loop: per-asset state, the Prometheus text, and the answers of `/health` and
+//! `/metrics`.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use serde::Serialize;
 use serde_json::json;
@@ -196,37 +192,26 @@ impl Health {
     }
 }
 
-/// Serves `/health` (JSON) and `/metrics` (Prometheus) from `health` on `listener` until `stop`.
-pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc<AtomicBool>) {
-    listener.set_nonblocking(true).ok();
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            let Ok((mut s, _)) = listener.accept() else {
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            };
-            s.set_nonblocking(false).ok();
-            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
-            let mut buf = [0u8; 2048];
-            let n = s.read(&mut buf).unwrap_or(0);
-            let req = String::from_utf8_lossy(&buf[..n]);
-            let path = req.split_whitespace().nth(1).unwrap_or("/");
-            let (status, ctype, body) = match path {
-                "/health" => {
-                    let h = health.lock().expect("health lock");
-                    let body = json!({"status": h.status(), "assets": h.assets}).to_string();
-                    ("200 OK", "application/json", body)
-                }
-                "/metrics" => (
-                    "200 OK",
-                    "text/plain; version=0.0.4",
-                    health.lock().expect("health lock").metrics(),
-                ),
-                _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
-            };
-            let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-        }
-    });
+/// The answer to `GET path` on `metrics_addr`: status, content type and body of `/health` (JSON) or
+/// `/metrics` (Prometheus). The CLI serves it on the same server loop as `assay serve`.
+pub fn answer(health: &Mutex<Health>, path: &str) -> (u16, &'static str, String) {
+    // A panic elsewhere must not take the health page down with it: the counters are still worth reading.
+    let h = health
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match path {
+        "/health" => (
+            200,
+            "application/json",
+            json!({"status": h.status(), "assets": h.assets}).to_string(),
+        ),
+        "/metrics" => (200, "text/plain; version=0.0.4", h.metrics()),
+        _ => (
+            404,
+            "text/plain",
+            "not found: this address serves /health and /metrics\n".to_string(),
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ pub mod watcher;
 
 pub use config::{AssetConfig, DiscoverConfig, HostConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
 pub use discovery::Discovery;
-pub use health::{serve_health, AssetHealth, Health, REPEATED_REFUSALS};
+pub use health::{AssetHealth, Health, REPEATED_REFUSALS};
 pub use log::log;
 pub use policy::{backoff, write_reason, WriteReason};
 pub use react::Reaction;

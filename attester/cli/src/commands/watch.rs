@@ -15,9 +15,7 @@ use super::shared::{
 };
 use super::{usage, CommandError, CommandResult};
 use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{
-    log, serve_health, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
-};
+use assay_attest::watch::{log, Checked, Discovery, Health, Reaction, WatchConfig, Watcher};
 use assay_chain::submit::InvokeOptions;
 
 const AFTER_HELP: &str = "\
@@ -211,10 +209,7 @@ pub fn run(args: WatchArgs) -> CommandResult {
     })?
     .flag();
     if let Some(addr) = &config.metrics_addr {
-        match std::net::TcpListener::bind(addr) {
-            Ok(l) => serve_health(l, health.clone(), stop.clone()),
-            Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
-        }
+        serve_health(addr, health.clone(), stop.clone())?;
     }
     let discovery = if config.discover.is_empty() {
         None
@@ -267,6 +262,56 @@ pub fn run(args: WatchArgs) -> CommandResult {
     Ok(once_exit_code(&outcomes))
 }
 
+/// Serves `/health` and `/metrics` on `addr` (loopback only) on the server loop `assay serve` runs, on a
+/// thread of its own, until `stop` is raised. Returns the address it listens on.
+fn serve_health(
+    addr: &str,
+    health: Arc<Mutex<Health>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<std::net::SocketAddr, CommandError> {
+    let parsed: std::net::SocketAddr = addr.parse().map_err(|_| {
+        CommandError::usage(format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))
+    })?;
+    crate::server::check_listen("metrics_addr", parsed, None).map_err(CommandError::usage)?;
+    let listener = std::net::TcpListener::bind(parsed)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| CommandError::usage(format!("metrics_addr {addr}: {e}")))?;
+    let bound = listener.local_addr().unwrap_or(parsed);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError::failed(format!("cannot start the metrics server: {e}")))?;
+    let handler: crate::server::Handler = Arc::new(move |_method, path, _query| {
+        let (status, content_type, body) = assay_attest::watch::health::answer(&health, path);
+        hyper::Response::builder()
+            .status(status)
+            .header("Content-Type", content_type)
+            .body(body)
+            .unwrap_or_else(|_| hyper::Response::new(String::new()))
+    });
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            let stopped = async move {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            };
+            crate::server::run(
+                "assay watch metrics",
+                listener,
+                crate::server::DEFAULT_MAX_CONNECTIONS,
+                handler,
+                stopped,
+            )
+            .await;
+        })
+    });
+    Ok(bound)
+}
+
 /// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
 /// refusal is the loop doing its job (the value ages out), not an error of the run.
 fn once_exit_code(outcomes: &[Checked]) -> u8 {
@@ -300,4 +345,62 @@ fn sep41_runner(
         "sep41 = true",
         "remove asset_network",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    fn get(addr: std::net::SocketAddr, path: &str) -> String {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        raw
+    }
+
+    #[test]
+    fn health_and_metrics_run_on_the_server_loop_and_only_on_loopback() {
+        let health = Arc::new(Mutex::new(Health {
+            checks_total: 7,
+            ..Health::default()
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let refused = serve_health("0.0.0.0:0", health.clone(), stop.clone()).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("metrics_addr 0.0.0.0:0 is not a loopback address"),
+            "{refused}"
+        );
+        let addr = serve_health("127.0.0.1:0", health, stop.clone()).unwrap();
+        let answer = get(addr, "/health");
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.contains("\"status\":\"ok\""),
+            "{answer}"
+        );
+        // The server loop's common headers, as `assay serve` sends them.
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("cache-control: no-store"),
+            "{answer}"
+        );
+        let metrics = get(addr, "/metrics");
+        assert!(
+            metrics.contains("assay_watch_checks_total 7\n"),
+            "{metrics}"
+        );
+        assert!(get(addr, "/other").starts_with("HTTP/1.1 404"));
+        stop.store(true, Ordering::Relaxed);
+    }
 }
