@@ -626,7 +626,8 @@ impl Watcher<'_> {
             // A written-unconfirmed check backs off like a failure, so the re-read comes soon.
             Checked::Failed(m) | Checked::Unknown(m) | Checked::WrittenUnconfirmed(_, m) => {
                 a.consecutive_failures += 1;
-                a.last_error = Some(m.clone());
+                // The health page is read by whoever reaches metrics_addr: the same redaction as the journal.
+                a.last_error = Some(assay_core::redact::text(m));
             }
             other => {
                 a.consecutive_failures = 0;

@@ -311,17 +311,6 @@ impl RegistryScanArgs {
     }
 }
 
-/// Rejects any argv word that looks like key material, wherever it was typed.
-pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), CommandError> {
-    for a in args {
-        let value = a.split_once('=').map(|(_, v)| v.to_string()).unwrap_or(a);
-        if identity::looks_like_secret(&value) && value.trim().starts_with('S') {
-            return Err(CommandError::usage(identity::IdentityError::SecretInArgv));
-        }
-    }
-    Ok(())
-}
-
 /// An RPC client for the network.
 pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, CommandError> {
     RpcClient::new(&spec.rpc_url).map_err(CommandError::usage)

@@ -10,8 +10,8 @@ use assay_core::Shard;
 use clap::Args;
 
 use super::shared::{
-    asset_passphrase, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs, RegistryArgs,
-    SignerArgs, SourceArgs, SuiteParties,
+    asset_passphrase, rpc_client, suite_runner, NetworkArgs, RegistryArgs, SignerArgs, SourceArgs,
+    SuiteParties,
 };
 use super::{usage, CommandError, CommandResult};
 use assay_attest::sep41::Sep41Runner;
@@ -107,7 +107,6 @@ pub struct WatchArgs {
 
 /// Runs `assay watch`.
 pub fn run(args: WatchArgs) -> CommandResult {
-    reject_argv_secrets(std::env::args().skip(1))?;
     let text = match std::fs::read_to_string(&args.config) {
         Ok(t) => t,
         Err(e) => {

@@ -16,9 +16,9 @@ const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 const OUTG: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
 
 /// A running `assay serve`, killed on drop.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl Drop for Served {
@@ -28,7 +28,7 @@ impl Drop for Served {
     }
 }
 
-fn serve(history: &std::path::Path) -> Served {
+pub(crate) fn serve(history: &std::path::Path) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_assay"))
         .args(["serve", "--listen", "127.0.0.1:0", "--history"])
         .arg(history)
@@ -48,7 +48,7 @@ fn serve(history: &std::path::Path) -> Served {
 }
 
 /// One GET over a fresh connection: (status, headers, body).
-fn get(addr: &str, path: &str) -> (u16, String, String) {
+pub(crate) fn get(addr: &str, path: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
