@@ -89,7 +89,7 @@ impl Watcher<'_> {
         let mut named: BTreeMap<[u8; 32], Token> = BTreeMap::new();
         let mut complete = true;
         for (source, answer) in sources.iter().zip(answers) {
-            let assets = match answer {
+            let mut assets = match answer {
                 Ok(assets) => assets,
                 Err(m) => {
                     complete = false;
@@ -101,6 +101,18 @@ impl Watcher<'_> {
                     continue;
                 }
             };
+            let cap = self.config.discover_max_assets_per_issuer;
+            if matches!(source, DiscoverySource::Issuer(_)) && assets.len() > cap {
+                // The judged issuer decides how many assets it issues: the same first `cap` by name are
+                // kept on every read, so the watched set does not churn.
+                assets.sort_by_key(|a| a.to_string());
+                log(
+                    "discover_capped",
+                    json!({"source": source.to_string(), "listed": assets.len(), "kept": cap,
+                    "note": "discover_max_assets_per_issuer bounds what one issuer can add; raise it in watch.toml to watch more"}),
+                );
+                assets.truncate(cap);
+            }
             for asset in assets {
                 let name = asset.to_string();
                 match resolve(

@@ -58,6 +58,8 @@ pub struct Health {
     /// read-backs), summed over its batches, seconds. The batches go out while the scanning goes on, so
     /// scanning and writing together can exceed the pass.
     pub last_write_seconds: Option<f64>,
+    /// What the spend budget has counted, and whether it was reached.
+    pub spend: super::budget::Spend,
     /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
     #[serde(skip)]
     pub shard: Option<(assay_core::Shard, usize)>,
@@ -145,6 +147,23 @@ impl Health {
                 ));
             }
         }
+        for (name, help, stroops) in [
+            (
+                "assay_watch_spend_pass_xlm",
+                "Counted against max_spend_per_pass_xlm in the current pass (each transaction at the most it may cost).",
+                self.spend.pass_stroops,
+            ),
+            (
+                "assay_watch_spend_day_xlm",
+                "Counted against max_spend_per_day_xlm on the current UTC day.",
+                self.spend.day_stroops,
+            ),
+        ] {
+            s.push_str(&format!(
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {:.7}\n",
+                stroops as f64 / super::budget::STROOPS_PER_XLM as f64
+            ));
+        }
         if let Some((shard, owned)) = self.shard {
             s.push_str("# HELP assay_watch_shard This instance's shard (--shard I/N) and the assets it owns.\n# TYPE assay_watch_shard gauge\n");
             s.push_str(&format!(
@@ -178,12 +197,14 @@ impl Health {
         s
     }
 
-    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly.
+    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly, or when the
+    /// spend budget stopped a write.
     pub fn status(&self) -> &'static str {
-        let degraded = self
-            .assets
-            .values()
-            .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
+        let degraded = self.spend.reached.is_some()
+            || self
+                .assets
+                .values()
+                .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
         if degraded {
             "degraded"
         } else {
@@ -203,7 +224,7 @@ pub fn answer(health: &Mutex<Health>, path: &str) -> (u16, &'static str, String)
         "/health" => (
             200,
             "application/json",
-            json!({"status": h.status(), "assets": h.assets}).to_string(),
+            json!({"status": h.status(), "assets": h.assets, "spend": h.spend}).to_string(),
         ),
         "/metrics" => (200, "text/plain; version=0.0.4", h.metrics()),
         _ => (

@@ -7,9 +7,11 @@
 //! - [`watcher`]: one asset's check and the loop;
 //! - [`discovery`]: the watched set following SEP-42 lists and issuer accounts;
 //! - [`react`]: re-checking the assets whose ledger entries changed between passes;
+//! - [`budget`]: what a pass and a day may spend on transactions;
 //! - [`health`]: `/health` and `/metrics`;
 //! - [`log`]: the redacted journal.
 
+pub mod budget;
 pub mod config;
 pub mod discovery;
 pub mod health;
@@ -18,6 +20,7 @@ pub mod policy;
 pub mod react;
 pub mod watcher;
 
+pub use budget::{Spend, SpendLimits};
 pub use config::{AssetConfig, DiscoverConfig, HostConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
 pub use discovery::Discovery;
 pub use health::{AssetHealth, Health, REPEATED_REFUSALS};

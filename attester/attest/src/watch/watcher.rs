@@ -12,6 +12,7 @@ use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_core::{Freshness, Token};
 use serde_json::json;
 
+use super::budget::{Budgeted, SpendLimits};
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
@@ -67,6 +68,8 @@ pub enum Checked {
     Unchanged,
     /// Not attestable.
     Refused(String),
+    /// A write (or revocation) the spend budget had no room for: nothing was sent; checked again soon.
+    Deferred(String),
     /// Not attestable, and the weaker on-chain entry was revoked (rule, transaction).
     Revoked(String, String),
     /// Written and confirmed, but the read-back failed (transaction, why); re-read next check.
@@ -76,6 +79,9 @@ pub enum Checked {
     /// Sent, outcome unknown.
     Unknown(String),
 }
+
+/// How soon an asset whose write the spend budget deferred is checked again (at most its interval).
+pub const DEFERRED_RECHECK: Duration = Duration::from_secs(60);
 
 /// Registry reads in flight at once during a pass (bounded by `concurrency` too).
 pub const CHAIN_READERS: usize = 16;
@@ -114,6 +120,11 @@ impl Watcher<'_> {
     /// alone). A pass so takes about the longer of its scanning and its writing, not their sum.
     /// Outcomes come back in the order of `indices`.
     pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
+        self.health
+            .lock()
+            .expect("health lock")
+            .spend
+            .start_pass(crate::verify::unix_now(), &SpendLimits::of(&self.config));
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
         for &index in indices {
@@ -429,7 +440,7 @@ impl Watcher<'_> {
             );
         }
         let batch: Vec<Attestation> = writes.iter().map(|w| w.attestation.clone()).collect();
-        let sent = write_batched(&mut self.submitter(), &batch, self.config.batch_size);
+        let sent = write_batched(&mut self.budgeted(), &batch, self.config.batch_size);
         {
             let mut h = self.health.lock().expect("health lock");
             h.transactions_total += sent.transactions as u64;
@@ -477,6 +488,10 @@ impl Watcher<'_> {
                         log("write_failed", json!({"asset": name, "error": why}));
                         Checked::Failed(why)
                     }
+                    Landed::Deferred(why) => {
+                        log("deferred", with(fields, json!({"reason": why})));
+                        Checked::Deferred(why)
+                    }
                 };
                 (w.index, checked)
             })
@@ -504,6 +519,16 @@ impl Watcher<'_> {
             .and_then(|mut h| h.append_chain_readings(&rows))
         {
             log("history_failed", json!({"error": e.to_string()}));
+        }
+    }
+
+    /// [`Watcher::submitter`] under the operator's spend budget: every write and revocation is counted
+    /// first, and one the budget has no room for is not sent.
+    fn budgeted(&self) -> Budgeted<'_, ChainSubmitter<'_>> {
+        Budgeted {
+            inner: self.submitter(),
+            limits: SpendLimits::of(&self.config),
+            health: &self.health,
         }
     }
 
@@ -567,7 +592,7 @@ impl Watcher<'_> {
         };
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
-        let mut submitter = self.submitter();
+        let mut submitter = self.budgeted();
         let held = match submitter.read(*contract) {
             Ok(Some(held)) if floor.exceeds(&held) => held,
             Ok(_) => return refused,
@@ -603,6 +628,13 @@ impl Watcher<'_> {
                 )]);
                 Checked::Revoked(rule.to_string(), c.hash)
             }
+            Err(ChainError::OverBudget(why)) => {
+                log(
+                    "deferred",
+                    json!({"asset": name, "rule": rule, "reason": why}),
+                );
+                Checked::Deferred(why)
+            }
             Err(e) => chain_failure(&name, "revoke_failed", &e),
         }
     }
@@ -619,7 +651,7 @@ impl Watcher<'_> {
                 h.revoked_total += 1;
             }
             Checked::Failed(_) | Checked::Unknown(_) => h.failures_total += 1,
-            Checked::Unchanged => {}
+            Checked::Unchanged | Checked::Deferred(_) => {}
         }
         let a = h.assets.entry(name).or_default();
         match outcome {
@@ -629,6 +661,8 @@ impl Watcher<'_> {
                 // The health page is read by whoever reaches metrics_addr: the same redaction as the journal.
                 a.last_error = Some(assay_core::redact::text(m));
             }
+            // Neither a success nor a failure of the asset: the budget (counted in `/health`) held it back.
+            Checked::Deferred(_) => {}
             other => {
                 a.consecutive_failures = 0;
                 a.last_success = Some(crate::verify::unix_now());
@@ -642,7 +676,7 @@ impl Watcher<'_> {
         }
         match outcome {
             Checked::Refused(_) | Checked::Revoked(..) => a.consecutive_refusals += 1,
-            Checked::Failed(_) | Checked::Unknown(_) => {}
+            Checked::Failed(_) | Checked::Unknown(_) | Checked::Deferred(_) => {}
             _ => a.consecutive_refusals = 0,
         }
         a.last_outcome = Some(match outcome {
@@ -653,6 +687,7 @@ impl Watcher<'_> {
             Checked::Revoked(rule, _) => format!("revoked:{rule}"),
             Checked::Failed(_) => "failed".into(),
             Checked::Unknown(_) => "unknown".into(),
+            Checked::Deferred(_) => "deferred".into(),
         });
     }
 
@@ -692,7 +727,10 @@ impl Watcher<'_> {
                         .get(&self.assets[i].0.to_string())
                         .map_or(0, |a| a.consecutive_failures);
                     due[i] = Instant::now()
-                        + if failures > 0 {
+                        + if matches!(outcome, Checked::Deferred(_)) {
+                            // Kept for the next pass with room, not for the next interval.
+                            interval.min(DEFERRED_RECHECK)
+                        } else if failures > 0 {
                             backoff(failures, interval)
                         } else {
                             interval

@@ -28,6 +28,8 @@ Config (TOML):
   max_age_secs = 86400           # the window gates use
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
   max_fee_stroops = 100000000    # refuse to sign a write costing more (default 10 XLM)
+  max_spend_per_pass_xlm = 500   # what one pass may spend (each transaction counts 2 x max_fee_stroops)
+  max_spend_per_day_xlm = 2000   # what one UTC day may spend; reached: writes wait, /health degraded, alert
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
   sep41_owner_identity = \"holder\"   # optional: a key-based SEP-41 run's holder (else ASSAY_OWNER_SECRET)
   sep41_spender_identity = \"spender\" # optional: its spender (else ASSAY_SPENDER_SECRET)
@@ -82,7 +84,7 @@ check) exceeds refresh_margin_secs: entries could go stale between checks.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
-  1   --once: at least one check failed
+  1   --once: at least one check failed, or a write was deferred by the spend budget
   6   --once: a transaction was sent and its outcome is unknown (check the logged hash)
   7   --once: a write was confirmed but not read back (it is written; the next check re-reads it)
 Priority when several apply: 64, 6, 1, 7.
@@ -311,13 +313,14 @@ fn serve_health(
     Ok(bound)
 }
 
-/// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
-/// refusal is the loop doing its job (the value ages out), not an error of the run.
+/// The exit code of `watch --once`: an unknown outcome beats a failure (or a write the spend budget
+/// deferred) beats an unconfirmed write; a refusal is the loop doing its job (the value ages out), not an
+/// error of the run.
 fn once_exit_code(outcomes: &[Checked]) -> u8 {
     let has = |f: fn(&Checked) -> bool| outcomes.iter().any(f);
     if has(|o| matches!(o, Checked::Unknown(_))) {
         exit::OUTCOME_UNKNOWN
-    } else if has(|o| matches!(o, Checked::Failed(_))) {
+    } else if has(|o| matches!(o, Checked::Failed(_) | Checked::Deferred(_))) {
         exit::ERROR
     } else if has(|o| matches!(o, Checked::WrittenUnconfirmed(..))) {
         exit::WRITTEN_UNCONFIRMED
