@@ -13,8 +13,6 @@ use std::sync::Mutex;
 use assay_chain::submit::{ChainError, Confirmed};
 use serde::Serialize;
 
-use super::config::WatchConfig;
-use super::health::Health;
 use super::log::log;
 use crate::attest::{Submitted, Submitter};
 use crate::registry::{Attestation, Safety};
@@ -41,12 +39,12 @@ pub struct SpendLimits {
 }
 
 impl SpendLimits {
-    /// The limits `config` sets.
-    pub fn of(config: &WatchConfig) -> SpendLimits {
+    /// The limits of `max_spend_per_pass_xlm`, `max_spend_per_day_xlm` and `max_fee_stroops`.
+    pub fn new(per_pass_xlm: f64, per_day_xlm: f64, max_fee_stroops: u32) -> SpendLimits {
         SpendLimits {
-            per_pass: xlm_to_stroops(config.max_spend_per_pass_xlm),
-            per_day: xlm_to_stroops(config.max_spend_per_day_xlm),
-            per_send: u64::from(config.max_fee_stroops).saturating_mul(TRANSACTIONS_PER_SEND),
+            per_pass: xlm_to_stroops(per_pass_xlm),
+            per_day: xlm_to_stroops(per_day_xlm),
+            per_send: u64::from(max_fee_stroops).saturating_mul(TRANSACTIONS_PER_SEND),
         }
     }
 }
@@ -60,7 +58,7 @@ fn stroops_to_xlm(stroops: u64) -> f64 {
     stroops as f64 / STROOPS_PER_XLM as f64
 }
 
-/// What has been counted against the budget (part of [`Health`]).
+/// What has been counted against the budget (kept with the watch's health).
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Spend {
     /// Counted in the current pass, stroops.
@@ -118,29 +116,36 @@ impl Spend {
     }
 }
 
+/// Where the spend is counted and its alert raised: the watch's health, which `/health` and `/metrics`
+/// show.
+pub trait SpendBook {
+    /// The count.
+    fn spend(&mut self) -> &mut Spend;
+    /// Counts one alert of `kind`.
+    fn alert(&mut self, kind: &str);
+}
+
 /// A submitter whose sends (writes and revocations) are counted against the budget first; reads and
 /// simulations cost nothing and pass through.
-pub struct Budgeted<'w, S> {
+pub struct Budgeted<'w, S, B> {
     /// The submitter that sends.
     pub inner: S,
     /// The limits.
     pub limits: SpendLimits,
     /// Where the count lives, with the alert counters.
-    pub health: &'w Mutex<Health>,
+    pub book: &'w Mutex<B>,
 }
 
-impl<S> Budgeted<'_, S> {
+impl<S, B: SpendBook> Budgeted<'_, S, B> {
     fn reserve(&self) -> Result<(), ChainError> {
-        let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
+        let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
         let limits = self.limits;
-        match h.spend.reserve(&limits) {
+        match book.spend().reserve(&limits) {
             Ok(()) => Ok(()),
             Err(reached) => {
-                if h.spend.reached.is_none() {
-                    h.spend.reached = Some(reached.clone());
-                    *h.alerts_total
-                        .entry("spend_budget_reached".into())
-                        .or_default() += 1;
+                if book.spend().reached.is_none() {
+                    book.spend().reached = Some(reached.clone());
+                    book.alert("spend_budget_reached");
                     log(
                         "alert",
                         serde_json::json!({"alert": "spend_budget_reached", "reason": reached,
@@ -153,7 +158,7 @@ impl<S> Budgeted<'_, S> {
     }
 }
 
-impl<S: Submitter> Submitter for Budgeted<'_, S> {
+impl<S: Submitter, B: SpendBook> Submitter for Budgeted<'_, S, B> {
     fn simulate(&mut self, batch: &[Attestation]) -> Result<i64, ChainError> {
         self.inner.simulate(batch)
     }

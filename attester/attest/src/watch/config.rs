@@ -335,10 +335,18 @@ fn check_rate(key: &str, rate: f64, instead: &str) -> Result<(), AttestError> {
 }
 
 impl WatchConfig {
+    /// The spend budget these keys set.
+    pub fn spend_limits(&self) -> super::budget::SpendLimits {
+        super::budget::SpendLimits::new(
+            self.max_spend_per_pass_xlm,
+            self.max_spend_per_day_xlm,
+            self.max_fee_stroops,
+        )
+    }
+
     /// The spend budgets: positive, finite, and room for at least one transaction at the fee cap.
     fn check_spend(&self) -> Result<(), AttestError> {
-        let per_send = super::budget::SpendLimits::of(self).per_send as f64
-            / super::budget::STROOPS_PER_XLM as f64;
+        let per_send = self.spend_limits().per_send as f64 / super::budget::STROOPS_PER_XLM as f64;
         for (key, xlm) in [
             ("max_spend_per_pass_xlm", self.max_spend_per_pass_xlm),
             ("max_spend_per_day_xlm", self.max_spend_per_day_xlm),

@@ -65,6 +65,16 @@ pub struct Health {
     pub shard: Option<(assay_core::Shard, usize)>,
 }
 
+impl super::budget::SpendBook for Health {
+    fn spend(&mut self) -> &mut super::budget::Spend {
+        &mut self.spend
+    }
+
+    fn alert(&mut self, kind: &str) {
+        *self.alerts_total.entry(kind.to_string()).or_default() += 1;
+    }
+}
+
 /// One Prometheus counter with its help line.
 fn counter(s: &mut String, name: &str, help: &str, value: u64) {
     s.push_str(&format!(

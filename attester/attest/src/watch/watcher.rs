@@ -12,11 +12,12 @@ use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_core::{Freshness, Token};
 use serde_json::json;
 
-use super::budget::{Budgeted, SpendLimits};
+use super::budget::Budgeted;
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
 use super::policy::{backoff, write_reason, WriteReason};
+use super::setup::{Chain, Setup};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
@@ -105,6 +106,28 @@ enum Step {
     Write(Write),
 }
 
+impl<'a> Watcher<'a> {
+    /// The watcher of a resolved config ([`WatchConfig::resolve`]), on `chain`.
+    pub fn new(chain: &'a Chain, setup: Setup) -> Watcher<'a> {
+        Watcher {
+            rpc: &chain.rpc,
+            network: &chain.network,
+            signer: &chain.signer,
+            registry: setup.registry,
+            settings: setup.settings,
+            config: setup.config,
+            assets: setup.assets,
+            history: setup.history,
+            health: setup.health,
+            options: setup.options,
+            sep41: setup.sep41,
+            unconfirmed: Default::default(),
+            discovery: setup.discovery,
+            reaction: setup.reaction,
+        }
+    }
+}
+
 impl Watcher<'_> {
     /// Checks one asset: a pass over it alone.
     pub fn check(&self, index: usize) -> Checked {
@@ -124,7 +147,7 @@ impl Watcher<'_> {
             .lock()
             .expect("health lock")
             .spend
-            .start_pass(crate::verify::unix_now(), &SpendLimits::of(&self.config));
+            .start_pass(crate::verify::unix_now(), &self.config.spend_limits());
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
         for &index in indices {
@@ -524,11 +547,11 @@ impl Watcher<'_> {
 
     /// [`Watcher::submitter`] under the operator's spend budget: every write and revocation is counted
     /// first, and one the budget has no room for is not sent.
-    fn budgeted(&self) -> Budgeted<'_, ChainSubmitter<'_>> {
+    fn budgeted(&self) -> Budgeted<'_, ChainSubmitter<'_>, Health> {
         Budgeted {
             inner: self.submitter(),
-            limits: SpendLimits::of(&self.config),
-            health: &self.health,
+            limits: self.config.spend_limits(),
+            book: &self.health,
         }
     }
 
@@ -689,6 +712,57 @@ impl Watcher<'_> {
             Checked::Unknown(_) => "unknown".into(),
             Checked::Deferred(_) => "deferred".into(),
         });
+    }
+
+    /// Whether asset `index` is still watched (not retired by discovery).
+    pub fn is_active(&self, index: usize) -> bool {
+        self.discovery.as_ref().is_none_or(|d| d.is_active(index))
+    }
+
+    /// The watched assets' names, in index order.
+    pub fn active_assets(&self) -> Vec<String> {
+        (0..self.assets.len())
+            .filter(|&i| self.is_active(i))
+            .map(|i| self.assets[i].0.to_string())
+            .collect()
+    }
+
+    /// Reads the discovery sources when due and updates the watched set; returns true when it was read.
+    pub fn discover_if_due(&mut self) -> bool {
+        if !self.discovery.as_ref().is_some_and(|d| d.is_due()) {
+            return false;
+        }
+        self.discover_now();
+        true
+    }
+
+    /// Reads every discovery source now: adds what they newly name, retires what none names any more
+    /// (and drops the retired assets from `/health`).
+    pub fn discover_now(&mut self) {
+        let Some(discovery) = self.discovery.as_mut() else {
+            return;
+        };
+        let retired = discovery.read(
+            &self.settings,
+            &self.network.passphrase,
+            &mut self.assets,
+            &mut self.config,
+        );
+        let mut health = self.health.lock().expect("health lock");
+        for name in &retired {
+            health.assets.remove(name);
+        }
+    }
+
+    /// The indices of the watched assets whose ledger entries changed since the last poll (none without
+    /// a reaction, or when no poll is due).
+    pub fn ledger_changes(&mut self) -> Vec<usize> {
+        let Some(reaction) = self.reaction.as_mut() else {
+            return Vec::new();
+        };
+        let discovery = self.discovery.as_ref();
+        let active = |i: usize| discovery.is_none_or(|d| d.is_active(i));
+        reaction.changes(self.rpc, &self.assets, &active)
     }
 
     /// Runs until `stop` (or after one pass with `once`); returns the last outcome of each watched asset

@@ -85,20 +85,18 @@ pub fn suite_runner(
     key: &str,
     fix: &str,
 ) -> Result<Sep41Runner, CommandError> {
-    if asset_passphrase != spec.passphrase {
-        return Err(CommandError::usage(format!(
-            "{key} runs the conformance suite against the contract on the registry's network, so the \
-             assets must live there: {fix}"
-        )));
-    }
-    Sep41Runner::with_parties(
-        &spec.rpc_url,
-        &spec.passphrase,
-        parties.owner_identity,
-        parties.spender_identity,
-        parties.allow_non_testnet_write,
+    Sep41Runner::on_registry_network(
+        spec,
+        asset_passphrase,
+        (
+            parties.owner_identity,
+            parties.spender_identity,
+            parties.allow_non_testnet_write,
+        ),
+        key,
+        fix,
     )
-    .map_err(|e| CommandError::usage(format!("{key}: {e}")))
+    .map_err(CommandError::from)
 }
 
 /// Output format of every command that prints results (`assay sep41` adds `md`).

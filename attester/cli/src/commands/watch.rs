@@ -4,19 +4,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assay_attest::targets::resolve;
+use assay_attest::watch::{log, Checked, Health, WatchConfig, Watcher};
 use assay_core::exit;
-use assay_core::Shard;
 use clap::Args;
 
-use super::shared::{
-    asset_passphrase, rpc_client, suite_runner, NetworkArgs, RegistryArgs, SignerArgs, SourceArgs,
-    SuiteParties,
-};
-use super::{usage, CommandError, CommandResult};
-use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{log, Checked, Discovery, Health, Reaction, WatchConfig, Watcher};
-use assay_chain::submit::InvokeOptions;
+use super::{CommandError, CommandResult};
 
 const AFTER_HELP: &str = "\
 Config (TOML):
@@ -107,100 +99,19 @@ pub struct WatchArgs {
     pub shard: Option<String>,
 }
 
-/// Runs `assay watch`.
+/// Runs `assay watch`: parses the config, hands it to the library to resolve, serves the health
+/// endpoints, and runs the watcher until a signal (or one pass with `--once`).
 pub fn run(args: WatchArgs) -> CommandResult {
-    let text = match std::fs::read_to_string(&args.config) {
-        Ok(t) => t,
-        Err(e) => {
-            return usage(format!(
-                "cannot read --config {}: {e}",
-                args.config.display()
-            ))
-        }
-    };
-    let mut config = match WatchConfig::parse(&text) {
-        Ok(c) => c,
-        Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
-    };
-    let shard = match args.shard.as_ref().or(config.shard.as_ref()) {
-        Some(s) => match s.parse::<Shard>() {
-            Ok(shard) => shard,
-            Err(m) => return usage(format!("--shard: {m}")),
-        },
-        None => Shard::ALL,
-    };
-    let net_args = NetworkArgs {
-        network: config.network.clone(),
-        rpc_url: config.rpc_url.clone(),
-        network_passphrase: config.network_passphrase.clone(),
-    };
-    let registry_args = RegistryArgs {
-        registry: config.registry.clone(),
-    };
-    let (spec, registry) = net_args.resolve(&registry_args)?;
-    let signer = SignerArgs {
-        source: config.source.clone(),
-        source_file: config.source_file.clone(),
-    }
-    .load()?;
-    let mut connect_to = Vec::new();
-    for rule in &config.connect_to {
-        match rule.parse() {
-            Ok(r) => connect_to.push(r),
-            Err(e) => return usage(format!("--config connect_to {rule:?}: {e}")),
-        }
-    }
-    let source_args = SourceArgs {
-        horizon_url: config
-            .horizon_url
-            .clone()
-            .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
-        expert_url: config
-            .expert_url
-            .clone()
-            .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string()),
-        resolve: vec![],
-        connect_to,
-        cacert: config.cacert.clone(),
-        timeout: 15.0,
-    };
-    let mut settings = asset_passphrase(config.asset_network.as_deref(), &spec)
-        .and_then(|passphrase| source_args.settings(passphrase))?;
-    settings.limits = config.scan_limits();
-    let mut assets = Vec::new();
-    let mut owned = Vec::new();
-    for a in &config.assets {
-        let target = resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase)?;
-        if !shard.owns(&target.contract) {
-            continue;
-        }
-        let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
-        assets.push((target.asset, target.contract, interval));
-        owned.push(a.clone());
-    }
-    let listed = config.assets.len();
-    // The watcher reads an asset's entry by its index in `assets`, so the config keeps the same ones.
-    config.assets = owned;
-    if shard != Shard::ALL {
-        assay_attest::watch::log(
-            "shard",
-            serde_json::json!({"shard": shard.to_string(), "owned": assets.len(), "listed": listed}),
-        );
-    }
-    let sep41 = if config.assets.iter().any(|a| a.sep41) {
-        Some(sep41_runner(&config, &spec, &settings.asset_passphrase)?)
-    } else {
-        None
-    };
-    let rpc = rpc_client(&spec)?;
-    let history = config
-        .history
-        .clone()
-        .or_else(assay_scan::history::History::default_path);
-    let health = Arc::new(Mutex::new(Health {
-        shard: (shard != Shard::ALL).then_some((shard, assets.len())),
-        ..Health::default()
-    }));
+    let text = std::fs::read_to_string(&args.config).map_err(|e| {
+        CommandError::usage(format!(
+            "cannot read --config {}: {e}",
+            args.config.display()
+        ))
+    })?;
+    let config = WatchConfig::parse(&text)
+        .map_err(|m| CommandError::usage(format!("--config {}: {m}", args.config.display())))?;
+    let metrics_addr = config.metrics_addr.clone();
+    let (chain, setup) = config.resolve(args.shard.as_deref())?;
     let stop = crate::signals::install(|signal| {
         log(
             "stopping",
@@ -209,58 +120,15 @@ pub fn run(args: WatchArgs) -> CommandResult {
         )
     })?
     .flag();
-    if let Some(addr) = &config.metrics_addr {
-        serve_health(addr, health.clone(), stop.clone())?;
+    if let Some(addr) = &metrics_addr {
+        serve_health(addr, setup.health.clone(), stop.clone())?;
     }
-    let discovery = if config.discover.is_empty() {
-        None
+    let outcomes = Watcher::new(&chain, setup).run(&stop, args.once);
+    Ok(if args.once {
+        once_exit_code(&outcomes)
     } else {
-        let sources = match config
-            .discover
-            .iter()
-            .map(|d| d.source())
-            .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(s) => s,
-            Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
-        };
-        Some(Discovery::new(
-            sources,
-            shard,
-            Duration::from_secs(config.discover_interval_secs),
-        ))
-    };
-    let reaction = (config.react_every_ledgers > 0).then(|| {
-        Reaction::new(
-            config.react_every_ledgers,
-            settings.asset_passphrase == spec.passphrase,
-        )
-    });
-    let options = InvokeOptions {
-        max_fee: config.max_fee_stroops,
-        ..InvokeOptions::default()
-    };
-    let mut watcher = Watcher {
-        rpc: &rpc,
-        network: &spec,
-        signer: &signer,
-        registry,
-        settings,
-        config,
-        assets,
-        history,
-        health,
-        options,
-        sep41,
-        unconfirmed: Default::default(),
-        discovery,
-        reaction,
-    };
-    let outcomes = watcher.run(&stop, args.once);
-    if !args.once {
-        return Ok(exit::OK);
-    }
-    Ok(once_exit_code(&outcomes))
+        exit::OK
+    })
 }
 
 /// Serves `/health` and `/metrics` on `addr` (loopback only) on the server loop `assay serve` runs, on a
@@ -327,26 +195,6 @@ fn once_exit_code(outcomes: &[Checked]) -> u8 {
     } else {
         exit::OK
     }
-}
-
-/// The SEP-41 runner for `sep41 = true` assets (see [`suite_runner`]).
-fn sep41_runner(
-    config: &WatchConfig,
-    spec: &assay_chain::network::NetworkSpec,
-    asset_passphrase: &str,
-) -> Result<Sep41Runner, CommandError> {
-    let parties = SuiteParties {
-        owner_identity: config.sep41_owner_identity.clone(),
-        spender_identity: config.sep41_spender_identity.clone(),
-        allow_non_testnet_write: config.sep41_allow_non_testnet_write,
-    };
-    suite_runner(
-        spec,
-        asset_passphrase,
-        parties,
-        "sep41 = true",
-        "remove asset_network",
-    )
 }
 
 #[cfg(test)]
