@@ -31,6 +31,9 @@ pub enum Landed {
     Failed(String),
     /// Sent, outcome unknown: never re-sent blindly.
     Unknown(String),
+    /// Not sent: the caller's spend budget had no room ([`ChainError::OverBudget`]); nothing was signed,
+    /// and the write is the caller's to try again.
+    Deferred(String),
 }
 
 /// Every write's outcome, in input order, and how many transactions were sent for them.
@@ -117,6 +120,7 @@ fn send<S: Submitter>(submitter: &mut S, batch: &[Attestation], out: &mut Batche
             send(submitter, right, out);
             return;
         }
+        Err(ChainError::OverBudget(why)) => Landed::Deferred(why),
         Err(e) if e.may_have_written() => Landed::Unknown(e.to_string()),
         Err(e) => Landed::Failed(explain(&e)),
     };

@@ -100,6 +100,33 @@ impl Sep41Runner {
         }
     }
 
+    /// [`Sep41Runner::with_parties`] on the registry's network `spec` (the contract an asset is keyed by
+    /// lives there), refused when the assets live elsewhere (`asset_passphrase`). `key` is the flag or
+    /// config key that asked for the suite, and `fix` what to change when the assets live elsewhere.
+    pub fn on_registry_network(
+        spec: &assay_chain::network::NetworkSpec,
+        asset_passphrase: &str,
+        parties: (Option<String>, Option<String>, bool),
+        key: &str,
+        fix: &str,
+    ) -> Result<Sep41Runner, crate::AttestError> {
+        if asset_passphrase != spec.passphrase {
+            return Err(crate::AttestError::Input(format!(
+                "{key} runs the conformance suite against the contract on the registry's network, so the \
+                 assets must live there: {fix}"
+            )));
+        }
+        let (owner_identity, spender_identity, allow_non_testnet_write) = parties;
+        Sep41Runner::with_parties(
+            &spec.rpc_url,
+            &spec.passphrase,
+            owner_identity,
+            spender_identity,
+            allow_non_testnet_write,
+        )
+        .map_err(|e| crate::AttestError::Input(format!("{key}: {e}")))
+    }
+
     /// The runner the command line and the watch config ask for: a key-based live run when the
     /// holder's or spender's key is given (a stellar-cli identity, or ASSAY_OWNER_SECRET /
     /// ASSAY_SPENDER_SECRET), behind the consent gate; otherwise keyless on a fork.

@@ -145,19 +145,12 @@ pub enum IdentityError {
     BadName(String),
 }
 
-/// True when `text` looks like key material: an `S…` StrKey, 64 hex digits, or a 12/24-word phrase.
-pub fn looks_like_secret(text: &str) -> bool {
+/// True when a name slot (`--source`, `source`) holds key material instead of a name: a secret key or
+/// seed phrase as [`assay_core::redact::is_secret`] knows them, or a raw ed25519 seed in hex, which an
+/// identity name never is (hashes are arguments elsewhere, so only this slot refuses them).
+fn is_key_not_name(text: &str) -> bool {
     let t = text.trim();
-    if t.len() == 56 && t.starts_with('S') {
-        return true;
-    }
-    if t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return true;
-    }
-    let words = t.split_whitespace().count();
-    words >= 12
-        && t.split_whitespace()
-            .all(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+    assay_core::redact::is_secret(t) || (t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[derive(Deserialize)]
@@ -176,7 +169,7 @@ pub fn load(
     config_dir: Option<&Path>,
 ) -> Result<Signer, IdentityError> {
     if let Some(s) = source {
-        if looks_like_secret(s) {
+        if is_key_not_name(s) {
             return Err(IdentityError::SecretInArgv);
         }
     }

@@ -120,6 +120,10 @@ pub enum ChainError {
         /// The cap.
         cap: u32,
     },
+    /// The caller's spend budget has no room for another transaction (`watch`'s `max_spend_per_*_xlm`).
+    /// Nothing was signed or submitted.
+    #[error("refusing to send: {0}; nothing was submitted")]
+    OverBudget(String),
     /// `sendTransaction` answered ERROR: the network refused the envelope; it will never apply.
     #[error("the network rejected transaction {hash}: {code}; nothing was written")]
     Rejected {

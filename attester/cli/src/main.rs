@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod server;
 mod signals;
 
 #[cfg(feature = "demo")]
@@ -66,6 +67,13 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     }
+    if let Some((flag, instead)) = private_url_argument(std::env::args_os().skip(1)) {
+        eprintln!(
+            "assay: refusing {flag} with credentials, a query string or a key in its path on the command \
+             line (visible in `ps` and shell history); it is not used and not shown: {instead}"
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let command = Cli::command().after_help(format!(
         "Exit codes (the same numbers in every command; each command's --help lists its own):\n{}",
         assay_core::exit::TABLE
@@ -120,6 +128,38 @@ fn main() -> ExitCode {
             ExitCode::from(error.exit_code())
         }
     }
+}
+
+/// The endpoint flags whose URL may carry an operator's credentials, and where such a URL goes instead.
+const ENDPOINT_FLAGS: [(&str, &str); 3] = [
+    (
+        "--horizon-url",
+        "set ASSAY_HORIZON_URL, or horizon_url in watch.toml",
+    ),
+    (
+        "--rpc-url",
+        "set STELLAR_RPC_URL, or rpc_url in watch.toml (or a stellar-cli network file)",
+    ),
+    ("--fork-rpc-url", "set ASSAY_FORK_RPC_URL"),
+];
+
+/// The first endpoint flag (`--flag URL` or `--flag=URL`) given a URL that only its operator may see
+/// ([`assay_core::redact::url_is_private`]), with where to put it instead; checked before clap, whose
+/// errors quote the value they refuse.
+fn private_url_argument(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<(&'static str, &'static str)> {
+    let args: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+    args.iter().enumerate().find_map(|(i, arg)| {
+        ENDPOINT_FLAGS.into_iter().find(|(flag, _)| {
+            let value = match arg.strip_prefix(flag) {
+                Some("") => args.get(i + 1).map(String::as_str),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            };
+            value.is_some_and(assay_core::redact::url_is_private)
+        })
+    })
 }
 
 /// The 1-based position of the first argument that is key material (alone or as `--flag=VALUE`),

@@ -44,11 +44,12 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// An answer from `source`.
+    /// An answer from `source`. The URL is kept as [`crate::redact::url`] shows it: evidence is published
+    /// (history, `serve`, the hashed preimage), so an operator's credentials or key never enter it.
     pub fn answer(source: &str, url: &str, claim: String, retrieved_at: Timestamp) -> Evidence {
         Evidence {
             source: source.to_string(),
-            url: url.to_string(),
+            url: crate::redact::url(url),
             requested_url: None,
             claim,
             retrieved_at,

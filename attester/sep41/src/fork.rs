@@ -25,7 +25,7 @@ use stellar_xdr::{Asset, ScAddress, ScVal};
 use crate::{
     chain::{ForkHolder, RpcChain},
     checks::{i128_of, i128_val, run_suite, Party},
-    live::{contract_members, origin, LiveError},
+    live::{contract_members, LiveError},
     model::{ForkFacts, Report},
     offline::{
         classic_asset, create_accounts, embedded_network, embedded_party, embedded_suite_config,
@@ -193,7 +193,7 @@ impl Pinned {
     /// Starts the fork at the option's ledger (or the upstream's latest) and checks it serves the network
     /// the options name.
     fn start(options: &ForkOptions) -> Result<Pinned, LiveError> {
-        let upstream_shown = options.rpc_url.as_deref().map(origin);
+        let upstream_shown = options.rpc_url.as_deref().map(assay_core::redact::origin);
         let localnet = LocalNet::start_fork(
             LocalNetConfig {
                 port: 0,

@@ -173,14 +173,14 @@ pub fn run_live(
         Ok(info) if info.passphrase != passphrase => {
             return Err(LiveError::Usage(format!(
                 "the RPC server at {} serves {:?}, not {passphrase:?}; fix --rpc-url or --network-passphrase",
-                origin(rpc_url),
+                assay_core::redact::origin(rpc_url),
                 info.passphrase
             )))
         }
         Ok(_) => {}
         Err(e) => return Err(LiveError::Incomplete(format!("cannot prepare run: {e}"))),
     }
-    let (declared, _) = contract_members(&network, contract, &origin(rpc_url))?;
+    let (declared, _) = contract_members(&network, contract, &assay_core::redact::origin(rpc_url))?;
     let read_source = match &parties.holder.address {
         ScAddress::Account(a) => a.clone(),
         _ => unreachable!("parties are accounts"),
@@ -197,7 +197,7 @@ pub fn run_live(
     let results = run_suite(&mut chain, &config);
     Ok(Report {
         contract_id: contract_text,
-        network: origin(rpc_url),
+        network: assay_core::redact::origin(rpc_url),
         ran_at: assay_core::Timestamp::now().to_string(),
         results,
         fork: None,
@@ -231,17 +231,6 @@ pub fn contract_members(
             "the contract at {contract_text} is archived; restore it first"
         ))),
         Err(e) => Err(LiveError::Incomplete(format!("cannot prepare run: {e}"))),
-    }
-}
-
-/// The URL's scheme, host and port only: paths and queries can carry API keys.
-pub fn origin(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => {
-            format!("{}://{}", u.scheme(), u.host_str().unwrap_or(""))
-                + &u.port().map(|p| format!(":{p}")).unwrap_or_default()
-        }
-        Err(_) => "(unparseable RPC URL)".into(),
     }
 }
 
@@ -300,14 +289,5 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn origin_drops_paths_and_queries() {
-        assert_eq!(
-            origin("https://rpc.example:8443/v1/KEY?token=x"),
-            "https://rpc.example:8443"
-        );
-        assert_eq!(origin("not a url"), "(unparseable RPC URL)");
     }
 }

@@ -45,6 +45,13 @@ pub struct WatchConfig {
     /// above it is refused before it is signed and counts as a failure.
     #[serde(default = "default_max_fee")]
     pub max_fee_stroops: u32,
+    /// What one pass may spend on transactions, in XLM; each transaction counts at the most it may cost
+    /// (twice `max_fee_stroops`: itself and a restore it may need). Reached, writes wait for the next pass.
+    #[serde(default = "default_per_pass_xlm")]
+    pub max_spend_per_pass_xlm: f64,
+    /// What one UTC day may spend on transactions, in XLM, counted as `max_spend_per_pass_xlm` is.
+    #[serde(default = "default_per_day_xlm")]
+    pub max_spend_per_day_xlm: f64,
     /// curl-style `HOST:PORT:ADDR:PORT2` connection mappings for source fetches (pinned deployments).
     #[serde(default)]
     pub connect_to: Vec<String>,
@@ -88,6 +95,10 @@ pub struct WatchConfig {
     /// every this many ledgers; 0 turns it off (checks then follow the clock only).
     #[serde(default = "default_react_every_ledgers")]
     pub react_every_ledgers: u32,
+    /// The most assets one `[[discover]] issuer` entry may add (the judged issuer decides how many it
+    /// issues, and each one is scanned and paid for); counted in the interval check at this cap.
+    #[serde(default = "default_discover_max_assets_per_issuer")]
+    pub discover_max_assets_per_issuer: usize,
     /// Seconds between reads of the `[[discover]]` sources.
     #[serde(default = "default_discover_interval")]
     pub discover_interval_secs: u64,
@@ -206,6 +217,17 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
 fn default_max_fee() -> u32 {
     assay_chain::submit::DEFAULT_MAX_FEE_STROOPS
 }
+/// Default `discover_max_assets_per_issuer`: issuers rarely issue more than a handful of assets.
+pub const DEFAULT_DISCOVER_MAX_ASSETS_PER_ISSUER: usize = 10;
+fn default_discover_max_assets_per_issuer() -> usize {
+    DEFAULT_DISCOVER_MAX_ASSETS_PER_ISSUER
+}
+fn default_per_pass_xlm() -> f64 {
+    super::budget::DEFAULT_PER_PASS_XLM
+}
+fn default_per_day_xlm() -> f64 {
+    super::budget::DEFAULT_PER_DAY_XLM
+}
 fn default_react_every_ledgers() -> u32 {
     1
 }
@@ -258,6 +280,12 @@ impl WatchConfig {
         for d in &c.discover {
             d.source()?;
         }
+        if !(1..=1_000).contains(&c.discover_max_assets_per_issuer) {
+            return Err(AttestError::Input(format!(
+                "discover_max_assets_per_issuer ({}) must be 1 to 1000",
+                c.discover_max_assets_per_issuer
+            )));
+        }
         if c.discover_interval_secs == 0 {
             return Err(AttestError::Input(
                 "discover_interval_secs must be at least 1".into(),
@@ -276,6 +304,7 @@ impl WatchConfig {
         }
         c.check_interval_fits_margin()?;
         c.check_scale()?;
+        c.check_spend()?;
         if let Some(addr) = &c.metrics_addr {
             let parsed: SocketAddr = addr.parse().map_err(|_| {
                 AttestError::Input(format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))
@@ -309,6 +338,38 @@ fn check_rate(key: &str, rate: f64, instead: &str) -> Result<(), AttestError> {
 }
 
 impl WatchConfig {
+    /// The spend budget these keys set.
+    pub fn spend_limits(&self) -> super::budget::SpendLimits {
+        super::budget::SpendLimits::new(
+            self.max_spend_per_pass_xlm,
+            self.max_spend_per_day_xlm,
+            self.max_fee_stroops,
+        )
+    }
+
+    /// The spend budgets: positive, finite, and room for at least one transaction at the fee cap.
+    fn check_spend(&self) -> Result<(), AttestError> {
+        let per_send = self.spend_limits().per_send as f64 / super::budget::STROOPS_PER_XLM as f64;
+        for (key, xlm) in [
+            ("max_spend_per_pass_xlm", self.max_spend_per_pass_xlm),
+            ("max_spend_per_day_xlm", self.max_spend_per_day_xlm),
+        ] {
+            if !xlm.is_finite() || xlm < per_send {
+                return Err(AttestError::Input(format!(
+                    "{key} ({xlm}) must be at least {per_send} XLM: one transaction counts twice max_fee_stroops \
+                     (itself and a restore it may need); raise {key} or lower max_fee_stroops"
+                )));
+            }
+        }
+        if self.max_spend_per_day_xlm < self.max_spend_per_pass_xlm {
+            return Err(AttestError::Input(format!(
+                "max_spend_per_day_xlm ({}) is below max_spend_per_pass_xlm ({}): a day holds many passes",
+                self.max_spend_per_day_xlm, self.max_spend_per_pass_xlm
+            )));
+        }
+        Ok(())
+    }
+
     /// The concurrency, rate and batch keys, and `shard`.
     fn check_scale(&self) -> Result<(), AttestError> {
         if !(1..=256).contains(&self.concurrency) {
@@ -406,12 +467,19 @@ impl WatchConfig {
             .filter_map(|h| h.concurrency)
             .fold(self.per_host_concurrency, usize::min);
         let parallel = self.concurrency.min(narrowest_host).max(1);
-        let waves = self.assets.len().div_ceil(parallel) as u64;
+        // Each issuer entry may add up to its cap of assets, which the passes must have room for too.
+        let issuers = self.discover.iter().filter(|d| d.issuer.is_some()).count();
+        let checked = self
+            .assets
+            .len()
+            .saturating_add(issuers.saturating_mul(self.discover_max_assets_per_issuer));
+        let waves = checked.div_ceil(parallel) as u64;
         let pass = CHECK_ALLOWANCE_SECS.saturating_mul(waves);
         let widest = self
             .assets
             .iter()
-            .map(|a| (a.interval_secs.unwrap_or(self.interval_secs), a))
+            .map(|a| (a.interval_secs.unwrap_or(self.interval_secs), Some(a)))
+            .chain((!self.discover.is_empty()).then_some((self.interval_secs, None)))
             .max_by_key(|(interval, _)| *interval);
         let Some((interval, asset)) = widest else {
             return Ok(());
@@ -420,17 +488,26 @@ impl WatchConfig {
         if gap <= self.refresh_margin_secs {
             return Ok(());
         }
-        let key = match asset.interval_secs {
-            Some(_) => format!("interval_secs of [[asset]] {:?}", asset.asset),
-            None => "interval_secs".to_string(),
+        let key = match asset {
+            Some(AssetConfig {
+                interval_secs: Some(_),
+                asset,
+                ..
+            }) => format!("interval_secs of [[asset]] {asset:?}"),
+            _ => "interval_secs".to_string(),
         };
         let most = self.refresh_margin_secs.saturating_sub(pass);
         Err(AttestError::Input(format!(
-            "{key} ({interval}) plus a pass over {} asset(s) ({parallel} at a time, {} s each, {pass} s) can reach {gap} s between \
+            "{key} ({interval}) plus a pass over {} asset(s){} ({parallel} at a time, {} s each, {pass} s) can reach {gap} s between \
              checks, more than refresh_margin_secs ({}): an entry could go stale before it is refreshed. \
              Lower {key} to at most {most}, or raise refresh_margin_secs to at least {gap} (it must stay below \
              max_age_secs, {})",
-            self.assets.len(),
+            checked,
+            if issuers > 0 {
+                " (issuer discovery counted at its cap)"
+            } else {
+                ""
+            },
             CHECK_ALLOWANCE_SECS,
             self.refresh_margin_secs,
             self.max_age_secs
@@ -677,5 +754,61 @@ mod tests {
                 .to_string();
             assert!(err.contains(needle), "{entry}: {err}");
         }
+    }
+
+    #[test]
+    fn spend_budgets_and_the_issuer_cap_are_checked() {
+        let ok = "registry = \"C\"\nnetwork = \"testnet\"\n[[asset]]\nasset = \"USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN\"\n";
+        let c = WatchConfig::parse(ok).unwrap();
+        assert_eq!(
+            (
+                c.max_spend_per_pass_xlm,
+                c.max_spend_per_day_xlm,
+                c.discover_max_assets_per_issuer
+            ),
+            (500.0, 2_000.0, 10)
+        );
+        for (keys, named) in [
+            // The default 10 XLM cap counts 20 XLM per transaction.
+            (
+                "max_spend_per_pass_xlm = 19\n",
+                "max_spend_per_pass_xlm (19) must be at least 20 XLM",
+            ),
+            (
+                "max_spend_per_day_xlm = nan\n",
+                "max_spend_per_day_xlm (NaN)",
+            ),
+            (
+                "max_spend_per_day_xlm = 100\n",
+                "is below max_spend_per_pass_xlm",
+            ),
+            (
+                "discover_max_assets_per_issuer = 0\n",
+                "discover_max_assets_per_issuer (0) must be 1 to 1000",
+            ),
+        ] {
+            let err = WatchConfig::parse(&format!("{keys}{ok}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(named), "{keys}: {err}");
+        }
+        assert!(WatchConfig::parse(&format!("max_fee_stroops = 10000000\nmax_spend_per_pass_xlm = 2\nmax_spend_per_day_xlm = 2\n{ok}")).is_ok());
+    }
+
+    #[test]
+    fn issuer_discovery_counts_at_its_cap_in_the_interval_check() {
+        // 64 at a time (the default) and 120 s each: 100 issuers at 10 assets each are 16 waves, 1,920 s,
+        // which with a 300 s interval no longer fits a 2,000 s margin; one issuer (one wave) does.
+        let issuer =
+            "[[discover]]\nissuer = \"GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN\"\n";
+        let head = "registry = \"C\"\nnetwork = \"testnet\"\nrefresh_margin_secs = 2000\nper_host_concurrency = 64\n";
+        assert!(WatchConfig::parse(&format!("{head}{issuer}")).is_ok());
+        let err = WatchConfig::parse(&format!("{head}{}", issuer.repeat(100)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a pass over 1000 asset(s) (issuer discovery counted at its cap)"),
+            "{err}"
+        );
     }
 }

@@ -9,10 +9,9 @@ use std::time::{Duration, Instant};
 use assay_core::{Shard, Token};
 use serde_json::json;
 
-use super::config::AssetConfig;
+use super::config::{AssetConfig, WatchConfig};
 use super::log::log;
-use super::watcher::Watcher;
-use crate::scanning::{discover, DiscoverySource};
+use crate::scanning::{discover, DiscoverySource, ScanSettings};
 use crate::targets::resolve;
 
 /// The discovery state of a watcher.
@@ -46,51 +45,44 @@ impl Discovery {
     }
 }
 
-impl Watcher<'_> {
-    /// Whether asset `index` is still watched (not retired by discovery).
+/// The watched assets as the watcher keeps them: the token, its contract id, its check interval.
+pub type WatchedAssets = Vec<(Token, [u8; 32], Duration)>;
+
+impl Discovery {
+    /// Whether asset `index` is still watched (not retired).
     pub fn is_active(&self, index: usize) -> bool {
-        self.discovery
-            .as_ref()
-            .is_none_or(|d| !d.retired.contains(&index))
+        !self.retired.contains(&index)
     }
 
-    /// The watched assets' names, in index order.
-    pub fn active_assets(&self) -> Vec<String> {
-        (0..self.assets.len())
-            .filter(|&i| self.is_active(i))
-            .map(|i| self.assets[i].0.to_string())
-            .collect()
+    /// Whether the sources are due to be read.
+    pub fn is_due(&self) -> bool {
+        Instant::now() >= self.next
     }
 
-    /// Reads the discovery sources when due and updates the watched set; returns true when it was read.
-    pub fn discover_if_due(&mut self) -> bool {
-        match &self.discovery {
-            Some(d) if Instant::now() >= d.next => {}
-            _ => return false,
-        }
-        self.discover_now();
-        true
-    }
-
-    /// Reads every discovery source now: adds what they newly name, retires what none names any more.
-    pub fn discover_now(&mut self) {
-        let Some(discovery) = self.discovery.as_mut() else {
-            return;
-        };
-        discovery.next = Instant::now() + discovery.interval;
-        let (sources, shard) = (discovery.sources.clone(), discovery.shard);
-        let answers = match discover(&self.settings, &sources) {
+    /// Reads every source now: adds to `assets` (and `config.assets`, which the watcher keeps index for
+    /// index) what they newly name, with `config.interval_secs`, and retires what none names any more.
+    /// Returns the names of the retired assets. An issuer source adds at most
+    /// `config.discover_max_assets_per_issuer`.
+    pub fn read(
+        &mut self,
+        settings: &ScanSettings,
+        network_passphrase: &str,
+        assets: &mut WatchedAssets,
+        config: &mut WatchConfig,
+    ) -> Vec<String> {
+        self.next = Instant::now() + self.interval;
+        let answers = match discover(settings, &self.sources) {
             Ok(answers) => answers,
             Err(m) => {
                 log("discover_failed", json!({"error": m}));
-                return;
+                return Vec::new();
             }
         };
         let mut named: BTreeMap<[u8; 32], Token> = BTreeMap::new();
         let mut complete = true;
-        for (source, answer) in sources.iter().zip(answers) {
-            let assets = match answer {
-                Ok(assets) => assets,
+        for (source, answer) in self.sources.iter().zip(answers) {
+            let mut found = match answer {
+                Ok(found) => found,
                 Err(m) => {
                     complete = false;
                     log(
@@ -101,14 +93,22 @@ impl Watcher<'_> {
                     continue;
                 }
             };
-            for asset in assets {
+            let cap = config.discover_max_assets_per_issuer;
+            if matches!(source, DiscoverySource::Issuer(_)) && found.len() > cap {
+                // The judged issuer decides how many assets it issues: the same first `cap` by name are
+                // kept on every read, so the watched set does not churn.
+                found.sort_by_key(|a| a.to_string());
+                log(
+                    "discover_capped",
+                    json!({"source": source.to_string(), "listed": found.len(), "kept": cap,
+                    "note": "discover_max_assets_per_issuer bounds what one issuer can add; raise it in watch.toml to watch more"}),
+                );
+                found.truncate(cap);
+            }
+            for asset in found {
                 let name = asset.to_string();
-                match resolve(
-                    &name,
-                    &self.network.passphrase,
-                    &self.settings.asset_passphrase,
-                ) {
-                    Ok(t) if shard.owns(&t.contract) => {
+                match resolve(&name, network_passphrase, &settings.asset_passphrase) {
+                    Ok(t) if self.shard.owns(&t.contract) => {
                         named.insert(t.contract, t.asset);
                     }
                     Ok(_) => {}
@@ -119,31 +119,35 @@ impl Watcher<'_> {
                 }
             }
         }
-        self.apply_discovered(named, complete);
+        self.apply(named, complete, assets, config)
     }
 
-    fn apply_discovered(&mut self, named: BTreeMap<[u8; 32], Token>, complete: bool) {
-        let interval = Duration::from_secs(self.config.interval_secs);
-        let by_contract: BTreeMap<[u8; 32], usize> = self
-            .assets
+    fn apply(
+        &mut self,
+        named: BTreeMap<[u8; 32], Token>,
+        complete: bool,
+        assets: &mut WatchedAssets,
+        config: &mut WatchConfig,
+    ) -> Vec<String> {
+        let interval = Duration::from_secs(config.interval_secs);
+        let by_contract: BTreeMap<[u8; 32], usize> = assets
             .iter()
             .enumerate()
             .map(|(i, (_, contract, _))| (*contract, i))
             .collect();
         let mut added = Vec::new();
         let mut retired = Vec::new();
-        let discovery = self.discovery.as_mut().expect("discovery is configured");
         for (contract, token) in &named {
             match by_contract.get(contract) {
                 Some(&i) => {
-                    if discovery.retired.remove(&i) {
+                    if self.retired.remove(&i) {
                         added.push(token.to_string());
                     }
                 }
                 None => {
-                    discovery.found.insert(self.assets.len());
-                    self.assets.push((token.clone(), *contract, interval));
-                    self.config.assets.push(AssetConfig {
+                    self.found.insert(assets.len());
+                    assets.push((token.clone(), *contract, interval));
+                    config.assets.push(AssetConfig {
                         asset: token.to_string(),
                         interval_secs: None,
                         sep41: false,
@@ -153,16 +157,10 @@ impl Watcher<'_> {
             }
         }
         if complete {
-            for &i in &discovery.found {
-                if !named.contains_key(&self.assets[i].1) && discovery.retired.insert(i) {
-                    retired.push(self.assets[i].0.to_string());
+            for &i in &self.found {
+                if !named.contains_key(&assets[i].1) && self.retired.insert(i) {
+                    retired.push(assets[i].0.to_string());
                 }
-            }
-        }
-        {
-            let mut health = self.health.lock().expect("health lock");
-            for name in &retired {
-                health.assets.remove(name);
             }
         }
         for name in &added {
@@ -174,5 +172,6 @@ impl Watcher<'_> {
                 json!({"asset": name, "note": "no discovery source names it any more: it is no longer refreshed, and its registry entry ages out"}),
             );
         }
+        retired
     }
 }

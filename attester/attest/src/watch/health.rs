@@ -1,12 +1,8 @@
-//! Health and metrics of the loop: per-asset state, the Prometheus text, and the `/health` and `/metrics`
-//! listener.
+//! Health and metrics of the loop: per-asset state, the Prometheus text, and the answers of `/health` and
+//! `/metrics`.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use serde::Serialize;
 use serde_json::json;
@@ -62,9 +58,21 @@ pub struct Health {
     /// read-backs), summed over its batches, seconds. The batches go out while the scanning goes on, so
     /// scanning and writing together can exceed the pass.
     pub last_write_seconds: Option<f64>,
+    /// What the spend budget has counted, and whether it was reached.
+    pub spend: super::budget::Spend,
     /// This instance's shard of the asset list (`--shard I/N`), and how many assets it owns.
     #[serde(skip)]
     pub shard: Option<(assay_core::Shard, usize)>,
+}
+
+impl super::budget::SpendBook for Health {
+    fn spend(&mut self) -> &mut super::budget::Spend {
+        &mut self.spend
+    }
+
+    fn alert(&mut self, kind: &str) {
+        *self.alerts_total.entry(kind.to_string()).or_default() += 1;
+    }
 }
 
 /// One Prometheus counter with its help line.
@@ -149,6 +157,23 @@ impl Health {
                 ));
             }
         }
+        for (name, help, stroops) in [
+            (
+                "assay_watch_spend_pass_xlm",
+                "Counted against max_spend_per_pass_xlm in the current pass (each transaction at the most it may cost).",
+                self.spend.pass_stroops,
+            ),
+            (
+                "assay_watch_spend_day_xlm",
+                "Counted against max_spend_per_day_xlm on the current UTC day.",
+                self.spend.day_stroops,
+            ),
+        ] {
+            s.push_str(&format!(
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {:.7}\n",
+                stroops as f64 / super::budget::STROOPS_PER_XLM as f64
+            ));
+        }
         if let Some((shard, owned)) = self.shard {
             s.push_str("# HELP assay_watch_shard This instance's shard (--shard I/N) and the assets it owns.\n# TYPE assay_watch_shard gauge\n");
             s.push_str(&format!(
@@ -182,12 +207,14 @@ impl Health {
         s
     }
 
-    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly.
+    /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly, or when the
+    /// spend budget stopped a write.
     pub fn status(&self) -> &'static str {
-        let degraded = self
-            .assets
-            .values()
-            .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
+        let degraded = self.spend.reached.is_some()
+            || self
+                .assets
+                .values()
+                .any(|a| a.consecutive_failures > 0 || a.consecutive_refusals >= REPEATED_REFUSALS);
         if degraded {
             "degraded"
         } else {
@@ -196,37 +223,26 @@ impl Health {
     }
 }
 
-/// Serves `/health` (JSON) and `/metrics` (Prometheus) from `health` on `listener` until `stop`.
-pub fn serve_health(listener: TcpListener, health: Arc<Mutex<Health>>, stop: Arc<AtomicBool>) {
-    listener.set_nonblocking(true).ok();
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            let Ok((mut s, _)) = listener.accept() else {
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            };
-            s.set_nonblocking(false).ok();
-            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
-            let mut buf = [0u8; 2048];
-            let n = s.read(&mut buf).unwrap_or(0);
-            let req = String::from_utf8_lossy(&buf[..n]);
-            let path = req.split_whitespace().nth(1).unwrap_or("/");
-            let (status, ctype, body) = match path {
-                "/health" => {
-                    let h = health.lock().expect("health lock");
-                    let body = json!({"status": h.status(), "assets": h.assets}).to_string();
-                    ("200 OK", "application/json", body)
-                }
-                "/metrics" => (
-                    "200 OK",
-                    "text/plain; version=0.0.4",
-                    health.lock().expect("health lock").metrics(),
-                ),
-                _ => ("404 Not Found", "text/plain", "not found\n".to_string()),
-            };
-            let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-        }
-    });
+/// The answer to `GET path` on `metrics_addr`: status, content type and body of `/health` (JSON) or
+/// `/metrics` (Prometheus). The CLI serves it on the same server loop as `assay serve`.
+pub fn answer(health: &Mutex<Health>, path: &str) -> (u16, &'static str, String) {
+    // A panic elsewhere must not take the health page down with it: the counters are still worth reading.
+    let h = health
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match path {
+        "/health" => (
+            200,
+            "application/json",
+            json!({"status": h.status(), "assets": h.assets, "spend": h.spend}).to_string(),
+        ),
+        "/metrics" => (200, "text/plain; version=0.0.4", h.metrics()),
+        _ => (
+            404,
+            "text/plain",
+            "not found: this address serves /health and /metrics\n".to_string(),
+        ),
+    }
 }
 
 #[cfg(test)]

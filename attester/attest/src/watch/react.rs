@@ -19,8 +19,9 @@ use stellar_xdr::{
     LedgerKeyAccount, LedgerKeyContractData, Limits, ScAddress, ScSymbol, ScVal, WriteXdr,
 };
 
+use assay_chain::rpc::RpcClient;
+
 use super::log::log;
-use super::watcher::Watcher;
 use crate::registry::account_id;
 
 /// Keys per `getLedgerEntries` call (stellar-rpc's limit is 200).
@@ -65,6 +66,11 @@ pub struct Reaction {
 }
 
 impl Reaction {
+    /// The ledger the last poll read at (none before the first poll).
+    pub fn polled_ledger(&self) -> Option<u32> {
+        self.polled_ledger
+    }
+
     /// Reaction every `every_ledgers` ledgers (0 is taken as 1).
     pub fn new(every_ledgers: u32, issuers_readable: bool) -> Reaction {
         Reaction {
@@ -141,13 +147,14 @@ fn sac_issuer(data: &LedgerEntryData) -> Option<([u8; 32], [u8; 32])> {
     Some((*contract, issuer))
 }
 
-impl Watcher<'_> {
-    /// The ledger entries a verdict of each watched asset rests on.
+impl Reaction {
+    /// The ledger entries a verdict of each watched asset (those `active` keeps) rests on.
     fn watched_entries(
         &self,
-        issuers_readable: bool,
-        sac_issuers: &BTreeMap<[u8; 32], [u8; 32]>,
+        assets: &[(Token, [u8; 32], Duration)],
+        active: &dyn Fn(usize) -> bool,
     ) -> BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> {
+        let (issuers_readable, sac_issuers) = (self.issuers_readable, &self.sac_issuers);
         let mut entries: BTreeMap<String, (LedgerKey, Watched, Vec<usize>)> = BTreeMap::new();
         let mut add = |key: LedgerKey, what: Watched, index: usize| {
             entries
@@ -156,8 +163,8 @@ impl Watcher<'_> {
                 .2
                 .push(index);
         };
-        for (index, (token, contract, _)) in self.assets.iter().enumerate() {
-            if !self.is_active(index) {
+        for (index, (token, contract, _)) in assets.iter().enumerate() {
+            if !active(index) {
                 continue;
             }
             let issuer = match token {
@@ -181,45 +188,39 @@ impl Watcher<'_> {
         entries
     }
 
-    /// When a poll is due (every `every_ledgers` ledgers), reads the watched entries and returns the
-    /// indices of the assets whose entries changed since the last poll. The first poll only records.
-    pub fn ledger_changes(&mut self) -> Vec<usize> {
-        let Some(reaction) = self.reaction.as_ref() else {
-            return Vec::new();
-        };
-        if reaction
-            .polled_at
-            .is_some_and(|t| t.elapsed() < MIN_POLL_GAP)
-        {
+    /// When a poll is due (every `every_ledgers` ledgers), reads the entries of the watched `assets` (those
+    /// `active` keeps) through `rpc` and returns the indices of the assets whose entries changed since the
+    /// last poll. The first poll only records.
+    pub fn changes(
+        &mut self,
+        rpc: &RpcClient,
+        assets: &[(Token, [u8; 32], Duration)],
+        active: &dyn Fn(usize) -> bool,
+    ) -> Vec<usize> {
+        if self.polled_at.is_some_and(|t| t.elapsed() < MIN_POLL_GAP) {
             return Vec::new();
         }
-        let (every, issuers_readable) = (reaction.every_ledgers, reaction.issuers_readable);
-        let polled_ledger = reaction.polled_ledger;
-        if let Some(r) = self.reaction.as_mut() {
-            r.polled_at = Some(Instant::now());
-        }
-        let latest = match self.rpc.get_latest_ledger() {
+        self.polled_at = Some(Instant::now());
+        let latest = match rpc.get_latest_ledger() {
             Ok(l) => l.sequence,
             Err(e) => {
                 log("react_failed", json!({"error": e.to_string()}));
                 return Vec::new();
             }
         };
-        if polled_ledger.is_some_and(|p| latest < p.saturating_add(every)) {
+        if self
+            .polled_ledger
+            .is_some_and(|p| latest < p.saturating_add(self.every_ledgers))
+        {
             return Vec::new();
         }
-        let sac_issuers = self
-            .reaction
-            .as_ref()
-            .map(|r| r.sac_issuers.clone())
-            .unwrap_or_default();
-        let entries = self.watched_entries(issuers_readable, &sac_issuers);
+        let entries = self.watched_entries(assets, active);
         let mut learned = Vec::new();
         let keys: Vec<&LedgerKey> = entries.values().map(|(k, _, _)| k).collect();
         let mut now: BTreeMap<String, String> = BTreeMap::new();
         for chunk in keys.chunks(KEYS_PER_CALL) {
             let chunk: Vec<LedgerKey> = chunk.iter().map(|k| (*k).clone()).collect();
-            let answer = match self.rpc.get_ledger_entries(&chunk) {
+            let answer = match rpc.get_ledger_entries(&chunk) {
                 Ok(a) => a,
                 Err(e) => {
                     log("react_failed", json!({"error": e.to_string()}));
@@ -239,18 +240,13 @@ impl Watcher<'_> {
                 }
             }
         }
-        let reaction = self.reaction.as_mut().expect("checked above");
-        reaction.polled_ledger = Some(latest);
-        // The re-scans this poll asks for read the ledger through the same stellar-rpc, at this ledger or later.
-        self.settings
-            .ledger_floor
-            .fetch_max(latest, std::sync::atomic::Ordering::AcqRel);
+        self.polled_ledger = Some(latest);
         // Followed from the next poll on (a SAC's issuer does not change; the map only grows).
-        reaction.sac_issuers.extend(learned);
+        self.sac_issuers.extend(learned);
         let mut changed = Vec::new();
         for (key, (_, what, indices)) in &entries {
             let current = now.get(key).cloned().unwrap_or_else(|| "absent".into());
-            let before = reaction.seen.insert(key.clone(), current.clone());
+            let before = self.seen.insert(key.clone(), current.clone());
             // First seen (the first poll, a newly watched asset, a SAC's issuer just learned): a baseline.
             if before.is_none_or(|b| b == current) {
                 continue;
@@ -258,7 +254,7 @@ impl Watcher<'_> {
             for &i in indices {
                 log(
                     "ledger_change",
-                    json!({"asset": self.assets[i].0.to_string(), "entry": what.as_str(), "ledger": latest,
+                    json!({"asset": assets[i].0.to_string(), "entry": what.as_str(), "ledger": latest,
                     "note": "checking it now"}),
                 );
                 changed.push(i);

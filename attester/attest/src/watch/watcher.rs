@@ -12,10 +12,12 @@ use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_core::{Freshness, Token};
 use serde_json::json;
 
+use super::budget::Budgeted;
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
 use super::policy::{backoff, write_reason, WriteReason};
+use super::setup::{Chain, Setup};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
 use crate::decide::{decide, Decision, Floor};
@@ -68,6 +70,8 @@ pub enum Checked {
     Unchanged,
     /// Not attestable.
     Refused(String),
+    /// A write (or revocation) the spend budget had no room for: nothing was sent; checked again soon.
+    Deferred(String),
     /// Not attestable, and the weaker on-chain entry was revoked (rule, transaction).
     Revoked(String, String),
     /// Written and confirmed, but the read-back failed (transaction, why); re-read next check.
@@ -77,6 +81,9 @@ pub enum Checked {
     /// Sent, outcome unknown.
     Unknown(String),
 }
+
+/// How soon an asset whose write the spend budget deferred is checked again (at most its interval).
+pub const DEFERRED_RECHECK: Duration = Duration::from_secs(60);
 
 /// Registry reads in flight at once during a pass (bounded by `concurrency` too).
 pub const CHAIN_READERS: usize = 16;
@@ -103,6 +110,28 @@ enum Step {
     Write(Write),
 }
 
+impl<'a> Watcher<'a> {
+    /// The watcher of a resolved config ([`WatchConfig::resolve`]), on `chain`.
+    pub fn new(chain: &'a Chain, setup: Setup) -> Watcher<'a> {
+        Watcher {
+            rpc: &chain.rpc,
+            network: &chain.network,
+            signer: &chain.signer,
+            registry: setup.registry,
+            settings: setup.settings,
+            config: setup.config,
+            assets: setup.assets,
+            history: setup.history,
+            health: setup.health,
+            options: setup.options,
+            sep41: setup.sep41,
+            unconfirmed: Default::default(),
+            discovery: setup.discovery,
+            reaction: setup.reaction,
+        }
+    }
+}
+
 impl Watcher<'_> {
     /// Checks one asset: a pass over it alone.
     pub fn check(&self, index: usize) -> Checked {
@@ -118,6 +147,11 @@ impl Watcher<'_> {
     /// alone). A pass so takes about the longer of its scanning and its writing, not their sum.
     /// Outcomes come back in the order of `indices`.
     pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
+        self.health
+            .lock()
+            .expect("health lock")
+            .spend
+            .start_pass(crate::verify::unix_now(), &self.config.spend_limits());
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
         for &index in indices {
@@ -428,7 +462,7 @@ impl Watcher<'_> {
             );
         }
         let batch: Vec<Attestation> = writes.iter().map(|w| w.attestation.clone()).collect();
-        let sent = write_batched(&mut self.submitter(), &batch, self.config.batch_size);
+        let sent = write_batched(&mut self.budgeted(), &batch, self.config.batch_size);
         {
             let mut h = self.health.lock().expect("health lock");
             h.transactions_total += sent.transactions as u64;
@@ -475,6 +509,10 @@ impl Watcher<'_> {
                     Landed::Failed(why) => {
                         log("write_failed", json!({"asset": name, "error": why}));
                         Checked::Failed(why)
+                    }
+                    Landed::Deferred(why) => {
+                        log("deferred", with(fields, json!({"reason": why})));
+                        Checked::Deferred(why)
                     }
                 };
                 (w.index, checked)
@@ -527,6 +565,16 @@ impl Watcher<'_> {
                 json!({"cutoff": cutoff, "removed": pruned}),
             ),
             Err(e) => log("history_failed", json!({"error": e.to_string()})),
+        }
+    }
+
+    /// [`Watcher::submitter`] under the operator's spend budget: every write and revocation is counted
+    /// first, and one the budget has no room for is not sent.
+    fn budgeted(&self) -> Budgeted<'_, ChainSubmitter<'_>, Health> {
+        Budgeted {
+            inner: self.submitter(),
+            limits: self.config.spend_limits(),
+            book: &self.health,
         }
     }
 
@@ -590,7 +638,7 @@ impl Watcher<'_> {
         };
         let (asset, contract, _) = &self.assets[index];
         let name = asset.to_string();
-        let mut submitter = self.submitter();
+        let mut submitter = self.budgeted();
         let held = match submitter.read(*contract) {
             Ok(Some(held)) if floor.exceeds(&held) => held,
             Ok(_) => return refused,
@@ -626,6 +674,13 @@ impl Watcher<'_> {
                 )]);
                 Checked::Revoked(rule.to_string(), c.hash)
             }
+            Err(ChainError::OverBudget(why)) => {
+                log(
+                    "deferred",
+                    json!({"asset": name, "rule": rule, "reason": why}),
+                );
+                Checked::Deferred(why)
+            }
             Err(e) => chain_failure(&name, "revoke_failed", &e),
         }
     }
@@ -642,15 +697,18 @@ impl Watcher<'_> {
                 h.revoked_total += 1;
             }
             Checked::Failed(_) | Checked::Unknown(_) => h.failures_total += 1,
-            Checked::Unchanged => {}
+            Checked::Unchanged | Checked::Deferred(_) => {}
         }
         let a = h.assets.entry(name).or_default();
         match outcome {
             // A written-unconfirmed check backs off like a failure, so the re-read comes soon.
             Checked::Failed(m) | Checked::Unknown(m) | Checked::WrittenUnconfirmed(_, m) => {
                 a.consecutive_failures += 1;
-                a.last_error = Some(m.clone());
+                // The health page is read by whoever reaches metrics_addr: the same redaction as the journal.
+                a.last_error = Some(assay_core::redact::text(m));
             }
+            // Neither a success nor a failure of the asset: the budget (counted in `/health`) held it back.
+            Checked::Deferred(_) => {}
             other => {
                 a.consecutive_failures = 0;
                 a.last_success = Some(crate::verify::unix_now());
@@ -664,7 +722,7 @@ impl Watcher<'_> {
         }
         match outcome {
             Checked::Refused(_) | Checked::Revoked(..) => a.consecutive_refusals += 1,
-            Checked::Failed(_) | Checked::Unknown(_) => {}
+            Checked::Failed(_) | Checked::Unknown(_) | Checked::Deferred(_) => {}
             _ => a.consecutive_refusals = 0,
         }
         a.last_outcome = Some(match outcome {
@@ -675,7 +733,66 @@ impl Watcher<'_> {
             Checked::Revoked(rule, _) => format!("revoked:{rule}"),
             Checked::Failed(_) => "failed".into(),
             Checked::Unknown(_) => "unknown".into(),
+            Checked::Deferred(_) => "deferred".into(),
         });
+    }
+
+    /// Whether asset `index` is still watched (not retired by discovery).
+    pub fn is_active(&self, index: usize) -> bool {
+        self.discovery.as_ref().is_none_or(|d| d.is_active(index))
+    }
+
+    /// The watched assets' names, in index order.
+    pub fn active_assets(&self) -> Vec<String> {
+        (0..self.assets.len())
+            .filter(|&i| self.is_active(i))
+            .map(|i| self.assets[i].0.to_string())
+            .collect()
+    }
+
+    /// Reads the discovery sources when due and updates the watched set; returns true when it was read.
+    pub fn discover_if_due(&mut self) -> bool {
+        if !self.discovery.as_ref().is_some_and(|d| d.is_due()) {
+            return false;
+        }
+        self.discover_now();
+        true
+    }
+
+    /// Reads every discovery source now: adds what they newly name, retires what none names any more
+    /// (and drops the retired assets from `/health`).
+    pub fn discover_now(&mut self) {
+        let Some(discovery) = self.discovery.as_mut() else {
+            return;
+        };
+        let retired = discovery.read(
+            &self.settings,
+            &self.network.passphrase,
+            &mut self.assets,
+            &mut self.config,
+        );
+        let mut health = self.health.lock().expect("health lock");
+        for name in &retired {
+            health.assets.remove(name);
+        }
+    }
+
+    /// The indices of the watched assets whose ledger entries changed since the last poll (none without
+    /// a reaction, or when no poll is due).
+    pub fn ledger_changes(&mut self) -> Vec<usize> {
+        let Some(reaction) = self.reaction.as_mut() else {
+            return Vec::new();
+        };
+        let discovery = self.discovery.as_ref();
+        let active = |i: usize| discovery.is_none_or(|d| d.is_active(i));
+        let changed = reaction.changes(self.rpc, &self.assets, &active);
+        // The re-scans this poll asks for read the ledger through the same stellar-rpc, at this ledger or later.
+        if let Some(polled) = reaction.polled_ledger() {
+            self.settings
+                .ledger_floor
+                .fetch_max(polled, std::sync::atomic::Ordering::AcqRel);
+        }
+        changed
     }
 
     /// Runs until `stop` (or after one pass with `once`); returns the last outcome of each watched asset
@@ -715,7 +832,10 @@ impl Watcher<'_> {
                         .get(&self.assets[i].0.to_string())
                         .map_or(0, |a| a.consecutive_failures);
                     due[i] = Instant::now()
-                        + if failures > 0 {
+                        + if matches!(outcome, Checked::Deferred(_)) {
+                            // Kept for the next pass with room, not for the next interval.
+                            interval.min(DEFERRED_RECHECK)
+                        } else if failures > 0 {
                             backoff(failures, interval)
                         } else {
                             interval

@@ -329,6 +329,99 @@ fn item6_a_confirmed_write_whose_read_back_fails_is_written_unconfirmed() {
     assert!(watch.unconfirmed.lock().unwrap().is_empty());
 }
 
+/// #28 item 5: an RPC that answers "absent" to every read of the registry's entries makes each pass want
+/// to write every asset; the pass's spend budget (here room for one transaction) stops the sends at what it
+/// allows, marks `/health` degraded and raises one alert, and the write it held back is made at the next
+/// pass, not lost.
+#[test]
+fn a_hostile_rpc_cannot_make_a_pass_spend_beyond_its_budget() {
+    let w = World::start(&["aqua.network", "circle.com"]);
+    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
+    w.lock(AQUA);
+    let usdc = w.issue("USDC", USDC, AUTH_REVOCABLE, Some("circle.com"));
+    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    w.serve_eval("usdc-revocable-regulated", USDC, "circle.com");
+    let settings = w.settings(&["aqua.network", "circle.com"]);
+    let proxy = Proxy::start(w.net.rpc_url());
+    proxy.always(
+        "getLedgerEntries",
+        Fault::Rewrite(Arc::new(|mut r: serde_json::Value| {
+            if let Some(entries) = r["entries"].as_array_mut() {
+                entries.retain(|e| !is_verdict(e["key"].as_str().unwrap_or_default()));
+            }
+            r
+        })),
+    );
+    let rpc = RpcClient::new(&proxy.url).unwrap();
+    let (a, u) = (target(&w, &aqua), target(&w, &usdc));
+    // A 1 XLM fee cap counts 2 XLM per transaction (itself and a restore it may need): one per pass, two a day.
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\nbatch_size = 1\nmax_fee_stroops = 10000000\n\
+         max_spend_per_pass_xlm = 2\nmax_spend_per_day_xlm = 4\n\
+         [[asset]]\nasset = \"{}\"\n[[asset]]\nasset = \"{}\"\n",
+        a.asset, u.asset
+    ))
+    .unwrap();
+    let interval = Duration::from_secs(300);
+    let watch = w.watcher(
+        &rpc,
+        settings,
+        config,
+        vec![
+            (a.asset.clone(), a.contract, interval),
+            (u.asset.clone(), u.contract, interval),
+        ],
+    );
+
+    let first: Vec<Checked> = watch.pass(&[0, 1]).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(
+        proxy.count("sendTransaction"),
+        1,
+        "one transaction fits the pass: {first:?}"
+    );
+    let deferred: Vec<usize> = (0..2)
+        .filter(|&i| matches!(&first[i], Checked::Deferred(why) if why.contains("max_spend_per_pass_xlm = 2")))
+        .collect();
+    assert_eq!(deferred.len(), 1, "{first:?}");
+    assert!(
+        first
+            .iter()
+            .any(|c| matches!(c, Checked::WrittenUnconfirmed(..))),
+        "the other was sent (its read-back hidden by the RPC): {first:?}"
+    );
+    {
+        let h = watch.health.lock().unwrap();
+        assert_eq!(h.status(), "degraded");
+        assert_eq!(h.alerts_total.get("spend_budget_reached"), Some(&1));
+        assert_eq!(h.spend.pass_stroops, 20_000_000);
+        assert!(h
+            .metrics()
+            .contains("assay_watch_spend_day_xlm 2.0000000\n"));
+    }
+
+    // The next pass has room again: the deferred write goes out; the sent one is re-read, never re-sent.
+    let second: Vec<Checked> = watch.pass(&[0, 1]).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(proxy.count("sendTransaction"), 2, "{second:?}");
+    assert!(
+        matches!(&second[deferred[0]], Checked::WrittenUnconfirmed(..)),
+        "the deferred write is made: {second:?}"
+    );
+    assert_eq!(second[1 - deferred[0]], Checked::Unchanged, "{second:?}");
+    for t in [&a, &u] {
+        assert!(read_safety(&w.rpc, w.registry, t.contract)
+            .unwrap()
+            .is_some());
+    }
+    // The day's budget is spent now: a pass that wanted to write could not send.
+    let h = watch.health.lock().unwrap();
+    assert_eq!(h.spend.day_stroops, 40_000_000);
+    assert_eq!(
+        h.status(),
+        "ok",
+        "the second pass had room for what it sent"
+    );
+}
+
 /// Whether a `getLedgerEntries` key (base64 XDR) is a registry verdict (`Verdict(asset, attester)`).
 fn is_verdict(key: &str) -> bool {
     use stellar_xdr::{LedgerKey, Limits, ReadXdr, ScAddress, ScVal};

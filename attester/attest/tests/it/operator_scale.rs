@@ -353,6 +353,45 @@ fn discovery_adds_and_drops_assets() {
     );
 }
 
+/// #28 item 5: an issuer entry adds at most `discover_max_assets_per_issuer` of the assets the judged
+/// issuer lists (the same ones, first by name, on every read), so an issuer cannot make the attester scan
+/// and pay for assets without end.
+#[test]
+fn issuer_discovery_is_capped_per_issuer() {
+    let w = World::start(&["aqua.network"]);
+    let family = issuer(0x41);
+    w.serve_eval("aqua-clear-verified", &family, "aqua.network");
+    let first = w.issue("DIA", &family, 0, Some("aqua.network"));
+    let second = ClassicAsset {
+        code: "DIB",
+        issuer: family.clone(),
+    };
+    w.net
+        .admin_set_trustline(
+            &account_id(w.holder.public_key()),
+            &second.xdr(),
+            10_000_000,
+            i64::MAX,
+            1,
+        )
+        .unwrap();
+    let config = WatchConfig::parse(&format!(
+        "registry = \"C\"\nnetwork = \"local\"\ndiscover_max_assets_per_issuer = 1\n[[discover]]\nissuer = \"{family}\"\n"
+    ))
+    .unwrap();
+    let sources = vec![DiscoverySource::Issuer(family.clone())];
+    let mut watch = w.watcher(&w.rpc, w.settings(&["aqua.network"]), config, vec![]);
+    watch.discovery = Some(Discovery::new(
+        sources,
+        assay_core::Shard::ALL,
+        Duration::from_secs(3600),
+    ));
+    for _ in 0..2 {
+        watch.discover_now();
+        assert_eq!(watch.active_assets(), vec![first.core().to_string()]);
+    }
+}
+
 /// Issue #18, item 1: `[hosts."NAME"]` holds one source host to limits of its own. StellarExpert answers
 /// in 400 ms; three assets need four requests to it (three directory entries, one blocklist). Held to
 /// one request at a time they take at least 1.6 s; under the common bound of eight they overlap.

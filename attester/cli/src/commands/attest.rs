@@ -6,9 +6,7 @@ use std::time::SystemTime;
 use assay_core::Freshness;
 use clap::Args;
 
-use super::shared::{
-    reject_argv_secrets, rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs,
-};
+use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs};
 use super::{usage, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
@@ -156,7 +154,6 @@ fn record(
 
 /// Runs `assay attest`.
 pub fn run(args: AttestArgs) -> CommandResult {
-    reject_argv_secrets(std::env::args().skip(1))?;
     if args.batch_size == 0 || args.batch_size > MAX_BATCH_SIZE {
         return usage(format!(
             "invalid --batch-size {}: expected 1 to {MAX_BATCH_SIZE} (the registry's cap)",

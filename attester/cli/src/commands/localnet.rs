@@ -43,8 +43,9 @@ pub struct LocalnetArgs {
     /// Network passphrase
     #[arg(long, default_value = STANDALONE_PASSPHRASE, env = "STELLAR_NETWORK_PASSPHRASE")]
     network_passphrase: String,
-    /// Fork the network served at this stellar-rpc URL (state changes stay local)
-    #[arg(long, value_name = "URL")]
+    /// Fork the network served at this stellar-rpc URL (state changes stay local); a URL with
+    /// credentials or a key goes in the environment, never on the command line
+    #[arg(long, value_name = "URL", env = "ASSAY_FORK_RPC_URL")]
     fork_rpc_url: Option<String>,
     /// Fork at this ledger (default: the upstream's latest)
     #[arg(long, value_name = "N", requires = "fork_rpc_url")]
@@ -109,7 +110,7 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
             if let Some(fork) = net.fork_stats() {
                 let from = match (&args.fork_cache, fork.offline) {
                     (Some(file), true) => format!("{} (offline replay)", file.display()),
-                    _ => assay_sep41::live::origin(args.fork_rpc_url.as_deref().unwrap_or("")),
+                    _ => assay_core::redact::origin(args.fork_rpc_url.as_deref().unwrap_or("")),
                 };
                 println!("fork:               ledger {} of {from}", fork.ledger);
             }

@@ -4,7 +4,6 @@
 //! opened read-only per request, so `watch` keeps appending while the server runs. An undetermined report
 //! is marked in the `Assay-Undetermined` header and in the body, so "could not check" never reads as
 //! "fine" to a client that looks at only one of them.
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,11 +12,6 @@ use std::sync::Arc;
 use assay_core::report::Report;
 use assay_scan::history::{History, LatestRow, Recheck};
 use clap::Args;
-use http_body_util::Full;
-use hyper::body::Bytes;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
 use super::history::Listing;
@@ -63,6 +57,11 @@ pub struct ServeArgs {
     /// Allow a listen address that is not loopback.
     #[arg(long)]
     pub allow_remote: bool,
+
+    /// Connections open at once; at the cap, the oldest one not being answered is closed for a new one.
+    #[arg(long, value_name = "N", default_value_t = crate::server::DEFAULT_MAX_CONNECTIONS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_535))]
+    pub max_connections: usize,
 }
 
 /// An answer: status, content type, extra headers, body.
@@ -633,11 +632,12 @@ fn percent_decode(s: &str) -> String {
 
 /// Runs `assay serve` until SIGINT or SIGTERM.
 pub fn run(args: ServeArgs) -> CommandResult {
-    if !args.listen.ip().is_loopback() && !args.allow_remote {
-        return usage(format!(
-            "--listen {} is not a loopback address; pass --allow-remote to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1",
-            args.listen
-        ));
+    if let Err(refused) = crate::server::check_listen(
+        "--listen",
+        args.listen,
+        (!args.allow_remote).then_some("--allow-remote"),
+    ) {
+        return usage(refused);
     }
     let Some(store) = args.history.clone().or_else(History::default_path) else {
         return usage("no data directory for the history: pass --history PATH");
@@ -654,10 +654,10 @@ pub fn run(args: ServeArgs) -> CommandResult {
         store,
         requests: AtomicU64::new(0),
     });
-    runtime.block_on(serve(args.listen, server))
+    runtime.block_on(serve(args.listen, args.max_connections, server))
 }
 
-async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
+async fn serve(listen: SocketAddr, max_connections: usize, server: Arc<Server>) -> CommandResult {
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(err) => return failed(format!("cannot listen on {listen}: {err}")),
@@ -668,56 +668,32 @@ async fn serve(listen: SocketAddr, server: Arc<Server>) -> CommandResult {
         server.store.display()
     );
     let stop = crate::signals::install(|_| {})?;
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(err) => {
-                    eprintln!("assay serve: accept failed: {err}");
-                    continue;
-                }
-            },
-            _ = stop.stopped() => break,
-        };
-        let server = server.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                let server = server.clone();
-                async move { Ok::<_, Infallible>(answer(&server, &req).await) }
-            });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    let handler: crate::server::Handler =
+        Arc::new(move |method, path, query| server.respond(method, path, query).into());
+    crate::server::run(
+        "assay serve",
+        listener,
+        max_connections,
+        handler,
+        stop.stopped(),
+    )
+    .await;
     eprintln!("assay serve: stopped");
     Ok(assay_core::exit::OK)
 }
 
-/// Runs the (blocking, SQLite) answer off the async workers and turns it into an HTTP response.
-async fn answer<B>(server: &Arc<Server>, req: &hyper::Request<B>) -> hyper::Response<Full<Bytes>> {
-    let (method, path, query) = (
-        req.method().as_str().to_string(),
-        req.uri().path().to_string(),
-        req.uri().query().unwrap_or("").to_string(),
-    );
-    let head = method == "HEAD";
-    let server = server.clone();
-    let reply = tokio::task::spawn_blocking(move || server.respond(&method, &path, &query))
-        .await
-        .unwrap_or_else(|_| Reply::problem(500, "internal error while answering".to_string()));
-    let mut response = hyper::Response::builder()
-        .status(reply.status)
-        .header("Content-Type", reply.content_type)
-        .header("Cache-Control", "no-store")
-        .header("X-Content-Type-Options", "nosniff");
-    for (name, value) in reply.headers {
-        response = response.header(name, value);
+impl From<Reply> for crate::server::Answer {
+    fn from(reply: Reply) -> Self {
+        let mut response = hyper::Response::builder()
+            .status(reply.status)
+            .header("Content-Type", reply.content_type);
+        for (name, value) in reply.headers {
+            response = response.header(name, value);
+        }
+        response
+            .body(reply.body)
+            .unwrap_or_else(|_| hyper::Response::new(String::new()))
     }
-    let body = if head { String::new() } else { reply.body };
-    response
-        .body(Full::new(Bytes::from(body)))
-        .unwrap_or_else(|_| hyper::Response::new(Full::new(Bytes::new())))
 }
 
 #[cfg(test)]

@@ -85,20 +85,18 @@ pub fn suite_runner(
     key: &str,
     fix: &str,
 ) -> Result<Sep41Runner, CommandError> {
-    if asset_passphrase != spec.passphrase {
-        return Err(CommandError::usage(format!(
-            "{key} runs the conformance suite against the contract on the registry's network, so the \
-             assets must live there: {fix}"
-        )));
-    }
-    Sep41Runner::with_parties(
-        &spec.rpc_url,
-        &spec.passphrase,
-        parties.owner_identity,
-        parties.spender_identity,
-        parties.allow_non_testnet_write,
+    Sep41Runner::on_registry_network(
+        spec,
+        asset_passphrase,
+        (
+            parties.owner_identity,
+            parties.spender_identity,
+            parties.allow_non_testnet_write,
+        ),
+        key,
+        fix,
     )
-    .map_err(|e| CommandError::usage(format!("{key}: {e}")))
+    .map_err(CommandError::from)
 }
 
 /// Output format of every command that prints results (`assay sep41` adds `md`).
@@ -330,17 +328,6 @@ impl RegistryScanArgs {
 /// there (`asset_passphrase` is its passphrase), else none (their network's Horizon).
 pub fn ledger_rpc(spec: &NetworkSpec, asset_passphrase: &str) -> Option<String> {
     (asset_passphrase == spec.passphrase).then(|| spec.rpc_url.clone())
-}
-
-/// Rejects any argv word that looks like key material, wherever it was typed.
-pub fn reject_argv_secrets<I: IntoIterator<Item = String>>(args: I) -> Result<(), CommandError> {
-    for a in args {
-        let value = a.split_once('=').map(|(_, v)| v.to_string()).unwrap_or(a);
-        if identity::looks_like_secret(&value) && value.trim().starts_with('S') {
-            return Err(CommandError::usage(identity::IdentityError::SecretInArgv));
-        }
-    }
-    Ok(())
 }
 
 /// An RPC client for the network.

@@ -4,21 +4,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assay_attest::targets::resolve;
+use assay_attest::watch::{log, Checked, Health, WatchConfig, Watcher};
 use assay_core::exit;
-use assay_core::Shard;
 use clap::Args;
 
-use super::shared::{
-    asset_passphrase, ledger_rpc, reject_argv_secrets, rpc_client, suite_runner, NetworkArgs,
-    RegistryArgs, SignerArgs, SourceArgs, SuiteParties,
-};
-use super::{usage, CommandError, CommandResult};
-use assay_attest::sep41::Sep41Runner;
-use assay_attest::watch::{
-    log, serve_health, Checked, Discovery, Health, Reaction, WatchConfig, Watcher,
-};
-use assay_chain::submit::InvokeOptions;
+use super::{CommandError, CommandResult};
 
 const AFTER_HELP: &str = "\
 Config (TOML):
@@ -30,6 +20,8 @@ Config (TOML):
   max_age_secs = 86400           # the window gates use
   refresh_margin_secs = 3600     # re-attest this long before an attestation goes stale
   max_fee_stroops = 100000000    # refuse to sign a write costing more (default 10 XLM)
+  max_spend_per_pass_xlm = 500   # what one pass may spend (each transaction counts 2 x max_fee_stroops)
+  max_spend_per_day_xlm = 2000   # what one UTC day may spend; reached: writes wait, /health degraded, alert
   metrics_addr = \"127.0.0.1:9464\" # optional /health and /metrics (loopback only)
   sep41_owner_identity = \"holder\"   # optional: a key-based SEP-41 run's holder (else ASSAY_OWNER_SECRET)
   sep41_spender_identity = \"spender\" # optional: its spender (else ASSAY_SPENDER_SECRET)
@@ -84,7 +76,7 @@ check) exceeds refresh_margin_secs: entries could go stale between checks.
 
 Exit codes:
   0   stopped cleanly (or --once: every asset checked without failure)
-  1   --once: at least one check failed
+  1   --once: at least one check failed, or a write was deferred by the spend budget
   6   --once: a transaction was sent and its outcome is unknown (check the logged hash)
   7   --once: a write was confirmed but not read back (it is written; the next check re-reads it)
 Priority when several apply: 64, 6, 1, 7.
@@ -107,104 +99,19 @@ pub struct WatchArgs {
     pub shard: Option<String>,
 }
 
-/// Runs `assay watch`.
+/// Runs `assay watch`: parses the config, hands it to the library to resolve, serves the health
+/// endpoints, and runs the watcher until a signal (or one pass with `--once`).
 pub fn run(args: WatchArgs) -> CommandResult {
-    reject_argv_secrets(std::env::args().skip(1))?;
-    let text = match std::fs::read_to_string(&args.config) {
-        Ok(t) => t,
-        Err(e) => {
-            return usage(format!(
-                "cannot read --config {}: {e}",
-                args.config.display()
-            ))
-        }
-    };
-    let mut config = match WatchConfig::parse(&text) {
-        Ok(c) => c,
-        Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
-    };
-    let shard = match args.shard.as_ref().or(config.shard.as_ref()) {
-        Some(s) => match s.parse::<Shard>() {
-            Ok(shard) => shard,
-            Err(m) => return usage(format!("--shard: {m}")),
-        },
-        None => Shard::ALL,
-    };
-    let net_args = NetworkArgs {
-        network: config.network.clone(),
-        rpc_url: config.rpc_url.clone(),
-        network_passphrase: config.network_passphrase.clone(),
-    };
-    let registry_args = RegistryArgs {
-        registry: config.registry.clone(),
-    };
-    let (spec, registry) = net_args.resolve(&registry_args)?;
-    let signer = SignerArgs {
-        source: config.source.clone(),
-        source_file: config.source_file.clone(),
-    }
-    .load()?;
-    let mut connect_to = Vec::new();
-    for rule in &config.connect_to {
-        match rule.parse() {
-            Ok(r) => connect_to.push(r),
-            Err(e) => return usage(format!("--config connect_to {rule:?}: {e}")),
-        }
-    }
-    let source_args = SourceArgs {
-        horizon_url: config
-            .horizon_url
-            .clone()
-            .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
-        expert_url: config
-            .expert_url
-            .clone()
-            .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string()),
-        resolve: vec![],
-        connect_to,
-        cacert: config.cacert.clone(),
-        timeout: 15.0,
-    };
-    let mut settings =
-        asset_passphrase(config.asset_network.as_deref(), &spec).and_then(|passphrase| {
-            let rpc_url = ledger_rpc(&spec, &passphrase);
-            source_args.settings(passphrase, rpc_url)
-        })?;
-    settings.limits = config.scan_limits();
-    let mut assets = Vec::new();
-    let mut owned = Vec::new();
-    for a in &config.assets {
-        let target = resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase)?;
-        if !shard.owns(&target.contract) {
-            continue;
-        }
-        let interval = Duration::from_secs(a.interval_secs.unwrap_or(config.interval_secs));
-        assets.push((target.asset, target.contract, interval));
-        owned.push(a.clone());
-    }
-    let listed = config.assets.len();
-    // The watcher reads an asset's entry by its index in `assets`, so the config keeps the same ones.
-    config.assets = owned;
-    if shard != Shard::ALL {
-        assay_attest::watch::log(
-            "shard",
-            serde_json::json!({"shard": shard.to_string(), "owned": assets.len(), "listed": listed}),
-        );
-    }
-    let sep41 = if config.assets.iter().any(|a| a.sep41) {
-        Some(sep41_runner(&config, &spec, &settings.asset_passphrase)?)
-    } else {
-        None
-    };
-    let rpc = rpc_client(&spec)?;
-    let history = config
-        .history
-        .clone()
-        .or_else(assay_scan::history::History::default_path);
-    let health = Arc::new(Mutex::new(Health {
-        shard: (shard != Shard::ALL).then_some((shard, assets.len())),
-        ..Health::default()
-    }));
+    let text = std::fs::read_to_string(&args.config).map_err(|e| {
+        CommandError::usage(format!(
+            "cannot read --config {}: {e}",
+            args.config.display()
+        ))
+    })?;
+    let config = WatchConfig::parse(&text)
+        .map_err(|m| CommandError::usage(format!("--config {}: {m}", args.config.display())))?;
+    let metrics_addr = config.metrics_addr.clone();
+    let (chain, setup) = config.resolve(args.shard.as_deref())?;
     let stop = crate::signals::install(|signal| {
         log(
             "stopping",
@@ -213,70 +120,75 @@ pub fn run(args: WatchArgs) -> CommandResult {
         )
     })?
     .flag();
-    if let Some(addr) = &config.metrics_addr {
-        match std::net::TcpListener::bind(addr) {
-            Ok(l) => serve_health(l, health.clone(), stop.clone()),
-            Err(e) => return usage(format!("metrics_addr {addr}: {e}")),
-        }
+    if let Some(addr) = &metrics_addr {
+        serve_health(addr, setup.health.clone(), stop.clone())?;
     }
-    let discovery = if config.discover.is_empty() {
-        None
+    let outcomes = Watcher::new(&chain, setup).run(&stop, args.once);
+    Ok(if args.once {
+        once_exit_code(&outcomes)
     } else {
-        let sources = match config
-            .discover
-            .iter()
-            .map(|d| d.source())
-            .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(s) => s,
-            Err(m) => return usage(format!("--config {}: {m}", args.config.display())),
-        };
-        Some(Discovery::new(
-            sources,
-            shard,
-            Duration::from_secs(config.discover_interval_secs),
-        ))
-    };
-    let reaction = (config.react_every_ledgers > 0).then(|| {
-        Reaction::new(
-            config.react_every_ledgers,
-            settings.asset_passphrase == spec.passphrase,
-        )
-    });
-    let options = InvokeOptions {
-        max_fee: config.max_fee_stroops,
-        ..InvokeOptions::default()
-    };
-    let mut watcher = Watcher {
-        rpc: &rpc,
-        network: &spec,
-        signer: &signer,
-        registry,
-        settings,
-        config,
-        assets,
-        history,
-        health,
-        options,
-        sep41,
-        unconfirmed: Default::default(),
-        discovery,
-        reaction,
-    };
-    let outcomes = watcher.run(&stop, args.once);
-    if !args.once {
-        return Ok(exit::OK);
-    }
-    Ok(once_exit_code(&outcomes))
+        exit::OK
+    })
 }
 
-/// The exit code of `watch --once`: an unknown outcome beats a failure beats an unconfirmed write; a
-/// refusal is the loop doing its job (the value ages out), not an error of the run.
+/// Serves `/health` and `/metrics` on `addr` (loopback only) on the server loop `assay serve` runs, on a
+/// thread of its own, until `stop` is raised. Returns the address it listens on.
+fn serve_health(
+    addr: &str,
+    health: Arc<Mutex<Health>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<std::net::SocketAddr, CommandError> {
+    let parsed: std::net::SocketAddr = addr.parse().map_err(|_| {
+        CommandError::usage(format!("metrics_addr {addr:?}: expected 127.0.0.1:PORT"))
+    })?;
+    crate::server::check_listen("metrics_addr", parsed, None).map_err(CommandError::usage)?;
+    let listener = std::net::TcpListener::bind(parsed)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| CommandError::usage(format!("metrics_addr {addr}: {e}")))?;
+    let bound = listener.local_addr().unwrap_or(parsed);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CommandError::failed(format!("cannot start the metrics server: {e}")))?;
+    let handler: crate::server::Handler = Arc::new(move |_method, path, _query| {
+        let (status, content_type, body) = assay_attest::watch::health::answer(&health, path);
+        hyper::Response::builder()
+            .status(status)
+            .header("Content-Type", content_type)
+            .body(body)
+            .unwrap_or_else(|_| hyper::Response::new(String::new()))
+    });
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            let stopped = async move {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            };
+            crate::server::run(
+                "assay watch metrics",
+                listener,
+                crate::server::DEFAULT_MAX_CONNECTIONS,
+                handler,
+                stopped,
+            )
+            .await;
+        })
+    });
+    Ok(bound)
+}
+
+/// The exit code of `watch --once`: an unknown outcome beats a failure (or a write the spend budget
+/// deferred) beats an unconfirmed write; a refusal is the loop doing its job (the value ages out), not an
+/// error of the run.
 fn once_exit_code(outcomes: &[Checked]) -> u8 {
     let has = |f: fn(&Checked) -> bool| outcomes.iter().any(f);
     if has(|o| matches!(o, Checked::Unknown(_))) {
         exit::OUTCOME_UNKNOWN
-    } else if has(|o| matches!(o, Checked::Failed(_))) {
+    } else if has(|o| matches!(o, Checked::Failed(_) | Checked::Deferred(_))) {
         exit::ERROR
     } else if has(|o| matches!(o, Checked::WrittenUnconfirmed(..))) {
         exit::WRITTEN_UNCONFIRMED
@@ -285,22 +197,60 @@ fn once_exit_code(outcomes: &[Checked]) -> u8 {
     }
 }
 
-/// The SEP-41 runner for `sep41 = true` assets (see [`suite_runner`]).
-fn sep41_runner(
-    config: &WatchConfig,
-    spec: &assay_chain::network::NetworkSpec,
-    asset_passphrase: &str,
-) -> Result<Sep41Runner, CommandError> {
-    let parties = SuiteParties {
-        owner_identity: config.sep41_owner_identity.clone(),
-        spender_identity: config.sep41_spender_identity.clone(),
-        allow_non_testnet_write: config.sep41_allow_non_testnet_write,
-    };
-    suite_runner(
-        spec,
-        asset_passphrase,
-        parties,
-        "sep41 = true",
-        "remove asset_network",
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    fn get(addr: std::net::SocketAddr, path: &str) -> String {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        raw
+    }
+
+    #[test]
+    fn health_and_metrics_run_on_the_server_loop_and_only_on_loopback() {
+        let health = Arc::new(Mutex::new(Health {
+            checks_total: 7,
+            ..Health::default()
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let refused = serve_health("0.0.0.0:0", health.clone(), stop.clone()).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("metrics_addr 0.0.0.0:0 is not a loopback address"),
+            "{refused}"
+        );
+        let addr = serve_health("127.0.0.1:0", health, stop.clone()).unwrap();
+        let answer = get(addr, "/health");
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.contains("\"status\":\"ok\""),
+            "{answer}"
+        );
+        // The server loop's common headers, as `assay serve` sends them.
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("cache-control: no-store"),
+            "{answer}"
+        );
+        let metrics = get(addr, "/metrics");
+        assert!(
+            metrics.contains("assay_watch_checks_total 7\n"),
+            "{metrics}"
+        );
+        assert!(get(addr, "/other").starts_with("HTTP/1.1 404"));
+        stop.store(true, Ordering::Relaxed);
+    }
 }

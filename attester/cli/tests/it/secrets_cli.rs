@@ -66,16 +66,10 @@ fn item3_urls_in_messages_lose_userinfo_and_query() {
         // Accepted, then unreachable (nothing listens on port 1): a Horizon error.
         ("http://user:pw1@127.0.0.1:1/?apikey=k1", 1),
     ] {
+        // Through the environment: on the command line such a URL is refused before it is used.
         let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args([
-                "scan",
-                asset,
-                "--no-history",
-                "--timeout",
-                "5",
-                "--horizon-url",
-                url,
-            ])
+            .args(["scan", asset, "--no-history", "--timeout", "5"])
+            .env("ASSAY_HORIZON_URL", url)
             .output()
             .unwrap();
         let (stdout, stderr) = (
@@ -93,5 +87,128 @@ fn item3_urls_in_messages_lose_userinfo_and_query() {
                 "{url}: {shown}"
             );
         }
+    }
+}
+
+/// #28 item 4: a Horizon URL with credentials and a key in its path is refused on the command line (the
+/// flag named, the value not shown), and given through the environment it is used but reaches no report,
+/// no evidence line, no history row and no `serve` answer.
+#[test]
+fn operator_urls_stay_out_of_evidence_history_and_serve() {
+    use crate::common::{Harness, HORIZON, USDC};
+    use assay_scan::testsupport::Reply;
+
+    const KEY: &str = "9f3b2c7d1e8a4b6c9d0e1f2a3b4c5d6e";
+    let private = format!("https://operator:pw1@{HORIZON}/{KEY}");
+    let h = Harness::new(&[USDC.domain]);
+
+    // On the command line, as one word or two: refused before anything runs, and never echoed.
+    for args in [
+        vec![
+            "scan".to_string(),
+            USDC.id(),
+            "--horizon-url".into(),
+            private.clone(),
+        ],
+        vec!["scan".into(), USDC.id(), format!("--horizon-url={private}")],
+        vec![
+            "verify".into(),
+            USDC.id(),
+            "--rpc-url".into(),
+            format!("https://rpc.example/?apikey={KEY}"),
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {stderr}");
+        let flag = if args.iter().any(|a| a.starts_with("--rpc-url")) {
+            "--rpc-url"
+        } else {
+            "--horizon-url"
+        };
+        assert!(
+            stderr.contains(flag)
+                && (stderr.contains("ASSAY_HORIZON_URL") || stderr.contains("STELLAR_RPC_URL")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("pw1") && !stderr.contains(KEY), "{stderr}");
+    }
+
+    // Through the environment: the scan reads Horizon under the key's path, and shows neither.
+    USDC.route_all(&h);
+    for (path, replies) in [
+        (
+            format!("/{KEY}/"),
+            vec![Reply::horizon_root(assay_core::PUBNET_PASSPHRASE)],
+        ),
+        (
+            format!(
+                "/{KEY}{}",
+                crate::common::assets_path(USDC.code, USDC.issuer)
+            ),
+            vec![Reply::json(crate::common::assets_body(
+                USDC.code,
+                USDC.issuer,
+                USDC.flags,
+            ))],
+        ),
+        (
+            format!("/{KEY}{}", crate::common::account_path(USDC.issuer)),
+            vec![Reply::json(crate::common::account_body(
+                USDC.issuer,
+                Some(USDC.domain),
+                USDC.flags,
+            ))],
+        ),
+    ] {
+        h.route(HORIZON, &path, replies);
+    }
+    let run = h.assay_env(
+        &["scan", &USDC.id(), "--output", "json"],
+        &[],
+        &[("ASSAY_HORIZON_URL", &private)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.report();
+    let horizon: Vec<&serde_json::Value> = crate::common::evidence_from(&report, "horizon");
+    assert!(
+        horizon.iter().any(|e| e["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with(&format!("https://{HORIZON}/(redacted)/")))),
+        "the evidence names the Horizon it read, redacted: {horizon:?}"
+    );
+    // The stored rows themselves, evidence included (what `assay history` lists is a summary of them).
+    let stored: String = assay_scan::history::History::open_existing(&h.history_path())
+        .unwrap()
+        .expect("the scan recorded its report")
+        .list(&USDC.id())
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|row| row.report_json)
+        .collect();
+    let served = crate::serve_cli::serve(&h.history_path());
+    let (status, _, page) =
+        crate::serve_cli::get(&served.addr, &format!("/v1/assets/{}", USDC.id()));
+    assert_eq!(status, 200, "{page}");
+    for (what, shown) in [
+        ("scan stdout", &run.stdout),
+        ("scan stderr", &run.stderr),
+        ("history", &stored),
+        ("serve", &page),
+    ] {
+        if what != "scan stderr" {
+            assert!(
+                shown.contains(HORIZON),
+                "{what} names the source's host: {shown}"
+            );
+        }
+        assert!(
+            !shown.contains("pw1") && !shown.contains("operator:") && !shown.contains(KEY),
+            "{what} leaks the operator's URL: {shown}"
+        );
     }
 }

@@ -48,7 +48,7 @@ pub(crate) fn serve(history: &std::path::Path) -> Served {
 }
 
 /// One GET over a fresh connection: (status, headers, body).
-fn get(addr: &str, path: &str) -> (u16, String, String) {
+pub(crate) fn get(addr: &str, path: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -288,5 +288,94 @@ fn serve_refuses_a_public_address_without_allow_remote() {
     assert!(
         err.contains("--allow-remote") && err.contains("0.0.0.0"),
         "{err}"
+    );
+}
+
+/// #28: 300 connections that never finish their request line, against a server limited to 256 file
+/// descriptors, shut nobody out: every normal request is answered within 3 s, and the server's stderr
+/// stays small (no line per refused or failed connection).
+#[test]
+fn serve_keeps_answering_behind_half_open_connections() {
+    use std::os::unix::process::CommandExt;
+    use std::time::Instant;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_assay"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--history"])
+        .arg(dir.path().join("history.sqlite3"))
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no listening line: {line}"))
+        .to_string();
+    let served = Served { child, addr };
+    let rest = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        bytes
+    });
+
+    let mut half_open = Vec::new();
+    for wave in 0..2 {
+        for _ in 0..300 {
+            let mut stream = TcpStream::connect(&served.addr).unwrap();
+            stream
+                .write_all(b"GET /metrics HTTP/1.1\r\nHost: assay\r\n")
+                .unwrap();
+            half_open.push(stream);
+        }
+        for request in 0..5 {
+            let started = Instant::now();
+            let mut stream = TcpStream::connect(&served.addr).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(3)))
+                .unwrap();
+            write!(
+                stream,
+                "GET /metrics HTTP/1.1\r\nHost: assay\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut raw = String::new();
+            let read = stream.read_to_string(&mut raw);
+            let took = started.elapsed();
+            assert!(
+                read.is_ok() && took < Duration::from_secs(3),
+                "wave {wave}, request {request}: no answer within 3 s ({took:?}, {read:?})"
+            );
+            assert!(
+                raw.starts_with("HTTP/1.1 200") && raw.contains("assay_serve_requests_total"),
+                "wave {wave}, request {request}: {raw}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    drop(half_open);
+    drop(served);
+    let stderr = rest.join().unwrap();
+    assert!(
+        stderr.len() < 1_000_000,
+        "stderr grew to {} bytes: {}",
+        stderr.len(),
+        String::from_utf8_lossy(&stderr[..stderr.len().min(2_000)])
     );
 }

@@ -99,6 +99,11 @@ impl Harness {
     /// Runs `assay` with `args`; every known host reaches the trusted HTTPS listener unless
     /// `overrides` (earlier `--connect-to` rules win) send it elsewhere.
     pub fn assay_with(&self, args: &[&str], overrides: &[String]) -> Run {
+        self.assay_env(args, overrides, &[])
+    }
+
+    /// [`Harness::assay_with`] with `env` set after the harness has cleared its own variables.
+    pub fn assay_env(&self, args: &[&str], overrides: &[String], env: &[(&str, &str)]) -> Run {
         // The subcommand first, then the harness's options, then the test's arguments (which may end
         // with `--` and positionals).
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
@@ -128,6 +133,7 @@ impl Harness {
             .env("HOME", self.dir.path())
             .env("XDG_CACHE_HOME", self.dir.path().join("xdg-cache"))
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"));
+        cmd.envs(env.iter().copied());
         cmd.output().expect("run assay").into()
     }
 

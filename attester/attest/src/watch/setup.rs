@@ -1,0 +1,252 @@
+//! `watch.toml`, the environment and `--shard` resolved once into what the watcher runs on: the chain it
+//! writes to and signs for ([`Chain`]), and the rest of its setup ([`Setup`]). The CLI parses and hands
+//! over; [`super::Watcher::new`] builds the watcher from the result.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assay_chain::identity::{self, Signer, SECRET_ENV};
+use assay_chain::network::{self, NetworkSpec};
+use assay_chain::rpc::RpcClient;
+use assay_chain::submit::InvokeOptions;
+use assay_core::{Shard, Token};
+use assay_scan::net::mapping::Mappings;
+use serde_json::json;
+
+use super::config::WatchConfig;
+use super::discovery::Discovery;
+use super::health::Health;
+use super::log::log;
+use super::react::Reaction;
+use crate::scanning::ScanSettings;
+use crate::sep41::Sep41Runner;
+use crate::targets::resolve;
+use crate::AttestError;
+
+/// Seconds allowed for one source fetch, as `--timeout`'s default.
+const FETCH_TIMEOUT_SECS: f64 = 15.0;
+
+/// The chain the watcher reads, writes to and signs for.
+pub struct Chain {
+    /// The registry network's stellar-rpc.
+    pub rpc: RpcClient,
+    /// The registry network.
+    pub network: NetworkSpec,
+    /// The attester.
+    pub signer: Signer,
+}
+
+/// Everything else the watcher runs on.
+pub struct Setup {
+    /// The registry contract.
+    pub registry: [u8; 32],
+    /// Where and how the assets' sources are read.
+    pub settings: ScanSettings,
+    /// The config, its assets narrowed to this shard's (index for index with `assets`).
+    pub config: WatchConfig,
+    /// This shard's assets, with their contract ids and check intervals.
+    pub assets: Vec<(Token, [u8; 32], Duration)>,
+    /// The history store, when there is one.
+    pub history: Option<PathBuf>,
+    /// `/health` and `/metrics` state, shared with whoever serves them.
+    pub health: Arc<Mutex<Health>>,
+    /// Transaction options (the fee cap).
+    pub options: InvokeOptions,
+    /// The SEP-41 runner, when an asset has `sep41 = true`.
+    pub sep41: Option<Sep41Runner>,
+    /// `[[discover]]`, when the config has any.
+    pub discovery: Option<Discovery>,
+    /// Following the ledger between passes, unless `react_every_ledgers = 0`.
+    pub reaction: Option<Reaction>,
+}
+
+impl WatchConfig {
+    /// Resolves this config, with `shard` (`--shard`, else the config's) and the environment
+    /// (`ASSAY_HORIZON_URL` when the file has no `horizon_url`, `STELLAR_SECRET_KEY`, stellar-cli's
+    /// network and identity files), into the chain and the setup the watcher runs on.
+    pub fn resolve(mut self, shard: Option<&str>) -> Result<(Chain, Setup), AttestError> {
+        let input = |e: &dyn std::fmt::Display| AttestError::Input(e.to_string());
+        let shard = match shard.or(self.shard.as_deref()) {
+            Some(s) => s
+                .parse::<Shard>()
+                .map_err(|m| AttestError::Input(format!("--shard: {m}")))?,
+            None => Shard::ALL,
+        };
+        let config_dir = network::config_dir();
+        let spec = network::resolve(
+            self.network.as_deref(),
+            self.rpc_url.as_deref(),
+            self.network_passphrase.as_deref(),
+            config_dir.as_deref(),
+        )
+        .map_err(|e| input(&e))?;
+        let registry = crate::sac::parse_contract(&self.registry).ok_or_else(|| {
+            AttestError::Input(format!(
+                "invalid registry {:?}: expected a C… contract address (56 characters)",
+                self.registry
+            ))
+        })?;
+        let signer = identity::load(
+            self.source.as_deref(),
+            self.source_file.as_deref(),
+            std::env::var(SECRET_ENV).ok(),
+            config_dir.as_deref(),
+        )
+        .map_err(|e| input(&e))?;
+        let mut settings = self.scan_settings(&spec)?;
+        settings.limits = self.scan_limits();
+        let listed = self.assets.len();
+        let mut assets = Vec::new();
+        let mut owned = Vec::new();
+        for a in &self.assets {
+            let target = resolve(&a.asset, &spec.passphrase, &settings.asset_passphrase)?;
+            if shard.owns(&target.contract) {
+                let interval = Duration::from_secs(a.interval_secs.unwrap_or(self.interval_secs));
+                assets.push((target.asset, target.contract, interval));
+                owned.push(a.clone());
+            }
+        }
+        // The watcher reads an asset's entry by its index in `assets`, so the config keeps the same ones.
+        self.assets = owned;
+        if shard != Shard::ALL {
+            log(
+                "shard",
+                json!({"shard": shard.to_string(), "owned": assets.len(), "listed": listed}),
+            );
+        }
+        let sep41 = if self.assets.iter().any(|a| a.sep41) {
+            Some(self.sep41_runner(&spec, &settings.asset_passphrase)?)
+        } else {
+            None
+        };
+        let rpc = RpcClient::new(&spec.rpc_url).map_err(|e| input(&e))?;
+        let discovery = if self.discover.is_empty() {
+            None
+        } else {
+            let sources = self
+                .discover
+                .iter()
+                .map(|d| d.source())
+                .collect::<Result<Vec<_>, _>>()?;
+            Some(Discovery::new(
+                sources,
+                shard,
+                Duration::from_secs(self.discover_interval_secs),
+            ))
+        };
+        let reaction = (self.react_every_ledgers > 0).then(|| {
+            Reaction::new(
+                self.react_every_ledgers,
+                settings.asset_passphrase == spec.passphrase,
+            )
+        });
+        let health = Arc::new(Mutex::new(Health {
+            shard: (shard != Shard::ALL).then_some((shard, assets.len())),
+            ..Health::default()
+        }));
+        let setup = Setup {
+            registry,
+            settings,
+            history: self
+                .history
+                .clone()
+                .or_else(assay_scan::history::History::default_path),
+            options: InvokeOptions {
+                max_fee: self.max_fee_stroops,
+                ..InvokeOptions::default()
+            },
+            config: self,
+            assets,
+            health,
+            sep41,
+            discovery,
+            reaction,
+        };
+        let chain = Chain {
+            rpc,
+            network: spec,
+            signer,
+        };
+        Ok((chain, setup))
+    }
+
+    /// The sources of the assets' network (`asset_network`, else the registry's).
+    fn scan_settings(&self, spec: &NetworkSpec) -> Result<ScanSettings, AttestError> {
+        let passphrase = match &self.asset_network {
+            None => spec.passphrase.clone(),
+            Some(name) => network::passphrase_of(name, network::config_dir().as_deref())
+                .map_err(|e| AttestError::Input(format!("asset_network: {e}")))?,
+        };
+        // Ledger facts come through the registry network's stellar-rpc when the assets live there; the
+        // facts are then cited at horizon_url, else the network's public Horizon, else at that RPC.
+        let rpc_url = (passphrase == spec.passphrase).then(|| spec.rpc_url.clone());
+        let horizon_url = match (
+            self.horizon_url
+                .clone()
+                .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
+            ScanSettings::default_horizon(&passphrase),
+            &rpc_url,
+        ) {
+            (Some(url), _, _) => url,
+            (None, Some(default), _) => default.to_string(),
+            (None, None, Some(rpc)) => rpc.clone(),
+            (None, None, None) => {
+                return Err(AttestError::Input(
+                    "this network has no default Horizon: set horizon_url in the config (or \
+                     ASSAY_HORIZON_URL), or run the watch on the assets' own network so their ledger \
+                     facts are read through its stellar-rpc"
+                        .into(),
+                ))
+            }
+        };
+        let expert_url = self
+            .expert_url
+            .clone()
+            .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string());
+        for (key, value) in [("horizon_url", &horizon_url), ("expert_url", &expert_url)] {
+            assay_scan::options::check_base_url(key, value)?;
+        }
+        let mut connect_to = Vec::new();
+        for rule in &self.connect_to {
+            connect_to.push(
+                rule.parse()
+                    .map_err(|e| AttestError::Input(format!("connect_to {rule:?}: {e}")))?,
+            );
+        }
+        Ok(ScanSettings {
+            asset_passphrase: passphrase,
+            horizon_url,
+            rpc_url,
+            ledger_floor: Default::default(),
+            expert_url,
+            mappings: Mappings {
+                resolve: vec![],
+                connect_to,
+            },
+            extra_roots: assay_scan::options::read_pem_roots(&self.cacert)?,
+            timeout: assay_scan::options::fetch_timeout(FETCH_TIMEOUT_SECS)?,
+            limits: Default::default(),
+        })
+    }
+
+    /// The SEP-41 runner for `sep41 = true` assets: on the registry's network (the contract an asset is
+    /// keyed by lives there), keyless on a fork unless the parties are named.
+    fn sep41_runner(
+        &self,
+        spec: &NetworkSpec,
+        asset_passphrase: &str,
+    ) -> Result<Sep41Runner, AttestError> {
+        Sep41Runner::on_registry_network(
+            spec,
+            asset_passphrase,
+            (
+                self.sep41_owner_identity.clone(),
+                self.sep41_spender_identity.clone(),
+                self.sep41_allow_non_testnet_write,
+            ),
+            "sep41 = true",
+            "remove asset_network",
+        )
+    }
+}
