@@ -11,7 +11,7 @@ use assay_core::{Asset, Report, Subject};
 use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::net::HttpClient;
-use assay_scan::{ScanConfig, ScanError, Scanner};
+use assay_scan::{ScanError, Scanner};
 
 use crate::scanning::ScanSettings;
 use crate::sep41::{Sep41Outcome, Sep41Runner};
@@ -101,21 +101,16 @@ type Classic = (
 
 fn scan_classic(request: &ScanRequest, progress: Progress) -> Result<Classic, AttestError> {
     let settings = &request.settings;
-    let config = ScanConfig {
-        network_passphrase: settings.asset_passphrase.clone(),
-        horizon_url: settings.horizon_url.clone(),
-        rpc_url: settings.rpc_url.clone(),
-        ledger_floor: settings.ledger_floor.clone(),
-        expert_url: settings.expert_url.clone(),
-        asset_lists: request.asset_lists.clone(),
-        cache: request.cache.clone(),
-        concurrency: request.concurrency,
+    let config = settings.scan_config(
+        request.asset_lists.clone(),
+        request.cache.clone(),
+        request.concurrency,
         // One run's assets share their sources: as many requests to one host as assets in flight.
-        per_host: assay_scan::hosts::HostLimits {
+        assay_scan::hosts::HostLimits {
             concurrency: request.concurrency,
             per_second: None,
         },
-    };
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

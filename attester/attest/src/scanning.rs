@@ -73,6 +73,28 @@ impl ScanSettings {
         }
     }
 
+    /// The scanner's settings: these sources, with `concurrency` assets in flight, `per_host` requests to
+    /// one host, the SEP-42 lists and the cache given.
+    pub fn scan_config(
+        &self,
+        asset_lists: Vec<String>,
+        cache: Option<assay_scan::cache::AnswerCache>,
+        concurrency: usize,
+        per_host: HostLimits,
+    ) -> ScanConfig {
+        ScanConfig {
+            network_passphrase: self.asset_passphrase.clone(),
+            horizon_url: self.horizon_url.clone(),
+            rpc_url: self.rpc_url.clone(),
+            ledger_floor: self.ledger_floor.clone(),
+            expert_url: self.expert_url.clone(),
+            asset_lists,
+            cache,
+            concurrency,
+            per_host,
+        }
+    }
+
     /// The default Horizon for a passphrase, when there is one.
     pub fn default_horizon(passphrase: &str) -> Option<&'static str> {
         assay_core::network::by_passphrase(passphrase).map(|n| n.horizon_url)
@@ -208,17 +230,12 @@ where
     Fut: std::future::Future<Output = T>,
 {
     let net = settings.net_config();
-    let config = ScanConfig {
-        network_passphrase: settings.asset_passphrase.clone(),
-        horizon_url: settings.horizon_url.clone(),
-        rpc_url: settings.rpc_url.clone(),
-        ledger_floor: settings.ledger_floor.clone(),
-        expert_url: settings.expert_url.clone(),
-        asset_lists: Vec::new(),
-        cache: None,
-        concurrency: settings.limits.assets.max(1),
-        per_host: settings.limits.per_host,
-    };
+    let config = settings.scan_config(
+        Vec::new(),
+        None,
+        settings.limits.assets.max(1),
+        settings.limits.per_host,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

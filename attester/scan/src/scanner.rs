@@ -307,23 +307,7 @@ impl Scanner {
     /// scan's deadline: past it, the fetch fails as out of budget (a timeout) without being sent.
     pub(crate) async fn get(&self, url: &str, opts: FetchOptions) -> Result<Fetched, FetchError> {
         let host = host_of(url);
-        let deadline = scan_deadline();
-        let _permit = match &host {
-            Some(host) => match self.hosts.acquire_before(host, deadline).await {
-                Some(permit) => Some(permit),
-                None => return Err(out_of_budget(url)),
-            },
-            None => None,
-        };
-        self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let fetch = self.http.get(url, opts);
-        let fetched = match deadline {
-            Some(deadline) => match tokio::time::timeout_at(deadline, fetch).await {
-                Ok(fetched) => fetched,
-                Err(_) => return Err(out_of_budget(url)),
-            },
-            None => fetch.await,
-        };
+        let fetched = self.gated(url, self.http.get(url, opts)).await;
         // A host that asks to be left alone is: every later request to it waits, whichever asset needs it.
         if let (Some(host), Ok(f)) = (&host, &fetched) {
             if f.status == 429 || f.status == 503 {
@@ -337,17 +321,24 @@ impl Scanner {
 
     /// POSTs a JSON-RPC `body` to `url` through its host's gate, within the scan's deadline as [`Self::get`].
     pub(crate) async fn post(&self, url: &str, body: Vec<u8>) -> Result<Fetched, FetchError> {
-        let host = host_of(url);
+        self.gated(url, self.http.post_json(url, body)).await
+    }
+
+    /// Runs `fetch` once `url`'s host admits it, both before the scan's deadline (when there is one).
+    async fn gated(
+        &self,
+        url: &str,
+        fetch: impl std::future::Future<Output = Result<Fetched, FetchError>>,
+    ) -> Result<Fetched, FetchError> {
         let deadline = scan_deadline();
-        let _permit = match &host {
-            Some(host) => match self.hosts.acquire_before(host, deadline).await {
+        let _permit = match host_of(url) {
+            Some(host) => match self.hosts.acquire_before(&host, deadline).await {
                 Some(permit) => Some(permit),
                 None => return Err(out_of_budget(url)),
             },
             None => None,
         };
         self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let fetch = self.http.post_json(url, body);
         match deadline {
             Some(deadline) => tokio::time::timeout_at(deadline, fetch)
                 .await
