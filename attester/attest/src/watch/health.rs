@@ -174,6 +174,12 @@ impl Health {
                 stroops as f64 / super::budget::STROOPS_PER_XLM as f64
             ));
         }
+        self.per_asset_metrics(&mut s);
+        s
+    }
+
+    /// The shard this instance owns, and each asset's last success and runs of failures and refusals.
+    fn per_asset_metrics(&self, s: &mut String) {
         if let Some((shard, owned)) = self.shard {
             s.push_str("# HELP assay_watch_shard This instance's shard (--shard I/N) and the assets it owns.\n# TYPE assay_watch_shard gauge\n");
             s.push_str(&format!(
@@ -204,7 +210,6 @@ impl Health {
                 h.consecutive_refusals
             ));
         }
-        s
     }
 
     /// `ok`, or `degraded` when an asset's last check failed or it was refused repeatedly, or when the
