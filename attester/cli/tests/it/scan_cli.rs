@@ -471,15 +471,15 @@ fn item2_scan_refuses_a_horizon_that_serves_another_network() {
         "/",
         vec![Reply::horizon_root(assay_core::TESTNET_PASSPHRASE)],
     );
-    let run = h.assay(&[
-        "scan",
-        "--output",
-        "json",
-        "--no-history",
-        "--horizon-url",
-        "https://ops:hunter2@horizon.stellar.org",
-        &USDC.id(),
-    ]);
+    // A URL with credentials goes in the environment (the command line refuses it).
+    let run = h.assay_env(
+        &["scan", "--output", "json", "--no-history", &USDC.id()],
+        &[],
+        &[(
+            "ASSAY_HORIZON_URL",
+            "https://ops:hunter2@horizon.stellar.org",
+        )],
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
     for needle in [
