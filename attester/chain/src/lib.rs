@@ -36,6 +36,3 @@ pub use network::{
 pub use rpc::{AuthMode, RpcClient, RpcError, SimulateTransactionResponse};
 pub use submit::{ChainError, Confirmed, InvokeOptions, Invoker, Simulated};
 pub use tx::{ContractCode, InvokeOutcome, Network, ReadOutcome};
-
-/// The name the SEP-41 suite gives a signing key (its own `Signer` names a party, holder or spender).
-pub type Secret = Signer;

@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assay_chain::{InvokeOutcome, Network, Secret};
+use assay_chain::{InvokeOutcome, Network, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::{
     checks::i128_val,
@@ -30,9 +30,9 @@ fn main() {
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
     let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
-    let root_key = Secret::from_bytes(upstream.root_secret());
-    let (admin, holder) = (Secret::generate(), Secret::generate());
-    let create = |who: &Secret| {
+    let root_key = Signer::from_bytes(upstream.root_secret());
+    let (admin, holder) = (Signer::generate(), Signer::generate());
+    let create = |who: &Signer| {
         OperationBody::CreateAccount(CreateAccountOp {
             destination: who.account_id(),
             starting_balance: 100_000_000_000,

@@ -4,7 +4,7 @@
 //! [`RpcChain`] speaks stellar-rpc, so the same suite runs against any network; tests script it.
 use std::time::Duration;
 
-use assay_chain::{AuthMode, InvokeOutcome, Network, ReadOutcome, Secret};
+use assay_chain::{AuthMode, InvokeOutcome, Network, ReadOutcome, Signer};
 use stellar_xdr::{
     AccountId, ContractEvent, ContractEventType, DiagnosticEvent, PublicKey, ReadXdr, ScAddress,
     ScVal, SorobanAuthorizationEntry, Uint256,
@@ -132,8 +132,8 @@ pub struct RpcChain<'a> {
     pub contract: ScAddress,
     /// Simulation source for reads (any account id; never charged).
     pub read_source: AccountId,
-    pub holder: Option<Secret>,
-    pub spender: Option<Secret>,
+    pub holder: Option<Signer>,
+    pub spender: Option<Signer>,
     /// Inside a fork, a holder acted for by address instead of `holder`'s key.
     pub fork_holder: Option<ForkHolder<'a>>,
 }
@@ -166,8 +166,8 @@ impl<'a> RpcChain<'a> {
     pub fn embedded(
         network: &'a Network,
         contract: &ScAddress,
-        holder: &Secret,
-        spender: &Secret,
+        holder: &Signer,
+        spender: &Signer,
     ) -> RpcChain<'a> {
         RpcChain {
             network,

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use assay_chain::holders::{holders_in_events, HolderScanError};
-use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Secret};
+use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Signer};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
 use stellar_xdr::{Asset, ScAddress, ScVal};
 
@@ -263,7 +263,7 @@ fn run_pinned(
     } = Pinned::start(options)?;
     let network = embedded_network(&localnet, options.ledger_close_ms);
     let (declared, is_sac) = contract_members(&network, contract, &place)?;
-    let (holder, spender) = (Secret::generate(), Secret::generate());
+    let (holder, spender) = (Signer::generate(), Signer::generate());
     let setup =
         |e: &dyn std::fmt::Display| LiveError::Incomplete(format!("cannot set up the fork: {e}"));
     create_accounts(&localnet, &network, &[&holder, &spender]).map_err(|e| setup(&e))?;
@@ -381,7 +381,7 @@ fn trust_sac(
     localnet: &LocalNet,
     network: &Network,
     contract: &ScAddress,
-    parties: &[&Secret],
+    parties: &[&Signer],
 ) -> Result<(), PremiseError> {
     let reader = parties[0].account_id();
     let name = match network.read(&reader, contract, "name", vec![]) {
@@ -497,7 +497,7 @@ struct Funder<'a> {
     localnet: &'a LocalNet,
     network: &'a Network,
     contract: &'a ScAddress,
-    holder: &'a Secret,
+    holder: &'a Signer,
 }
 
 impl Funder<'_> {

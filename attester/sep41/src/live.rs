@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use assay_chain::{
-    parse_address, strkey_of, tx::ContractCode, Network, Secret, FUTURENET_PASSPHRASE,
+    parse_address, strkey_of, tx::ContractCode, Network, Signer, FUTURENET_PASSPHRASE,
     STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
 };
 use stellar_xdr::ScAddress;
@@ -56,9 +56,9 @@ pub struct PartiesInput {
 #[derive(Debug, Clone)]
 pub struct Parties {
     pub holder: Party,
-    pub holder_key: Option<Secret>,
+    pub holder_key: Option<Signer>,
     pub spender: Party,
-    pub spender_key: Option<Secret>,
+    pub spender_key: Option<Signer>,
 }
 
 impl Parties {
@@ -87,11 +87,11 @@ fn resolve_party(
     input: &PartyInput,
     env_var: &str,
     flag_name: &str,
-) -> Result<(Party, Option<Secret>), LiveError> {
+) -> Result<(Party, Option<Signer>), LiveError> {
     let usage = |m: String| LiveError::Usage(m);
     let secret = match &input.identity {
-        Some(name) => Some(Secret::from_identity(name).map_err(|e| usage(e.to_string()))?),
-        None => Secret::from_env(env_var).map_err(|e| usage(e.to_string()))?,
+        Some(name) => Some(Signer::from_identity(name).map_err(|e| usage(e.to_string()))?),
+        None => Signer::from_env(env_var).map_err(|e| usage(e.to_string()))?,
     };
     let given = match &input.address {
         Some(text) => {
@@ -117,7 +117,7 @@ fn resolve_party(
     let (address, generated) = match (&secret, given) {
         (Some(s), _) => (s.sc_address(), false),
         (None, Some(a)) => (a, false),
-        (None, None) => (Secret::generate().sc_address(), true),
+        (None, None) => (Signer::generate().sc_address(), true),
     };
     let party = Party {
         address,
@@ -239,7 +239,7 @@ mod tests {
     use super::*;
 
     fn parties(with_key: bool) -> Parties {
-        let key = Secret::from_bytes([7; 32]);
+        let key = Signer::from_bytes([7; 32]);
         let party = Party {
             address: key.sc_address(),
             generated: false,

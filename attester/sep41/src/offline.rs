@@ -4,7 +4,7 @@
 //! would to testnet.
 use std::time::{Duration, Instant};
 
-use assay_chain::{strkey_of, ChainError, Network, Secret};
+use assay_chain::{strkey_of, ChainError, Network, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
 use serde_json::Value;
 use stellar_xdr::{
@@ -99,7 +99,7 @@ pub fn run_offline(
     })
     .map_err(|e| OfflineError::LocalNet(e.to_string()))?;
     let network = embedded_network(&localnet, options.ledger_close_ms);
-    let (admin, holder, spender) = (Secret::generate(), Secret::generate(), Secret::generate());
+    let (admin, holder, spender) = (Signer::generate(), Signer::generate(), Signer::generate());
 
     let setup_started = Instant::now();
     create_accounts(&localnet, &network, &[&admin, &holder, &spender])?;
@@ -129,7 +129,7 @@ pub fn run_offline(
                 )));
             }
             let hash = network.upload_wasm(&admin, wasm)?;
-            let salt = Secret::generate().public_key();
+            let salt = Signer::generate().public_key();
             let contract = network.create_contract(&admin, hash, salt, args)?;
             // A constructor that credited the holder funded it: nothing is minted on top.
             let funded = names_holder
@@ -207,7 +207,7 @@ pub fn run_offline(
 }
 
 /// A party whose key the embedded network generated.
-pub(crate) fn embedded_party(who: &Secret) -> Party {
+pub(crate) fn embedded_party(who: &Signer) -> Party {
     Party {
         address: who.sc_address(),
         generated: false,
@@ -244,10 +244,10 @@ pub(crate) fn embedded_network(localnet: &LocalNet, ledger_close_ms: u64) -> Net
 pub(crate) fn create_accounts(
     localnet: &LocalNet,
     network: &Network,
-    parties: &[&Secret],
+    parties: &[&Signer],
 ) -> Result<(), ChainError> {
-    let root = Secret::from_bytes(localnet.root_secret());
-    let create = |who: &&Secret| {
+    let root = Signer::from_bytes(localnet.root_secret());
+    let create = |who: &&Signer| {
         OperationBody::CreateAccount(CreateAccountOp {
             destination: who.account_id(),
             starting_balance: 1_000 * XLM,
@@ -271,7 +271,7 @@ fn constructor_names_holder(args: Option<&Value>) -> bool {
 /// balance that does not).
 fn holder_balance(
     network: &Network,
-    holder: &Secret,
+    holder: &Signer,
     contract: &ScAddress,
 ) -> Result<Option<i128>, OfflineError> {
     let args = vec![ScVal::Address(holder.sc_address())];
@@ -285,10 +285,10 @@ fn holder_balance(
 
 fn mint(
     network: &Network,
-    admin: &Secret,
+    admin: &Signer,
     contract: &ScAddress,
     mint_fn: &str,
-    to: &Secret,
+    to: &Signer,
     units: i128,
 ) -> Result<(), ChainError> {
     let args = vec![ScVal::Address(to.sc_address()), i128_val(units)];
@@ -308,9 +308,9 @@ const TRUSTLINE_AUTHORIZED: u32 = 0x1;
 /// the issuer, and the asset's SAC deployed.
 fn deploy_sac(
     network: &Network,
-    issuer: &Secret,
-    holder: &Secret,
-    spender: &Secret,
+    issuer: &Signer,
+    holder: &Signer,
+    spender: &Signer,
     code: &str,
 ) -> Result<ScAddress, OfflineError> {
     let asset = asset(code, issuer)?;
@@ -335,7 +335,7 @@ fn deploy_sac(
             })],
         )?;
     }
-    let authorize = |who: &Secret| {
+    let authorize = |who: &Signer| {
         OperationBody::SetTrustLineFlags(SetTrustLineFlagsOp {
             trustor: who.account_id(),
             asset: asset.clone(),
@@ -347,7 +347,7 @@ fn deploy_sac(
     Ok(network.deploy_sac(issuer, &asset)?)
 }
 
-fn asset(code: &str, issuer: &Secret) -> Result<Asset, OfflineError> {
+fn asset(code: &str, issuer: &Signer) -> Result<Asset, OfflineError> {
     classic_asset(code, issuer.account_id()).ok_or_else(|| {
         OfflineError::Usage(format!(
             "--sac {code:?}: an asset code is 1 to 12 ASCII letters or digits"

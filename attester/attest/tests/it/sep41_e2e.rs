@@ -13,7 +13,7 @@ use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
 use assay_attest::sep41::{evaluate_subject, Sep41Runner, Sep41Status};
 use assay_attest::targets::Target;
-use assay_chain::Secret;
+use assay_chain::Signer;
 use assay_core::{Freshness, Mechanics, Rating, Severity};
 use assay_sep41::live::Parties;
 use assay_sep41::Status;
@@ -51,8 +51,8 @@ fn suite_on(w: &World, wasm_name: &str, salt: u8) -> ([u8; 32], assay_attest::se
             string("TEST"),
         ],
     );
-    let holder = Secret::from_bytes([13; 32]);
-    let spender = Secret::from_bytes([14; 32]);
+    let holder = Signer::from_bytes([13; 32]);
+    let spender = Signer::from_bytes([14; 32]);
     let mint = registry::call(
         token,
         "mint",
@@ -83,7 +83,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
     w.lock(AQUA);
     w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     w.net
-        .fund(&account_id(Secret::from_bytes([14; 32]).public_key()))
+        .fund(&account_id(Signer::from_bytes([14; 32]).public_key()))
         .unwrap();
 
     // A token whose approve accumulates instead of overwriting: one clause violated, everything else

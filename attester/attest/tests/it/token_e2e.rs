@@ -13,12 +13,12 @@ use assay_attest::sep41::Sep41Runner;
 use assay_attest::targets::Target;
 use assay_attest::targets::{evaluate_targets, resolve};
 use assay_attest::verify::{compare, ledger_time, verify_target, Verdict};
-use assay_chain::Secret;
+use assay_chain::Signer;
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
 use assay_sep41::live::Parties;
 use common::*;
 
-fn runner(w: &World, holder: &Secret, spender: &Secret) -> Sep41Runner {
+fn runner(w: &World, holder: &Signer, spender: &Signer) -> Sep41Runner {
     Sep41Runner {
         rpc_url: w.spec.rpc_url.clone(),
         passphrase: w.spec.passphrase.clone(),
@@ -75,8 +75,8 @@ fn verify(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> Verdict {
 #[test]
 fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     let w = World::start(&[]);
-    let holder = Secret::from_bytes([13; 32]);
-    let spender = Secret::from_bytes([14; 32]);
+    let holder = Signer::from_bytes([13; 32]);
+    let spender = Signer::from_bytes([14; 32]);
     w.net.fund(&account_id(spender.public_key())).unwrap();
     let suite = runner(&w, &holder, &spender);
 
@@ -190,7 +190,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     assert_eq!(w.gate_check(vulnerable), Err(4), "SeverityTooHigh");
     // The first run wrecked these parties' accounting (that is the defect), so the re-run is made by a
     // fresh holder and spender: the rows bind verdicts, not who observed them.
-    let (holder2, spender2) = (Secret::from_bytes([15; 32]), Secret::from_bytes([16; 32]));
+    let (holder2, spender2) = (Signer::from_bytes([15; 32]), Signer::from_bytes([16; 32]));
     for k in [&holder2, &spender2] {
         w.net.fund(&account_id(k.public_key())).unwrap();
     }

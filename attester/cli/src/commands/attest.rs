@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use assay_core::Freshness;
 use clap::Args;
 
-use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args, SignerArgs};
+use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, SignerArgs, SuiteBindingArgs};
 use super::{usage, CommandResult};
 use assay_attest::attest::{
     execute, exit_code, plan, render_text, revoke_weaker_entries, AssetResult, ChainSubmitter,
@@ -105,7 +105,7 @@ pub struct AttestArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
-    pub suite: Sep41Args,
+    pub suite: SuiteBindingArgs,
     /// History database the fresh reports, their evidence bundles and the written entries are recorded
     /// in (default: the user's data directory; `assay evidence HASH` reads the bundles back).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]

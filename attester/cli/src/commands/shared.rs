@@ -18,7 +18,7 @@ use super::CommandError;
 
 /// `--sep41`: run the SEP-41 conformance suite against each target's contract and bind its verdicts.
 #[derive(Args, Debug, Clone, Default)]
-pub struct Sep41Args {
+pub struct SuiteBindingArgs {
     /// Also run the 27-check SEP-41 conformance suite against each target's contract (a classic asset's
     /// Stellar Asset Contract, or the token contract itself, on the registry's network) and bind its
     /// verdicts into the report: a FAIL escalates to critical with sep41_violation (bit 8), even beside
@@ -41,7 +41,7 @@ pub struct Sep41Args {
     pub allow_non_testnet_write: bool,
 }
 
-impl Sep41Args {
+impl SuiteBindingArgs {
     /// The suite's runner when `--sep41` is given, on the registry's network (the contract an asset is
     /// keyed by lives there): keyless on a fork, or key-based live when the holder or spender is given
     /// (identities or ASSAY_OWNER_SECRET / ASSAY_SPENDER_SECRET) behind the consent gate.

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use serde::Serialize;
 
-use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, Sep41Args};
+use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, SuiteBindingArgs};
 use super::{failed, CommandError, CommandResult};
 use assay_attest::registry::{read_code_changed, read_quorum, read_safety, read_safety_by, Safety};
 use assay_attest::sac;
@@ -78,7 +78,7 @@ pub struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
     #[command(flatten)]
-    pub suite: Sep41Args,
+    pub suite: SuiteBindingArgs,
     /// Verify this attester's own verdict (get_safety_by) instead of the most recent one.
     #[arg(long, value_name = "G…", conflicts_with = "quorum")]
     pub attester: Option<String>,

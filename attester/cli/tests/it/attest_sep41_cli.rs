@@ -12,7 +12,7 @@ use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
 use assay_attest::sep41::{evaluate_subject, Sep41Runner};
 use assay_attest::{decide, Decision};
-use assay_chain::Secret;
+use assay_chain::Signer;
 use assay_core::{attestation_params, EvidenceVersion, Freshness};
 use sha2::{Digest, Sha256};
 use world::*;
@@ -90,8 +90,8 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let sac = assay_attest::sac::asset_contract_id(&aqua.core(), &w.spec.passphrase).unwrap();
     // Holder: the World's seed-13 account, trustline with 1 AQUA (10^7 units). Spender: seed 14, funded,
     // empty authorized trustline. Seed 15: funded, no trustline (a missing premise).
-    let spender = Secret::from_bytes([14; 32]);
-    let stranger = Secret::from_bytes([15; 32]);
+    let spender = Signer::from_bytes([14; 32]);
+    let stranger = Signer::from_bytes([15; 32]);
     for s in [&spender, &stranger] {
         w.net.fund(&account_id(s.public_key())).unwrap();
     }
@@ -178,8 +178,8 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     // the library (the suite runs again; same verdicts, same lines — the lines bind verdicts, not the
     // run's balances or transaction hashes).
     let parties = assay_sep41::live::Parties {
-        holder: party(&Secret::from_bytes([13; 32])),
-        holder_key: Some(Secret::from_bytes([13; 32])),
+        holder: party(&Signer::from_bytes([13; 32])),
+        holder_key: Some(Signer::from_bytes([13; 32])),
         spender: party(&spender),
         spender_key: Some(spender.clone()),
     };
@@ -381,7 +381,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert!(err.contains("--sep41"), "{err}");
 }
 
-fn party(key: &Secret) -> assay_sep41::Party {
+fn party(key: &Signer) -> assay_sep41::Party {
     assay_sep41::Party {
         address: key.sc_address(),
         generated: false,

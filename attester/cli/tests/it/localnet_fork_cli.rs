@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use assay_chain::{InvokeOutcome, Network, ReadOutcome, Secret};
+use assay_chain::{InvokeOutcome, Network, ReadOutcome, Signer};
 use serde_json::Value;
 use stellar_xdr::{CreateAccountOp, OperationBody, ScAddress, ScVal};
 
@@ -78,8 +78,8 @@ fn read_floor() -> Vec<u8> {
     std::fs::read(root.join("target/wasm/read_floor.wasm")).unwrap()
 }
 
-fn create(network: &Network, who: &Secret) {
-    let root = Secret::from_bytes(assay_localnet::root_secret(PASSPHRASE));
+fn create(network: &Network, who: &Signer) {
+    let root = Signer::from_bytes(assay_localnet::root_secret(PASSPHRASE));
     let op = OperationBody::CreateAccount(CreateAccountOp {
         destination: who.account_id(),
         starting_balance: 100_000_000_000,
@@ -87,7 +87,7 @@ fn create(network: &Network, who: &Secret) {
     network.submit_classic(&root, vec![op]).unwrap();
 }
 
-fn get(network: &Network, reader: &Secret, contract: &ScAddress, key: &Secret) -> ReadOutcome {
+fn get(network: &Network, reader: &Signer, contract: &ScAddress, key: &Signer) -> ReadOutcome {
     let args = vec![ScVal::Address(key.sc_address())];
     network
         .read(&reader.account_id(), contract, "get", args)
@@ -99,11 +99,11 @@ fn assay_localnet_forks_a_second_assay_localnet_and_replays_its_cache() {
     let wasm = read_floor();
     let upstream = Node::start(&[]);
     let up = upstream.network();
-    let alice = Secret::from_bytes([61; 32]);
+    let alice = Signer::from_bytes([61; 32]);
     create(&up, &alice);
     let hash = up.upload_wasm(&alice, &wasm).unwrap();
     let contract = up.create_contract(&alice, hash, [61; 32], vec![]).unwrap();
-    let set = |n: &Network, who: &Secret, v: u64| {
+    let set = |n: &Network, who: &Signer, v: u64| {
         let args = vec![ScVal::Address(alice.sc_address()), ScVal::U64(v)];
         n.invoke(who, &contract, "set", args).unwrap()
     };
@@ -121,7 +121,7 @@ fn assay_localnet_forks_a_second_assay_localnet_and_replays_its_cache() {
 
     // On the fork: bob exists only there, reads alice's value from upstream, overwrites it.
     let on_fork = fork.network();
-    let bob = Secret::from_bytes([62; 32]);
+    let bob = Signer::from_bytes([62; 32]);
     create(&on_fork, &bob);
     assert_eq!(
         get(&on_fork, &bob, &contract, &alice),

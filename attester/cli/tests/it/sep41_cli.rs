@@ -211,9 +211,9 @@ fn live_mode_against_an_unreachable_rpc_exits_one() {
 struct LiveToken {
     net: assay_localnet::LocalNet,
     network: assay_chain::Network,
-    admin: assay_chain::Secret,
-    holder: assay_chain::Secret,
-    spender: assay_chain::Secret,
+    admin: assay_chain::Signer,
+    holder: assay_chain::Signer,
+    spender: assay_chain::Signer,
     contract: stellar_xdr::ScAddress,
 }
 
@@ -221,7 +221,7 @@ impl LiveToken {
     /// Deploys `target/wasm/{wasm_name}.wasm`. The holder's and spender's keys are
     /// `secret(22)` and `secret(23)`.
     fn deploy(wasm_name: &str, minted: i128) -> LiveToken {
-        use assay_chain::{Network, Secret};
+        use assay_chain::{Network, Signer};
         use stellar_xdr::{CreateAccountOp, OperationBody, ScVal};
 
         let code = std::fs::read(wasm(wasm_name)).unwrap();
@@ -234,13 +234,13 @@ impl LiveToken {
         .unwrap();
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(200);
-        let root_key = Secret::from_bytes(net.root_secret());
+        let root_key = Signer::from_bytes(net.root_secret());
         let (admin, holder, spender) = (
-            Secret::from_bytes([21; 32]),
-            Secret::from_bytes([22; 32]),
-            Secret::from_bytes([23; 32]),
+            Signer::from_bytes([21; 32]),
+            Signer::from_bytes([22; 32]),
+            Signer::from_bytes([23; 32]),
         );
-        let create = |who: &Secret| {
+        let create = |who: &Signer| {
             OperationBody::CreateAccount(CreateAccountOp {
                 destination: who.account_id(),
                 starting_balance: 100_000_000_000,

@@ -7,7 +7,7 @@ use std::{
     sync::OnceLock,
 };
 
-use assay_chain::{InvokeOutcome, Network, ReadOutcome, Secret};
+use assay_chain::{InvokeOutcome, Network, ReadOutcome, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::checks::i128_val;
 use serde_json::Value;
@@ -36,8 +36,8 @@ fn token_wasm(name: &str) -> Vec<u8> {
 struct Upstream {
     net: LocalNet,
     network: Network,
-    admin: Secret,
-    holder: Secret,
+    admin: Signer,
+    holder: Signer,
     contract: ScAddress,
 }
 
@@ -53,12 +53,12 @@ impl Upstream {
         let net = LocalNet::start(LocalNetConfig::default()).unwrap();
         let mut network = Network::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(50);
-        let root_key = Secret::from_bytes(net.root_secret());
+        let root_key = Signer::from_bytes(net.root_secret());
         let (admin, holder) = (
-            Secret::from_bytes([seed; 32]),
-            Secret::from_bytes([seed + 1; 32]),
+            Signer::from_bytes([seed; 32]),
+            Signer::from_bytes([seed + 1; 32]),
         );
-        let create = |who: &Secret| {
+        let create = |who: &Signer| {
             OperationBody::CreateAccount(CreateAccountOp {
                 destination: who.account_id(),
                 starting_balance: 100_000_000_000,
@@ -109,7 +109,7 @@ impl Upstream {
     fn footprint(&self) -> (usize, Option<i64>, Option<i64>) {
         self.net.close_ledger();
         let txs = self.net.close_stats().iter().map(|s| s.transactions).sum();
-        let seq = |who: &Secret| self.network.account_sequence(&who.account_id()).unwrap();
+        let seq = |who: &Signer| self.network.account_sequence(&who.account_id()).unwrap();
         (txs, seq(&self.admin), seq(&self.holder))
     }
 
@@ -334,8 +334,8 @@ fn fork_run_on_a_stellar_asset_contract_mints_as_the_issuer_inside_the_fork() {
     let net = LocalNet::start(LocalNetConfig::default()).unwrap();
     let mut network = Network::new(&net.rpc_url(), net.passphrase());
     network.poll_interval = std::time::Duration::from_millis(50);
-    let root_key = Secret::from_bytes(net.root_secret());
-    let issuer = Secret::from_bytes([71; 32]);
+    let root_key = Signer::from_bytes(net.root_secret());
+    let issuer = Signer::from_bytes([71; 32]);
     let create = OperationBody::CreateAccount(CreateAccountOp {
         destination: issuer.account_id(),
         starting_balance: 100_000_000_000,

@@ -3,7 +3,7 @@
 //! fork, and rows that need the unallowed spender are UNVERIFIABLE, never FAIL.
 use std::time::Duration;
 
-use assay_chain::{strkey_of, InvokeOutcome, Network, Secret};
+use assay_chain::{strkey_of, InvokeOutcome, Network, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::{
     fork::{run_fork, ForkOptions},
@@ -20,9 +20,9 @@ fn an_allowlist_holder_the_token_will_not_move_is_acted_for_in_the_fork() {
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
     let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
-    let root_key = Secret::from_bytes(upstream.root_secret());
-    let (admin, holder) = (Secret::generate(), Secret::generate());
-    let create = |who: &Secret| {
+    let root_key = Signer::from_bytes(upstream.root_secret());
+    let (admin, holder) = (Signer::generate(), Signer::generate());
+    let create = |who: &Signer| {
         OperationBody::CreateAccount(CreateAccountOp {
             destination: who.account_id(),
             starting_balance: 100_000_000_000,
@@ -101,9 +101,9 @@ fn the_rwa_token_is_judged_as_its_verified_holder_and_fails_nothing() {
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
     let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
-    let root_key = Secret::from_bytes(upstream.root_secret());
-    let (admin, holder) = (Secret::generate(), Secret::generate());
-    let create = |who: &Secret| {
+    let root_key = Signer::from_bytes(upstream.root_secret());
+    let (admin, holder) = (Signer::generate(), Signer::generate());
+    let create = |who: &Signer| {
         OperationBody::CreateAccount(CreateAccountOp {
             destination: who.account_id(),
             starting_balance: 100_000_000_000,
@@ -112,7 +112,7 @@ fn the_rwa_token_is_judged_as_its_verified_holder_and_fails_nothing() {
     network
         .submit_classic(&root_key, vec![create(&admin), create(&holder)])
         .expect("accounts");
-    let address = |who: &Secret| ScVal::Address(who.sc_address());
+    let address = |who: &Signer| ScVal::Address(who.sc_address());
     let deploy = |code: &[u8], salt: u8, args: Vec<ScVal>| -> ScAddress {
         let hash = network.upload_wasm(&admin, code).expect("upload");
         network

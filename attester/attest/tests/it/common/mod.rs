@@ -22,7 +22,7 @@ pub use assay_attest::local_world::local_invoke_options;
 pub mod proxy;
 
 /// A suite party that signs with `key`.
-pub fn party(key: &assay_chain::Secret) -> assay_sep41::Party {
+pub fn party(key: &assay_chain::Signer) -> assay_sep41::Party {
     assay_sep41::Party {
         address: key.sc_address(),
         generated: false,
