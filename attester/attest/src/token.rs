@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use assay_chain::address::account_id;
 use assay_chain::strkey_of;
-use assay_chain::tx::{ContractCode as Executable, Network, ReadOutcome};
+use assay_chain::tx::{ContractCode as Executable, NetworkClient, ReadOutcome};
 use assay_core::contract::{
     AdminOutcome, CodeOutcome, ContractCode, ContractSubject, PowersOutcome,
 };
@@ -41,7 +41,7 @@ fn now() -> assay_core::Timestamp {
 
 /// Reads `function()` of `contract` by simulation from the all-zero account (nothing is signed).
 fn read_address(
-    net: &Network,
+    net: &NetworkClient,
     contract: &ScAddress,
     function: &str,
 ) -> Result<String, AttestError> {
@@ -63,7 +63,7 @@ pub fn read_token(
     passphrase: &str,
     contract: [u8; 32],
 ) -> Result<TokenRead, AttestError> {
-    let net = Network::new(rpc_url, passphrase);
+    let net = NetworkClient::new(rpc_url, passphrase);
     let address = ScAddress::Contract(ContractId(Hash(contract)));
     let id = crate::sac::contract_strkey(contract);
     let failed = |category: FailureCategory, detail: String| Attempt {

@@ -1,5 +1,5 @@
 //! Contract deployment, in one place: the host functions that upload code, create a contract from it, and
-//! deploy a Stellar Asset Contract, and the [`Invoker`] calls that run them. [`crate::tx::Network`] and the
+//! deploy a Stellar Asset Contract, and the [`Invoker`] calls that run them. [`crate::tx::NetworkClient`] and the
 //! local world both deploy through here.
 
 use sha2::{Digest, Sha256};

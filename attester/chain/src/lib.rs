@@ -35,4 +35,4 @@ pub use network::{
 };
 pub use rpc::{AuthMode, RpcClient, RpcError, SimulateTransactionResponse};
 pub use submit::{ChainError, Confirmed, InvokeOptions, Invoker, Simulated};
-pub use tx::{ContractCode, InvokeOutcome, Network, ReadOutcome};
+pub use tx::{ContractCode, InvokeOutcome, NetworkClient, ReadOutcome};

@@ -65,7 +65,7 @@ pub enum ContractCode {
 }
 
 /// One network: an RPC endpoint and the passphrase transactions are signed for.
-pub struct Network {
+pub struct NetworkClient {
     pub rpc: RpcClient,
     spec: NetworkSpec,
     /// How often to ask whether a submitted transaction is final.
@@ -75,11 +75,11 @@ pub struct Network {
     pub poll_timeout: Duration,
 }
 
-impl Network {
+impl NetworkClient {
     /// A network at `rpc_url` signing for `passphrase`. No request is made here; an unusable URL makes
     /// every call fail with an error naming it.
     pub fn new(rpc_url: &str, passphrase: &str) -> Self {
-        Network {
+        NetworkClient {
             rpc: RpcClient::new(rpc_url).unwrap_or_else(|e| RpcClient::unusable(rpc_url, e)),
             spec: NetworkSpec {
                 name: "custom".into(),

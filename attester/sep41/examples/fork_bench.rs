@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assay_chain::{InvokeOutcome, Network, Signer};
+use assay_chain::{InvokeOutcome, NetworkClient, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::{
     checks::i128_val,
@@ -28,7 +28,7 @@ fn main() {
     let wasm = support::conformant_token_wasm();
 
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
-    let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
+    let mut network = NetworkClient::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
     let root_key = Signer::from_bytes(upstream.root_secret());
     let (admin, holder) = (Signer::generate(), Signer::generate());

@@ -7,7 +7,7 @@
 //!     cargo run --release -p assay-sep41 --example offline_bench [-- LEDGER_CLOSE_MS]
 use std::time::Instant;
 
-use assay_chain::Network;
+use assay_chain::NetworkClient;
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::offline::{run_offline, OfflineOptions, OfflineToken};
 
@@ -24,7 +24,7 @@ fn main() {
         passphrase: assay_localnet::STANDALONE_PASSPHRASE.into(),
     })
     .expect("embedded network starts");
-    let network = Network::new(&net.rpc_url(), net.passphrase());
+    let network = NetworkClient::new(&net.rpc_url(), net.passphrase());
     let calls = 50;
     let started = Instant::now();
     for _ in 0..calls {

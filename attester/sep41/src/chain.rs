@@ -4,7 +4,7 @@
 //! [`RpcChain`] speaks stellar-rpc, so the same suite runs against any network; tests script it.
 use std::time::Duration;
 
-use assay_chain::{AuthMode, InvokeOutcome, Network, ReadOutcome, Signer};
+use assay_chain::{AuthMode, InvokeOutcome, NetworkClient, ReadOutcome, Signer};
 use stellar_xdr::{
     AccountId, ContractEvent, ContractEventType, DiagnosticEvent, PublicKey, ReadXdr, ScAddress,
     ScVal, SorobanAuthorizationEntry, Uint256,
@@ -77,7 +77,7 @@ impl From<String> for WriteFault {
 pub enum NoAnswer {
     /// stellar-rpc failed or refused the request.
     #[error("{0}")]
-    Network(String),
+    NetworkClient(String),
     /// The RPC server answered something that does not decode.
     #[error("the RPC server sent {what} that does not decode: {message}")]
     Undecodable {
@@ -128,7 +128,7 @@ pub trait TokenChain {
 
 /// A token reached over stellar-rpc.
 pub struct RpcChain<'a> {
-    pub network: &'a Network,
+    pub network: &'a NetworkClient,
     pub contract: ScAddress,
     /// Simulation source for reads (any account id; never charged).
     pub read_source: AccountId,
@@ -164,7 +164,7 @@ impl<'a> RpcChain<'a> {
     /// A token on an embedded network (a fork or an offline run) whose holder and spender are keys made
     /// there: both sign, and reads are simulated from the holder's account.
     pub fn embedded(
-        network: &'a Network,
+        network: &'a NetworkClient,
         contract: &ScAddress,
         holder: &Signer,
         spender: &Signer,
@@ -188,7 +188,7 @@ impl TokenChain for RpcChain<'_> {
     fn read(&mut self, function: &str, args: Vec<ScVal>) -> Result<ReadOutcome, NoAnswer> {
         self.network
             .read(&self.read_source, &self.contract, function, args)
-            .map_err(|e| NoAnswer::Network(e.to_string()))
+            .map_err(|e| NoAnswer::NetworkClient(e.to_string()))
     }
 
     fn write(
@@ -233,7 +233,7 @@ impl TokenChain for RpcChain<'_> {
         let sim = self
             .network
             .simulate_call(&observer(), &self.contract, function, args, Some(mode))
-            .map_err(|e| NoAnswer::Network(e.to_string()))?;
+            .map_err(|e| NoAnswer::NetworkClient(e.to_string()))?;
         if let Some(error) = sim.error {
             return Ok(Simulation::Refused(error));
         }
@@ -262,7 +262,7 @@ impl TokenChain for RpcChain<'_> {
     fn latest_ledger(&mut self) -> Result<u32, NoAnswer> {
         self.network
             .latest_ledger()
-            .map_err(|e| NoAnswer::Network(e.to_string()))
+            .map_err(|e| NoAnswer::NetworkClient(e.to_string()))
     }
 
     fn pause(&mut self, duration: Duration) {

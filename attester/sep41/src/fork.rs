@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use assay_chain::holders::{holders_in_events, HolderScanError};
-use assay_chain::{parse_address, rpc::RpcClient, strkey_of, Network, ReadOutcome, Signer};
+use assay_chain::{parse_address, rpc::RpcClient, strkey_of, NetworkClient, ReadOutcome, Signer};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError};
 use stellar_xdr::{Asset, ScAddress, ScVal};
 
@@ -379,7 +379,7 @@ fn drifted(
 /// authorized ones (an admin write inside the fork; the issuer's approval is not needed there).
 fn trust_sac(
     localnet: &LocalNet,
-    network: &Network,
+    network: &NetworkClient,
     contract: &ScAddress,
     parties: &[&Signer],
 ) -> Result<(), PremiseError> {
@@ -495,7 +495,7 @@ impl Funding {
 /// Gives the fork's holder units, inside the fork only.
 struct Funder<'a> {
     localnet: &'a LocalNet,
-    network: &'a Network,
+    network: &'a NetworkClient,
     contract: &'a ScAddress,
     holder: &'a Signer,
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use assay_chain::{
-    parse_address, strkey_of, tx::ContractCode, Network, Signer, FUTURENET_PASSPHRASE,
+    parse_address, strkey_of, tx::ContractCode, NetworkClient, Signer, FUTURENET_PASSPHRASE,
     STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
 };
 use stellar_xdr::ScAddress;
@@ -168,7 +168,7 @@ pub fn run_live(
             "{contract_text} is not a contract address (C…)"
         )));
     }
-    let network = Network::new(rpc_url, passphrase);
+    let network = NetworkClient::new(rpc_url, passphrase);
     match network.rpc.get_network() {
         Ok(info) if info.passphrase != passphrase => {
             return Err(LiveError::Usage(format!(
@@ -208,7 +208,7 @@ pub fn run_live(
 /// no spec and is called blind) and whether it is a Stellar Asset Contract. Errors when no live
 /// contract is there (`place` names the network in that message).
 pub fn contract_members(
-    network: &Network,
+    network: &NetworkClient,
     contract: &ScAddress,
     place: &str,
 ) -> Result<(Option<BTreeSet<String>>, bool), LiveError> {

@@ -4,7 +4,7 @@
 //! would to testnet.
 use std::time::{Duration, Instant};
 
-use assay_chain::{strkey_of, ChainError, Network, Signer};
+use assay_chain::{strkey_of, ChainError, NetworkClient, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig, MAX_ENTRY_TTL};
 use serde_json::Value;
 use stellar_xdr::{
@@ -233,8 +233,8 @@ pub(crate) fn embedded_suite_config(
 }
 
 /// Connects to an embedded network, polling at its pace.
-pub(crate) fn embedded_network(localnet: &LocalNet, ledger_close_ms: u64) -> Network {
-    let mut network = Network::new(&localnet.rpc_url(), localnet.passphrase());
+pub(crate) fn embedded_network(localnet: &LocalNet, ledger_close_ms: u64) -> NetworkClient {
+    let mut network = NetworkClient::new(&localnet.rpc_url(), localnet.passphrase());
     network.poll_interval = Duration::from_millis((ledger_close_ms / 2).max(10));
     network.poll_timeout = Duration::from_secs(30);
     network
@@ -243,7 +243,7 @@ pub(crate) fn embedded_network(localnet: &LocalNet, ledger_close_ms: u64) -> Net
 /// Creates `parties` with 1,000 XLM each from the embedded network's root account.
 pub(crate) fn create_accounts(
     localnet: &LocalNet,
-    network: &Network,
+    network: &NetworkClient,
     parties: &[&Signer],
 ) -> Result<(), ChainError> {
     let root = Signer::from_bytes(localnet.root_secret());
@@ -270,7 +270,7 @@ fn constructor_names_holder(args: Option<&Value>) -> bool {
 /// The holder's balance right after deployment, when it reads as an amount (the suite judges a
 /// balance that does not).
 fn holder_balance(
-    network: &Network,
+    network: &NetworkClient,
     holder: &Signer,
     contract: &ScAddress,
 ) -> Result<Option<i128>, OfflineError> {
@@ -284,7 +284,7 @@ fn holder_balance(
 }
 
 fn mint(
-    network: &Network,
+    network: &NetworkClient,
     admin: &Signer,
     contract: &ScAddress,
     mint_fn: &str,
@@ -307,7 +307,7 @@ const TRUSTLINE_AUTHORIZED: u32 = 0x1;
 /// An issuer (`admin`) with authorization required, trustlines from both parties authorized by
 /// the issuer, and the asset's SAC deployed.
 fn deploy_sac(
-    network: &Network,
+    network: &NetworkClient,
     issuer: &Signer,
     holder: &Signer,
     spender: &Signer,

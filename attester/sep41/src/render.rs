@@ -77,7 +77,7 @@ pub fn markdown(report: &Report) -> String {
     let s = report.summary();
     let mut out = String::from("# SEP-41 Conformance Report\n\n| | |\n| --- | --- |\n");
     let _ = writeln!(out, "| Contract | `{}` |", report.contract_id);
-    let _ = writeln!(out, "| Network | {} |", cell(&report.network));
+    let _ = writeln!(out, "| NetworkClient | {} |", cell(&report.network));
     let _ = writeln!(out, "| Run at | {} |", report.ran_at);
     if let Some(f) = &report.fork {
         let _ = writeln!(out, "| Fork ledger | {} |", f.ledger);

@@ -324,7 +324,7 @@ fn generated_probe_addresses_are_unverifiable() {
 fn unreadable_balance_is_unverifiable() {
     for answer in [
         Ok(ReadOutcome::Archived),
-        Err(crate::NoAnswer::Network("connection refused".into())),
+        Err(crate::NoAnswer::NetworkClient("connection refused".into())),
     ] {
         let (mut chain, cfg) = setup(5);
         let holder = chain.holder.clone();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use assay_chain::{InvokeOutcome, Network, ReadOutcome, Signer};
+use assay_chain::{InvokeOutcome, NetworkClient, ReadOutcome, Signer};
 use serde_json::Value;
 use stellar_xdr::{CreateAccountOp, OperationBody, ScAddress, ScVal};
 
@@ -51,8 +51,8 @@ impl Node {
         self.summary["rpcUrl"].as_str().unwrap().to_string()
     }
 
-    fn network(&self) -> Network {
-        let mut n = Network::new(&self.rpc_url(), PASSPHRASE);
+    fn network(&self) -> NetworkClient {
+        let mut n = NetworkClient::new(&self.rpc_url(), PASSPHRASE);
         n.poll_interval = Duration::from_millis(50);
         n
     }
@@ -78,7 +78,7 @@ fn read_floor() -> Vec<u8> {
     std::fs::read(root.join("target/wasm/read_floor.wasm")).unwrap()
 }
 
-fn create(network: &Network, who: &Signer) {
+fn create(network: &NetworkClient, who: &Signer) {
     let root = Signer::from_bytes(assay_localnet::root_secret(PASSPHRASE));
     let op = OperationBody::CreateAccount(CreateAccountOp {
         destination: who.account_id(),
@@ -87,7 +87,12 @@ fn create(network: &Network, who: &Signer) {
     network.submit_classic(&root, vec![op]).unwrap();
 }
 
-fn get(network: &Network, reader: &Signer, contract: &ScAddress, key: &Signer) -> ReadOutcome {
+fn get(
+    network: &NetworkClient,
+    reader: &Signer,
+    contract: &ScAddress,
+    key: &Signer,
+) -> ReadOutcome {
     let args = vec![ScVal::Address(key.sc_address())];
     network
         .read(&reader.account_id(), contract, "get", args)
@@ -103,7 +108,7 @@ fn assay_localnet_forks_a_second_assay_localnet_and_replays_its_cache() {
     create(&up, &alice);
     let hash = up.upload_wasm(&alice, &wasm).unwrap();
     let contract = up.create_contract(&alice, hash, [61; 32], vec![]).unwrap();
-    let set = |n: &Network, who: &Signer, v: u64| {
+    let set = |n: &NetworkClient, who: &Signer, v: u64| {
         let args = vec![ScVal::Address(alice.sc_address()), ScVal::U64(v)];
         n.invoke(who, &contract, "set", args).unwrap()
     };

@@ -210,7 +210,7 @@ fn live_mode_against_an_unreachable_rpc_exits_one() {
 /// admin minted `minted` units to it) and spender accounts: the setting of a keyed live run.
 struct LiveToken {
     net: assay_localnet::LocalNet,
-    network: assay_chain::Network,
+    network: assay_chain::NetworkClient,
     admin: assay_chain::Signer,
     holder: assay_chain::Signer,
     spender: assay_chain::Signer,
@@ -221,7 +221,7 @@ impl LiveToken {
     /// Deploys `target/wasm/{wasm_name}.wasm`. The holder's and spender's keys are
     /// `secret(22)` and `secret(23)`.
     fn deploy(wasm_name: &str, minted: i128) -> LiveToken {
-        use assay_chain::{Network, Signer};
+        use assay_chain::{NetworkClient, Signer};
         use stellar_xdr::{CreateAccountOp, OperationBody, ScVal};
 
         let code = std::fs::read(wasm(wasm_name)).unwrap();
@@ -232,7 +232,7 @@ impl LiveToken {
             passphrase: assay_localnet::STANDALONE_PASSPHRASE.into(),
         })
         .unwrap();
-        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        let mut network = NetworkClient::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(200);
         let root_key = Signer::from_bytes(net.root_secret());
         let (admin, holder, spender) = (

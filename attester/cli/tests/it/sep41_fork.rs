@@ -7,7 +7,7 @@ use std::{
     sync::OnceLock,
 };
 
-use assay_chain::{InvokeOutcome, Network, ReadOutcome, Signer};
+use assay_chain::{InvokeOutcome, NetworkClient, ReadOutcome, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::checks::i128_val;
 use serde_json::Value;
@@ -35,7 +35,7 @@ fn token_wasm(name: &str) -> Vec<u8> {
 /// discovery can find).
 struct Upstream {
     net: LocalNet,
-    network: Network,
+    network: NetworkClient,
     admin: Signer,
     holder: Signer,
     contract: ScAddress,
@@ -51,7 +51,7 @@ impl Upstream {
         // leave the client a closed connection to reuse.
         let wasm = token_wasm(wasm_name);
         let net = LocalNet::start(LocalNetConfig::default()).unwrap();
-        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        let mut network = NetworkClient::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(50);
         let root_key = Signer::from_bytes(net.root_secret());
         let (admin, holder) = (
@@ -332,7 +332,7 @@ fn fork_flags_and_keyed_flags_do_not_mix() {
 fn fork_run_on_a_stellar_asset_contract_mints_as_the_issuer_inside_the_fork() {
     use stellar_xdr::{AlphaNum4, Asset, AssetCode4};
     let net = LocalNet::start(LocalNetConfig::default()).unwrap();
-    let mut network = Network::new(&net.rpc_url(), net.passphrase());
+    let mut network = NetworkClient::new(&net.rpc_url(), net.passphrase());
     network.poll_interval = std::time::Duration::from_millis(50);
     let root_key = Signer::from_bytes(net.root_secret());
     let issuer = Signer::from_bytes([71; 32]);

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use assay_chain::{
-    ContractCode, InvokeOutcome, Network, ReadOutcome, RpcClient, Signer, STANDALONE_PASSPHRASE,
+    ContractCode, InvokeOutcome, NetworkClient, ReadOutcome, RpcClient, Signer,
+    STANDALONE_PASSPHRASE,
 };
 use assay_localnet::{LocalNet, LocalNetConfig};
 use stellar_xdr::{Asset, LedgerKey, LedgerKeyAccount, OperationBody, PaymentOp, ScAddress, ScVal};
@@ -47,7 +48,7 @@ fn typed_reads_parse_the_local_network_answers() {
 #[test]
 fn writes_land_and_reads_answer_through_the_typed_client() {
     let net = start();
-    let mut network = Network::new(&net.rpc_url(), net.passphrase());
+    let mut network = NetworkClient::new(&net.rpc_url(), net.passphrase());
     network.poll_interval = Duration::from_millis(25);
     let root = Signer::from_bytes(net.root_secret());
     let who = Signer::from_seed([5; 32]);

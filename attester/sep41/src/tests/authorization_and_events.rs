@@ -419,7 +419,7 @@ fn a_burn_without_an_event_fails_and_archived_or_silent_simulations_do_not() {
     let (mut chain, cfg) = setup(5);
     chain.simulate_script.insert(
         "burn".into(),
-        Err(crate::NoAnswer::Network("connection reset".into())),
+        Err(crate::NoAnswer::NetworkClient("connection reset".into())),
     );
     let report = run(&mut chain, &cfg);
     assert_eq!(report.status_of("sep41-events-burn"), Some(Skipped));

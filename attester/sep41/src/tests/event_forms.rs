@@ -238,7 +238,7 @@ fn power_event_rows_are_skipped_without_an_exercised_power_and_leave_the_exit_co
     let (mut chain, cfg) = setup(5);
     chain.simulate_script.insert(
         "burn".into(),
-        Err(crate::NoAnswer::Network("connection reset".into())),
+        Err(crate::NoAnswer::NetworkClient("connection reset".into())),
     );
     assert_eq!(run(&mut chain, &cfg).exit_code(), 2);
 }

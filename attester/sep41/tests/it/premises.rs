@@ -3,7 +3,7 @@
 //! fork, and rows that need the unallowed spender are UNVERIFIABLE, never FAIL.
 use std::time::Duration;
 
-use assay_chain::{strkey_of, InvokeOutcome, Network, Signer};
+use assay_chain::{strkey_of, InvokeOutcome, NetworkClient, Signer};
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::{
     fork::{run_fork, ForkOptions},
@@ -18,7 +18,7 @@ fn an_allowlist_holder_the_token_will_not_move_is_acted_for_in_the_fork() {
     // Built first: a client connection left idle through a build would be closed by the server.
     let token_wasm = wasm("tp_oz_allowlist");
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
-    let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
+    let mut network = NetworkClient::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
     let root_key = Signer::from_bytes(upstream.root_secret());
     let (admin, holder) = (Signer::generate(), Signer::generate());
@@ -99,7 +99,7 @@ fn the_rwa_token_is_judged_as_its_verified_holder_and_fails_nothing() {
         wasm("tp_oz_rwa_verifier"),
     );
     let upstream = LocalNet::start(LocalNetConfig::default()).expect("the upstream starts");
-    let mut network = Network::new(&upstream.rpc_url(), upstream.passphrase());
+    let mut network = NetworkClient::new(&upstream.rpc_url(), upstream.passphrase());
     network.poll_interval = Duration::from_millis(50);
     let root_key = Signer::from_bytes(upstream.root_secret());
     let (admin, holder) = (Signer::generate(), Signer::generate());

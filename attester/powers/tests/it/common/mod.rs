@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-use assay_chain::{Network, Signer};
+use assay_chain::{NetworkClient, Signer};
 use assay_core::powers::PowerSurvey;
 use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_powers::{discover, Bounds, Target};
@@ -39,7 +39,7 @@ pub fn string(s: &str) -> ScVal {
 /// A local network with one token deployed; `admin` is the network's root account.
 pub struct Deployed {
     pub net: LocalNet,
-    pub network: Network,
+    pub network: NetworkClient,
     pub admin: Signer,
     pub token: ScAddress,
     pub wasm: Vec<u8>,
@@ -77,7 +77,7 @@ impl Deployed {
             ..Default::default()
         })
         .expect("local network");
-        let mut network = Network::new(&net.rpc_url(), net.passphrase());
+        let mut network = NetworkClient::new(&net.rpc_url(), net.passphrase());
         network.poll_interval = std::time::Duration::from_millis(20);
         let admin = Signer::from_bytes(net.root_secret());
         Deployed {
