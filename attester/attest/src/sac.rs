@@ -48,7 +48,7 @@ pub fn parse_contract(text: &str) -> Option<[u8; 32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use assay_chain::network::{MAINNET_PASSPHRASE, TESTNET_PASSPHRASE};
+    use assay_chain::network::{PUBNET_PASSPHRASE, TESTNET_PASSPHRASE};
 
     fn sac(code: &str, issuer: &str, pass: &str) -> String {
         contract_strkey(contract_id(&xdr_asset(code, issuer).unwrap(), pass))
@@ -92,7 +92,7 @@ mod tests {
             "CDLZFC3SYJYDZT7K67VZ75HPJVIEUVNIXF47ZG2FB2RMQQVU2HHGCYSC"
         );
         assert_eq!(
-            native(MAINNET_PASSPHRASE),
+            native(PUBNET_PASSPHRASE),
             "CAS3J7GYLGXMF6TDJBBYYSE3HQ6BBSMLNUQ34T6TZMYMW2EVH34XOWMA"
         );
     }
@@ -102,7 +102,7 @@ mod tests {
         let i = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
         assert_ne!(
             sac("AQUA", i, TESTNET_PASSPHRASE),
-            sac("AQUA", i, MAINNET_PASSPHRASE)
+            sac("AQUA", i, PUBNET_PASSPHRASE)
         );
         assert!(xdr_asset("TOOLONGCODE123", i).is_err());
         assert!(xdr_asset("AQUA", "GBAD").is_err());

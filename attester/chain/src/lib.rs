@@ -30,8 +30,7 @@ pub use address::{
 };
 pub use identity::{IdentityError, Signer};
 pub use network::{
-    NetworkSpec, FUTURENET_PASSPHRASE, LOCAL_PASSPHRASE as STANDALONE_PASSPHRASE,
-    MAINNET_PASSPHRASE as PUBNET_PASSPHRASE, TESTNET_PASSPHRASE,
+    NetworkSpec, FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
 };
 pub use rpc::{AuthMode, RpcClient, RpcError, SimulateTransactionResponse};
 pub use submit::{ChainError, Confirmed, InvokeOptions, Invoker, Simulated};

@@ -8,8 +8,7 @@ use serde::Deserialize;
 pub use crate::address::network_id;
 
 pub use assay_core::network::{
-    FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE as MAINNET_PASSPHRASE,
-    STANDALONE_PASSPHRASE as LOCAL_PASSPHRASE, TESTNET_PASSPHRASE,
+    FUTURENET_PASSPHRASE, PUBNET_PASSPHRASE, STANDALONE_PASSPHRASE, TESTNET_PASSPHRASE,
 };
 
 /// A network to talk to.
@@ -31,7 +30,7 @@ impl NetworkSpec {
 
     /// Pubnet is the only network where real value is at stake; everything else is a test network.
     pub fn is_mainnet(&self) -> bool {
-        self.passphrase == MAINNET_PASSPHRASE
+        self.passphrase == PUBNET_PASSPHRASE
     }
 }
 
