@@ -3,11 +3,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use super::shared::OutputFormat;
 use assay_core::attestation::{attestation_params, Params, Refusal};
 use assay_core::hash::EvidenceVersion;
 use assay_core::report::{Freshness, Report};
 use assay_core::time::{format_duration, Timestamp};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::{CommandError, CommandResult};
 use assay_core::exit;
@@ -33,15 +34,6 @@ Examples:
   assay scan USDC-GA5Z…KZVN --output json > usdc.json && assay attestation --from-report usdc.json
   assay attestation --from-report usdc.json --raw            # SEVERITY<TAB>FLAGS<TAB>HASH
   assay scan … --output json | assay attestation --from-report - --preimage";
-
-/// Output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Output {
-    /// Aligned `key value` lines.
-    Text,
-    /// The parameters as one JSON object.
-    Json,
-}
 
 #[derive(Args, Debug)]
 #[command(
@@ -71,7 +63,7 @@ pub struct AttestationArgs {
 
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    output: Output,
+    output: OutputFormat,
 
     /// Freshness window: a report older than this is stale (e.g. 24h, 90m, 3600s, 3600; 0 disables).
     #[arg(long, value_name = "DURATION", default_value = "24h", env = "ASSAY_MAX_AGE", value_parser = parse_age)]
@@ -205,7 +197,7 @@ pub fn run(args: AttestationArgs) -> CommandResult {
         Ok(params) => {
             if args.raw {
                 print!("{}", params.raw_line());
-            } else if args.output == Output::Json {
+            } else if args.output == OutputFormat::Json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(&params).expect("params serialise")

@@ -3,15 +3,10 @@
 
 use std::path::PathBuf;
 
+use super::shared::OutputFormat;
 use super::{failed, usage, CommandResult};
 use assay_localnet::{ForkConfig, LocalNet, LocalNetConfig, LocalNetError, STANDALONE_PASSPHRASE};
-use clap::{Args, ValueEnum};
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Output {
-    Text,
-    Json,
-}
+use clap::Args;
 
 #[derive(Args)]
 #[command(
@@ -55,7 +50,7 @@ pub struct LocalnetArgs {
     fork_cache: Option<PathBuf>,
     /// Format of the startup summary on stdout
     #[arg(long, value_enum, default_value = "text")]
-    output: Output,
+    output: OutputFormat,
 }
 
 pub fn run(args: LocalnetArgs) -> CommandResult {
@@ -85,7 +80,7 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
     let assay_localnet::xdr::PublicKey::PublicKeyTypeEd25519(root_key) = &net.root_account().0;
     let root = assay_localnet::strkey_account(root_key.0);
     match args.output {
-        Output::Json => println!(
+        OutputFormat::Json => println!(
             "{}",
             serde_json::json!({
                 "rpcUrl": net.rpc_url(),
@@ -99,7 +94,7 @@ pub fn run(args: LocalnetArgs) -> CommandResult {
                 "forkOffline": net.fork_stats().map(|f| f.offline),
             })
         ),
-        Output::Text => {
+        OutputFormat::Text => {
             println!("rpc url:            {}", net.rpc_url());
             println!("horizon url:        {}", net.horizon_url());
             println!("friendbot url:      {}", net.friendbot_url());
