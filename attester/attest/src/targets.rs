@@ -4,8 +4,6 @@
 //! `C…` the same way plus its `admin()`, a custom token by its code and its admin's domain — with the
 //! SEP-41 suite when a runner is given.
 
-use std::time::SystemTime;
-
 use assay_core::checks::default_checks;
 use assay_core::checks::sac_admin::SacAdmin;
 use assay_core::{Asset, Check, Engine, Report, Token};
@@ -61,10 +59,6 @@ pub fn resolve(
     }
 }
 
-fn now() -> assay_core::Timestamp {
-    assay_scan::scanner::timestamp(SystemTime::now())
-}
-
 /// Evaluates a classic subject with the default checks, plus `sep41` and `sac-admin` when given.
 fn evaluate_classic(
     subject: &assay_core::Subject,
@@ -73,7 +67,7 @@ fn evaluate_classic(
 ) -> Result<Report, AttestError> {
     let mut checks: Vec<Box<dyn Check + Send + Sync>> = default_checks();
     if let Some(run) = sep41 {
-        checks.push(Box::new(run.check(now())));
+        checks.push(Box::new(run.check(assay_core::Timestamp::now())));
     }
     if let Some(c) = sac_admin {
         checks.push(Box::new(c));
@@ -146,7 +140,7 @@ pub fn evaluate_targets_each(
                         Some(SacAdmin {
                             contract: c.clone(),
                             admin,
-                            at: now(),
+                            at: assay_core::Timestamp::now(),
                         }),
                     ),
                     _ => Plan::NoReport(AttestError::Source(format!(
@@ -165,7 +159,11 @@ pub fn evaluate_targets_each(
                     _ => None,
                 };
                 let suite = runner.map(|r| r.run_with(t.contract, powers));
-                let report = evaluate_contract_subject(&subject, suite.as_ref(), now());
+                let report = evaluate_contract_subject(
+                    &subject,
+                    suite.as_ref(),
+                    assay_core::Timestamp::now(),
+                );
                 each(index, (report, suite));
             }
         }

@@ -4,8 +4,6 @@
 //! admin account's home domain and stellar.toml. The core judges the facts ([`assay_core::contract`]);
 //! nothing here decides anything.
 
-use std::time::SystemTime;
-
 use assay_chain::address::account_id;
 use assay_chain::strkey_of;
 use assay_chain::tx::{ContractCode as Executable, NetworkClient, ReadOutcome};
@@ -33,10 +31,6 @@ pub enum TokenRead {
         /// `admin()`, when it answered with an address.
         admin: Option<String>,
     },
-}
-
-fn now() -> assay_core::Timestamp {
-    assay_scan::scanner::timestamp(SystemTime::now())
 }
 
 /// Reads `function()` of `contract` by simulation from the all-zero account (nothing is signed).
@@ -68,7 +62,7 @@ pub fn read_token(
     let id = crate::sac::contract_strkey(contract);
     let failed = |category: FailureCategory, detail: String| Attempt {
         url: rpc_url.to_string(),
-        retrieved_at: now(),
+        retrieved_at: assay_core::Timestamp::now(),
         failure: FetchFailure::with_detail(category, detail),
     };
     let code = match net.contract_code(&address) {
@@ -91,7 +85,7 @@ pub fn read_token(
         )),
         Ok(Executable::ExternalRef(owner)) => CodeOutcome::Read(Observed {
             url: rpc_url.to_string(),
-            retrieved_at: now(),
+            retrieved_at: assay_core::Timestamp::now(),
             value: ContractCode {
                 wasm_hash: String::new(),
                 imports: vec![],
@@ -102,7 +96,7 @@ pub fn read_token(
         Ok(Executable::Wasm(wasm)) => match read_code(&wasm, &id) {
             Ok(code) => CodeOutcome::Read(Observed {
                 url: rpc_url.to_string(),
-                retrieved_at: now(),
+                retrieved_at: assay_core::Timestamp::now(),
                 value: code,
             }),
             Err(e) => CodeOutcome::Failed(failed(FailureCategory::Malformed, e.to_string())),
@@ -125,7 +119,7 @@ pub fn read_token(
         match read_address(&net, &address, "admin") {
             Ok(a) => AdminOutcome::Address(Observed {
                 url: id.clone(),
-                retrieved_at: now(),
+                retrieved_at: assay_core::Timestamp::now(),
                 value: a,
             }),
             Err(e) => AdminOutcome::Failed(failed(FailureCategory::UnknownFailure, e.to_string())),
@@ -148,7 +142,7 @@ pub fn read_token(
         stellar_toml,
         network: Some(passphrase.to_string()),
         scanner_version: Some(assay_scan::SCANNER_VERSION.to_string()),
-        scanned_at: now(),
+        scanned_at: assay_core::Timestamp::now(),
     })))
 }
 
@@ -165,12 +159,12 @@ fn survey_powers(rpc_url: &str, passphrase: &str, contract: &ScAddress) -> Power
     match assay_powers::fork::discover_on_fork(&request) {
         Ok(found) => PowersOutcome::Observed(Observed {
             url: rpc_url.to_string(),
-            retrieved_at: now(),
+            retrieved_at: assay_core::Timestamp::now(),
             value: found.survey,
         }),
         Err(e) => PowersOutcome::Failed(Attempt {
             url: rpc_url.to_string(),
-            retrieved_at: now(),
+            retrieved_at: assay_core::Timestamp::now(),
             failure: FetchFailure::with_detail(FailureCategory::UnknownFailure, e.to_string()),
         }),
     }

@@ -239,11 +239,6 @@ pub fn ledger_time(rpc: &RpcClient) -> Result<u64, AttestError> {
         .ok_or_else(|| chain(&"stellar-rpc reported no ledger close time"))
 }
 
-/// Wall clock seconds, for callers without a ledger time.
-pub fn unix_now() -> u64 {
-    assay_core::Timestamp::now().unix().unsigned_abs()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -322,10 +322,6 @@ pub fn decode_rpc_xdr<T: ReadXdr>(field: &str, s: Option<&str>) -> Result<T, Rpc
     })
 }
 
-fn now_unix() -> u64 {
-    Timestamp::now().unix().unsigned_abs()
-}
-
 /// Extracts the most useful line of a failed simulation (`HostError: Error(Contract, #N)` when present).
 pub fn simulation_summary(error: &str) -> String {
     let host = error
@@ -514,7 +510,11 @@ impl Invoker<'_> {
             seq_num: SequenceNumber(seq),
             cond: Preconditions::Time(TimeBounds {
                 min_time: TimePoint(0),
-                max_time: TimePoint(now_unix().saturating_add(self.options.validity_secs)),
+                max_time: TimePoint(
+                    Timestamp::now()
+                        .unix_secs()
+                        .saturating_add(self.options.validity_secs),
+                ),
             }),
             memo: Memo::None,
             operations,
@@ -778,7 +778,11 @@ impl Invoker<'_> {
         let mut last_problem = lost.unwrap_or_default();
         // Wall-clock backstop: the time bound plus a few ledgers of slack.
         let give_up = Instant::now()
-            + Duration::from_secs(max_time.saturating_sub(now_unix()).min(3600))
+            + Duration::from_secs(
+                max_time
+                    .saturating_sub(Timestamp::now().unix_secs())
+                    .min(3600),
+            )
             + self.options.follow_grace;
         loop {
             match self.rpc.get_transaction(hash) {

@@ -56,7 +56,12 @@ impl Timestamp {
             .then_some(Timestamp(secs))
     }
 
-    /// Seconds since the Unix epoch.
+    /// Seconds since the Unix epoch; 0 for an instant before it.
+    pub fn unix_secs(self) -> u64 {
+        u64::try_from(self.0).unwrap_or(0)
+    }
+
+    /// Seconds since the Unix epoch (negative before it).
     pub fn unix(self) -> i64 {
         self.0
     }

@@ -156,7 +156,7 @@ impl ForkSource {
         Ok(ForkSource {
             upstream: Some(client),
             ledger,
-            timestamp: xdrutil::now_secs(),
+            timestamp: assay_core::Timestamp::now().unix_secs(),
             passphrase: network.passphrase,
             cache_path: config.cache.clone(),
             known: Mutex::new(BTreeMap::new()),

@@ -5,7 +5,7 @@ use serde_json::json;
 /// A structured log line on stderr. Every text in it goes through [`assay_core::redact::text`]:
 /// a journal never holds a secret key or a URL's credentials.
 pub fn log(event: &str, fields: serde_json::Value) {
-    let mut v = json!({"ts": crate::verify::unix_now(), "event": event});
+    let mut v = json!({"ts": assay_core::Timestamp::now().unix_secs(), "event": event});
     if let (Some(obj), Some(extra)) = (v.as_object_mut(), fields.as_object()) {
         for (k, val) in extra {
             obj.insert(k.clone(), redacted(val.clone()));

@@ -147,11 +147,10 @@ impl Watcher<'_> {
     /// alone). A pass so takes about the longer of its scanning and its writing, not their sum.
     /// Outcomes come back in the order of `indices`.
     pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
-        self.health
-            .lock()
-            .expect("health lock")
-            .spend
-            .start_pass(crate::verify::unix_now(), &self.config.spend_limits());
+        self.health.lock().expect("health lock").spend.start_pass(
+            assay_core::Timestamp::now().unix_secs(),
+            &self.config.spend_limits(),
+        );
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
         for &index in indices {
@@ -711,7 +710,7 @@ impl Watcher<'_> {
             Checked::Deferred(_) => {}
             other => {
                 a.consecutive_failures = 0;
-                a.last_success = Some(crate::verify::unix_now());
+                a.last_success = Some(assay_core::Timestamp::now().unix_secs());
                 if let Checked::Written(tx) = other {
                     a.last_tx = Some(tx.clone());
                 }
