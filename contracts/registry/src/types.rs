@@ -35,7 +35,7 @@ impl Record {
 /// Two entries on the read path are keyed outside this enum, because the shape of a key is what
 /// every access pays for: a variant wraps its fields in a vector, and converting that key costs a
 /// read about 8,000 instructions more than a bare value (measured with
-/// `cargo run -p assay-gate-example --example bench`). `get_safety` reads:
+/// `cargo run -p assay-gate-example --example read_cost`). `get_safety` reads:
 /// - persistent, keyed by the bare asset `Address`: the verdicts written since the asset's latest
 ///   revocation, one [`Record`] per attester, oldest first;
 /// - persistent, keyed by a bare `u32` admission id, once per verdict: present while that

@@ -101,12 +101,12 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
          local network's RPC URL and passphrase, its registry, an attested and an unattested asset)",
     ),
     (
-        "cargo run --release -p assay-localnet --example bench -- --accounts 20 --rounds 5 --ledger-close-ms 20",
+        "cargo run --release -p assay-localnet --example throughput -- --accounts 20 --rounds 5 --ledger-close-ms 20",
         "benchmark program: compiled by scripts/test.sh (`cargo clippy --workspace --all-targets`); its \
          package and example are checked to exist here",
     ),
     (
-        "cargo run -p assay-gate-example --example bench",
+        "cargo run -p assay-gate-example --example read_cost",
         "benchmark program: compiled by scripts/test.sh (`cargo clippy --workspace --all-targets`); its \
          package and example are checked to exist here",
     ),

@@ -1,6 +1,6 @@
 //! Cost benchmark of the registry and the gate, from their built `.wasm`, in one Env run.
 //!
-//!     cargo run -p assay-gate-example --example bench
+//!     cargo run -p assay-gate-example --example read_cost
 //!
 //! Prints CPU instructions and memory bytes per call as the Soroban host meters them
 //! (`env.cost_estimate()`), the Stellar Asset Contract's `balance` and `transfer` as baselines
