@@ -6,6 +6,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# A whole-suite run gains little from incremental compilation and its caches double the build directory; a
+# developer's own `cargo test` keeps it. CARGO_INCREMENTAL=1 in the environment turns it back on.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "setup"
