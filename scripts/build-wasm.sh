@@ -59,6 +59,8 @@ done
 TARGET=wasm32v1-none
 # Contracts build under the workspace's `contract` profile (size-tuned, aborting); `release` is the host's.
 PROFILE=contract
+# Both the target and the build directory, so a developer's `build.build-dir` setting never makes two checkouts
+# share (and overwrite) contract artifacts, whose names carry no hash.
 build_dir="${ASSAY_WASM_TARGET_DIR:-$root/target/wasm-build}"
 out_dir="$root/target/wasm"
 mkdir -p "$out_dir"
@@ -124,14 +126,14 @@ build_with() {
     case "$toolchain" in
     stellar)
         for p in "${names[@]}"; do
-            CARGO_TARGET_DIR="$build_dir" stellar contract build --profile "$PROFILE" --package "$p" ${extra[@]+"${extra[@]}"} >&2
+            CARGO_TARGET_DIR="$build_dir" CARGO_BUILD_BUILD_DIR="$build_dir" stellar contract build --profile "$PROFILE" --package "$p" ${extra[@]+"${extra[@]}"} >&2
         done
         ;;
     rustup)
         for p in "${names[@]}"; do
             # soroban-sdk refuses a WASM build without this promise; install_wasm keeps it.
             RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 \
-                CARGO_TARGET_DIR="$build_dir" cargo rustc --locked --profile "$PROFILE" --target "$TARGET" \
+                CARGO_TARGET_DIR="$build_dir" CARGO_BUILD_BUILD_DIR="$build_dir" cargo rustc --locked --profile "$PROFILE" --target "$TARGET" \
                 -p "$p" --crate-type=cdylib ${extra[@]+"${extra[@]}"} >&2
         done
         ;;
@@ -141,7 +143,7 @@ build_with() {
             # The promise to shake the spec is kept by install_wasm below (scripts/spec-shake).
             PATH="/usr/lib/llvm-22/bin:$PATH" \
                 RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="${ASSAY_WASM_RUSTFLAGS:-}" \
-                SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 CARGO_TARGET_DIR="$build_dir" \
+                SOROBAN_SDK_BUILD_SYSTEM_SUPPORTS_SPEC_SHAKING_V2=1 CARGO_TARGET_DIR="$build_dir" CARGO_BUILD_BUILD_DIR="$build_dir" \
                 /usr/bin/cargo rustc --locked --profile "$PROFILE" --target "$TARGET" \
                 -Zbuild-std=core,alloc -p "$p" --crate-type=cdylib ${extra[@]+"${extra[@]}"} >&2
         done
