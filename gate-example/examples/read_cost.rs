@@ -105,6 +105,56 @@ fn custom_token_wasm() -> std::vec::Vec<u8> {
 /// The seeds' four-function registry's `get_safety` (issue #27, item 4's baseline).
 const SEED_GET_SAFETY: i64 = 328_798;
 
+/// Where one invocation's CPU went, from the host's per-cost-type trackers. Only the parts the
+/// host charges while the contract runs are taken from the trackers: after the call the host
+/// serialises every footprint entry (the registry's code included) to account for storage, and
+/// those `ValSer`/`MemCpy`/`MemAlloc` charges land in the same trackers but not in the call's
+/// total, so "the rest" is the total minus the exact parts.
+struct Breakdown {
+    total: i64,
+    /// Every `InstantiateWasm*` cost type: building the module's instance (per import, export,
+    /// function, data byte, plus the fixed part).
+    instantiation: i64,
+    imports: u64,
+    exports: u64,
+    /// `WasmInsnExec`: the contract's own instructions, run in the VM.
+    wasm_logic: i64,
+    /// `DispatchHostFunction` calls: every host function the contract called.
+    host_calls: u64,
+}
+
+impl Breakdown {
+    fn of_last_call(env: &Env) -> Self {
+        let budget = env.cost_estimate().budget();
+        let cpu = |t: ContractCostType| budget.tracker(t).cpu as i64;
+        let instantiation = ContractCostType::VARIANTS
+            .iter()
+            .filter(|t| format!("{t:?}").starts_with("InstantiateWasm"))
+            .map(|t| cpu(*t))
+            .sum();
+        let count = |t: ContractCostType| budget.tracker(t).inputs.unwrap_or(0);
+        // The host charges a constant per dispatched host function: the count is cpu / that.
+        let dispatch = budget.tracker(ContractCostType::DispatchHostFunction);
+        Breakdown {
+            total: env.cost_estimate().resources().instructions,
+            instantiation,
+            imports: count(ContractCostType::InstantiateWasmImports),
+            exports: count(ContractCostType::InstantiateWasmExports),
+            wasm_logic: cpu(ContractCostType::WasmInsnExec),
+            host_calls: dispatch.cpu / DISPATCH_CPU,
+        }
+    }
+
+    /// What the call did besides instantiating and running its own instructions: host
+    /// functions (storage, `executable()`, conversions), memory, the invocation itself.
+    fn rest(&self) -> i64 {
+        self.total - self.instantiation - self.wasm_logic
+    }
+}
+
+/// The host's CPU charge per dispatched host function (soroban-env-host 29's cost model).
+const DISPATCH_CPU: u64 = 590;
+
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {
     let mut v = Vec::new(env);
     for i in 0..n {
@@ -121,6 +171,56 @@ fn batch(env: &Env, n: u32) -> Vec<Attestation> {
     // Deploying the tokens spent the test Env's budget; the measured call gets a fresh one.
     env.cost_estimate().budget().reset_unlimited();
     v
+}
+
+/// Issue #27, item 4: where a custom token's `get_safety` spends its CPU, against `version` (the
+/// same module, no storage, no logic) and the read floor, and what that bounds.
+fn print_read_breakdown(version: &Breakdown, get: &Breakdown, floor: &Breakdown) {
+    let target = SEED_GET_SAFETY * 3 / 4;
+    println!("\nwhere custom get_safety's CPU goes (CPU instructions):");
+    println!(
+        "  {:<34} {:>11} {:>11} {:>11}",
+        "", "read floor", "version", "get_safety"
+    );
+    let row = |name: &str, f: &dyn Fn(&Breakdown) -> String| {
+        println!(
+            "  {name:<34} {:>11} {:>11} {:>11}",
+            f(floor),
+            f(version),
+            f(get)
+        );
+    };
+    row("instantiation (InstantiateWasm*)", &|b| {
+        b.instantiation.to_string()
+    });
+    row("  imports / exports instantiated", &|b| {
+        format!("{}/{}", b.imports, b.exports)
+    });
+    row("contract's own code (WasmInsnExec)", &|b| {
+        b.wasm_logic.to_string()
+    });
+    row("host calls, memory, invocation", &|b| b.rest().to_string());
+    row("  host functions called", &|b| b.host_calls.to_string());
+    row("total", &|b| b.total.to_string());
+    let read_work = get.total - version.total;
+    println!(
+        "  the read's own work (get_safety - version): {read_work} ({} in the contract's code, {} in \
+         host calls: the verdicts entry, each verdict's admission, the token's executable, \
+         conversions)",
+        get.wasm_logic - version.wasm_logic,
+        get.rest() - version.rest()
+    );
+    let met = |ok: bool| if ok { "met" } else { "NOT met" };
+    println!(
+        "  this module's instantiation alone: {} = {:.2}x the seeds' registry; version (instantiation \
+         and an empty call) {} = {:.2}x; the 0.75x target is {target}: {} for any read of this \
+         module, whatever its read path does",
+        version.instantiation,
+        version.instantiation as f64 / SEED_GET_SAFETY as f64,
+        version.total,
+        version.total as f64 / SEED_GET_SAFETY as f64,
+        met(version.total <= target)
+    );
 }
 
 fn main() {
@@ -175,6 +275,7 @@ fn main() {
         })
         .collect();
     let custom_token = custom[0].clone();
+    floor.set(&custom_token, &1_786_771_651);
     let mut ten = Vec::new(&env);
     for token in &custom {
         ten.push_back(token.clone());
@@ -200,6 +301,7 @@ fn main() {
     measure(&env, &mut rows, "registry version (no storage)", || {
         registry.version();
     });
+    let version_breakdown = Breakdown::of_last_call(&env);
     measure(&env, &mut rows, "registry get_safety", || {
         registry.get_safety(&sac);
     });
@@ -225,6 +327,9 @@ fn main() {
     measure(&env, &mut rows, "custom get_safety", || {
         registry.get_safety(&custom_token);
     });
+    let custom_breakdown = Breakdown::of_last_call(&env);
+    floor.get(&custom_token);
+    let floor_breakdown = Breakdown::of_last_call(&env);
     measure(&env, &mut rows, "custom is_safe", || {
         registry.is_safe(&custom_token, &3, &86_400);
     });
@@ -329,6 +434,7 @@ fn main() {
         get.mem_bytes as f64 / floor_row.mem_bytes as f64
     );
 
+    print_read_breakdown(&version_breakdown, &custom_breakdown, &floor_breakdown);
     println!("where the CPU goes (top cost types):");
     for (label, costs) in [
         ("get_safety", &get_safety_budget),

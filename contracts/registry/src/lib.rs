@@ -344,7 +344,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
         match standing(&env, &asset, &mut Admissions::new()) {
-            Standing::Verdict(record) => admits(&env, &record.safety(), max_severity, max_age_secs),
+            Standing::Verdict(record) => {
+                admits(&record.safety(), max_severity, max_age_secs, now(&env))
+            }
             Standing::None | Standing::CodeChanged => false,
         }
     }
@@ -358,7 +360,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         if record.severity >= SEVERITY_CRITICAL || record.flags & forbidden_mask != 0 {
             return false;
         }
-        is_fresh(&env, record.attested_at, max_age_secs)
+        is_fresh(now(&env), record.attested_at, max_age_secs)
     }
 
     fn is_safe_quorum(
@@ -382,11 +384,12 @@ impl SafetyRegistryInterface for SafetyRegistry {
             }
         }
         let mut live = LiveCode::new(&asset);
+        let now = now(&env);
         let mut agreeing = 0;
         for attester in attesters.try_iter() {
             let attester = attester.unwrap_optimized();
             let admits = counting_verdict_by(&env, &asset, &attester, &mut live)
-                .is_some_and(|record| admits(&env, &record.safety(), max_severity, max_age_secs));
+                .is_some_and(|record| admits(&record.safety(), max_severity, max_age_secs, now));
             if admits {
                 agreeing += 1;
                 if agreeing >= threshold {
@@ -405,7 +408,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         max_age_secs: u64,
     ) -> Assessment {
         let policy = (max_severity, forbidden_mask, max_age_secs);
-        assess(&env, &asset, policy, &mut Admissions::new())
+        assess(&env, &asset, policy, &mut Admissions::new(), now(&env))
     }
 
     fn assess_many(
@@ -423,9 +426,11 @@ impl SafetyRegistryInterface for SafetyRegistry {
         // The assets' verdicts mostly share their writers' admissions: each is checked once.
         let mut admissions = Admissions::new();
         let policy = (max_severity, forbidden_mask, max_age_secs);
+        // One clock read for the batch: the ledger time is the same for every asset.
+        let now = now(&env);
         for asset in assets.try_iter() {
             let asset = asset.unwrap_optimized();
-            answers[len] = assess(&env, &asset, policy, &mut admissions).into_val(&env);
+            answers[len] = assess(&env, &asset, policy, &mut admissions, now).into_val(&env);
             len += 1;
         }
         Ok(assessments(&env, &answers[..len]))
@@ -533,12 +538,13 @@ fn verdict_by(env: &Env, asset: &Address, attester: &Address) -> Option<Record> 
         .find(|record| record.attester == *attester)
 }
 
-/// `assess` under `(max_severity, forbidden_mask, max_age_secs)`.
+/// `assess` under `(max_severity, forbidden_mask, max_age_secs)` at ledger time `now`.
 fn assess(
     env: &Env,
     asset: &Address,
     (max_severity, forbidden_mask, max_age_secs): (u32, u32, u64),
     admissions: &mut Admissions,
+    now: u64,
 ) -> Assessment {
     let record = match standing(env, asset, admissions) {
         Standing::Verdict(record) => record,
@@ -550,8 +556,8 @@ fn assess(
             }
         }
     };
-    let age = now(env).saturating_sub(record.attested_at);
-    if !is_fresh(env, record.attested_at, max_age_secs) {
+    let age = now.saturating_sub(record.attested_at);
+    if !is_fresh(now, record.attested_at, max_age_secs) {
         return Assessment::Stale(age);
     }
     // Clawback implies at least high at write time (`validate`), so a ceiling below high
@@ -566,9 +572,9 @@ fn assess(
     Assessment::Safe(record.safety())
 }
 
-/// `is_safe`'s rule for one verdict: below critical, at or below the ceiling, no clawback under
-/// a ceiling below high, fresh.
-fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> bool {
+/// `is_safe`'s rule for one verdict at ledger time `now`: below critical, at or below the ceiling,
+/// no clawback under a ceiling below high, fresh.
+fn admits(safety: &Safety, max_severity: u32, max_age_secs: u64, now: u64) -> bool {
     // Critical is never safe, whatever ceiling the caller passes (a ceiling of 4 or more would
     // otherwise admit it).
     if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
@@ -577,13 +583,14 @@ fn admits(env: &Env, safety: &Safety, max_severity: u32, max_age_secs: u64) -> b
     if safety.flags & MECH_AUTH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
         return false;
     }
-    is_fresh(env, safety.attested_at, max_age_secs)
+    is_fresh(now, safety.attested_at, max_age_secs)
 }
 
-/// Within the caller's window. A window of 0 admits nothing: it used to turn the check off, which
-/// let a caller that forgot to set it accept a verdict of any age.
-fn is_fresh(env: &Env, attested_at: u64, max_age_secs: u64) -> bool {
-    max_age_secs != 0 && now(env).saturating_sub(attested_at) <= max_age_secs
+/// Within the caller's window at ledger time `now` (read once per call: every clock read is a
+/// host call). A window of 0 admits nothing: it used to turn the check off, which let a caller
+/// that forgot to set it accept a verdict of any age.
+fn is_fresh(now: u64, attested_at: u64, max_age_secs: u64) -> bool {
+    max_age_secs != 0 && now.saturating_sub(attested_at) <= max_age_secs
 }
 
 /// Admission ids already checked during one call, so that reading several assets checks each
