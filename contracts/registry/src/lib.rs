@@ -13,7 +13,7 @@
 //! admin; attester changes and code upgrades wait for a notice fixed at construction. See
 //! `docs/contract-interface.md` for the full interface.
 use soroban_sdk::{
-    contract, contractimpl, token,
+    contract, contractimpl, symbol_short,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
     Address, BytesN, Env, Executable, IntoVal, TryFromVal, Val, Vec,
 };
@@ -268,7 +268,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 flags,
                 evidence_hash,
                 attested_at,
-                code,
+                code: encoded(&env, &code),
             },
         );
         storage::extend_after_write(&env, &attester, admission);
@@ -308,7 +308,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                     flags: a.flags,
                     evidence_hash: a.evidence_hash,
                     attested_at,
-                    code: a.code,
+                    code: encoded(&env, &a.code),
                 },
             );
         }
@@ -456,7 +456,8 @@ enum Standing {
 /// The asset's live code, read once per call and only if a verdict needs comparing with it.
 struct LiveCode<'a> {
     asset: &'a Address,
-    executable: Option<Option<Executable>>,
+    /// `get_address_executable`'s answer as the host encodes it: void, or an encoded `Executable`.
+    executable: Option<Val>,
     stellar_asset_admin: Option<Address>,
 }
 
@@ -469,26 +470,73 @@ impl<'a> LiveCode<'a> {
         }
     }
 
+    fn executable(&mut self, env: &Env) -> Val {
+        use soroban_env_common::Env as _;
+        let asset = self.asset;
+        *self.executable.get_or_insert_with(|| {
+            env.get_address_executable(asset.to_object())
+                .unwrap_infallible()
+        })
+    }
+
+    /// [`Self::matches`] for a stored binding (an encoded [`CodeBinding`]). A `Wasm(hash)` binding
+    /// and a live `Executable::Wasm(hash)` encode alike (`["Wasm", hash]`), so a custom token's
+    /// binding that holds is one host comparison, with neither side decoded; anything else (a SAC's
+    /// admin, changed code) is decoded and judged by [`Self::matches`].
+    fn matches_stored(&mut self, env: &Env, code: Val) -> bool {
+        use soroban_env_common::Env as _;
+        let live = self.executable(env);
+        if env.obj_cmp(code, live).unwrap_infallible() == 0 {
+            return true;
+        }
+        let code = CodeBinding::try_from_val(env, &code).unwrap_optimized();
+        self.matches(env, &code)
+    }
+
     /// Whether `code` is what the asset runs now: its WASM hash (CAP-85 references resolved by
     /// the host), or its Stellar Asset Contract's admin. A classic asset's SAC need not be deployed
     /// yet: a `StellarAssetAdmin` binding holds for an address with no contract, since the only code
     /// that can appear at a SAC's address is that SAC, deployed with the issuer as its admin (and
     /// any other code there fails the comparison then). A `Wasm` binding needs the WASM live.
     fn matches(&mut self, env: &Env, code: &CodeBinding) -> bool {
-        let asset = self.asset;
-        let executable = self.executable.get_or_insert_with(|| asset.executable());
+        let raw = self.executable(env);
+        let executable = Option::<Executable>::try_from_val(env, &raw).unwrap_optimized();
         match (code, executable) {
-            (CodeBinding::Wasm(judged), Some(Executable::Wasm(live))) => judged == live,
+            (CodeBinding::Wasm(judged), Some(Executable::Wasm(live))) => *judged == live,
             (CodeBinding::StellarAssetAdmin(judged), Some(Executable::StellarAsset)) => {
+                let asset = self.asset;
                 let admin = self
                     .stellar_asset_admin
-                    .get_or_insert_with(|| token::StellarAssetClient::new(env, asset).admin());
+                    .get_or_insert_with(|| stellar_asset_admin(env, asset));
                 judged == admin
             }
             (CodeBinding::StellarAssetAdmin(_), None) => true,
             _ => false,
         }
     }
+}
+
+/// `code` as a stored [`Record`] keeps it (see its `code` field).
+fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
+    let raw: Val = code.into_val(env);
+    Vec::try_from_val(env, &raw).unwrap_optimized()
+}
+
+/// A Stellar Asset Contract's `admin()`. `token::StellarAssetClient::admin` builds its empty
+/// argument list with `vec_new`, a host function nothing else here imports; every call of the
+/// registry, reads included, paid 6,476 instructions to instantiate that import.
+fn stellar_asset_admin(env: &Env, asset: &Address) -> Address {
+    use soroban_env_common::Env as _;
+    use soroban_sdk::EnvBase as _;
+    let no_args = env.vec_new_from_slice(&[]).unwrap_infallible();
+    let raw = env
+        .call(
+            asset.to_object(),
+            symbol_short!("admin").to_symbol_val(),
+            no_args,
+        )
+        .unwrap_infallible();
+    Address::try_from_val(env, &raw).unwrap_optimized()
 }
 
 /// The rule every read but `is_safe_quorum` follows: of the verdicts on `asset` that count, the
@@ -506,7 +554,7 @@ fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing
         if !admissions.is_current(env, record.admission) {
             continue;
         }
-        if !live.matches(env, &record.code) {
+        if !live.matches_stored(env, record.code.to_val()) {
             return Standing::CodeChanged;
         }
         if answer
@@ -527,7 +575,7 @@ fn counting_verdict_by(
     live: &mut LiveCode,
 ) -> Option<Record> {
     verdict_by(env, asset, attester)
-        .filter(|record| counts(env, record) && live.matches(env, &record.code))
+        .filter(|record| counts(env, record) && live.matches_stored(env, record.code.to_val()))
 }
 
 /// `attester`'s verdict on `asset` as stored since the asset's latest revocation, counting or not.

@@ -1,12 +1,12 @@
 //! Storage-only types: what the registry keeps, never what it answers.
-use soroban_sdk::{contracttype, Address, BytesN};
+use soroban_sdk::{contracttype, Address, BytesN, Val, Vec};
 
-use crate::{CodeBinding, Safety};
+use crate::Safety;
 
 /// Storage only: a verdict as stored, with its writer and the admission it was written under, so
 /// that a read learns whether it still counts from one small-key lookup (see [`DataKey`]).
 #[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Record {
     pub attester: Address,
     /// The writer's admission id when it wrote this verdict.
@@ -15,8 +15,11 @@ pub struct Record {
     pub flags: u32,
     pub evidence_hash: BytesN<32>,
     pub attested_at: u64,
-    /// The code the verdict judged, live when it was written.
-    pub code: CodeBinding,
+    /// The code the verdict judged, live when it was written: an encoded
+    /// [`CodeBinding`](crate::CodeBinding) (a vector: variant name, then its field), kept encoded
+    /// so that a read compares it with the live executable's encoding without decoding either; the
+    /// same bytes in storage as a `CodeBinding` field.
+    pub code: Vec<Val>,
 }
 
 impl Record {
