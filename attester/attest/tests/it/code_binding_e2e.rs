@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::{self, CodeBinding};
 use assay_attest::registry::{read_code_changed, read_safety};
@@ -81,7 +79,7 @@ fn an_upgraded_token_is_refused_by_the_gate_in_the_next_transaction_with_no_watc
     let CodeBinding::Wasm(_) = judged else {
         panic!("a custom token binds its WASM hash: {judged:?}")
     };
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(&[target], vec![Ok(report)], now, Freshness::default());
     assert_eq!(planned[0].attestation.code, judged);
     let mut submitter = ChainSubmitter {

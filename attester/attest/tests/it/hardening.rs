@@ -5,7 +5,7 @@ use crate::common;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use assay_attest::attest::{
     execute, exit, exit_code, plan, revoke_weaker_entries, ChainSubmitter, Outcome, Write,
@@ -68,7 +68,7 @@ fn attest(
         .iter()
         .map(|r| r.as_ref().ok().and_then(Floor::of))
         .collect();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(targets, reports, now, Freshness::default());
     let mut s = submitter(w, rpc);
     let outcomes = execute(&planned, slots, &mut s, 50, dry_run);

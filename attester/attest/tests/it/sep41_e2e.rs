@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry;
 use assay_attest::registry::read_safety;
@@ -119,7 +117,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
         .unwrap()
         .remove(0)
         .unwrap();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let plain = evaluate_subject(&subject, None, now).unwrap();
     let report = evaluate_subject(&subject, Some(&run), now).unwrap();
     assert_eq!(plain.severity, Rating::Level(Severity::Clear));

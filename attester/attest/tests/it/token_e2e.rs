@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::read_safety;
 use assay_attest::sep41::Sep41Runner;
@@ -50,7 +48,7 @@ fn evaluate(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> (Target,
 }
 
 fn attest(w: &World, target: Target, report: Report) -> Outcome {
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(&[target], vec![Ok(report)], now, Freshness::default());
     let mut submitter = ChainSubmitter {
         invoker: w.invoker(&w.attester),

@@ -6,7 +6,6 @@
 use crate::world;
 
 use std::process::Command;
-use std::time::SystemTime;
 
 use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
@@ -193,7 +192,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
         .unwrap()
         .remove(0)
         .unwrap();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let report = evaluate_subject(&subject, Some(&run), now).unwrap();
     let params = attestation_params(
         &report,
