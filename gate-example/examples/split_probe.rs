@@ -44,67 +44,11 @@ const READS: [&str; 9] = [
     "version",
 ];
 
-fn leb128(bytes: &[u8], at: &mut usize) -> u32 {
-    let (mut value, mut shift) = (0u32, 0);
-    loop {
-        let byte = bytes[*at];
-        *at += 1;
-        value |= u32::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return value;
-        }
-        shift += 7;
-    }
-}
-
-fn push_leb128(out: &mut Vec<u8>, mut value: u32) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// `wasm` with its export section holding only `memory` and the exports named in `keep`.
 fn keep_exports(wasm: &[u8], keep: &[&str]) -> Vec<u8> {
-    const EXPORT_SECTION: u8 = 7;
-    let mut out = wasm[..8].to_vec();
-    let mut at = 8;
-    while at < wasm.len() {
-        let id = wasm[at];
-        at += 1;
-        let size = leb128(wasm, &mut at) as usize;
-        let mut body = wasm[at..at + size].to_vec();
-        at += size;
-        if id == EXPORT_SECTION {
-            let mut cursor = 0;
-            let count = leb128(&body, &mut cursor);
-            let mut kept = Vec::new();
-            let mut kept_count = 0;
-            for _ in 0..count {
-                let start = cursor;
-                let len = leb128(&body, &mut cursor) as usize;
-                let name = std::str::from_utf8(&body[cursor..cursor + len]).expect("a UTF-8 name");
-                cursor += len + 1; // the name, then the export's kind
-                leb128(&body, &mut cursor); // its index
-                if name == "memory" || keep.contains(&name) {
-                    kept.extend_from_slice(&body[start..cursor]);
-                    kept_count += 1;
-                }
-            }
-            body.clear();
-            push_leb128(&mut body, kept_count);
-            body.extend(kept);
-        }
-        out.push(id);
-        push_leb128(&mut out, body.len() as u32);
-        out.extend(body);
-    }
-    out
+    assay_spec_shake::retain_exports(wasm, |name, _| name == "memory" || keep.contains(&name))
+        .expect("the registry's .wasm is well formed")
+        .0
 }
 
 /// `wasm` stripped to `keep`, then run through `wasm-opt -Oz` as `scripts/build-wasm.sh` runs it.

@@ -100,9 +100,7 @@ fn check_url(url: &str) -> Result<(), NetworkError> {
 /// The passphrase `name` stands for (a known network or a stellar-cli network file), for commands that
 /// read Horizon only and need no RPC endpoint.
 pub fn passphrase_of(name: &str, config_dir: Option<&Path>) -> Result<String, NetworkError> {
-    // Any valid URL stands in for the endpoint a known network may lack (mainnet); only the passphrase
-    // is returned.
-    resolve(Some(name), Some("http://unused.invalid"), None, config_dir).map(|spec| spec.passphrase)
+    named(name, config_dir).map(|spec| spec.passphrase)
 }
 
 /// Resolves the network from the flags. `--rpc-url` overrides a named network's endpoint (as stellar-cli
@@ -127,6 +125,23 @@ pub fn resolve(
             _ => Err(NetworkError::Half),
         };
     };
+    let mut spec = named(name, config_dir)?;
+    if let Some(url) = rpc_url {
+        spec.rpc_url = url.to_string();
+    }
+    if let Some(pass) = passphrase {
+        spec.passphrase = pass.to_string();
+    }
+    if spec.rpc_url.is_empty() {
+        return Err(NetworkError::MainnetNeedsRpc);
+    }
+    check_url(&spec.rpc_url)?;
+    Ok(spec)
+}
+
+/// The network `name` stands for: `config_dir/network/NAME.toml` if it exists, else a built-in. Its
+/// endpoint is empty when the network has no public one (mainnet).
+fn named(name: &str, config_dir: Option<&Path>) -> Result<NetworkSpec, NetworkError> {
     if name.is_empty()
         || !name
             .bytes()
@@ -135,7 +150,7 @@ pub fn resolve(
         return Err(NetworkError::BadName(name.to_string()));
     }
     let file = config_dir.map(|d| d.join("network").join(format!("{name}.toml")));
-    let mut spec = match file.as_ref().filter(|p| p.is_file()) {
+    let spec = match file.as_ref().filter(|p| p.is_file()) {
         Some(path) => {
             let shown = path.display().to_string();
             let text = std::fs::read_to_string(path).map_err(|e| NetworkError::BadFile {
@@ -168,16 +183,6 @@ pub fn resolve(
             }
         }
     };
-    if let Some(url) = rpc_url {
-        spec.rpc_url = url.to_string();
-    }
-    if let Some(pass) = passphrase {
-        spec.passphrase = pass.to_string();
-    }
-    if spec.rpc_url.is_empty() {
-        return Err(NetworkError::MainnetNeedsRpc);
-    }
-    check_url(&spec.rpc_url)?;
     Ok(spec)
 }
 

@@ -1017,45 +1017,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut h = History::open(&dir.path().join("h.sqlite3")).unwrap();
         // A-G: attested under hash "old" (still on chain), then changed twice; B-G: one old observation.
-        h.record(
-            "A-G",
-            "2026-01-01T00:00:00Z",
-            &report("high", "x"),
-            Some(("old", "{}")),
-        )
-        .unwrap();
-        h.record(
-            "A-G",
-            "2026-01-02T00:00:00Z",
-            &report("medium", "x"),
-            Some(("mid", "{}")),
-        )
-        .unwrap();
-        h.record(
-            "A-G",
-            "2026-03-01T00:00:00Z",
-            &report("low", "x"),
-            Some(("new", "{}")),
-        )
-        .unwrap();
-        h.record(
-            "B-G",
-            "2026-01-01T00:00:00Z",
-            &report("clear", "x"),
-            Some(("b", "{}")),
-        )
-        .unwrap();
+        for (asset, at, severity, hash) in [
+            ("A-G", "2026-01-01T00:00:00Z", "high", "old"),
+            ("A-G", "2026-01-02T00:00:00Z", "medium", "mid"),
+            ("A-G", "2026-03-01T00:00:00Z", "low", "new"),
+            ("B-G", "2026-01-01T00:00:00Z", "clear", "b"),
+        ] {
+            h.record(asset, at, &report(severity, "x"), Some((hash, "{}")))
+                .unwrap();
+        }
+        let reading = |at: &str, hash: &str| {
+            let entry = format!(r#"{{"state":"attested","evidence_hash":"{hash}"}}"#);
+            ("A-G".to_string(), at.to_string(), entry)
+        };
         h.append_chain_readings(&[
-            (
-                "A-G".into(),
-                "2026-01-01T00:00:00Z".into(),
-                r#"{"state":"attested","evidence_hash":"mid"}"#.into(),
-            ),
-            (
-                "A-G".into(),
-                "2026-01-03T00:00:00Z".into(),
-                r#"{"state":"attested","evidence_hash":"old"}"#.into(),
-            ),
+            reading("2026-01-01T00:00:00Z", "mid"),
+            reading("2026-01-03T00:00:00Z", "old"),
         ])
         .unwrap();
         let pruned = h.prune("2026-02-01T00:00:00Z").unwrap();

@@ -4,7 +4,7 @@
 //! category so "we could not check" never reads as "this is fine".
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use assay_core::parse::{self, urls, StellarToml};
 use assay_core::redact;
@@ -209,11 +209,6 @@ pub struct Scanner {
     /// How long one asset's scan may take in all ([`SCAN_BUDGET`] unless set).
     budget: Duration,
     pub stats: Stats,
-}
-
-/// The instant as the wire format spells it ([`Timestamp::from_system_time`]).
-pub fn timestamp(at: SystemTime) -> Timestamp {
-    Timestamp::from_system_time(at)
 }
 
 /// A failed fetch as a canonical failure (policy refusals are handled by the caller).
@@ -486,7 +481,7 @@ impl Scanner {
             })?;
         let asset_flags = FlagsOutcome::Read(Observed {
             url: assets_url,
-            retrieved_at: timestamp(fetched.retrieved_at),
+            retrieved_at: Timestamp::from_system_time(fetched.retrieved_at),
             value: record.flags,
         });
         match self.account(&asset.issuer).await {
@@ -608,13 +603,13 @@ impl Scanner {
                     Ok(record) => AccountAnswer::Read {
                         flags: Observed {
                             url: url.clone(),
-                            retrieved_at: timestamp(fetched.retrieved_at),
+                            retrieved_at: Timestamp::from_system_time(fetched.retrieved_at),
                             value: record.flags,
                         },
                         home_domain: record.home_domain,
                         control: ControlOutcome::of_record(
                             &url,
-                            timestamp(fetched.retrieved_at),
+                            Timestamp::from_system_time(fetched.retrieved_at),
                             record.control,
                         ),
                         ledger: None,
@@ -660,7 +655,11 @@ impl Scanner {
         }
         let lines = parse::parse_account_trustlines(&fetched.body)
             .map_err(|err| horizon(err.to_failure().describe()))?;
-        Ok((url.clone(), timestamp(fetched.retrieved_at), lines))
+        Ok((
+            url.clone(),
+            Timestamp::from_system_time(fetched.retrieved_at),
+            lines,
+        ))
     }
 
     /// The `home_domain` of `account` (a token contract's admin) and that domain's stellar.toml, under the
@@ -710,7 +709,7 @@ impl Scanner {
                     ),
                     Ok(f) if f.status != 200 => TomlAnswer::Failed(
                         requested_url.clone(),
-                        timestamp(f.retrieved_at),
+                        Timestamp::from_system_time(f.retrieved_at),
                         FetchFailure::with_detail(
                             FailureCategory::Status(f.status),
                             format!("{}: status {}", f.url, f.status),
@@ -720,7 +719,7 @@ impl Scanner {
                         Ok(doc) => TomlAnswer::Read(f, doc),
                         Err(err) => TomlAnswer::Failed(
                             requested_url.clone(),
-                            timestamp(f.retrieved_at),
+                            Timestamp::from_system_time(f.retrieved_at),
                             err.to_failure(),
                         ),
                     },
@@ -758,7 +757,7 @@ impl Scanner {
                 TomlOutcome::Document(TomlDocument {
                     requested_url: fetched.requested_url,
                     url: fetched.url,
-                    retrieved_at: timestamp(fetched.retrieved_at),
+                    retrieved_at: Timestamp::from_system_time(fetched.retrieved_at),
                     currencies: doc.currencies,
                     linked,
                 })
@@ -783,19 +782,19 @@ impl Scanner {
                         failure: to_failure(&err),
                     },
                     Ok(f) if f.status != 200 => LinkedOutcome::Failed {
-                        retrieved_at: timestamp(f.retrieved_at),
+                        retrieved_at: Timestamp::from_system_time(f.retrieved_at),
                         failure: FetchFailure::new(FailureCategory::Status(f.status)),
                     },
                     Ok(f) => match parse::parse_linked_currency_document(&f.body) {
                         Ok(currencies) => LinkedOutcome::Read {
-                            retrieved_at: timestamp(f.retrieved_at),
+                            retrieved_at: Timestamp::from_system_time(f.retrieved_at),
                             currencies: currencies
                                 .into_iter()
                                 .map(|c| Currency { toml: None, ..c })
                                 .collect(),
                         },
                         Err(err) => LinkedOutcome::Failed {
-                            retrieved_at: timestamp(f.retrieved_at),
+                            retrieved_at: Timestamp::from_system_time(f.retrieved_at),
                             failure: err.to_failure(),
                         },
                     },
@@ -966,7 +965,7 @@ impl Scanner {
                             url: url.to_string(),
                             status: f.status,
                             body: f.body.clone(),
-                            retrieved_at: timestamp(f.retrieved_at),
+                            retrieved_at: Timestamp::from_system_time(f.retrieved_at),
                         },
                         if f.status == 200 { ttl } else { None },
                     );
@@ -1041,11 +1040,11 @@ impl Scanner {
                 match self.get(url, LIST).await {
                     Err(err) => (Timestamp::now(), Err(to_failure(&err))),
                     Ok(f) if f.status != 200 => (
-                        timestamp(f.retrieved_at),
+                        Timestamp::from_system_time(f.retrieved_at),
                         Err(FetchFailure::new(FailureCategory::Status(f.status))),
                     ),
                     Ok(f) => (
-                        timestamp(f.retrieved_at),
+                        Timestamp::from_system_time(f.retrieved_at),
                         parse::parse_asset_list(&f.body).map_err(|e| e.to_failure()),
                     ),
                 }

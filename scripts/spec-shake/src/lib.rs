@@ -367,6 +367,18 @@ pub fn drop_functions(wasm: &[u8], names: &[&str]) -> Result<Vec<u8>, ShakeError
 /// Function and memory exports, and any other global, are kept in their order; the globals
 /// themselves stay (only their export goes), so no index in the module changes.
 pub fn drop_linker_exports(wasm: &[u8]) -> Result<(Vec<u8>, Vec<String>), ShakeError> {
+    retain_exports(wasm, |name, kind| {
+        !(kind == EXPORT_KIND_GLOBAL && LINKER_EXPORTS.contains(&name))
+    })
+}
+
+/// Returns `wasm` with only the exports for which `keep(name, kind)` holds, in their order, and the
+/// names of the others. Only the export section changes: what an export named stays in the module, so
+/// no index changes.
+pub fn retain_exports(
+    wasm: &[u8],
+    keep: impl Fn(&str, u8) -> bool,
+) -> Result<(Vec<u8>, Vec<String>), ShakeError> {
     let mut out = Vec::with_capacity(wasm.len());
     out.extend_from_slice(&WASM_HEADER);
     let mut removed = Vec::new();
@@ -394,11 +406,11 @@ pub fn drop_linker_exports(wasm: &[u8]) -> Result<(Vec<u8>, Vec<String>), ShakeE
             if pos > section.payload.end {
                 return Err(ShakeError::Malformed("export runs past its section".into()));
             }
-            if kind == EXPORT_KIND_GLOBAL && LINKER_EXPORTS.contains(&name) {
-                removed.push(name.to_string());
-            } else {
+            if keep(name, kind) {
                 kept.extend_from_slice(&wasm[start..pos]);
                 kept_count += 1;
+            } else {
+                removed.push(name.to_string());
             }
         }
         if pos != section.payload.end {

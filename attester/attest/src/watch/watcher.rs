@@ -30,25 +30,29 @@ use crate::AttestError;
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
-    /// RPC.
+    /// Reads the registry's entries and the ledger (its time, the watched assets' entries) and sends
+    /// the writes.
     pub rpc: &'a RpcClient,
-    /// Registry network.
+    /// The registry's network: token contracts are read at its endpoint, and its passphrase keys the
+    /// assets' contract ids and the signatures.
     pub network: &'a assay_chain::network::NetworkSpec,
-    /// Attester.
+    /// Signs the writes; the registry entries compared with are this attester's own.
     pub signer: &'a assay_chain::identity::Signer,
-    /// Registry id.
+    /// The registry contract written to and read from.
     pub registry: [u8; 32],
-    /// Sources.
+    /// Where and how the assets' sources (Horizon, stellar.toml, directory, blocklist) are read.
     pub settings: ScanSettings,
-    /// Config.
+    /// This shard's config (index for index with `assets`): concurrency, batch size, freshness, spend
+    /// limits, history retention.
     pub config: WatchConfig,
-    /// Parsed assets (classic, or token contracts) with the contract ids they are keyed by.
+    /// Parsed assets (classic, or token contracts) with the contract ids they are keyed by and their
+    /// check intervals.
     pub assets: Vec<(Token, [u8; 32], Duration)>,
-    /// History database path.
+    /// The history store each report and the registry's answer are recorded in, when there is one.
     pub history: Option<PathBuf>,
-    /// Health state.
+    /// What `/health` and `/metrics` show (outcomes, pass times, spend), shared with whoever serves them.
     pub health: Arc<Mutex<Health>>,
-    /// Transaction options.
+    /// Every write's transaction options (the fee cap).
     pub options: InvokeOptions,
     /// The SEP-41 suite's runner, when any asset has `sep41 = true`.
     pub sep41: Option<crate::sep41::Sep41Runner>,
@@ -339,7 +343,7 @@ impl Watcher<'_> {
                 );
             }
         }
-        let now = assay_scan::scanner::timestamp(std::time::SystemTime::now());
+        let now = assay_core::Timestamp::now();
         let params = match decide(&report, now, Freshness::default()) {
             Decision::Refuse(r) => {
                 log(
@@ -530,7 +534,7 @@ impl Watcher<'_> {
         if readings.is_empty() {
             return;
         }
-        let at = assay_scan::scanner::timestamp(std::time::SystemTime::now()).to_string();
+        let at = assay_core::Timestamp::now().to_string();
         let rows: Vec<(String, String, String)> = readings
             .into_iter()
             .map(|(asset, entry)| (asset, at.clone(), entry.to_string()))
@@ -556,7 +560,7 @@ impl Watcher<'_> {
         let cutoff = now
             .checked_sub(Duration::from_secs(u64::from(days) * 86_400))
             .unwrap_or(std::time::UNIX_EPOCH);
-        let cutoff = assay_scan::scanner::timestamp(cutoff).to_string();
+        let cutoff = assay_core::Timestamp::from_system_time(cutoff).to_string();
         let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
         match assay_scan::history::History::open(path).and_then(|mut h| h.prune(&cutoff)) {
             Ok(pruned) => log(

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use assay_attest::attest::{
     execute, exit, exit_code, plan, revoke_weaker_entries, ChainSubmitter, Outcome, Write,
@@ -24,7 +24,6 @@ use assay_scan::testsupport::Reply;
 use common::proxy::{Fault, Proxy};
 use common::*;
 
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 const USDC: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 const AUTH_REVOCABLE: u32 = 2;
 
@@ -68,7 +67,7 @@ fn attest(
         .iter()
         .map(|r| r.as_ref().ok().and_then(Floor::of))
         .collect();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(targets, reports, now, Freshness::default());
     let mut s = submitter(w, rpc);
     let outcomes = execute(&planned, slots, &mut s, 50, dry_run);
@@ -114,10 +113,7 @@ fn revocation(w: &World, contract: [u8; 32]) -> Option<stellar_xdr::ScVal> {
 #[test]
 fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
     let w = World::start(&["aqua.network"]);
-    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let aqua = w.clear_aqua();
     let settings = w.settings(&["aqua.network"]);
     let t = target(&w, &aqua);
     let issuer = g_account(AQUA);
@@ -226,10 +222,7 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
 #[test]
 fn item2_attest_refuses_a_horizon_of_another_network() {
     let w = World::start(&["aqua.network"]);
-    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let aqua = w.clear_aqua();
     let t = target(&w, &aqua);
     let mut settings = w.settings(&["aqua.network"]);
     let local = settings.asset_passphrase.clone();

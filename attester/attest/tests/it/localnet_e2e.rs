@@ -3,8 +3,6 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::read_safety;
 use assay_attest::sac;
@@ -53,7 +51,7 @@ fn attest_read_back_gate_and_verify_on_localnet() {
         .collect();
     let cores: Vec<_> = assets.iter().map(|a| a.core()).collect();
     let reports = scan_fresh(&settings, &cores).unwrap();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(&targets, reports, now, Freshness::default());
     assert_eq!(
         planned.len(),

@@ -5,8 +5,6 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry;
 use assay_attest::registry::read_safety;
@@ -19,8 +17,6 @@ use assay_sep41::live::Parties;
 use assay_sep41::Status;
 use common::*;
 use stellar_xdr::{Int128Parts, ScVal};
-
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 
 /// Deploys `wasm_name` (a token with the fixtures' constructor and `mint`), mints 1000 to the holder, and runs
 /// the suite against it as the attester does.
@@ -78,10 +74,7 @@ fn suite_on(w: &World, wasm_name: &str, salt: u8) -> ([u8; 32], assay_attest::se
 #[test]
 fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged() {
     let w = World::start(&["aqua.network"]);
-    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let aqua = w.clear_aqua();
     w.net
         .fund(&account_id(Signer::from_bytes([14; 32]).public_key()))
         .unwrap();
@@ -119,7 +112,7 @@ fn a_failing_token_is_attested_critical_with_bit_8_and_capability_bits_unchanged
         .unwrap()
         .remove(0)
         .unwrap();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let plain = evaluate_subject(&subject, None, now).unwrap();
     let report = evaluate_subject(&subject, Some(&run), now).unwrap();
     assert_eq!(plain.severity, Rating::Level(Severity::Clear));

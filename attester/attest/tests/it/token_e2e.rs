@@ -5,13 +5,11 @@
 
 use crate::common;
 
-use std::time::SystemTime;
-
 use assay_attest::attest::{execute, plan, ChainSubmitter, Outcome, Write};
 use assay_attest::registry::read_safety;
 use assay_attest::sep41::Sep41Runner;
+use assay_attest::targets::resolve;
 use assay_attest::targets::Target;
-use assay_attest::targets::{evaluate_targets, resolve};
 use assay_attest::verify::{compare, ledger_time, verify_target, Verdict};
 use assay_chain::Signer;
 use assay_core::{Freshness, Mechanics, Rating, Report, Severity};
@@ -31,26 +29,8 @@ fn runner(w: &World, holder: &Signer, spender: &Signer) -> Sep41Runner {
     }
 }
 
-/// Reads and evaluates `token` as `assay attest C…` does (with the suite when `suite` is given).
-fn evaluate(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> (Target, Report) {
-    let id = format!("{}", stellar_strkey::Contract(token));
-    let target = resolve(&id, &w.spec.passphrase, &w.spec.passphrase).unwrap();
-    let report = evaluate_targets(
-        &w.settings(&[]),
-        &w.spec.rpc_url,
-        &w.spec.passphrase,
-        std::slice::from_ref(&target),
-        suite,
-    )
-    .unwrap()
-    .remove(0)
-    .0
-    .unwrap();
-    (target, report)
-}
-
 fn attest(w: &World, target: Target, report: Report) -> Outcome {
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let (planned, slots) = plan(&[target], vec![Ok(report)], now, Freshness::default());
     let mut submitter = ChainSubmitter {
         invoker: w.invoker(&w.attester),
@@ -63,7 +43,7 @@ fn attest(w: &World, target: Target, report: Report) -> Outcome {
 /// `assay verify C…`: the on-chain value against a fresh read (and a fresh suite run when given).
 fn verify(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> Verdict {
     let on_chain = read_safety(&w.rpc, w.registry, token).unwrap();
-    let (_, fresh) = evaluate(w, token, suite);
+    let (_, fresh) = w.evaluate_token(token, suite);
     compare(
         on_chain.as_ref(),
         &fresh,
@@ -84,7 +64,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     // PASS: clear, admitted.
     let conformant = w.deploy_token("conformant_token", 21);
     w.mint(conformant, 13);
-    let (target, report) = evaluate(&w, conformant, Some(&suite));
+    let (target, report) = w.evaluate_token(conformant, Some(&suite));
     assert_eq!(
         report.mechanics.bits(),
         Mechanics::ADMIN_MINT,
@@ -124,7 +104,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
 
     // The upgradable token: imports the contract-update function (bit 9): high, refused by the gate.
     let upgradable = w.deploy_token("upgradable_token", 22);
-    let (target, report) = evaluate(&w, upgradable, None);
+    let (target, report) = w.evaluate_token(upgradable, None);
     assert_eq!(report.mechanics.bits(), Mechanics::CODE_MUTABLE);
     assert_eq!(report.severity, Rating::Level(Severity::High));
     assert!(
@@ -163,7 +143,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
     // determined, written, refused by the gate.
     let vulnerable = w.deploy_token("vulnerable_token", 23);
     w.mint(vulnerable, 13);
-    let (target, report) = evaluate(&w, vulnerable, Some(&suite));
+    let (target, report) = w.evaluate_token(vulnerable, Some(&suite));
     let open = report
         .evidence
         .iter()
@@ -237,7 +217,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
 
     let conformant = w.deploy_token("conformant_token", 31);
     w.mint(conformant, 13);
-    let (target, report) = evaluate(&w, conformant, Some(&keyless));
+    let (target, report) = w.evaluate_token(conformant, Some(&keyless));
     let lines = sep41_lines(&report);
     // The 25 rows plus the mint event: discovery exercised the admin's mint when the subject was read.
     assert_eq!(lines.len(), 26, "{lines:?}");
@@ -265,7 +245,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
     // attested; verify re-runs it and agrees.
     let vulnerable = w.deploy_token("vulnerable_token", 33);
     w.mint(vulnerable, 13);
-    let (target, report) = evaluate(&w, vulnerable, Some(&keyless));
+    let (target, report) = w.evaluate_token(vulnerable, Some(&keyless));
     assert!(
         sep41_lines(&report).iter().any(|l| l.contains(" FAIL:")),
         "{:?}",
@@ -282,7 +262,7 @@ fn keyless_suite_is_attested_and_verify_reruns_it_unasked() {
 
     // An attestation without sep41 lines agrees on the plain read alone.
     let upgradable = w.deploy_token("upgradable_token", 32);
-    let (target, report) = evaluate(&w, upgradable, None);
+    let (target, report) = w.evaluate_token(upgradable, None);
     assert!(matches!(attest(&w, target, report), Outcome::Written(_)));
     let (verdict, plain) = verify_unasked(&w, upgradable, &keyless);
     assert!(

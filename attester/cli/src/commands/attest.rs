@@ -1,7 +1,6 @@
 //! `assay attest ASSET... --registry C… --source NAME --network N`.
 
 use std::io::Write;
-use std::time::SystemTime;
 
 use assay_core::Freshness;
 use clap::Args;
@@ -130,7 +129,7 @@ fn record(
         for (index, report) in reports {
             assay_attest::evidence::record_check(&mut history, report, suites[*index].as_ref())?;
         }
-        let at = assay_scan::scanner::timestamp(SystemTime::now()).to_string();
+        let at = assay_core::Timestamp::now().to_string();
         let readings: Vec<(String, String, String)> = targets
             .iter()
             .zip(outcomes)
@@ -198,7 +197,7 @@ pub fn run(args: AttestArgs) -> CommandResult {
         .iter()
         .map(|r| r.as_ref().ok().and_then(Floor::of))
         .collect();
-    let as_of = assay_scan::scanner::timestamp(SystemTime::now());
+    let as_of = assay_core::Timestamp::now();
     let (planned, outcomes) = plan(&targets, reports, as_of, Freshness::default());
     let options = InvokeOptions {
         resource_fee_margin_pct: args.fee_margin,

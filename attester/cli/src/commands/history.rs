@@ -82,7 +82,7 @@ pub struct PruneArgs {
 pub fn cutoff(keep_days: u32) -> String {
     let now = std::time::SystemTime::now();
     let age = std::time::Duration::from_secs(u64::from(keep_days) * 86_400);
-    assay_scan::scanner::timestamp(now.checked_sub(age).unwrap_or(std::time::UNIX_EPOCH))
+    assay_core::Timestamp::from_system_time(now.checked_sub(age).unwrap_or(std::time::UNIX_EPOCH))
         .to_string()
 }
 

@@ -7,8 +7,7 @@ use std::process::{Command, Output};
 
 use world::*;
 
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-const OUTG: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
+use crate::common::{aqua_and_outage, stdout_and_stderr, OUTG};
 
 struct Env<'a> {
     w: &'a World,
@@ -45,15 +44,7 @@ impl Env<'_> {
 
 #[test]
 fn attest_verify_and_watch_binaries() {
-    let w = World::start(&["aqua.network", "outage.example"]);
-    w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.issue("OUTG", OUTG, 0, Some("outage.example"));
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
-    w.serve_outage(OUTG, "outage.example");
-    let ca = w.ca();
-    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    let (w, ca, secret) = aqua_and_outage();
     let env = Env {
         w: &w,
         secret: secret.clone(),
@@ -116,12 +107,7 @@ fn attest_verify_and_watch_binaries() {
             .env("XDG_DATA_HOME", w.dir.path().join("data"))
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.code().unwrap_or(-1), text)
+        (out.status.code().unwrap_or(-1), stdout_and_stderr(&out))
     };
     let (code, out) = local(&["scan", &aqua, "--no-history", "--output", "json"]);
     assert_eq!(code, 0, "{out}");

@@ -6,7 +6,6 @@
 use crate::world;
 
 use std::process::Command;
-use std::time::SystemTime;
 
 use assay_attest::registry::read_safety;
 use assay_attest::scanning::scan_subjects;
@@ -16,8 +15,6 @@ use assay_chain::Signer;
 use assay_core::{attestation_params, EvidenceVersion, Freshness};
 use sha2::{Digest, Sha256};
 use world::*;
-
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 
 fn secret(seed: u8) -> String {
     format!("{}", stellar_strkey::ed25519::PrivateKey([seed; 32]))
@@ -79,10 +76,7 @@ fn json_line(out: &str) -> serde_json::Value {
 #[test]
 fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     let w = World::start(&["aqua.network"]);
-    let aqua = w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    let aqua = w.clear_aqua();
     // The asset's Stellar Asset Contract, deployed as anyone may.
     w.invoker(&w.admin)
         .deploy_sac(&aqua.xdr())
@@ -193,7 +187,7 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
         .unwrap()
         .remove(0)
         .unwrap();
-    let now = assay_scan::scanner::timestamp(SystemTime::now());
+    let now = assay_core::Timestamp::now();
     let report = evaluate_subject(&subject, Some(&run), now).unwrap();
     let params = attestation_params(
         &report,

@@ -6,60 +6,13 @@
 
 use crate::world;
 
-use std::process::Command;
-
-use assay_attest::registry;
 use assay_attest::registry::read_safety;
-use stellar_xdr::{ScMap, ScMapEntry, ScSymbol, ScVal};
 use world::*;
+
+use crate::common::assay_on_world;
 
 /// The example gate's error for a token whose code changed since it was attested.
 const GATE_CODE_CHANGED: u32 = 8;
-
-fn map_entry(key: &str, val: ScVal) -> ScMapEntry {
-    ScMapEntry {
-        key: ScVal::Symbol(ScSymbol(key.try_into().unwrap())),
-        val,
-    }
-}
-
-/// The example gate under a policy that tolerates replaceable code (ceiling high; freezing and
-/// confiscation still forbidden), so an upgradable token is admitted until its code is replaced.
-fn tolerant_gate(w: &World) -> [u8; 32] {
-    let policy = ScVal::Map(Some(ScMap(
-        vec![
-            map_entry("forbidden_mask", ScVal::U32(2 | 4 | 1024 | 2048)),
-            map_entry("max_age_secs", ScVal::U64(86_400)),
-            map_entry("max_severity", ScVal::U32(3)),
-        ]
-        .try_into()
-        .unwrap(),
-    )));
-    w.deploy(
-        "assay_gate_example",
-        51,
-        vec![registry::contract_val(w.registry), policy],
-    )
-}
-
-/// Runs the `assay` binary with `args` against the world; its exit code and its stdout and stderr.
-fn assay(w: &World, ca: &std::path::Path, args: &[&str], secret: &str) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(args)
-        .args(w.cli_args(ca))
-        .env("STELLAR_SECRET_KEY", secret)
-        .env("HOME", w.dir.path())
-        .env_remove("STELLAR_NETWORK")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!text.contains(secret), "the secret is never printed");
-    (out.status.code(), text)
-}
 
 #[test]
 fn assay_attest_binds_the_code_and_the_gate_refuses_an_upgraded_token_with_no_watch() {
@@ -68,21 +21,11 @@ fn assay_attest_binds_the_code_and_the_gate_refuses_an_upgraded_token_with_no_wa
     // The world's attester key (seed 12), given as the environment gives it, never on argv.
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
     let token = w.deploy_token("upgradable_token", 50);
-    let amount = ScVal::I128(stellar_xdr::Int128Parts { hi: 0, lo: 1_000 });
-    let fund = registry::call(
-        token,
-        "transfer",
-        vec![
-            registry::account_val(w.admin.public_key()),
-            registry::account_val(w.holder.public_key()),
-            amount,
-        ],
-    );
-    w.invoker(&w.admin).invoke(&fund).expect("fund the holder");
+    w.fund_holder(token);
     let id = format!("{}", stellar_strkey::Contract(token));
 
     // `assay attest C…`: read from the network, judged high for its replaceable code, bound, written.
-    let (code, text) = assay(&w, &ca, &["attest", &id, "--output", "json"], &secret);
+    let (code, text) = assay_on_world(&w, &ca, &["attest", &id, "--output", "json"], &secret);
     assert_eq!(code, Some(0), "{text}");
     let line: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {text}"));
@@ -91,7 +34,7 @@ fn assay_attest_binds_the_code_and_the_gate_refuses_an_upgraded_token_with_no_wa
         .unwrap()
         .unwrap_or_else(|| panic!("written: {text}"));
     assert_eq!((written.severity, written.flags), (3, 512), "{text}");
-    let gate = tolerant_gate(&w);
+    let gate = w.tolerant_gate(51);
     assert_eq!(
         w.deposit_into(gate, token, 10),
         Ok(()),
@@ -118,7 +61,7 @@ fn assay_attest_binds_the_code_and_the_gate_refuses_an_upgraded_token_with_no_wa
     assert_eq!(w.net.latest_ledger(), held_at, "no ledger closed meanwhile");
 
     // `assay verify C…` says why: the verdict's code binding no longer holds (exit 3).
-    let (code, text) = assay(&w, &ca, &["verify", &id, "--output", "json"], &secret);
+    let (code, text) = assay_on_world(&w, &ca, &["verify", &id, "--output", "json"], &secret);
     assert_eq!(code, Some(3), "{text}");
     let line: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {text}"));

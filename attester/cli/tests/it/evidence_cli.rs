@@ -16,8 +16,6 @@ use assay_scan::testsupport::Reply;
 use serde_json::Value;
 use world::*;
 
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-
 fn attester_secret() -> String {
     format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]))
 }
@@ -52,9 +50,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     let history = store.path().join("history.sqlite3");
     let history_arg = history.display().to_string();
     let aqua = format!("AQUA-{AQUA}");
-    w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    w.lock(AQUA);
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+    w.clear_aqua();
     let token = w.deploy_token("conformant_token", 61);
     w.mint(token, 13);
     let token_id = format!("{}", stellar_strkey::Contract(token));

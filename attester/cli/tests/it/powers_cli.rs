@@ -11,6 +11,8 @@ use assay_attest::registry::read_safety;
 use stellar_xdr::ScVal;
 use world::*;
 
+use crate::common::assay_on_world;
+
 /// Builds the power fixtures once per test binary (scripts/build-wasm.sh rebuilds only what changed).
 fn build_power_fixtures() {
     static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
@@ -187,21 +189,8 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
     {
         let token = deploy(&w, feature, 80 + n as u8, [0x43; 32]);
         let id = format!("{}", stellar_strkey::Contract(token));
-        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args(["attest", &id])
-            .args(w.cli_args(&ca))
-            .env("STELLAR_SECRET_KEY", &secret)
-            .env("HOME", w.dir.path())
-            .env_remove("STELLAR_NETWORK")
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(out.status.code(), Some(0), "{feature}: {text}");
-        assert!(!text.contains(&secret));
+        let (code, text) = assay_on_world(&w, &ca, &["attest", &id], &secret);
+        assert_eq!(code, Some(0), "{feature}: {text}");
         let on_chain = read_safety(&w.rpc, w.registry, token)
             .unwrap()
             .unwrap_or_else(|| panic!("{feature} written: {text}"));

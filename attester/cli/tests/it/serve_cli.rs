@@ -6,14 +6,13 @@ use crate::world;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 use world::*;
 
-const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
-const OUTG: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
+use crate::common::{aqua_and_outage, OUTG};
 
 /// A running `assay serve`, killed on drop.
 pub(crate) struct Served {
@@ -28,13 +27,20 @@ impl Drop for Served {
     }
 }
 
-pub(crate) fn serve(history: &std::path::Path) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_assay"))
+/// `assay serve` on a free local port over the store at `history`, not yet started.
+fn serve_command(history: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_assay"));
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--history"])
         .arg(history)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts `command` (from [`serve_command`]) and waits for the line saying where it listens: the
+/// server, and the rest of its stderr.
+fn spawn_served(mut command: Command) -> (Served, BufReader<ChildStderr>) {
+    let mut child = command.spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
@@ -44,7 +50,12 @@ pub(crate) fn serve(history: &std::path::Path) -> Served {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no listening line: {line}"))
         .to_string();
-    Served { child, addr }
+    (Served { child, addr }, stderr)
+}
+
+/// A running `assay serve` over the store at `history`.
+pub(crate) fn serve(history: &std::path::Path) -> Served {
+    spawn_served(serve_command(history)).0
 }
 
 /// One GET over a fresh connection: (status, headers, body).
@@ -112,15 +123,7 @@ fn section<'a>(dom: &'a str, id: &str) -> &'a str {
 
 #[test]
 fn serve_answers_from_the_store_watch_wrote() {
-    let w = World::start(&["aqua.network", "outage.example"]);
-    w.issue("AQUA", AQUA, 0, Some("aqua.network"));
-    // Locked (master weight 0): no flag and no key, so no power over holders (clear).
-    w.lock(AQUA);
-    w.issue("OUTG", OUTG, 0, Some("outage.example"));
-    w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
-    w.serve_outage(OUTG, "outage.example");
-    let ca = w.ca();
-    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    let (w, ca, secret) = aqua_and_outage();
     let (aqua, outg) = (format!("AQUA-{AQUA}"), format!("OUTG-{OUTG}"));
     let history = w.dir.path().join("h.sqlite3");
     let cfg = w.dir.path().join("watch.toml");
@@ -300,11 +303,7 @@ fn serve_keeps_answering_behind_half_open_connections() {
     use std::time::Instant;
 
     let dir = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_assay"));
-    command
-        .args(["serve", "--listen", "127.0.0.1:0", "--history"])
-        .arg(dir.path().join("history.sqlite3"))
-        .stderr(Stdio::piped());
+    let mut command = serve_command(&dir.path().join("history.sqlite3"));
     // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
     unsafe {
         command.pre_exec(|| {
@@ -318,17 +317,7 @@ fn serve_keeps_answering_behind_half_open_connections() {
             Ok(())
         });
     }
-    let mut child = command.spawn().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no listening line: {line}"))
-        .to_string();
-    let served = Served { child, addr };
+    let (served, mut stderr) = spawn_served(command);
     let rest = std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = stderr.read_to_end(&mut bytes);

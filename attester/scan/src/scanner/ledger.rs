@@ -12,7 +12,7 @@ use assay_core::{
 };
 use tokio::time::Instant;
 
-use super::{scan_deadline, timestamp, to_failure, AccountAnswer, ScanError, Scanner};
+use super::{scan_deadline, to_failure, AccountAnswer, ScanError, Scanner};
 use crate::retry;
 
 /// Why a ledger read produced no answer (shown in a [`ScanError::Rpc`]).
@@ -232,7 +232,7 @@ impl Scanner {
         Ok(match parse::parse_horizon_assets(&fetched.body, asset) {
             Ok(Some(record)) => Ok(Observed {
                 url,
-                retrieved_at: timestamp(fetched.retrieved_at),
+                retrieved_at: Timestamp::from_system_time(fetched.retrieved_at),
                 value: record.flags,
             }),
             Ok(None) => Err("Horizon has no asset record for it".to_string()),

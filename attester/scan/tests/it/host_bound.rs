@@ -5,15 +5,10 @@ use std::time::{Duration, Instant};
 
 use assay_core::Asset;
 use assay_scan::hosts::HostLimits;
-use assay_scan::net::mapping::Mappings;
-use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::testsupport::{ReplayServer, Reply};
-use assay_scan::{ScanConfig, Scanner};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::CertificateDer;
 
-const HORIZON: &str = "horizon.test";
-const EXPERT: &str = "expert.test";
+use crate::replay::{client, https_to, EXPERT, HORIZON};
+
 const SLOW_ISSUER: &str = "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN";
 const FAST_ISSUER: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 const SLOWNESS: Duration = Duration::from_millis(1500);
@@ -72,37 +67,16 @@ async fn a_slow_home_domain_delays_only_its_own_assets() {
         &["FAA", "FAB", "FAC"],
     ));
     server.set_host_latency("slow.test", SLOWNESS);
-    let connect_to = [HORIZON, EXPERT, "slow.test", "fast.test"]
-        .iter()
-        .map(|h| server.connect_https(h).parse().unwrap())
-        .collect();
-    let http = HttpClient::new(&NetConfig {
-        mappings: Mappings {
-            resolve: Vec::new(),
-            connect_to,
-        },
-        extra_roots: vec![CertificateDer::from_pem_slice(server.ca_pem.as_bytes()).unwrap()],
-        ..NetConfig::default()
-    })
-    .unwrap();
-    let scanner = Arc::new(Scanner::new(
-        http,
-        ScanConfig {
-            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
-            horizon_url: format!("https://{HORIZON}"),
-            rpc_url: None,
-            ledger_floor: Default::default(),
-            expert_url: format!("https://{EXPERT}"),
-            asset_lists: Vec::new(),
-            cache: None,
-            concurrency: 6,
-            // One request at a time per host: the tightest bound, where a shared queue would stall.
-            per_host: HostLimits {
-                concurrency: 1,
-                per_second: None,
-            },
-        },
-    ));
+    let http = client(
+        &server,
+        https_to(&server, &[HORIZON, EXPERT, "slow.test", "fast.test"]),
+    );
+    // One request at a time per host: the tightest bound, where a shared queue would stall.
+    let one_at_a_time = HostLimits {
+        concurrency: 1,
+        per_second: None,
+    };
+    let scanner = Arc::new(crate::replay::scanner(http, None, 6, one_at_a_time));
     let begin = Instant::now();
     let finished = Arc::new(Mutex::new(vec![Duration::ZERO; assets.len()]));
     let record = finished.clone();

@@ -7,12 +7,8 @@ use std::sync::atomic::Ordering;
 use assay_core::hash::{evidence_hash, EvidenceVersion, PreimageInput};
 use assay_core::{Asset, Report};
 use assay_scan::hosts::HostLimits;
-use assay_scan::net::mapping::Mappings;
-use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::testsupport::{closed_port, ReplayServer, Reply};
-use assay_scan::{ScanConfig, ScanError, Scanner};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::CertificateDer;
+use assay_scan::{ScanError, Scanner};
 use serde_json::json;
 use stellar_xdr::{
     AccountEntry, AccountEntryExt, AccountId, AlphaNum4, AssetCode4, LedgerEntryData, Limits,
@@ -20,7 +16,8 @@ use stellar_xdr::{
     TrustLineEntryExt, Uint256, WriteXdr,
 };
 
-use crate::scan_budget::{DOMAIN, EXPERT, HORIZON, ISSUER};
+use crate::replay::{client, https_to, EXPERT, HORIZON};
+use crate::scan_budget::{DOMAIN, ISSUER};
 
 const RPC: &str = "rpc.test";
 const HOLDER: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
@@ -80,10 +77,7 @@ async fn world() -> ReplayServer {
 /// A scanner of the world: ledger facts from stellar-rpc when `rpc`, Horizon reachable when `horizon_up`
 /// (else its host is sent to a closed port). Horizon is always `https://horizon.test`, where facts are cited.
 fn scanner(server: &ReplayServer, rpc: bool, horizon_up: bool) -> Scanner {
-    let mut connect_to: Vec<_> = [EXPERT, DOMAIN]
-        .iter()
-        .map(|h| server.connect_https(h).parse().unwrap())
-        .collect();
+    let mut connect_to = https_to(server, &[EXPERT, DOMAIN]);
     // stellar-rpc over plain HTTP, as a local or an operator's endpoint may be.
     connect_to.push(server.connect_http(RPC).parse().unwrap());
     connect_to.push(if horizon_up {
@@ -93,29 +87,28 @@ fn scanner(server: &ReplayServer, rpc: bool, horizon_up: bool) -> Scanner {
             .parse()
             .unwrap()
     });
-    let http = HttpClient::new(&NetConfig {
-        mappings: Mappings {
-            resolve: Vec::new(),
-            connect_to,
-        },
-        extra_roots: vec![CertificateDer::from_pem_slice(server.ca_pem.as_bytes()).unwrap()],
-        ..NetConfig::default()
-    })
-    .unwrap();
-    Scanner::new(
-        http,
-        ScanConfig {
-            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
-            horizon_url: format!("https://{HORIZON}"),
-            rpc_url: rpc.then(|| format!("http://{RPC}/rpc")),
-            ledger_floor: Default::default(),
-            expert_url: format!("https://{EXPERT}"),
-            asset_lists: Vec::new(),
-            cache: None,
-            concurrency: 1,
-            per_host: HostLimits::default(),
-        },
+    let rpc_url = rpc.then(|| format!("http://{RPC}/rpc"));
+    crate::replay::scanner(
+        client(server, connect_to),
+        rpc_url,
+        1,
+        HostLimits::default(),
     )
+}
+
+/// The stellar-rpc answers: `getNetwork` on testnet, then `replies` in turn.
+fn serve_rpc(server: &ReplayServer, replies: impl IntoIterator<Item = Reply>) {
+    let mut answers = vec![network_answer(assay_core::TESTNET_PASSPHRASE)];
+    answers.extend(replies);
+    server.route(RPC, "/rpc", answers);
+}
+
+/// Why a scan of [`asset`] through stellar-rpc (Horizon up when `horizon_up`) fails.
+async fn scan_error(server: &ReplayServer, horizon_up: bool) -> ScanError {
+    scanner(server, true, horizon_up)
+        .scan(&asset())
+        .await
+        .unwrap_err()
 }
 
 fn asset() -> Asset {
@@ -142,13 +135,9 @@ fn rpc_failure(err: ScanError) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_account_entry_alone_gives_the_report_and_hash_horizon_gives() {
     let server = world().await;
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(42, &[(issuer_key(), issuer_entry(0))]),
-        ],
+    serve_rpc(
+        &server,
+        [entries_answer(42, &[(issuer_key(), issuer_entry(0))])],
     );
     let by_horizon =
         assay_core::evaluate(&scanner(&server, false, true).scan(&asset()).await.unwrap()).unwrap();
@@ -177,13 +166,12 @@ async fn the_account_entry_alone_gives_the_report_and_hash_horizon_gives() {
 async fn horizons_copy_beside_the_entry_still_counts_a_power_either_holds() {
     let server = world().await;
     // Horizon's two records say flags 0 (the world's); the ledger entry says auth_revocable.
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(43, &[(issuer_key(), issuer_entry(REVOCABLE))]),
-        ],
+    serve_rpc(
+        &server,
+        [entries_answer(
+            43,
+            &[(issuer_key(), issuer_entry(REVOCABLE))],
+        )],
     );
     let subject = scanner(&server, true, true).scan(&asset()).await.unwrap();
     assert_eq!(
@@ -210,34 +198,22 @@ async fn horizons_copy_beside_the_entry_still_counts_a_power_either_holds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_answer_is_an_error_never_an_absent_account() {
     let server = world().await;
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            Reply::json("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"entries\":[{\"key\":\"K\"}]"),
-        ],
+    serve_rpc(
+        &server,
+        [Reply::json(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"entries\":[{\"key\":\"K\"}]",
+        )],
     );
-    let err = scanner(&server, true, false)
-        .scan(&asset())
-        .await
-        .unwrap_err();
+    let err = scan_error(&server, false).await;
     let failure = rpc_failure(err);
     assert!(failure.starts_with("malformed"), "{failure}");
 
     // An entry whose XDR is not an account entry is defective too.
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(44, &[(issuer_key(), "AAAA".into())]),
-        ],
+    serve_rpc(
+        &server,
+        [entries_answer(44, &[(issuer_key(), "AAAA".into())])],
     );
-    let err = scanner(&server, true, false)
-        .scan(&asset())
-        .await
-        .unwrap_err();
+    let err = scan_error(&server, false).await;
     assert!(rpc_failure(err).starts_with("malformed"));
 }
 
@@ -245,10 +221,7 @@ async fn a_malformed_answer_is_an_error_never_an_absent_account() {
 async fn a_5xx_is_retried_then_an_error() {
     let server = world().await;
     server.route(RPC, "/rpc", vec![Reply::status(503)]);
-    let err = scanner(&server, true, false)
-        .scan(&asset())
-        .await
-        .unwrap_err();
+    let err = scan_error(&server, false).await;
     let failure = rpc_failure(err);
     assert!(
         failure.contains("getNetwork") && failure.contains("503"),
@@ -260,18 +233,8 @@ async fn a_5xx_is_retried_then_an_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_absent_entry_is_an_unknown_issuer() {
     let server = world().await;
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(45, &[]),
-        ],
-    );
-    let err = scanner(&server, true, true)
-        .scan(&asset())
-        .await
-        .unwrap_err();
+    serve_rpc(&server, [entries_answer(45, &[])]);
+    let err = scan_error(&server, true).await;
     assert!(
         matches!(&err, ScanError::UnknownIssuer { url } if url.contains("ledger 45")),
         "{err}"
@@ -286,22 +249,15 @@ async fn an_rpc_of_another_network_or_behind_the_floor_is_refused() {
         "/rpc",
         vec![network_answer(assay_core::PUBNET_PASSPHRASE)],
     );
-    let err = scanner(&server, true, false)
-        .scan(&asset())
-        .await
-        .unwrap_err();
+    let err = scan_error(&server, false).await;
     assert!(
         matches!(&err, ScanError::RpcWrongNetwork { served, .. } if served == assay_core::PUBNET_PASSPHRASE),
         "{err}"
     );
 
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(50, &[(issuer_key(), issuer_entry(0))]),
-        ],
+    serve_rpc(
+        &server,
+        [entries_answer(50, &[(issuer_key(), issuer_entry(0))])],
     );
     let behind = scanner(&server, true, false);
     behind.config().ledger_floor.store(60, Ordering::Release);
@@ -349,11 +305,9 @@ async fn a_holders_trustlines_are_read_in_batches_of_200_keys() {
     .to_xdr_base64(Limits::none())
     .unwrap();
     let line_key = assay_core::parse::trustline_key(HOLDER, &assets[230]).unwrap();
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
+    serve_rpc(
+        &server,
+        [
             entries_answer(46, &[(holder_key, holder_entry)]),
             entries_answer(46, &[(line_key, line)]),
         ],
@@ -374,14 +328,7 @@ async fn a_holders_trustlines_are_read_in_batches_of_200_keys() {
     assert!(lines[0].clawback_enabled && !lines[0].authorized);
 
     // A holder whose account entry is absent is an unknown account, not one without trustlines.
-    server.route(
-        RPC,
-        "/rpc",
-        vec![
-            network_answer(assay_core::TESTNET_PASSPHRASE),
-            entries_answer(47, &[]),
-        ],
-    );
+    serve_rpc(&server, [entries_answer(47, &[])]);
     let err = scanner(&server, true, false)
         .holder_trustlines(HOLDER, Some(&assets[..1]))
         .await

@@ -6,5 +6,6 @@ mod host_bound;
 mod ledger_rpc;
 mod parser_fuzz;
 mod redirects_and_ssrf;
+mod replay;
 mod scan_budget;
 mod task_panics;

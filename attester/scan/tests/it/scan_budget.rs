@@ -5,16 +5,11 @@ use std::time::Duration;
 
 use assay_core::{Asset, DirectoryOutcome, FailureCategory, Subject};
 use assay_scan::hosts::HostLimits;
-use assay_scan::net::mapping::Mappings;
-use assay_scan::net::{HttpClient, NetConfig};
 use assay_scan::scanner::SCAN_BUDGET;
 use assay_scan::testsupport::{ReplayServer, Reply};
-use assay_scan::{ScanConfig, Scanner};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::CertificateDer;
+use assay_scan::Scanner;
 
-pub(crate) const HORIZON: &str = "horizon.test";
-pub(crate) const EXPERT: &str = "expert.test";
+pub(crate) use crate::replay::{EXPERT, HORIZON};
 pub(crate) const DOMAIN: &str = "issuer.test";
 pub(crate) const ISSUER: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
 
@@ -73,33 +68,11 @@ pub(crate) async fn world_with(
             "[[CURRENCIES]]\ncode=\"XRP\"\nissuer=\"{ISSUER}\"\n"
         ))],
     );
-    let connect_to = [HORIZON, EXPERT, DOMAIN]
-        .iter()
-        .map(|h| server.connect_https(h).parse().unwrap())
-        .collect();
-    let http = HttpClient::new(&NetConfig {
-        mappings: Mappings {
-            resolve: Vec::new(),
-            connect_to,
-        },
-        extra_roots: vec![CertificateDer::from_pem_slice(server.ca_pem.as_bytes()).unwrap()],
-        ..NetConfig::default()
-    })
-    .unwrap();
-    let scanner = Scanner::new(
-        http,
-        ScanConfig {
-            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
-            horizon_url: format!("https://{HORIZON}"),
-            rpc_url: None,
-            ledger_floor: Default::default(),
-            expert_url: format!("https://{EXPERT}"),
-            asset_lists: Vec::new(),
-            cache: None,
-            concurrency: 1,
-            per_host,
-        },
+    let http = crate::replay::client(
+        &server,
+        crate::replay::https_to(&server, &[HORIZON, EXPERT, DOMAIN]),
     );
+    let scanner = crate::replay::scanner(http, None, 1, per_host);
     (server, scanner, Asset::new("XRP", ISSUER).unwrap())
 }
 

@@ -11,9 +11,15 @@ use assay_attest::registry;
 use assay_attest::scanning::ScanSettings;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::testsupport::Reply;
-use stellar_xdr::{AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ScVal};
+use stellar_xdr::{
+    AccountId, AlphaNum12, AlphaNum4, Asset, AssetCode12, AssetCode4, ScMap, ScMapEntry, ScSymbol,
+    ScVal,
+};
 
 pub use assay_attest::local_world::EXPERT;
+
+/// The issuer of the eval subject `aqua-clear-verified` (see [`World::clear_aqua`]).
+pub const AQUA: &str = "GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA";
 pub use assay_attest::registry::account_id;
 // Shared by several test crates, not all of which use it.
 #[allow(unused_imports)]
@@ -195,6 +201,71 @@ impl World {
         self.invoker(&self.admin).invoke(&f).expect("mint");
     }
 
+    /// Gives the holder 1,000 units of `token` (from [`World::deploy_token`]) out of the admin's supply.
+    pub fn fund_holder(&self, token: [u8; 32]) {
+        let amount = ScVal::I128(stellar_xdr::Int128Parts { hi: 0, lo: 1_000 });
+        let transfer = registry::call(
+            token,
+            "transfer",
+            vec![
+                registry::account_val(self.admin.public_key()),
+                registry::account_val(self.holder.public_key()),
+                amount,
+            ],
+        );
+        self.invoker(&self.admin)
+            .invoke(&transfer)
+            .expect("fund the holder");
+    }
+
+    /// The example gate, deployed under `salt`, under a policy that tolerates replaceable code (ceiling
+    /// high; freezing and confiscation still forbidden), so an upgradable token is admitted until its code
+    /// is replaced.
+    pub fn tolerant_gate(&self, salt: u8) -> [u8; 32] {
+        let entry = |key: &str, val: ScVal| ScMapEntry {
+            key: ScVal::Symbol(ScSymbol(key.try_into().unwrap())),
+            val,
+        };
+        let policy = ScVal::Map(Some(ScMap(
+            vec![
+                entry("forbidden_mask", ScVal::U32(2 | 4 | 1024 | 2048)),
+                entry("max_age_secs", ScVal::U64(86_400)),
+                entry("max_severity", ScVal::U32(3)),
+            ]
+            .try_into()
+            .unwrap(),
+        )));
+        self.deploy(
+            "assay_gate_example",
+            salt,
+            vec![registry::contract_val(self.registry), policy],
+        )
+    }
+
+    /// Reads and evaluates `token` as `assay attest C…` does (with the suite when `suite` is given).
+    pub fn evaluate_token(
+        &self,
+        token: [u8; 32],
+        suite: Option<&assay_attest::sep41::Sep41Runner>,
+    ) -> (assay_attest::targets::Target, assay_core::Report) {
+        let id = format!("{}", stellar_strkey::Contract(token));
+        let target =
+            assay_attest::targets::resolve(&id, &self.spec.passphrase, &self.spec.passphrase)
+                .unwrap();
+        let report = assay_attest::targets::evaluate_targets(
+            &self.settings(&[]),
+            &self.spec.rpc_url,
+            &self.spec.passphrase,
+            std::slice::from_ref(&target),
+            suite,
+        )
+        .unwrap()
+        .remove(0)
+        .0
+        .unwrap();
+        (target, report)
+    }
+
     /// The arguments that point `assay attest`, `verify` and `watch` at this world: its registry and
     /// network, then [`LocalWorld::source_args`].
     pub fn cli_args(&self, ca: &std::path::Path) -> Vec<String> {
@@ -264,6 +335,16 @@ impl World {
             )
             .unwrap();
         a
+    }
+
+    /// AQUA of [`AQUA`] as the eval subject `aqua-clear-verified` has it: no flags, the issuer locked
+    /// (master weight 0: no flag and no key, so no power over holders: clear), its sources served on
+    /// `aqua.network`, which the world must replay.
+    pub fn clear_aqua(&self) -> ClassicAsset {
+        let aqua = self.issue("AQUA", AQUA, 0, Some("aqua.network"));
+        self.lock(AQUA);
+        self.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
+        aqua
     }
 
     /// Locks `asset`'s issuer for good (master weight 0, no other signer): it holds no power its flags do

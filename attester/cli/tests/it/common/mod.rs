@@ -415,3 +415,51 @@ fn a_wasm_older_than_its_source_or_missing_is_stale() {
     set(&lib, t0 + Duration::from_secs(120));
     assert!(wasm_is_stale(&wasm_list, &sources));
 }
+
+/// Runs the `assay` binary with `args` against the local world `w` (its registry and network, its sources
+/// through `ca`), the attester's `secret` in `STELLAR_SECRET_KEY`: its exit code and its stdout and stderr
+/// together. The secret is never printed.
+pub fn assay_on_world(
+    w: &crate::world::World,
+    ca: &Path,
+    args: &[&str],
+    secret: &str,
+) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(args)
+        .args(w.cli_args(ca))
+        .env("STELLAR_SECRET_KEY", secret)
+        .env("HOME", w.dir.path())
+        .env_remove("STELLAR_NETWORK")
+        .output()
+        .unwrap();
+    let text = stdout_and_stderr(&out);
+    assert!(!text.contains(secret), "the secret is never printed");
+    (out.status.code(), text)
+}
+
+/// What a finished command printed: its stdout, then its stderr.
+pub fn stdout_and_stderr(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The issuer of OUTG in [`aqua_and_outage`].
+pub const OUTG: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
+
+/// A local world replaying `aqua.network` and `outage.example`: AQUA clear and verified
+/// ([`crate::world::World::clear_aqua`]), and OUTG of [`OUTG`] (no flags, not locked), whose directory
+/// answers 500 every time (reputation undetermined). With the CA its sources are served under, and the
+/// world's attester key (seed 12) as the environment gives it.
+pub fn aqua_and_outage() -> (crate::world::World, PathBuf, String) {
+    let w = crate::world::World::start(&["aqua.network", "outage.example"]);
+    w.clear_aqua();
+    w.issue("OUTG", OUTG, 0, Some("outage.example"));
+    w.serve_outage(OUTG, "outage.example");
+    let ca = w.ca();
+    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    (w, ca, secret)
+}
