@@ -35,7 +35,7 @@ pub struct Bundle {
     pub bundle_format: u32,
     /// SHA-256 of the preimage, lowercase hex: the value an attestation holds on chain.
     pub evidence_hash: String,
-    /// The preimage version (1 to 6).
+    /// The preimage version (1 to 7).
     pub evidence_version: u8,
     /// The preimage, one line per element, without the line feeds (unescaped text is never stored here:
     /// these are the hashed bytes).
@@ -212,6 +212,12 @@ impl Parsed {
             .map(|(_, _, c)| c.as_str())
     }
 
+    /// Whether the lines hash a token contract: always in v4 and v5; in v7 when the subject line is
+    /// `token` (a classic asset's is `asset`).
+    fn names_contract(&self, version: EvidenceVersion) -> bool {
+        version.is_contract() || (version.admits_contract() && self.value("token").is_some())
+    }
+
     fn value(&self, key: &str) -> Option<&str> {
         self.values
             .iter()
@@ -354,8 +360,9 @@ fn who_can_set_flags(who: &str) -> bool {
 /// value that does not follow from the claims.
 pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived, BundleError> {
     let parsed = parse(lines, version)?;
-    let stated = Stated::read(&parsed, version)?;
-    let (mut bits, mut base, latent_alternative) = if version.is_contract() {
+    let contract = parsed.names_contract(version);
+    let stated = Stated::read(&parsed, contract)?;
+    let (mut bits, mut base, latent_alternative) = if contract {
         let bits = contract_bits(&parsed);
         (
             bits,
@@ -412,9 +419,9 @@ struct Stated {
 }
 
 impl Stated {
-    fn read(parsed: &Parsed, version: EvidenceVersion) -> Result<Stated, BundleError> {
+    fn read(parsed: &Parsed, contract: bool) -> Result<Stated, BundleError> {
         let malformed = |m: String| BundleError::Malformed(m);
-        let subject_key = if version.is_contract() {
+        let subject_key = if contract {
             "token"
         } else {
             "asset"
