@@ -5,8 +5,9 @@
 //! [`check_bundle`] proves three things without any I/O: the lines hash to the hash; the report produces
 //! exactly these lines (a changed line is named); and the severity, base severity, escalation and mechanics
 //! the lines state follow from the lines' own claims under the documented rules ([`rederive`]). Replaying
-//! the snapshot is the caller's (it needs the local network); the claims it must reproduce are
-//! [`Rederived::sep41`] and [`Rederived::behaviour`].
+//! the snapshots is the caller's (it needs the local network); the claims it must reproduce are
+//! [`Rederived::sep41`] (from [`Bundle::snapshot`]) and [`Rederived::behaviour`] (from
+//! [`Bundle::powers_snapshot`], worded by [`crate::contract::behaviour_claims`]).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -50,6 +51,11 @@ pub struct Bundle {
     /// the event rows judge), for the replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_survey: Option<crate::powers::PowerSurvey>,
+    /// The `--fork-cache` snapshot power discovery read (its fork's entries, and the holder candidates it
+    /// watched under `assay_fork.notes`), for a custom token: power discovery replays from it offline and
+    /// must observe the `contract/behaviour` claims the lines hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powers_snapshot: Option<serde_json::Value>,
 }
 
 /// Why a bundle was refused.
@@ -127,6 +133,7 @@ impl Bundle {
             report: report.clone(),
             snapshot: None,
             power_survey: None,
+            powers_snapshot: None,
         })
     }
 
@@ -421,11 +428,7 @@ struct Stated {
 impl Stated {
     fn read(parsed: &Parsed, contract: bool) -> Result<Stated, BundleError> {
         let malformed = |m: String| BundleError::Malformed(m);
-        let subject_key = if contract {
-            "token"
-        } else {
-            "asset"
-        };
+        let subject_key = if contract { "token" } else { "asset" };
         let asset = parsed
             .value(subject_key)
             .ok_or_else(|| malformed(format!("no {subject_key} line")))?

@@ -272,12 +272,7 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
             } else {
                 u.clone()
             };
-            format!(
-                "evidence\t{}\t{}\t{}\n",
-                escape(s),
-                escape(&url),
-                escape(c)
-            )
+            format!("evidence\t{}\t{}\t{}\n", escape(s), escape(&url), escape(c))
         })
         .collect();
     evidence.sort();
@@ -292,7 +287,9 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
 fn is_contract_address(subject: &str) -> bool {
     subject.len() == 56
         && subject.starts_with('C')
-        && subject.bytes().all(|b| matches!(b, b'A'..=b'Z' | b'2'..=b'7'))
+        && subject
+            .bytes()
+            .all(|b| matches!(b, b'A'..=b'Z' | b'2'..=b'7'))
 }
 
 /// The kind v7 names a Horizon endpoint by.
@@ -314,7 +311,8 @@ const HORIZON_ROUTES: [&str; 3] = ["/accounts/", "/assets?", "/assets"];
 /// - Everything else is a fact about the asset and stays as it is: a contract's `C…` address, the
 ///   stellar.toml its home domain serves, the public directory's and an asset list's URLs.
 pub fn operator_free_url(source: &str, url: &str) -> String {
-    let endpoint_of_rpc = (source.starts_with("contract/") || source == "sep41") && url.contains("://");
+    let endpoint_of_rpc =
+        (source.starts_with("contract/") || source == "sep41") && url.contains("://");
     if source == ENDPOINT_HORIZON || source.starts_with("horizon/") {
         format!("{ENDPOINT_HORIZON}:{}", horizon_request(url))
     } else if endpoint_of_rpc {
@@ -446,7 +444,13 @@ mod tests {
             for (input, operator) in [(a, &OPERATORS[0]), (b, &OPERATORS[1])] {
                 let text = preimage(input, EvidenceVersion::V7);
                 for endpoint in [operator.horizon, operator.rpc] {
-                    let host = endpoint.split("://").nth(1).unwrap().split('/').next().unwrap();
+                    let host = endpoint
+                        .split("://")
+                        .nth(1)
+                        .unwrap()
+                        .split('/')
+                        .next()
+                        .unwrap();
                     assert!(!text.contains(host), "{host} in\n{text}");
                     assert!(!text.contains(endpoint.trim_end_matches('/')), "{endpoint}");
                 }
@@ -458,12 +462,16 @@ mod tests {
         let token = preimage(&token_a, EvidenceVersion::V7);
         assert!(token.contains(&format!("\ntoken\t{TOKEN}\n")), "{token}");
         assert!(
-            token.contains("evidence\tcontract/behaviour\tstellar-rpc:\tnot retrievable: timeout\n"),
+            token
+                .contains("evidence\tcontract/behaviour\tstellar-rpc:\tnot retrievable: timeout\n"),
             "{token}"
         );
         assert!(token.contains(&format!("evidence\thorizon\thorizon:/accounts/{ISSUER}\t")));
         let classic = preimage(&classic_a, EvidenceVersion::V7);
-        assert!(classic.contains(&format!("\nasset\tXRP-{ISSUER}\n")), "{classic}");
+        assert!(
+            classic.contains(&format!("\nasset\tXRP-{ISSUER}\n")),
+            "{classic}"
+        );
         assert!(
             classic.contains(&format!(
                 "evidence\thorizon\thorizon:/assets?asset_code=XRP&asset_issuer={ISSUER}\t"
@@ -496,7 +504,11 @@ mod tests {
                 "https://api.stellar.expert/explorer/directory/G",
                 "https://api.stellar.expert/explorer/directory/G",
             ),
-            ("asset-list", "https://lists.example/l.json", "https://lists.example/l.json"),
+            (
+                "asset-list",
+                "https://lists.example/l.json",
+                "https://lists.example/l.json",
+            ),
         ];
         for (source, url, want) in cases {
             assert_eq!(operator_free_url(source, url), want, "{source} {url}");

@@ -75,7 +75,7 @@ fn an_upgraded_token_is_refused_by_the_gate_in_the_next_transaction_with_no_watc
     )
     .unwrap()
     .remove(0)
-    .0
+    .report
     .unwrap();
     let judged = CodeBinding::judged_by(&report).expect("the report names the WASM judged");
     let CodeBinding::Wasm(_) = judged else {

@@ -44,7 +44,7 @@ fn evaluate(w: &World, token: [u8; 32], suite: Option<&Sep41Runner>) -> (Target,
     )
     .unwrap()
     .remove(0)
-    .0
+    .report
     .unwrap();
     (target, report)
 }

@@ -139,5 +139,8 @@ fn v7_vectors_rederive_for_both_subjects() {
     )
     .unwrap();
     assert_eq!(derived.mechanics, Mechanics::AUTH_REVOCABLE);
-    assert!(derived.notes.is_empty(), "v7 binds the signers: {derived:?}");
+    assert!(
+        derived.notes.is_empty(),
+        "v7 binds the signers: {derived:?}"
+    );
 }

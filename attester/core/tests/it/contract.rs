@@ -486,7 +486,9 @@ fn versions_fit_their_subject() {
     let v7 = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V7, true)
         .expect("v7 hashes a token contract");
     assert!(
-        v7.preimage.unwrap().contains(&format!("\ntoken\t{TOKEN}\n")),
+        v7.preimage
+            .unwrap()
+            .contains(&format!("\ntoken\t{TOKEN}\n")),
         "v7 names a token contract by its token line"
     );
     let json = r.to_json_pretty();
