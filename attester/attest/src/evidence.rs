@@ -324,6 +324,77 @@ mod tests {
     }
 
     #[test]
+    fn a_powers_replay_names_the_power_it_did_not_observe() {
+        use assay_core::powers::{Authority, ObservedPower, PowerEffect, PowerSurvey};
+        let admin = Authority {
+            address: "GADMIN".into(),
+            control: "1 key".into(),
+            locked: false,
+        };
+        let power = |function: &str, effect: PowerEffect| ObservedPower {
+            function: function.into(),
+            authorized_by: vec![admin.clone()],
+            effect,
+            label: None,
+            events: vec![],
+        };
+        let mint = power(
+            "mint",
+            PowerEffect::CreatesSupply {
+                credited: "GH".into(),
+                amount: "7".into(),
+            },
+        );
+        let take = power(
+            "rebalance",
+            PowerEffect::TakesBalance {
+                holder: "GH".into(),
+                amount: "7".into(),
+                moved_to: None,
+            },
+        );
+        let survey = |powers: Vec<ObservedPower>| PowerSurvey {
+            wasm_hash: "ab".into(),
+            ledger: 9,
+            probed: vec!["mint".into(), "rebalance".into()],
+            invocations: 4,
+            holders: vec!["GH".into()],
+            powers,
+            unclassified: vec![],
+            cut: vec![],
+            unobservable: None,
+        };
+        let recorded: Vec<(String, String)> =
+            assay_core::contract::behaviour_claims(&survey(vec![mint.clone(), take.clone()]))
+                .into_iter()
+                .map(|c| ("CTOKEN".to_string(), c))
+                .collect();
+        // The same powers observed again (other amounts, same claims): the same verdicts.
+        let same = compare_powers(
+            "CTOKEN",
+            &recorded,
+            &survey(vec![take.clone(), mint.clone()]),
+        );
+        assert!(same.same(), "{same:?}");
+        assert_eq!(
+            same.recorded_bits,
+            assay_core::Mechanics::ADMIN_MINT | assay_core::Mechanics::ADMIN_CLAWBACK
+        );
+        // The replay no longer sees the take: the difference names it, and the bits differ.
+        let differs = compare_powers("CTOKEN", &recorded, &survey(vec![mint]));
+        assert!(!differs.same());
+        assert_eq!(
+            differs.claims.missing,
+            [format!(
+                "rebalance authorized by GADMIN (1 key, 0 s): {}",
+                take.effect.stable_claim()
+            )]
+        );
+        assert!(differs.claims.unexpected.is_empty());
+        assert_eq!(differs.replayed_bits, assay_core::Mechanics::ADMIN_MINT);
+    }
+
+    #[test]
     fn fifty_unchanged_passes_over_a_hundred_assets_add_no_rows() {
         const ASSETS: usize = 100;
         const PASSES: i64 = 50;

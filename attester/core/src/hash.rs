@@ -29,12 +29,12 @@ pub enum EvidenceVersion {
     V4,
     /// `assay-evidence-v5`: the v4 lines, for a token contract judged by behaviour: its evidence carries the
     /// powers power discovery observed (`contract/behaviour` lines: the function, whose authorization it
-    /// needed, the observed effect). Default for new attestations of token contracts.
+    /// needed, the observed effect). The default for token contracts before v7.
     V5,
     /// `assay-evidence-v6`: the v3 lines, plus the evidence lines only v6 binds ([`V6_ONLY_SOURCES`]: the
     /// issuer's signers and thresholds, and who can use its powers). Judged under the latent-freeze rule
-    /// (an issuer whose flags are not locked and who can still sign holds the freeze). Default for new
-    /// attestations of classic assets.
+    /// (an issuer whose flags are not locked and who can still sign holds the freeze). The default for
+    /// classic assets before v7.
     V6,
     /// `assay-evidence-v7`: the v6 lines for a classic asset, the v5 lines (`token` in place of `asset`) for
     /// a token contract, with no operator endpoint in them: an evidence line read from the operator's
