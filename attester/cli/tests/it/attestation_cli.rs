@@ -99,7 +99,10 @@ fn raw_parameters_from_an_eval_report() {
     // Attested in v7 by default (v6's lines, who can use the issuer's powers included, with no operator
     // endpoint).
     assert_eq!(v["evidence_version"], 7);
-    assert!(!v["preimage"].as_str().unwrap().contains("horizon.stellar.org"));
+    assert!(!v["preimage"]
+        .as_str()
+        .unwrap()
+        .contains("horizon.stellar.org"));
     let preimage = v["preimage"].as_str().unwrap();
     use sha2_check::digest_hex;
     assert_eq!(digest_hex(preimage.as_bytes()), fields[2]);
