@@ -280,7 +280,7 @@ fn usage_errors_exit_64() {
             "--from-report",
             hand,
             "--evidence-version",
-            "7",
+            "8",
         ],
         vec![
             "attestation",
