@@ -25,8 +25,7 @@ impl Decision {
 }
 
 /// Decides as of `as_of`: unevaluated, stale, undetermined and inconsistent reports are refused (in that
-/// order, the core's rules); anything else is attested with the default preimage for its subject (v6 for a
-/// classic asset, v4 for a token contract).
+/// order, the core's rules); anything else is attested with the default preimage (v7, for every subject).
 pub fn decide(report: &Report, as_of: Timestamp, freshness: Freshness) -> Decision {
     let version = EvidenceVersion::default_for(&report.asset);
     match attestation_params(report, as_of, freshness, version, false) {

@@ -1,24 +1,31 @@
 //! Evidence bundles of fresh reports, recorded into the history store by `watch` and `attest`, and their
-//! offline check: hash and verdict (`assay_core::bundle`), then the SEP-41 rows replayed from the fork's
-//! snapshot.
+//! offline check: hash and verdict (`assay_core::bundle`), then the SEP-41 rows and a custom token's powers
+//! replayed from the fork snapshots the run recorded.
 
-use assay_core::bundle::{check_bundle, Bundle, BundleError, Rederived};
+use assay_core::bundle::{behaviour_bit, check_bundle, Bundle, BundleError, Rederived};
+use assay_core::contract::{behaviour_claims, SOURCE_CONTRACT_BEHAVIOUR};
 use assay_core::hash::EvidenceVersion;
 use assay_core::report::Report;
+use assay_core::Token;
 use assay_scan::history::{History, HistoryError, Recorded};
 use serde::Serialize;
 
 use crate::sep41::Sep41Outcome;
 
-/// The bundle of `report` under the evidence version its attestation is written in (v5 for a token
-/// contract, v6 for a classic asset), with the suite run's snapshot and survey; `None` for a report with
-/// no severity to hash (unevaluated: never attested).
-pub fn bundle_of(report: &Report, suite: Option<&Sep41Outcome>) -> Option<Bundle> {
+/// The bundle of `report` under the evidence version its attestation is written in (v7), with the suite
+/// run's snapshot and survey and the power discovery's snapshot; `None` for a report with no severity to
+/// hash (unevaluated: never attested).
+pub fn bundle_of(
+    report: &Report,
+    suite: Option<&Sep41Outcome>,
+    powers_snapshot: Option<&serde_json::Value>,
+) -> Option<Bundle> {
     let mut bundle = Bundle::of(report, EvidenceVersion::default_for(&report.asset)).ok()?;
     if let Some(run) = suite {
         bundle.snapshot = run.snapshot.clone();
         bundle.power_survey = run.survey.clone();
     }
+    bundle.powers_snapshot = powers_snapshot.cloned();
     Some(bundle)
 }
 
@@ -28,8 +35,9 @@ pub fn record_check(
     history: &mut History,
     report: &Report,
     suite: Option<&Sep41Outcome>,
+    powers_snapshot: Option<&serde_json::Value>,
 ) -> Result<(Recorded, Option<String>), HistoryError> {
-    let bundle = bundle_of(report, suite);
+    let bundle = bundle_of(report, suite, powers_snapshot);
     let bundle_json = bundle
         .as_ref()
         .map(|b| serde_json::to_string(b).expect("a bundle serialises"));
@@ -64,6 +72,29 @@ impl Replayed {
     }
 }
 
+/// What replaying a custom token's power discovery from its snapshot gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PowersReplayed {
+    /// The observed powers as `contract/behaviour` claims: the replay's, the bundle's missing from it, and
+    /// the replay's the bundle lacks (each names the function, who authorized it and the effect).
+    #[serde(flatten)]
+    pub claims: Replayed,
+    /// The mechanics bits the bundle's behaviour claims give.
+    pub recorded_bits: u32,
+    /// The mechanics bits the replayed survey gives.
+    pub replayed_bits: u32,
+    /// Why the replayed discovery did not cover the token, when it did not (a bound cut it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+}
+
+impl PowersReplayed {
+    /// The replay observed the bundle's powers exactly, with the same bits.
+    pub fn same(&self) -> bool {
+        self.claims.same() && self.recorded_bits == self.replayed_bits
+    }
+}
+
 /// A bundle checked offline.
 #[derive(Debug, Clone, Serialize)]
 pub struct BundleVerdict {
@@ -73,8 +104,19 @@ pub struct BundleVerdict {
     pub rederived: Rederived,
     /// The SEP-41 rows replayed from the snapshot; `None` when the bundle has no SEP-41 lines.
     pub sep41_replay: Option<Replayed>,
+    /// A custom token's power discovery replayed from its snapshot; `None` for another subject, or when
+    /// discovery did not observe the token (its code unread).
+    pub powers_replay: Option<PowersReplayed>,
     /// What could not be replayed, and why (e.g. a keyed live run leaves no snapshot).
     pub not_replayed: Vec<String>,
+}
+
+impl BundleVerdict {
+    /// Every replay that ran reached the bundle's verdicts.
+    pub fn replays_agree(&self) -> bool {
+        self.sep41_replay.as_ref().is_none_or(Replayed::same)
+            && self.powers_replay.as_ref().is_none_or(PowersReplayed::same)
+    }
 }
 
 /// Checks a bundle offline: hash, the line a tamperer changed, the verdict re-derived from the lines,
@@ -139,24 +181,102 @@ pub fn verify_bundle(bundle: &Bundle) -> Result<BundleVerdict, BundleError> {
             }
         }
     };
+    let powers_replay = replay_powers(bundle, &mut not_replayed);
     Ok(BundleVerdict {
         evidence_hash: bundle.evidence_hash.clone(),
         evidence_version: bundle.evidence_version,
         rederived,
         sep41_replay,
+        powers_replay,
         not_replayed,
     })
 }
 
+/// A custom token's power discovery replayed from [`Bundle::powers_snapshot`] and compared with the
+/// bundle's `contract/behaviour` claims; what cannot be replayed is pushed on `not_replayed`.
+fn replay_powers(bundle: &Bundle, not_replayed: &mut Vec<String>) -> Option<PowersReplayed> {
+    let Token::Contract(contract) = &bundle.report.asset else {
+        return None;
+    };
+    // Discovery ran when the code was read (a `contract/wasm` answer); its lines are its answers.
+    let code_read = bundle
+        .report
+        .evidence
+        .iter()
+        .any(|e| e.source == assay_core::contract::SOURCE_CONTRACT_CODE && !e.attempted);
+    if !code_read {
+        return None;
+    }
+    let recorded: Vec<(String, String)> = bundle
+        .report
+        .evidence
+        .iter()
+        .filter(|e| e.source == SOURCE_CONTRACT_BEHAVIOUR && !e.attempted)
+        .map(|e| (e.url.clone(), e.claim.clone()))
+        .collect();
+    let Some(snapshot) = &bundle.powers_snapshot else {
+        not_replayed.push(
+            "powers: the bundle has no snapshot of power discovery (recorded before bundles carried \
+             one, or discovery could not record), so the observed powers cannot be replayed"
+                .into(),
+        );
+        return None;
+    };
+    let passphrase = snapshot["assay_fork"]["passphrase"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| bundle.report.network.clone());
+    let (Some(id), Some(passphrase)) = (crate::sac::parse_contract(contract), passphrase) else {
+        not_replayed.push(format!(
+            "powers: {contract:?} is not a C… address, or neither the snapshot nor the report names the \
+             network passphrase"
+        ));
+        return None;
+    };
+    match crate::token::replay_powers(id, &passphrase, snapshot) {
+        Ok(survey) => Some(compare_powers(contract, &recorded, &survey)),
+        Err(why) => {
+            not_replayed.push(format!(
+                "powers: discovery could not run from the snapshot: {why}"
+            ));
+            None
+        }
+    }
+}
+
+/// The replayed survey against the bundle's behaviour claims: the claims as multisets, and the bits.
+pub fn compare_powers(
+    contract: &str,
+    recorded: &[(String, String)],
+    survey: &assay_core::powers::PowerSurvey,
+) -> PowersReplayed {
+    let produced = behaviour_claims(survey);
+    let claims = compare_claims(contract, recorded, produced);
+    PowersReplayed {
+        recorded_bits: recorded
+            .iter()
+            .fold(0, |bits, (_, c)| bits | behaviour_bit(c).unwrap_or(0)),
+        replayed_bits: survey.bits(),
+        incomplete: survey.incomplete(),
+        claims,
+    }
+}
+
 /// The replayed rows against the bundle's SEP-41 claims, as multisets.
 fn compare(contract: &str, lines: &[(String, String)], run: &Sep41Outcome) -> Replayed {
-    let mut want: Vec<String> = lines.iter().map(|(_, c)| c.clone()).collect();
-    want.sort();
-    let mut claims: Vec<String> = run
+    let produced = run
         .rows
         .iter()
         .map(|r| format!("{} {}: {}", r.id, r.status.name(), r.detail))
         .collect();
+    compare_claims(contract, lines, produced)
+}
+
+/// `produced` against the claims of `lines`, as multisets.
+fn compare_claims(contract: &str, lines: &[(String, String)], produced: Vec<String>) -> Replayed {
+    let mut want: Vec<String> = lines.iter().map(|(_, c)| c.clone()).collect();
+    want.sort();
+    let mut claims = produced;
     claims.sort();
     let (mut missing, mut unexpected) = (Vec::new(), Vec::new());
     let mut produced = claims.clone();
@@ -204,6 +324,77 @@ mod tests {
     }
 
     #[test]
+    fn a_powers_replay_names_the_power_it_did_not_observe() {
+        use assay_core::powers::{Authority, ObservedPower, PowerEffect, PowerSurvey};
+        let admin = Authority {
+            address: "GADMIN".into(),
+            control: "1 key".into(),
+            locked: false,
+        };
+        let power = |function: &str, effect: PowerEffect| ObservedPower {
+            function: function.into(),
+            authorized_by: vec![admin.clone()],
+            effect,
+            label: None,
+            events: vec![],
+        };
+        let mint = power(
+            "mint",
+            PowerEffect::CreatesSupply {
+                credited: "GH".into(),
+                amount: "7".into(),
+            },
+        );
+        let take = power(
+            "rebalance",
+            PowerEffect::TakesBalance {
+                holder: "GH".into(),
+                amount: "7".into(),
+                moved_to: None,
+            },
+        );
+        let survey = |powers: Vec<ObservedPower>| PowerSurvey {
+            wasm_hash: "ab".into(),
+            ledger: 9,
+            probed: vec!["mint".into(), "rebalance".into()],
+            invocations: 4,
+            holders: vec!["GH".into()],
+            powers,
+            unclassified: vec![],
+            cut: vec![],
+            unobservable: None,
+        };
+        let recorded: Vec<(String, String)> =
+            assay_core::contract::behaviour_claims(&survey(vec![mint.clone(), take.clone()]))
+                .into_iter()
+                .map(|c| ("CTOKEN".to_string(), c))
+                .collect();
+        // The same powers observed again (other amounts, same claims): the same verdicts.
+        let same = compare_powers(
+            "CTOKEN",
+            &recorded,
+            &survey(vec![take.clone(), mint.clone()]),
+        );
+        assert!(same.same(), "{same:?}");
+        assert_eq!(
+            same.recorded_bits,
+            assay_core::Mechanics::ADMIN_MINT | assay_core::Mechanics::ADMIN_CLAWBACK
+        );
+        // The replay no longer sees the take: the difference names it, and the bits differ.
+        let differs = compare_powers("CTOKEN", &recorded, &survey(vec![mint]));
+        assert!(!differs.same());
+        assert_eq!(
+            differs.claims.missing,
+            [format!(
+                "rebalance authorized by GADMIN (1 key, 0 s): {}",
+                take.effect.stable_claim()
+            )]
+        );
+        assert!(differs.claims.unexpected.is_empty());
+        assert_eq!(differs.replayed_bits, assay_core::Mechanics::ADMIN_MINT);
+    }
+
+    #[test]
     fn fifty_unchanged_passes_over_a_hundred_assets_add_no_rows() {
         const ASSETS: usize = 100;
         const PASSES: i64 = 50;
@@ -216,9 +407,13 @@ mod tests {
             // What `watch` does per check: record (one transaction each).
             let mut history = History::open(&path).unwrap();
             for i in 0..ASSETS {
-                let (recorded, hash) =
-                    record_check(&mut history, &check_of(&base, i, start + pass * 300), None)
-                        .unwrap();
+                let (recorded, hash) = record_check(
+                    &mut history,
+                    &check_of(&base, i, start + pass * 300),
+                    None,
+                    None,
+                )
+                .unwrap();
                 assert!(hash.is_some());
                 assert_eq!(
                     matches!(recorded, Recorded::Observed(_)),
@@ -274,7 +469,8 @@ mod tests {
         // Ten assets attested (the hash on chain), then each report changed (a new verdict not yet written).
         let mut on_chain = Vec::new();
         for i in 0..10 {
-            let (_, hash) = record_check(&mut history, &check_of(&base, i, start), None).unwrap();
+            let (_, hash) =
+                record_check(&mut history, &check_of(&base, i, start), None, None).unwrap();
             on_chain.push(hash.unwrap());
         }
         let readings: Vec<(String, String, String)> = (0..10)
@@ -295,7 +491,7 @@ mod tests {
             report
                 .mechanics
                 .set(assay_core::Mechanics::DOMAIN_UNVERIFIED);
-            let (_, hash) = record_check(&mut history, &report, None).unwrap();
+            let (_, hash) = record_check(&mut history, &report, None, None).unwrap();
             changed.push(hash.unwrap());
         }
         // Everything is older than the cutoff.

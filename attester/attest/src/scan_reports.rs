@@ -15,7 +15,7 @@ use assay_scan::{ScanError, Scanner};
 
 use crate::scanning::ScanSettings;
 use crate::sep41::{Sep41Outcome, Sep41Runner};
-use crate::targets::{evaluate_targets, resolve};
+use crate::targets::{evaluate_targets, resolve, Evaluated};
 use crate::AttestError;
 
 /// What to scan and how (`assay scan`'s arguments, checked).
@@ -191,7 +191,7 @@ fn scan_contracts(request: &ScanRequest) -> Result<Vec<ScannedAsset>, AttestErro
         .contracts
         .iter()
         .zip(evaluated)
-        .map(|(name, (report, suite))| ScannedAsset {
+        .map(|(name, Evaluated { report, suite, .. })| ScannedAsset {
             name: name.clone(),
             report,
             suite,

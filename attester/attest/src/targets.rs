@@ -75,8 +75,27 @@ fn evaluate_classic(
     Ok(Engine::with_checks(checks).run(subject)?)
 }
 
-/// One target's fresh report (or why there is none) and its suite run, when the suite ran.
-pub type Evaluated = (Result<Report, AttestError>, Option<Sep41Outcome>);
+/// One target's fresh report (or why there is none), with what its evidence bundle replays from.
+#[derive(Debug)]
+pub struct Evaluated {
+    /// The report, or why there is none.
+    pub report: Result<Report, AttestError>,
+    /// The SEP-41 suite run, when the suite ran.
+    pub suite: Option<Sep41Outcome>,
+    /// The fork snapshot a custom token's power discovery read, when discovery ran.
+    pub powers_snapshot: Option<serde_json::Value>,
+}
+
+impl Evaluated {
+    /// No report, for `reason`.
+    pub fn failed(reason: AttestError) -> Evaluated {
+        Evaluated {
+            report: Err(reason),
+            suite: None,
+            powers_snapshot: None,
+        }
+    }
+}
 
 /// Scans and evaluates every target fresh (cache bypassed), in input order. `rpc_url` / `passphrase`
 /// name the network the contracts live on; `runner`, when given, runs the SEP-41 suite against each
@@ -97,10 +116,7 @@ pub fn evaluate_targets(
         .into_iter()
         .map(|e| {
             e.unwrap_or_else(|| {
-                (
-                    Err(AttestError::Internal("a scan result is missing".into())),
-                    None,
-                )
+                Evaluated::failed(AttestError::Internal("a scan result is missing".into()))
             })
         })
         .collect())
@@ -121,7 +137,10 @@ pub fn evaluate_targets_each(
     // token's subject.
     enum Plan {
         Classic(Asset, Option<SacAdmin>),
-        Custom(Box<assay_core::contract::ContractSubject>),
+        Custom(
+            Box<assay_core::contract::ContractSubject>,
+            Option<serde_json::Value>,
+        ),
         NoReport(AttestError),
     }
     // The classic targets to scan: their index in `targets`, the asset, and the SAC's admin.
@@ -133,7 +152,10 @@ pub fn evaluate_targets_each(
                 "the native asset has no issuer to read".into(),
             )),
             Token::Contract(c) => match read_token(settings, rpc_url, passphrase, t.contract) {
-                Ok(TokenRead::Custom(s)) => Plan::Custom(s),
+                Ok(TokenRead::Custom {
+                    subject,
+                    powers_snapshot,
+                }) => Plan::Custom(subject, powers_snapshot),
                 Ok(TokenRead::StellarAsset { name, admin }) => match Token::parse(&name) {
                     Ok(Token::Classic(a)) => Plan::Classic(
                         a,
@@ -152,8 +174,8 @@ pub fn evaluate_targets_each(
         };
         match plan {
             Plan::Classic(a, sac_admin) => classic.push((index, a, sac_admin)),
-            Plan::NoReport(reason) => each(index, (Err(reason), None)),
-            Plan::Custom(subject) => {
+            Plan::NoReport(reason) => each(index, Evaluated::failed(reason)),
+            Plan::Custom(subject, powers_snapshot) => {
                 let powers = match &subject.powers {
                     assay_core::contract::PowersOutcome::Observed(o) => Some(o.value.clone()),
                     _ => None,
@@ -164,7 +186,14 @@ pub fn evaluate_targets_each(
                     suite.as_ref(),
                     assay_core::Timestamp::now(),
                 );
-                each(index, (report, suite));
+                each(
+                    index,
+                    Evaluated {
+                        report,
+                        suite,
+                        powers_snapshot,
+                    },
+                );
             }
         }
     }
@@ -177,12 +206,13 @@ pub fn evaluate_targets_each(
         let evaluated = match scanned {
             Ok(subject) => {
                 let suite = runner.map(|r| r.run(targets[*index].contract));
-                (
-                    evaluate_classic(&subject, suite.as_ref(), sac_admin.take()),
+                Evaluated {
+                    report: evaluate_classic(&subject, suite.as_ref(), sac_admin.take()),
                     suite,
-                )
+                    powers_snapshot: None,
+                }
             }
-            Err(e) => (Err(e), None),
+            Err(e) => Evaluated::failed(e),
         };
         each(*index, evaluated);
     };

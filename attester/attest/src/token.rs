@@ -21,8 +21,12 @@ use crate::AttestError;
 /// What a `C…` address turned out to be.
 #[derive(Debug, Clone)]
 pub enum TokenRead {
-    /// A custom token: the facts for [`assay_core::contract::evaluate_contract`].
-    Custom(Box<ContractSubject>),
+    /// A custom token: the facts for [`assay_core::contract::evaluate_contract`], and the fork snapshot
+    /// its power discovery read (the `--fork-cache` format), kept for the evidence bundle's replay.
+    Custom {
+        subject: Box<ContractSubject>,
+        powers_snapshot: Option<serde_json::Value>,
+    },
     /// A Stellar Asset Contract: the classic asset it wraps (`CODE:ISSUER` from its `name()`, or `native`)
     /// and its current `admin()`.
     StellarAsset {
@@ -107,9 +111,9 @@ pub fn read_token(
             )))
         }
     };
-    let powers = match &code {
+    let (powers, powers_snapshot) = match &code {
         CodeOutcome::Read(_) => survey_powers(rpc_url, passphrase, &address),
-        CodeOutcome::Failed(_) => PowersOutcome::NotRun,
+        CodeOutcome::Failed(_) => (PowersOutcome::NotRun, None),
     };
     let has_admin =
         matches!(&code, CodeOutcome::Read(c) if c.value.functions.iter().any(|f| f == "admin"));
@@ -132,7 +136,7 @@ pub fn read_token(
         },
         None => (None, HomeDomain::Absent, TomlOutcome::NotFetched),
     };
-    Ok(TokenRead::Custom(Box::new(ContractSubject {
+    let subject = Box::new(ContractSubject {
         contract: id,
         code,
         powers,
@@ -143,20 +147,32 @@ pub fn read_token(
         network: Some(passphrase.to_string()),
         scanner_version: Some(assay_scan::SCANNER_VERSION.to_string()),
         scanned_at: assay_core::Timestamp::now(),
-    })))
+    });
+    Ok(TokenRead::Custom {
+        subject,
+        powers_snapshot,
+    })
 }
 
-/// Runs power discovery for `contract` on a fork of the network at `rpc_url`; a discovery that could not
-/// run is a failed attempt (the report is then undetermined, never clean).
-fn survey_powers(rpc_url: &str, passphrase: &str, contract: &ScAddress) -> PowersOutcome {
+/// Runs power discovery for `contract` on a fork of the network at `rpc_url`, recording what it read into a
+/// snapshot of its own (returned with the outcome, for the evidence bundle); a discovery that could not run
+/// is a failed attempt (the report is then undetermined, never clean).
+fn survey_powers(
+    rpc_url: &str,
+    passphrase: &str,
+    contract: &ScAddress,
+) -> (PowersOutcome, Option<serde_json::Value>) {
+    let dir = tempfile::tempdir().ok();
+    let cache = dir.as_ref().map(|d| d.path().join("powers-fork.json"));
     let request = assay_powers::fork::ForkRequest {
-        rpc_url: rpc_url.to_string(),
+        rpc_url: Some(rpc_url.to_string()),
         passphrase: passphrase.to_string(),
         contract: contract.clone(),
         holder: None,
         bounds: assay_powers::Bounds::default(),
+        cache: cache.clone(),
     };
-    match assay_powers::fork::discover_on_fork(&request) {
+    let outcome = match assay_powers::fork::discover_on_fork(&request) {
         Ok(found) => PowersOutcome::Observed(Observed {
             url: rpc_url.to_string(),
             retrieved_at: assay_core::Timestamp::now(),
@@ -167,7 +183,40 @@ fn survey_powers(rpc_url: &str, passphrase: &str, contract: &ScAddress) -> Power
             retrieved_at: assay_core::Timestamp::now(),
             failure: FetchFailure::with_detail(FailureCategory::UnknownFailure, e.to_string()),
         }),
-    }
+    };
+    let snapshot = cache
+        .and_then(|path| std::fs::read(path).ok())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    (outcome, snapshot)
+}
+
+/// Replays power discovery for `contract` offline from `snapshot` (an evidence bundle's
+/// [`assay_core::bundle::Bundle::powers_snapshot`]): the same fork ledger, the same entries, the same
+/// holder candidates. Nothing reaches a network.
+///
+/// # Errors
+/// The snapshot cannot be written to a temporary file, or discovery cannot run from it.
+pub fn replay_powers(
+    contract: [u8; 32],
+    passphrase: &str,
+    snapshot: &serde_json::Value,
+) -> Result<assay_core::powers::PowerSurvey, String> {
+    let dir =
+        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let cache = dir.path().join("powers-fork.json");
+    std::fs::write(&cache, snapshot.to_string())
+        .map_err(|e| format!("cannot write the snapshot to {}: {e}", cache.display()))?;
+    let request = assay_powers::fork::ForkRequest {
+        rpc_url: None,
+        passphrase: passphrase.to_string(),
+        contract: ScAddress::Contract(ContractId(Hash(contract))),
+        holder: None,
+        bounds: assay_powers::Bounds::default(),
+        cache: Some(cache),
+    };
+    assay_powers::fork::discover_on_fork(&request)
+        .map(|found| found.survey)
+        .map_err(|e| e.to_string())
 }
 
 /// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.

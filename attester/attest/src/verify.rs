@@ -181,7 +181,7 @@ pub fn verify_target(
     let fresh = |runner: Option<&Sep41Runner>| -> Result<Verdict, AttestError> {
         let targets = std::slice::from_ref(target);
         let mut evaluated = evaluate_targets(settings, rpc_url, passphrase, targets, runner)?;
-        let report = evaluated.remove(0).0?;
+        let report = evaluated.remove(0).report?;
         Ok(compare(Some(safety), &report, now()?, max_age_secs))
     };
     let plain = match (suite, always_suite) {

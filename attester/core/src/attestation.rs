@@ -162,14 +162,19 @@ pub fn attestation_params(
         });
     }
     let contract = matches!(report.asset, Token::Contract(_));
-    if version.is_contract() != contract {
+    let admitted = if contract {
+        version.admits_contract()
+    } else {
+        version.admits_classic()
+    };
+    if !admitted {
         return Err(Refusal::WrongVersion {
             version: version.to_string(),
             asset: report.asset.to_string(),
             expected: if contract {
-                "a token contract is hashed with v4"
+                "a token contract is hashed with v7, v5 or v4"
             } else {
-                "a classic asset is hashed with v1, v2, v3 or v6"
+                "a classic asset is hashed with v7, v6, v3, v2 or v1"
             },
         });
     }

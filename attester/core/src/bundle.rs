@@ -5,8 +5,9 @@
 //! [`check_bundle`] proves three things without any I/O: the lines hash to the hash; the report produces
 //! exactly these lines (a changed line is named); and the severity, base severity, escalation and mechanics
 //! the lines state follow from the lines' own claims under the documented rules ([`rederive`]). Replaying
-//! the snapshot is the caller's (it needs the local network); the claims it must reproduce are
-//! [`Rederived::sep41`] and [`Rederived::behaviour`].
+//! the snapshots is the caller's (it needs the local network); the claims it must reproduce are
+//! [`Rederived::sep41`] (from [`Bundle::snapshot`]) and [`Rederived::behaviour`] (from
+//! [`Bundle::powers_snapshot`], worded by [`crate::contract::behaviour_claims`]).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -35,7 +36,7 @@ pub struct Bundle {
     pub bundle_format: u32,
     /// SHA-256 of the preimage, lowercase hex: the value an attestation holds on chain.
     pub evidence_hash: String,
-    /// The preimage version (1 to 6).
+    /// The preimage version (1 to 7).
     pub evidence_version: u8,
     /// The preimage, one line per element, without the line feeds (unescaped text is never stored here:
     /// these are the hashed bytes).
@@ -50,6 +51,11 @@ pub struct Bundle {
     /// the event rows judge), for the replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_survey: Option<crate::powers::PowerSurvey>,
+    /// The `--fork-cache` snapshot power discovery read (its fork's entries, and the holder candidates it
+    /// watched under `assay_fork.notes`), for a custom token: power discovery replays from it offline and
+    /// must observe the `contract/behaviour` claims the lines hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub powers_snapshot: Option<serde_json::Value>,
 }
 
 /// Why a bundle was refused.
@@ -127,6 +133,7 @@ impl Bundle {
             report: report.clone(),
             snapshot: None,
             power_survey: None,
+            powers_snapshot: None,
         })
     }
 
@@ -210,6 +217,12 @@ impl Parsed {
             .iter()
             .filter(move |(s, _, _)| s == source)
             .map(|(_, _, c)| c.as_str())
+    }
+
+    /// Whether the lines hash a token contract: always in v4 and v5; in v7 when the subject line is
+    /// `token` (a classic asset's is `asset`).
+    fn names_contract(&self, version: EvidenceVersion) -> bool {
+        version.is_contract() || (version.admits_contract() && self.value("token").is_some())
     }
 
     fn value(&self, key: &str) -> Option<&str> {
@@ -354,8 +367,9 @@ fn who_can_set_flags(who: &str) -> bool {
 /// value that does not follow from the claims.
 pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived, BundleError> {
     let parsed = parse(lines, version)?;
-    let stated = Stated::read(&parsed, version)?;
-    let (mut bits, mut base, latent_alternative) = if version.is_contract() {
+    let contract = parsed.names_contract(version);
+    let stated = Stated::read(&parsed, contract)?;
+    let (mut bits, mut base, latent_alternative) = if contract {
         let bits = contract_bits(&parsed);
         (
             bits,
@@ -412,13 +426,9 @@ struct Stated {
 }
 
 impl Stated {
-    fn read(parsed: &Parsed, version: EvidenceVersion) -> Result<Stated, BundleError> {
+    fn read(parsed: &Parsed, contract: bool) -> Result<Stated, BundleError> {
         let malformed = |m: String| BundleError::Malformed(m);
-        let subject_key = if version.is_contract() {
-            "token"
-        } else {
-            "asset"
-        };
+        let subject_key = if contract { "token" } else { "asset" };
         let asset = parsed
             .value(subject_key)
             .ok_or_else(|| malformed(format!("no {subject_key} line")))?

@@ -248,12 +248,7 @@ impl Seen {
         let survey = &observed.value;
         self.bits |= survey.bits();
         for p in &survey.powers {
-            f.evidence.push(behaviour(format!(
-                "{} authorized by {}: {}",
-                p.function,
-                p.holders(),
-                p.effect.stable_claim()
-            )));
+            f.evidence.push(behaviour(power_claim(p)));
             let label = p
                 .label
                 .as_ref()
@@ -272,19 +267,8 @@ impl Seen {
             ));
         }
         for u in &survey.unclassified {
-            let by = if u.authorized_by.is_empty() {
-                "nobody".to_string()
-            } else {
-                u.authorized_by
-                    .iter()
-                    .map(|a| a.describe())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            };
-            f.evidence.push(behaviour(format!(
-                "{} authorized by {by}: writes state; its effect on holders was not classified within the bound",
-                u.function
-            )));
+            let by = unclassified_authority(u);
+            f.evidence.push(behaviour(unclassified_claim(u)));
             self.powers.push(format!(
                 "lets {by} call `{}`, which writes state whose effect on holders was not classified",
                 u.function
@@ -320,6 +304,47 @@ impl Seen {
         };
         f
     }
+}
+
+/// The `contract/behaviour` claims a survey gives, in the order the report carries them: one per observed
+/// power, then one per unclassified write. What a replay of power discovery must reproduce.
+pub fn behaviour_claims(survey: &PowerSurvey) -> Vec<String> {
+    survey
+        .powers
+        .iter()
+        .map(power_claim)
+        .chain(survey.unclassified.iter().map(unclassified_claim))
+        .collect()
+}
+
+/// `FUNCTION authorized by WHO: EFFECT` (the effect's stable wording: no run numbers).
+fn power_claim(p: &crate::powers::ObservedPower) -> String {
+    format!(
+        "{} authorized by {}: {}",
+        p.function,
+        p.holders(),
+        p.effect.stable_claim()
+    )
+}
+
+fn unclassified_authority(u: &crate::powers::UnclassifiedWrite) -> String {
+    if u.authorized_by.is_empty() {
+        "nobody".to_string()
+    } else {
+        u.authorized_by
+            .iter()
+            .map(|a| a.describe())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+}
+
+fn unclassified_claim(u: &crate::powers::UnclassifiedWrite) -> String {
+    format!(
+        "{} authorized by {}: writes state; its effect on holders was not classified within the bound",
+        u.function,
+        unclassified_authority(u)
+    )
 }
 
 /// Marks `f` undetermined because power discovery did not cover the token; `why` lands in the reasoning

@@ -1,5 +1,5 @@
 //! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 and v6 for classic assets; v4
-//! and v5 for custom token contracts).
+//! and v5 for custom token contracts; v7 for both, with no operator endpoint in it).
 //!
 //! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
 //! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
@@ -29,13 +29,19 @@ pub enum EvidenceVersion {
     V4,
     /// `assay-evidence-v5`: the v4 lines, for a token contract judged by behaviour: its evidence carries the
     /// powers power discovery observed (`contract/behaviour` lines: the function, whose authorization it
-    /// needed, the observed effect). Default for new attestations of token contracts.
+    /// needed, the observed effect). The default for token contracts before v7.
     V5,
     /// `assay-evidence-v6`: the v3 lines, plus the evidence lines only v6 binds ([`V6_ONLY_SOURCES`]: the
     /// issuer's signers and thresholds, and who can use its powers). Judged under the latent-freeze rule
-    /// (an issuer whose flags are not locked and who can still sign holds the freeze). Default for new
-    /// attestations of classic assets.
+    /// (an issuer whose flags are not locked and who can still sign holds the freeze). The default for
+    /// classic assets before v7.
     V6,
+    /// `assay-evidence-v7`: the v6 lines for a classic asset, the v5 lines (`token` in place of `asset`) for
+    /// a token contract, with no operator endpoint in them: an evidence line read from the operator's
+    /// Horizon or stellar-rpc carries the endpoint's kind and the request relative to it
+    /// ([`operator_free_url`]) in place of the URL, so two attesters that read the same facts through
+    /// different servers compute the same hash. Default for new attestations of every subject.
+    V7,
 }
 
 /// Evidence sources that only v6 and later bind: a report hashed in an earlier version leaves their lines
@@ -45,9 +51,9 @@ pub const V6_ONLY_SOURCES: [&str; 1] = [crate::evidence::SOURCE_ISSUER_SIGNERS];
 
 impl EvidenceVersion {
     /// The version new attestations use.
-    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V6;
+    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V7;
 
-    /// The version's number (1 to 6).
+    /// The version's number (1 to 7).
     pub fn number(self) -> u8 {
         match self {
             EvidenceVersion::V1 => 1,
@@ -56,27 +62,52 @@ impl EvidenceVersion {
             EvidenceVersion::V4 => 4,
             EvidenceVersion::V5 => 5,
             EvidenceVersion::V6 => 6,
+            EvidenceVersion::V7 => 7,
         }
     }
 
-    /// Whether this version hashes a custom token contract (v4, v5) rather than a classic asset (v1-v3, v6).
+    /// Whether this version hashes only custom token contracts (v4, v5). v7 hashes either subject; see
+    /// [`EvidenceVersion::hashes_contract`].
     pub fn is_contract(self) -> bool {
         matches!(self, EvidenceVersion::V4 | EvidenceVersion::V5)
     }
 
-    /// The version new attestations of `asset` use: v5 for a token contract, v6 otherwise.
-    pub fn default_for(asset: &crate::token::Token) -> EvidenceVersion {
-        match asset {
-            crate::token::Token::Contract(_) => EvidenceVersion::V5,
-            _ => EvidenceVersion::DEFAULT,
-        }
+    /// Whether this version can hash a token contract (v4, v5, v7).
+    pub fn admits_contract(self) -> bool {
+        self.is_contract() || self >= EvidenceVersion::V7
+    }
+
+    /// Whether this version can hash a classic asset (v1-v3, v6, v7).
+    pub fn admits_classic(self) -> bool {
+        !self.is_contract()
+    }
+
+    /// Whether the preimage of `asset` (the preimage input's subject text) in this version names a token
+    /// contract (`token` line) rather than a classic asset (`asset` line).
+    pub fn hashes_contract(self, asset: &str) -> bool {
+        self.is_contract() || (self >= EvidenceVersion::V7 && is_contract_address(asset))
+    }
+
+    /// Whether this version keeps operator endpoints out of evidence lines (v7 on).
+    pub fn operator_free(self) -> bool {
+        self >= EvidenceVersion::V7
+    }
+
+    /// The version new attestations of `asset` use: v7 for every subject.
+    pub fn default_for(_asset: &crate::token::Token) -> EvidenceVersion {
+        EvidenceVersion::DEFAULT
     }
 
     /// The versions an attestation of `asset` may have been written with, newest first.
     pub fn candidates_for(asset: &crate::token::Token) -> &'static [EvidenceVersion] {
         match asset {
-            crate::token::Token::Contract(_) => &[EvidenceVersion::V5, EvidenceVersion::V4],
+            crate::token::Token::Contract(_) => &[
+                EvidenceVersion::V7,
+                EvidenceVersion::V5,
+                EvidenceVersion::V4,
+            ],
             _ => &[
+                EvidenceVersion::V7,
                 EvidenceVersion::V6,
                 EvidenceVersion::V3,
                 EvidenceVersion::V2,
@@ -107,7 +138,7 @@ impl fmt::Display for EvidenceVersion {
 /// An evidence version text that names none of the versions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown evidence version {0:?}: expected 1, 2, 3, 6 (classic assets), 4 or 5 (token contracts)"
+    "unknown evidence version {0:?}: expected 7 (any subject), 1, 2, 3, 6 (classic assets), 4 or 5 (token contracts)"
 )]
 pub struct UnknownEvidenceVersion(pub String);
 
@@ -122,6 +153,7 @@ impl FromStr for EvidenceVersion {
             "4" => Ok(EvidenceVersion::V4),
             "5" => Ok(EvidenceVersion::V5),
             "6" => Ok(EvidenceVersion::V6),
+            "7" => Ok(EvidenceVersion::V7),
             _ => Err(UnknownEvidenceVersion(s.to_string())),
         }
     }
@@ -209,7 +241,7 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
         }
     }
     line(
-        if version.is_contract() {
+        if version.hashes_contract(&input.asset) {
             "token"
         } else {
             "asset"
@@ -234,7 +266,14 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
     let mut evidence: Vec<String> = input
         .evidence
         .iter()
-        .map(|(s, u, c)| format!("evidence\t{}\t{}\t{}\n", escape(s), escape(u), escape(c)))
+        .map(|(s, u, c)| {
+            let url = if version.operator_free() {
+                operator_free_url(s, u)
+            } else {
+                u.clone()
+            };
+            format!("evidence\t{}\t{}\t{}\n", escape(s), escape(&url), escape(c))
+        })
         .collect();
     evidence.sort();
     for e in evidence {
@@ -243,7 +282,247 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
     out
 }
 
+/// True for a contract StrKey (`C…`, 56 characters of the base32 alphabet): the subject text of a token
+/// contract. A classic asset's (`CODE-ISSUER`) or the native asset's (`native`) never is one.
+fn is_contract_address(subject: &str) -> bool {
+    subject.len() == 56
+        && subject.starts_with('C')
+        && subject
+            .bytes()
+            .all(|b| matches!(b, b'A'..=b'Z' | b'2'..=b'7'))
+}
+
+/// The kind v7 names a Horizon endpoint by.
+pub const ENDPOINT_HORIZON: &str = "horizon";
+/// The kind v7 names a stellar-rpc endpoint by.
+pub const ENDPOINT_STELLAR_RPC: &str = "stellar-rpc";
+
+/// The Horizon routes whose request names the fact read (the account or the asset), as the scan builds them
+/// (`crate::parse::urls`).
+const HORIZON_ROUTES: [&str; 3] = ["/accounts/", "/assets?", "/assets"];
+
+/// An evidence line's URL as v7 hashes it: with no operator endpoint in it.
+///
+/// - A line read from the operator's Horizon (a `horizon…` source) becomes `horizon:` and the request
+///   relative to Horizon (`horizon:/accounts/G…`, `horizon:/assets?asset_code=…&asset_issuer=…`): the fact
+///   stays attributed to its source by kind and names what was asked, never the server that answered.
+/// - A line whose URL is an endpoint of the operator's stellar-rpc (a `contract/…` or `sep41` line that
+///   records a failed read: its URL is the RPC URL, not the contract) becomes `stellar-rpc:`.
+/// - Everything else is a fact about the asset and stays as it is: a contract's `C…` address, the
+///   stellar.toml its home domain serves, the public directory's and an asset list's URLs.
+pub fn operator_free_url(source: &str, url: &str) -> String {
+    let endpoint_of_rpc =
+        (source.starts_with("contract/") || source == "sep41") && url.contains("://");
+    if source == ENDPOINT_HORIZON || source.starts_with("horizon/") {
+        format!("{ENDPOINT_HORIZON}:{}", horizon_request(url))
+    } else if endpoint_of_rpc {
+        format!("{ENDPOINT_STELLAR_RPC}:")
+    } else {
+        url.to_string()
+    }
+}
+
+/// The request part of a Horizon URL: from its last known route on (the operator's base, host and path
+/// prefix removed); empty when no route is recognised.
+fn horizon_request(url: &str) -> &str {
+    let after_authority = match url.find("://") {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            &rest[rest.find(['/', '?', '#']).unwrap_or(rest.len())..]
+        }
+        None => url,
+    };
+    let without_fragment = after_authority.split('#').next().unwrap_or("");
+    HORIZON_ROUTES
+        .iter()
+        .filter_map(|route| {
+            let at = without_fragment.rfind(route)?;
+            let tail = &without_fragment[at..];
+            // `/assets` is a route only as the whole last segment (`/assets` or `/assets?…`).
+            (*route != "/assets" || tail == "/assets").then_some(at)
+        })
+        .max()
+        .map_or("", |at| &without_fragment[at..])
+}
+
 /// SHA-256 of the preimage, lowercase hex.
 pub fn evidence_hash(input: &PreimageInput, version: EvidenceVersion) -> String {
     hex::encode(Sha256::digest(preimage(input, version).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISSUER: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
+    const TOKEN: &str = "CA2E53VHFZ6YSWQIEIPBXJQGT6VW3VKWWZO555XKRQXYJ63GEBJJGHY7";
+
+    /// One operator's endpoints: Horizon base and stellar-rpc URL, as evidence carries them (redacted).
+    struct Operator {
+        horizon: &'static str,
+        rpc: &'static str,
+    }
+
+    const OPERATORS: [Operator; 2] = [
+        Operator {
+            horizon: "https://horizon.stellar.org",
+            rpc: "https://soroban-rpc.mainnet.stellar.gateway.fm",
+        },
+        Operator {
+            horizon: "http://10.0.0.7:8000/tenant-a/(redacted)/horizon/",
+            rpc: "https://rpc.provider.example:4443/v1/(redacted)/rpc",
+        },
+    ];
+
+    /// The same facts as `operator` read them: a token whose behaviour discovery failed at its RPC, whose
+    /// admin's home domain came from its Horizon; and a classic asset's Horizon lines.
+    fn inputs(operator: &Operator) -> [PreimageInput; 2] {
+        let base = |asset: String| PreimageInput {
+            asset,
+            severity: Severity::Medium,
+            base_severity: Severity::Medium,
+            escalated: false,
+            mechanics: 2,
+            accountability: Accountability::Verified,
+            checks: vec!["capability".into()],
+            network: Some("Test SDF Network ; September 2015".into()),
+            scanner: Some("v0.1.0".into()),
+            evidence: vec![],
+        };
+        let horizon = operator.horizon.trim_end_matches('/');
+        let mut token = base(TOKEN.into());
+        token.evidence = vec![
+            (
+                "contract/behaviour".into(),
+                operator.rpc.into(),
+                "not retrievable: timeout".into(),
+            ),
+            ("contract/wasm".into(), TOKEN.into(), "wasm ab".into()),
+            (
+                "horizon".into(),
+                format!("{horizon}/accounts/{ISSUER}"),
+                "home_domain \"token.example\"".into(),
+            ),
+        ];
+        let mut classic = base(format!("XRP-{ISSUER}"));
+        classic.evidence = vec![
+            (
+                "horizon".into(),
+                format!("{horizon}/assets?asset_code=XRP&asset_issuer={ISSUER}"),
+                "issuer flags: …".into(),
+            ),
+            (
+                "horizon/account/signers".into(),
+                format!("{horizon}/accounts/{ISSUER}"),
+                "signers: …".into(),
+            ),
+            (
+                "stellar.toml".into(),
+                "https://fchain.io/.well-known/stellar.toml".into(),
+                "CURRENCIES claims …".into(),
+            ),
+        ];
+        [token, classic]
+    }
+
+    #[test]
+    fn two_operators_get_one_v7_hash_and_no_endpoint_enters_the_preimage() {
+        let [token_a, classic_a] = inputs(&OPERATORS[0]);
+        let [token_b, classic_b] = inputs(&OPERATORS[1]);
+        for (a, b) in [(&token_a, &token_b), (&classic_a, &classic_b)] {
+            assert_eq!(
+                evidence_hash(a, EvidenceVersion::V7),
+                evidence_hash(b, EvidenceVersion::V7)
+            );
+            // Earlier versions bound the endpoint: the same facts hashed differently per operator.
+            let earlier = if a.asset == TOKEN {
+                EvidenceVersion::V5
+            } else {
+                EvidenceVersion::V6
+            };
+            assert_ne!(evidence_hash(a, earlier), evidence_hash(b, earlier));
+            for (input, operator) in [(a, &OPERATORS[0]), (b, &OPERATORS[1])] {
+                let text = preimage(input, EvidenceVersion::V7);
+                for endpoint in [operator.horizon, operator.rpc] {
+                    let host = endpoint
+                        .split("://")
+                        .nth(1)
+                        .unwrap()
+                        .split('/')
+                        .next()
+                        .unwrap();
+                    assert!(!text.contains(host), "{host} in\n{text}");
+                    assert!(!text.contains(endpoint.trim_end_matches('/')), "{endpoint}");
+                }
+                for fragment in ["tenant-a", "(redacted)", "/v1/", "8000", "4443"] {
+                    assert!(!text.contains(fragment), "{fragment} in\n{text}");
+                }
+            }
+        }
+        let token = preimage(&token_a, EvidenceVersion::V7);
+        assert!(token.contains(&format!("\ntoken\t{TOKEN}\n")), "{token}");
+        assert!(
+            token
+                .contains("evidence\tcontract/behaviour\tstellar-rpc:\tnot retrievable: timeout\n"),
+            "{token}"
+        );
+        assert!(token.contains(&format!("evidence\thorizon\thorizon:/accounts/{ISSUER}\t")));
+        let classic = preimage(&classic_a, EvidenceVersion::V7);
+        assert!(
+            classic.contains(&format!("\nasset\tXRP-{ISSUER}\n")),
+            "{classic}"
+        );
+        assert!(
+            classic.contains(&format!(
+                "evidence\thorizon\thorizon:/assets?asset_code=XRP&asset_issuer={ISSUER}\t"
+            )),
+            "{classic}"
+        );
+        // Facts about the asset keep their URL.
+        assert!(classic.contains("\thttps://fchain.io/.well-known/stellar.toml\t"));
+    }
+
+    #[test]
+    fn operator_free_urls() {
+        let cases = [
+            ("horizon", "https://h.example/", "horizon:"),
+            ("horizon", "", "horizon:"),
+            (
+                "horizon/holder",
+                "https://u@h.example/accounts/x/horizon/accounts/GA",
+                "horizon:/accounts/GA",
+            ),
+            (
+                "horizon",
+                "https://h.example/assets-api/assets?asset_code=A&asset_issuer=G",
+                "horizon:/assets?asset_code=A&asset_issuer=G",
+            ),
+            ("sep41", TOKEN, TOKEN),
+            ("contract/admin", "https://rpc.example/rpc", "stellar-rpc:"),
+            (
+                "stellar.expert/directory",
+                "https://api.stellar.expert/explorer/directory/G",
+                "https://api.stellar.expert/explorer/directory/G",
+            ),
+            (
+                "asset-list",
+                "https://lists.example/l.json",
+                "https://lists.example/l.json",
+            ),
+        ];
+        for (source, url, want) in cases {
+            assert_eq!(operator_free_url(source, url), want, "{source} {url}");
+        }
+    }
+
+    #[test]
+    fn v7_parses_and_admits_both_subjects() {
+        assert_eq!("v7".parse::<EvidenceVersion>(), Ok(EvidenceVersion::V7));
+        assert_eq!(EvidenceVersion::DEFAULT, EvidenceVersion::V7);
+        assert!(EvidenceVersion::V7.admits_contract() && EvidenceVersion::V7.admits_classic());
+        assert!(!EvidenceVersion::V6.admits_contract() && !EvidenceVersion::V5.admits_classic());
+        assert!(EvidenceVersion::V7.hashes_contract(TOKEN));
+        assert!(!EvidenceVersion::V7.hashes_contract(&format!("XRP-{ISSUER}")));
+        assert!(!EvidenceVersion::V7.hashes_contract("native"));
+    }
 }

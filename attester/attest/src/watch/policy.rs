@@ -197,15 +197,15 @@ mod tests {
         let (report, params) = judged("xrp-clear-unlocked");
         assert_eq!(
             (params.severity, params.flags, params.evidence_version),
-            (2, 2, 6)
+            (2, 2, 7)
         );
         let held = written_under_the_old_rule(&report, 0, 0);
         assert_eq!(
             write_reason(Some(&held), &params, 1000, 86_400, 3600),
             Some(WriteReason::VerdictChanged)
         );
-        // USDC held auth_revocable all along: the verdict is the same, but the v6 hash now binds who can act,
-        // so the entry is rewritten once as well.
+        // USDC held auth_revocable all along: the verdict is the same, but the hash now binds who can act
+        // (v6 on) and no operator endpoint (v7), so the entry is rewritten once as well.
         let (report, params) = judged("usdc-revocable-regulated");
         let held = written_under_the_old_rule(&report, params.severity, params.flags);
         assert_eq!(

@@ -311,7 +311,11 @@ impl Watcher<'_> {
     fn decide_one(
         &self,
         index: usize,
-        (report, suite): Evaluated,
+        Evaluated {
+            report,
+            suite,
+            powers_snapshot,
+        }: Evaluated,
         held: &BTreeMap<[u8; 32], Option<crate::registry::Safety>>,
         ledger_now: &OnceLock<Result<u64, AttestError>>,
     ) -> Step {
@@ -334,9 +338,14 @@ impl Watcher<'_> {
         if let Some(path) = &self.history {
             // One writer at a time: the checks of a pass record side by side.
             let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = assay_scan::history::History::open(path)
-                .and_then(|mut h| crate::evidence::record_check(&mut h, &report, suite.as_ref()))
-            {
+            if let Err(e) = assay_scan::history::History::open(path).and_then(|mut h| {
+                crate::evidence::record_check(
+                    &mut h,
+                    &report,
+                    suite.as_ref(),
+                    powers_snapshot.as_ref(),
+                )
+            }) {
                 log(
                     "history_failed",
                     json!({"asset": name, "error": e.to_string()}),

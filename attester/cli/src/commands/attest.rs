@@ -121,13 +121,19 @@ fn record(
     path: &std::path::Path,
     reports: &[(usize, assay_core::report::Report)],
     suites: &[Option<assay_attest::sep41::Sep41Outcome>],
+    powers_snapshots: &[Option<serde_json::Value>],
     targets: &[assay_attest::targets::Target],
     outcomes: &[assay_attest::attest::Outcome],
 ) {
     use assay_attest::attest::Outcome;
     let recorded = assay_scan::history::History::open(path).and_then(|mut history| {
         for (index, report) in reports {
-            assay_attest::evidence::record_check(&mut history, report, suites[*index].as_ref())?;
+            assay_attest::evidence::record_check(
+                &mut history,
+                report,
+                suites[*index].as_ref(),
+                powers_snapshots[*index].as_ref(),
+            )?;
         }
         let at = assay_core::Timestamp::now().to_string();
         let readings: Vec<(String, String, String)> = targets
@@ -178,7 +184,14 @@ pub fn run(args: AttestArgs) -> CommandResult {
         &targets,
         runner.as_ref(),
     )?;
-    let (reports, suites): (Vec<_>, Vec<_>) = evaluated.into_iter().unzip();
+    let mut reports = Vec::with_capacity(evaluated.len());
+    let mut suites = Vec::with_capacity(evaluated.len());
+    let mut powers_snapshots = Vec::with_capacity(evaluated.len());
+    for e in evaluated {
+        reports.push(e.report);
+        suites.push(e.suite);
+        powers_snapshots.push(e.powers_snapshot);
+    }
     let history = if args.no_history {
         None
     } else {
@@ -223,7 +236,14 @@ pub fn run(args: AttestArgs) -> CommandResult {
     );
     let outcomes = revoke_weaker_entries(&targets, &floors, outcomes, &mut submitter, args.dry_run);
     if let Some(path) = history.as_deref().filter(|_| !args.dry_run) {
-        record(path, &judged, &suites, &targets, &outcomes);
+        record(
+            path,
+            &judged,
+            &suites,
+            &powers_snapshots,
+            &targets,
+            &outcomes,
+        );
     }
     let mut out = std::io::stdout().lock();
     for ((target, outcome), suite) in targets.iter().zip(&outcomes).zip(&suites) {

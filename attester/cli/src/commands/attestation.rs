@@ -22,7 +22,7 @@ Refusal rules, checked in this order (the first that matches is reported):
   2 stale         the report says stale, or its age at --as-of is strictly past --max-age
   3 undetermined  a check could not complete (a source did not answer, or no home_domain to key the blocklist)
   4 inconsistent  the clawback bit is set below severity high (the registry would reject it)
-  5 version       --evidence-version does not fit the subject (1-3 or 6 classic, 4 token contract)
+  5 version       --evidence-version does not fit the subject (7 either; 1-3 or 6 classic, 4 or 5 token contract)
   6 holder        the report carries one holder's trustline (scan --holder, assay exposure): off-chain only
 
 Exit codes:
@@ -48,9 +48,9 @@ pub struct AttestationArgs {
     #[arg(long, value_name = "FILE|-")]
     from_report: PathBuf,
 
-    /// Evidence preimage version: 1, 2 or 3 for a classic asset (3 binds the check set, scanner version and
-    /// network; the default), 4 for a token contract (its only version, and its default).
-    #[arg(long, value_name = "1|2|3|4", value_parser = parse_version)]
+    /// Evidence preimage version: 7 (the default, either subject: no operator endpoint hashed); 1, 2, 3 or 6
+    /// for a classic asset, 4 or 5 for a token contract (to reproduce an attestation written in one).
+    #[arg(long, value_name = "1-7", value_parser = parse_version)]
     evidence_version: Option<EvidenceVersion>,
 
     /// Print only `SEVERITY<TAB>FLAGS<TAB>HASH`.
@@ -147,7 +147,7 @@ fn rule_hint(refusal: &Refusal) -> &'static str {
             "rule 4 (inconsistent): the report contradicts itself; re-scan rather than editing it"
         }
         Refusal::WrongVersion { .. } => {
-            "rule 5 (version): drop --evidence-version, or pick 1-3 or 6 for a classic asset and 4 for a token contract"
+            "rule 5 (version): drop --evidence-version, or pick 7 (either subject), 1-3 or 6 for a classic asset, 4 or 5 for a token contract"
         }
         Refusal::HolderSpecific { .. } => {
             "rule 6 (holder): a report made with --holder (or by assay exposure) describes one holder; scan without it"

@@ -103,7 +103,7 @@ pub fn verify_file(path: &Path, output: OutputFormat) -> CommandResult {
     let checked = verify_bundle(&bundle);
     let code = match &checked {
         Err(_) => exit::NEGATIVE,
-        Ok(v) if v.sep41_replay.as_ref().is_some_and(|r| !r.same()) => exit::NEGATIVE,
+        Ok(v) if !v.replays_agree() => exit::NEGATIVE,
         Ok(v) if !v.not_replayed.is_empty() => exit::UNDETERMINED,
         Ok(_) => exit::OK,
     };
@@ -177,8 +177,43 @@ fn render(v: &BundleVerdict, code: u8) -> String {
             }
         }
     }
+    if let Some(replay) = &v.powers_replay {
+        render_powers(&mut out, replay);
+    }
     for why in &v.not_replayed {
         out.push_str(&format!("\n  not replayed: {why}"));
     }
     out
+}
+
+/// The powers replay: agreement, or each power the bundle and the replay disagree on, by name.
+fn render_powers(out: &mut String, replay: &assay_attest::evidence::PowersReplayed) {
+    if replay.same() {
+        out.push_str(&format!(
+            "\n  powers: discovery replayed offline from the snapshot: the same {} observed power(s), mechanics {}",
+            replay.claims.claims.len(),
+            replay.replayed_bits
+        ));
+    }
+    for claim in &replay.claims.missing {
+        out.push_str(&format!(
+            "\n  powers: the bundle has `{claim}`; the replay did not observe it"
+        ));
+    }
+    for claim in &replay.claims.unexpected {
+        out.push_str(&format!(
+            "\n  powers: the replay observed `{claim}`; the bundle does not have it"
+        ));
+    }
+    if replay.recorded_bits != replay.replayed_bits {
+        out.push_str(&format!(
+            "\n  powers: mechanics {} recorded, {} replayed",
+            replay.recorded_bits, replay.replayed_bits
+        ));
+    }
+    if let Some(why) = &replay.incomplete {
+        out.push_str(&format!(
+            "\n  powers: the replay did not cover the token: {why}"
+        ));
+    }
 }

@@ -96,8 +96,13 @@ fn raw_parameters_from_an_eval_report() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["evidence_hash"], fields[2]);
     assert_eq!(v["severity_name"], "critical");
-    // Classic assets are attested in v6 by default (it binds who can use the issuer's powers).
-    assert_eq!(v["evidence_version"], 6);
+    // Attested in v7 by default (v6's lines, who can use the issuer's powers included, with no operator
+    // endpoint).
+    assert_eq!(v["evidence_version"], 7);
+    assert!(!v["preimage"]
+        .as_str()
+        .unwrap()
+        .contains("horizon.stellar.org"));
     let preimage = v["preimage"].as_str().unwrap();
     use sha2_check::digest_hex;
     assert_eq!(digest_hex(preimage.as_bytes()), fields[2]);
@@ -275,7 +280,7 @@ fn usage_errors_exit_64() {
             "--from-report",
             hand,
             "--evidence-version",
-            "7",
+            "8",
         ],
         vec![
             "attestation",

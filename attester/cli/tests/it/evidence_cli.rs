@@ -1,8 +1,9 @@
 //! Evidence bundles end to end on the local network: `assay attest` records a bundle for a classic asset
 //! and for a custom token (its SEP-41 rows run keyless on a fork); a source changes, so a fresh scan no
 //! longer reproduces the attestation; `assay evidence HASH` prints each bundle and, with the network
-//! stopped, `assay verify --bundle` re-derives the attested verdicts exactly (the token's rows replayed
-//! from the fork snapshot). A bundle with one line changed is refused with the line named. `assay serve`
+//! stopped, `assay verify --bundle` re-derives the attested verdicts exactly (the token's SEP-41 rows
+//! replayed from the suite's fork snapshot, its powers from power discovery's). The hashed lines (evidence
+//! v7) name no operator endpoint. A bundle with one line changed is refused with the line named. `assay serve`
 //! answers the evidence route and pages its listings over real HTTP.
 
 use crate::serve_cli::{get_json, serve};
@@ -133,6 +134,51 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         entries.is_some_and(|n| n > 0),
         "the token's fork snapshot holds what it read: {entries:?}"
     );
+    // Power discovery's own snapshot: the entries it read and the holders it watched.
+    let powers_snapshot = &bundles[1].1["powers_snapshot"];
+    assert!(
+        powers_snapshot["ledger_entries"]
+            .as_array()
+            .is_some_and(|e| !e.is_empty()),
+        "the token's power discovery snapshot holds what it read"
+    );
+    assert!(
+        powers_snapshot["assay_fork"]["notes"]["powers.holder_candidates"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "{}",
+        powers_snapshot["assay_fork"]
+    );
+    assert!(bundles[0].1.get("powers_snapshot").is_none());
+    // Evidence v7: the hashed lines name no operator endpoint (the local network's Horizon and RPC).
+    let endpoint = w.net.rpc_url();
+    let host = endpoint["http://".len()..]
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    for (_, bundle) in &bundles {
+        assert_eq!(bundle["evidence_version"], 7, "{bundle}");
+        let lines = bundle["lines"].as_array().unwrap();
+        assert!(
+            lines.iter().all(|l| !l.as_str().unwrap().contains(&host)),
+            "{host} in {lines:?}"
+        );
+    }
+    assert!(
+        bundles[0].1["lines"].as_array().unwrap().iter().any(|l| l
+            .as_str()
+            .unwrap()
+            .starts_with("evidence\thorizon\thorizon:/assets?")),
+        "the flag read stays attributed to Horizon by kind"
+    );
+    let behaviour_lines = bundles[1].1["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l.as_str().unwrap().contains("\tcontract/behaviour\t"))
+        .count();
+    assert!(behaviour_lines > 0, "the token's mint was observed");
     let (code, _, err) = assay(
         &["evidence", &"ab".repeat(32), "--history", &history_arg],
         &[],
@@ -199,6 +245,76 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         assert_eq!(derived["mechanics"], line["flags"], "{v}");
         assert_eq!(v["bundle"]["not_replayed"], serde_json::json!([]), "{v}");
     }
+    // The token's powers: discovery replayed from its snapshot observes the attested powers exactly.
+    let (code, out, err) = assay(
+        &[
+            "verify",
+            "--bundle",
+            &bundles[1].0.display().to_string(),
+            "--output",
+            "json",
+        ],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let powers = &serde_json::from_str::<Value>(out.trim()).unwrap()["bundle"]["powers_replay"];
+    assert_eq!(
+        powers["claims"].as_array().map(Vec::len),
+        Some(behaviour_lines),
+        "{powers}"
+    );
+    assert_eq!(
+        (powers["missing"].clone(), powers["unexpected"].clone()),
+        (serde_json::json!([]), serde_json::json!([])),
+        "{powers}"
+    );
+    assert_eq!(powers["recorded_bits"], powers["replayed_bits"], "{powers}");
+    assert_eq!(
+        powers["replayed_bits"].as_u64().unwrap() & 0x1000,
+        0x1000,
+        "the mint (bit 12) replayed: {powers}"
+    );
+    assert_eq!(
+        powers["replayed_bits"], token_line["flags"],
+        "the attested flags are the replayed powers: {powers}"
+    );
+    let (code, out, _) = assay(
+        &["verify", "--bundle", &bundles[1].0.display().to_string()],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("powers: discovery replayed offline from the snapshot: the same"),
+        "{out}"
+    );
+    // A powers snapshot stripped of the holders discovery watched cannot be replayed: said, never "agreement".
+    let mut stripped = bundles[1].1.clone();
+    stripped["powers_snapshot"]["assay_fork"]["notes"] = serde_json::json!({});
+    let stripped_file = store.path().join("stripped.json");
+    std::fs::write(&stripped_file, stripped.to_string()).unwrap();
+    let (code, out, _) = assay(
+        &[
+            "verify",
+            "--bundle",
+            &stripped_file.display().to_string(),
+            "--output",
+            "json",
+        ],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 2, "{out}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["verdict"], "not_replayed", "{v}");
+    assert!(
+        v["bundle"]["not_replayed"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("powers: "),
+        "{v}"
+    );
     // The token's SEP-41 rows replayed from the snapshot: the same 26 verdicts.
     let (_, out, _) = assay(
         &[

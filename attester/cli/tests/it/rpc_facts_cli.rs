@@ -100,7 +100,7 @@ fn hash(report: &Value) -> String {
     let report = Report::from_json(&report.to_string()).expect("a valid report");
     evidence_hash(
         &PreimageInput::from_report(&report).unwrap(),
-        EvidenceVersion::V6,
+        EvidenceVersion::DEFAULT,
     )
 }
 

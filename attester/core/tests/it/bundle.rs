@@ -126,3 +126,21 @@ fn contract_vectors_rederive() {
     assert!(derived.mechanics & Mechanics::SEP41_VIOLATION != 0);
     assert!(derived.sep41.iter().any(|(_, v)| v == "FAIL"));
 }
+
+#[test]
+fn v7_vectors_rederive_for_both_subjects() {
+    let derived = rederive(&vector_lines("contract-behaviour-v7"), EvidenceVersion::V7).unwrap();
+    assert_eq!(derived.mechanics, Mechanics::ADMIN_MINT);
+    assert_eq!(derived.behaviour.len(), 1);
+    assert!(derived.asset.starts_with('C'));
+    let derived = rederive(
+        &vector_lines("classic-latent-freeze-v7"),
+        EvidenceVersion::V7,
+    )
+    .unwrap();
+    assert_eq!(derived.mechanics, Mechanics::AUTH_REVOCABLE);
+    assert!(
+        derived.notes.is_empty(),
+        "v7 binds the signers: {derived:?}"
+    );
+}

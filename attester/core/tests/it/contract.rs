@@ -475,13 +475,22 @@ fn versions_fit_their_subject() {
         EvidenceVersion::V1,
         EvidenceVersion::V2,
         EvidenceVersion::V3,
+        EvidenceVersion::V6,
     ] {
         assert!(matches!(
             attestation_params(&r, at(), Freshness::default(), v, false),
             Err(Refusal::WrongVersion { .. })
         ));
     }
-    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V5);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V7);
+    let v7 = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V7, true)
+        .expect("v7 hashes a token contract");
+    assert!(
+        v7.preimage
+            .unwrap()
+            .contains(&format!("\ntoken\t{TOKEN}\n")),
+        "v7 names a token contract by its token line"
+    );
     let json = r.to_json_pretty();
     assert!(
         json.contains(&format!("\"contract\": \"{TOKEN}\"")),

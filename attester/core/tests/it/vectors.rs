@@ -401,3 +401,87 @@ fn v6_locked_issuer_stays_clear_with_locked_shown() {
     ];
     pin("classic-locked-v6", &p, EvidenceVersion::V6);
 }
+
+/// Operators' endpoints as two attesters may configure them: the public Horizon, and a provider's with
+/// credentials, a port, a path prefix and a key in the path (as [`assay_core::redact::url`] leaves it).
+const OPERATOR_HORIZONS: [&str; 2] = [
+    "https://horizon.stellar.org",
+    "http://127.0.0.1:8000/provider/(redacted)/horizon",
+];
+
+#[test]
+fn v7_classic_binds_no_operator_endpoint() {
+    const XR: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
+    for horizon in OPERATOR_HORIZONS {
+        let mut p = base(
+            format!("XRP-{XR}"),
+            Severity::Medium,
+            Severity::Medium,
+            false,
+            2,
+            Accountability::Verified,
+        );
+        p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
+        p.scanner = Some("v0.1.0".into());
+        p.network = Some(PUB.into());
+        p.evidence = vec![
+            ev(
+                "stellar.toml",
+                "https://fchain.io/.well-known/stellar.toml",
+                &format!("CURRENCIES claims XRP-{XR}"),
+            ),
+            ev(
+                "horizon/account/signers",
+                &format!("{horizon}/accounts/{XR}"),
+                &signers_claim(&[(XR, 1)], 0, 0, 0),
+            ),
+            ev(
+                "horizon",
+                &format!("{horizon}/assets?asset_code=XRP&asset_issuer={XR}"),
+                F0,
+            ),
+        ];
+        // Both operators' inputs give the one committed preimage.
+        pin("classic-latent-freeze-v7", &p, EvidenceVersion::V7);
+    }
+}
+
+#[test]
+fn v7_token_contract_binds_no_operator_endpoint_and_a_token_line() {
+    for horizon in OPERATOR_HORIZONS {
+        let mut p = base(
+            TOKEN.into(),
+            Severity::Clear,
+            Severity::Clear,
+            false,
+            4096,
+            Accountability::Verified,
+        );
+        p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
+        p.network = Some(TEST.into());
+        p.scanner = Some("v0.1.0".into());
+        p.evidence = vec![
+            ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
+            ev(
+                "contract/behaviour",
+                TOKEN,
+                &format!(
+                    "mint authorized by {ADMIN} (1 key, 0 s): a balance rose by the units asked with no \
+                     matching debit"
+                ),
+            ),
+            ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
+            ev(
+                "horizon",
+                &format!("{horizon}/accounts/{ADMIN}"),
+                "home_domain \"token.example\"",
+            ),
+            ev(
+                "stellar.toml",
+                "https://token.example/.well-known/stellar.toml",
+                &format!("CURRENCIES claims contract {TOKEN}"),
+            ),
+        ];
+        pin("contract-behaviour-v7", &p, EvidenceVersion::V7);
+    }
+}

@@ -197,12 +197,15 @@ fn the_control_has_no_power() {
 #[test]
 fn on_a_fork_holders_come_from_the_tokens_newest_events() {
     let d = deploy("take-burn");
+    let snapshots = tempfile::tempdir().unwrap();
+    let cache = snapshots.path().join("powers-fork.json");
     let found = discover_on_fork(&ForkRequest {
-        rpc_url: d.net.rpc_url(),
+        rpc_url: Some(d.net.rpc_url()),
         passphrase: d.net.passphrase().to_string(),
         contract: d.token.clone(),
         holder: None,
         bounds: Bounds::default(),
+        cache: Some(cache.clone()),
     })
     .expect("discovery on the fork");
     assert_eq!(
@@ -214,4 +217,53 @@ fn on_a_fork_holders_come_from_the_tokens_newest_events() {
     let p = only_power(&found.survey, Mechanics::ADMIN_CLAWBACK);
     assert_eq!(p.function, "rebalance");
     assert!(found.upstream_round_trips > 0);
+    assert!(!found.offline);
+
+    // The network stops; the snapshot the discovery wrote replays it offline to the same survey.
+    let (token, passphrase) = (d.token.clone(), d.net.passphrase().to_string());
+    drop(d);
+    let replayed = discover_on_fork(&ForkRequest {
+        rpc_url: None,
+        passphrase: passphrase.clone(),
+        contract: token.clone(),
+        holder: None,
+        bounds: Bounds::default(),
+        cache: Some(cache.clone()),
+    })
+    .expect("discovery replayed from the snapshot");
+    assert!(replayed.offline);
+    assert_eq!(replayed.upstream_round_trips, 0);
+    assert_eq!(replayed.survey.holders, found.survey.holders);
+    assert_eq!(replayed.survey.bits(), found.survey.bits());
+    let claims = |s: &PowerSurvey| -> Vec<(String, String, String)> {
+        s.powers
+            .iter()
+            .map(|p| (p.function.clone(), p.holders(), p.effect.stable_claim()))
+            .collect()
+    };
+    assert_eq!(
+        claims(&replayed.survey),
+        claims(&found.survey),
+        "{replayed:#?}"
+    );
+    assert_eq!(replayed.survey.unclassified, found.survey.unclassified);
+
+    // A snapshot no discovery recorded (no candidates noted) is refused, not read as "no holder".
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
+    text["assay_fork"]["notes"] = serde_json::json!({});
+    let bare = snapshots.path().join("bare.json");
+    std::fs::write(&bare, text.to_string()).unwrap();
+    let refused = discover_on_fork(&ForkRequest {
+        rpc_url: None,
+        passphrase,
+        contract: token,
+        holder: None,
+        bounds: Bounds::default(),
+        cache: Some(bare),
+    });
+    assert!(
+        matches!(&refused, Err(assay_powers::DiscoveryError::Upstream(m)) if m.contains("holder candidates")),
+        "{refused:?}"
+    );
 }

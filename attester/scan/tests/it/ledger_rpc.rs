@@ -335,3 +335,122 @@ async fn a_holders_trustlines_are_read_in_batches_of_200_keys() {
         .unwrap_err();
     assert!(matches!(err, ScanError::UnknownAccount { .. }), "{err}");
 }
+
+/// A second operator's Horizon: another host, over plain HTTP, under a path prefix with a key in it.
+const HORIZON_B: &str = "horizon-b.test";
+const TENANT_PREFIX: &str = "/tenant/k8Jd2mQ9xL4vT7pR1sW3";
+
+/// Operator B's scanner: Horizon at `http://horizon-b.test/tenant/KEY`, no stellar-rpc; the same public
+/// sources (directory, the issuer's domain) as the world's.
+fn scanner_of_operator_b(server: &ReplayServer) -> Scanner {
+    let mut connect_to: Vec<_> = [EXPERT, DOMAIN]
+        .iter()
+        .map(|h| server.connect_https(h).parse().unwrap())
+        .collect();
+    connect_to.push(server.connect_http(HORIZON_B).parse().unwrap());
+    let http = HttpClient::new(&NetConfig {
+        mappings: Mappings {
+            resolve: Vec::new(),
+            connect_to,
+        },
+        extra_roots: vec![CertificateDer::from_pem_slice(server.ca_pem.as_bytes()).unwrap()],
+        ..NetConfig::default()
+    })
+    .unwrap();
+    Scanner::new(
+        http,
+        ScanConfig {
+            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
+            horizon_url: format!("http://{HORIZON_B}{TENANT_PREFIX}/"),
+            rpc_url: None,
+            ledger_floor: Default::default(),
+            expert_url: format!("https://{EXPERT}"),
+            asset_lists: Vec::new(),
+            cache: None,
+            concurrency: 1,
+            per_host: HostLimits::default(),
+        },
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_operators_with_different_endpoints_attest_the_same_v7_hash() {
+    let server = world().await;
+    // Operator A reads the ledger through its stellar-rpc (Horizon named `https://horizon.test`, down).
+    server.route(
+        RPC,
+        "/rpc",
+        vec![
+            network_answer(assay_core::TESTNET_PASSPHRASE),
+            entries_answer(42, &[(issuer_key(), issuer_entry(0))]),
+        ],
+    );
+    // Operator B's Horizon answers the same facts as the world's under its own host and prefix.
+    let flags = json!({"auth_required": false, "auth_revocable": false, "auth_immutable": false,
+        "auth_clawback_enabled": false});
+    server.route(
+        HORIZON_B,
+        &format!("{TENANT_PREFIX}/"),
+        vec![Reply::horizon_root(assay_core::TESTNET_PASSPHRASE)],
+    );
+    server.route(
+        HORIZON_B,
+        &format!("{TENANT_PREFIX}/assets?asset_code=XRP&asset_issuer={ISSUER}"),
+        vec![Reply::json(
+            json!({"_embedded": {"records": [{"asset_code": "XRP", "asset_issuer": ISSUER, "flags": flags}]}})
+                .to_string(),
+        )],
+    );
+    server.route(
+        HORIZON_B,
+        &format!("{TENANT_PREFIX}/accounts/{ISSUER}"),
+        vec![Reply::json(
+            json!({"account_id": ISSUER, "flags": flags, "home_domain": DOMAIN,
+                "thresholds": {"low_threshold": 0, "med_threshold": 0, "high_threshold": 0},
+                "signers": [{"weight": 1, "key": ISSUER, "type": "ed25519_public_key"}]})
+            .to_string(),
+        )],
+    );
+    let a =
+        assay_core::evaluate(&scanner(&server, true, false).scan(&asset()).await.unwrap()).unwrap();
+    let b = assay_core::evaluate(&scanner_of_operator_b(&server).scan(&asset()).await.unwrap())
+        .unwrap();
+    assert!(!a.undetermined && !b.undetermined, "{a:?}\n{b:?}");
+    assert_eq!((a.severity, a.mechanics), (b.severity, b.mechanics));
+    let input = |r: &Report| PreimageInput::from_report(r).unwrap();
+    // v6 bound each operator's Horizon URL: the same facts hashed differently.
+    assert_ne!(hash(&a), hash(&b));
+    // v7 binds none: one hash.
+    assert_eq!(
+        evidence_hash(&input(&a), EvidenceVersion::V7),
+        evidence_hash(&input(&b), EvidenceVersion::V7)
+    );
+    assert_eq!(
+        EvidenceVersion::default_for(&a.asset),
+        EvidenceVersion::V7,
+        "new attestations use it"
+    );
+    for report in [&a, &b] {
+        let text = assay_core::hash::preimage(&input(report), EvidenceVersion::V7);
+        for endpoint in [
+            HORIZON,
+            HORIZON_B,
+            RPC,
+            "tenant",
+            "k8Jd2mQ9",
+            "(redacted)",
+            "https://horizon",
+            "http://",
+        ] {
+            assert!(!text.contains(endpoint), "{endpoint} in\n{text}");
+        }
+        assert!(
+            text.contains(&format!(
+                "evidence\thorizon\thorizon:/assets?asset_code=XRP&asset_issuer={ISSUER}\t"
+            )),
+            "{text}"
+        );
+        // The report still cites where it read (redacted, outside the hash).
+        assert!(report.evidence.iter().any(|e| e.url.contains("horizon")));
+    }
+}

@@ -261,7 +261,7 @@ impl World {
         )
         .unwrap()
         .remove(0)
-        .0
+        .report
         .unwrap();
         (target, report)
     }
