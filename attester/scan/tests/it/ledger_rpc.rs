@@ -16,7 +16,7 @@ use stellar_xdr::{
     TrustLineEntryExt, Uint256, WriteXdr,
 };
 
-use crate::replay::{client, https_to, EXPERT, HORIZON};
+use crate::replay::{self, client, https_to, EXPERT, HORIZON};
 use crate::scan_budget::{DOMAIN, ISSUER};
 
 const RPC: &str = "rpc.test";
@@ -343,34 +343,11 @@ const TENANT_PREFIX: &str = "/tenant/k8Jd2mQ9xL4vT7pR1sW3";
 /// Operator B's scanner: Horizon at `http://horizon-b.test/tenant/KEY`, no stellar-rpc; the same public
 /// sources (directory, the issuer's domain) as the world's.
 fn scanner_of_operator_b(server: &ReplayServer) -> Scanner {
-    let mut connect_to: Vec<_> = [EXPERT, DOMAIN]
-        .iter()
-        .map(|h| server.connect_https(h).parse().unwrap())
-        .collect();
+    let mut connect_to = https_to(server, &[EXPERT, DOMAIN]);
     connect_to.push(server.connect_http(HORIZON_B).parse().unwrap());
-    let http = HttpClient::new(&NetConfig {
-        mappings: Mappings {
-            resolve: Vec::new(),
-            connect_to,
-        },
-        extra_roots: vec![CertificateDer::from_pem_slice(server.ca_pem.as_bytes()).unwrap()],
-        ..NetConfig::default()
-    })
-    .unwrap();
-    Scanner::new(
-        http,
-        ScanConfig {
-            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
-            horizon_url: format!("http://{HORIZON_B}{TENANT_PREFIX}/"),
-            rpc_url: None,
-            ledger_floor: Default::default(),
-            expert_url: format!("https://{EXPERT}"),
-            asset_lists: Vec::new(),
-            cache: None,
-            concurrency: 1,
-            per_host: HostLimits::default(),
-        },
-    )
+    let mut config = replay::scanner_config(None, 1, HostLimits::default());
+    config.horizon_url = format!("http://{HORIZON_B}{TENANT_PREFIX}/");
+    Scanner::new(client(server, connect_to), config)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

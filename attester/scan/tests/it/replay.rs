@@ -40,18 +40,24 @@ pub(crate) fn scanner(
     concurrency: usize,
     per_host: HostLimits,
 ) -> Scanner {
-    Scanner::new(
-        http,
-        ScanConfig {
-            network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
-            horizon_url: format!("https://{HORIZON}"),
-            rpc_url,
-            ledger_floor: Default::default(),
-            expert_url: format!("https://{EXPERT}"),
-            asset_lists: Vec::new(),
-            cache: None,
-            concurrency,
-            per_host,
-        },
-    )
+    Scanner::new(http, scanner_config(rpc_url, concurrency, per_host))
+}
+
+/// The configuration [`scanner`] uses, for a test that changes one of its sources.
+pub(crate) fn scanner_config(
+    rpc_url: Option<String>,
+    concurrency: usize,
+    per_host: HostLimits,
+) -> ScanConfig {
+    ScanConfig {
+        network_passphrase: assay_core::TESTNET_PASSPHRASE.into(),
+        horizon_url: format!("https://{HORIZON}"),
+        rpc_url,
+        ledger_floor: Default::default(),
+        expert_url: format!("https://{EXPERT}"),
+        asset_lists: Vec::new(),
+        cache: None,
+        concurrency,
+        per_host,
+    }
 }
