@@ -39,6 +39,21 @@ fn assay(args: &[&str], extra: &[String], home: &Path) -> (i32, String, String) 
     (out.status.code().unwrap_or(-1), o, e)
 }
 
+/// `assay verify --bundle FILE --output json`, offline: exit code, stdout, stderr.
+fn verify_bundle_json(file: &Path, home: &Path) -> (i32, String, String) {
+    assay(
+        &[
+            "verify",
+            "--bundle",
+            &file.display().to_string(),
+            "--output",
+            "json",
+        ],
+        &[],
+        home,
+    )
+}
+
 fn json_line(out: &str) -> Value {
     serde_json::from_str(out.lines().next().expect("a line")).expect("JSON")
 }
@@ -226,17 +241,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     drop(w);
 
     for ((file, _), line) in bundles.iter().zip(&written) {
-        let (code, out, err) = assay(
-            &[
-                "verify",
-                "--bundle",
-                &file.display().to_string(),
-                "--output",
-                "json",
-            ],
-            &[],
-            store.path(),
-        );
+        let (code, out, err) = verify_bundle_json(file, store.path());
         assert_eq!(code, 0, "{out}{err}");
         let v: Value = serde_json::from_str(out.trim()).unwrap();
         assert_eq!(v["verdict"], "agreement", "{v}");
@@ -246,17 +251,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         assert_eq!(v["bundle"]["not_replayed"], serde_json::json!([]), "{v}");
     }
     // The token's powers: discovery replayed from its snapshot observes the attested powers exactly.
-    let (code, out, err) = assay(
-        &[
-            "verify",
-            "--bundle",
-            &bundles[1].0.display().to_string(),
-            "--output",
-            "json",
-        ],
-        &[],
-        store.path(),
-    );
+    let (code, out, err) = verify_bundle_json(&bundles[1].0, store.path());
     assert_eq!(code, 0, "{out}{err}");
     let powers = &serde_json::from_str::<Value>(out.trim()).unwrap()["bundle"]["powers_replay"];
     assert_eq!(
@@ -294,17 +289,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     stripped["powers_snapshot"]["assay_fork"]["notes"] = serde_json::json!({});
     let stripped_file = store.path().join("stripped.json");
     std::fs::write(&stripped_file, stripped.to_string()).unwrap();
-    let (code, out, _) = assay(
-        &[
-            "verify",
-            "--bundle",
-            &stripped_file.display().to_string(),
-            "--output",
-            "json",
-        ],
-        &[],
-        store.path(),
-    );
+    let (code, out, _) = verify_bundle_json(&stripped_file, store.path());
     assert_eq!(code, 2, "{out}");
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["verdict"], "not_replayed", "{v}");
@@ -316,17 +301,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         "{v}"
     );
     // The token's SEP-41 rows replayed from the snapshot: the same 26 verdicts.
-    let (_, out, _) = assay(
-        &[
-            "verify",
-            "--bundle",
-            &bundles[1].0.display().to_string(),
-            "--output",
-            "json",
-        ],
-        &[],
-        store.path(),
-    );
+    let (_, out, _) = verify_bundle_json(&bundles[1].0, store.path());
     let replay = &serde_json::from_str::<Value>(out.trim()).unwrap()["bundle"]["sep41_replay"];
     assert_eq!(replay["claims"].as_array().unwrap().len(), 26, "{replay}");
     assert_eq!(
@@ -346,17 +321,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     lines[index] = Value::from(original.replace("wasm ", "wasm 00"));
     let tampered_file = file.with_extension("tampered.json");
     std::fs::write(&tampered_file, tampered.to_string()).unwrap();
-    let (code, out, _) = assay(
-        &[
-            "verify",
-            "--bundle",
-            &tampered_file.display().to_string(),
-            "--output",
-            "json",
-        ],
-        &[],
-        store.path(),
-    );
+    let (code, out, _) = verify_bundle_json(&tampered_file, store.path());
     assert_eq!(code, 3, "{out}");
     let refused: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(refused["verdict"], "refused");

@@ -340,8 +340,8 @@ fn signers_claim(signers: &[(&str, u32)], low: u32, medium: u32, high: u32) -> S
     assay_core::evidence::claims::issuer_signers(&control, control.who_can_act())
 }
 
-#[test]
-fn v6_latent_freeze_binds_who_can_act() {
+/// An issuer with flags 0, not locked, one key: the latent freeze, its facts read from `horizon`.
+fn latent_freeze(horizon: &str) -> PreimageInput {
     const XR: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
     let mut p = base(
         format!("XRP-{XR}"),
@@ -362,11 +362,21 @@ fn v6_latent_freeze_binds_who_can_act() {
         ),
         ev(
             "horizon/account/signers",
-            &format!("https://horizon.stellar.org/accounts/{XR}"),
+            &format!("{horizon}/accounts/{XR}"),
             &signers_claim(&[(XR, 1)], 0, 0, 0),
         ),
-        ev("horizon", &assets_url("XRP", XR), F0),
+        ev(
+            "horizon",
+            &format!("{horizon}/assets?asset_code=XRP&asset_issuer={XR}"),
+            F0,
+        ),
     ];
+    p
+}
+
+#[test]
+fn v6_latent_freeze_binds_who_can_act() {
+    let p = latent_freeze("https://horizon.stellar.org");
     pin("classic-latent-freeze-v6", &p, EvidenceVersion::V6);
 }
 
@@ -411,38 +421,13 @@ const OPERATOR_HORIZONS: [&str; 2] = [
 
 #[test]
 fn v7_classic_binds_no_operator_endpoint() {
-    const XR: &str = "GBXRPL45NPHCVMFFAYZVUVFFVKSIZ362ZXFP7I2ETNQ3QKZMFLPRDTD5";
     for horizon in OPERATOR_HORIZONS {
-        let mut p = base(
-            format!("XRP-{XR}"),
-            Severity::Medium,
-            Severity::Medium,
-            false,
-            2,
-            Accountability::Verified,
-        );
-        p.checks = CHECKS.iter().map(|s| s.to_string()).collect();
-        p.scanner = Some("v0.1.0".into());
-        p.network = Some(PUB.into());
-        p.evidence = vec![
-            ev(
-                "stellar.toml",
-                "https://fchain.io/.well-known/stellar.toml",
-                &format!("CURRENCIES claims XRP-{XR}"),
-            ),
-            ev(
-                "horizon/account/signers",
-                &format!("{horizon}/accounts/{XR}"),
-                &signers_claim(&[(XR, 1)], 0, 0, 0),
-            ),
-            ev(
-                "horizon",
-                &format!("{horizon}/assets?asset_code=XRP&asset_issuer={XR}"),
-                F0,
-            ),
-        ];
         // Both operators' inputs give the one committed preimage.
-        pin("classic-latent-freeze-v7", &p, EvidenceVersion::V7);
+        pin(
+            "classic-latent-freeze-v7",
+            &latent_freeze(horizon),
+            EvidenceVersion::V7,
+        );
     }
 }
 
