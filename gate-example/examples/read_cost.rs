@@ -133,15 +133,16 @@ impl Breakdown {
             .map(|t| cpu(*t))
             .sum();
         let count = |t: ContractCostType| budget.tracker(t).inputs.unwrap_or(0);
-        // The host charges a constant per dispatched host function: the count is cpu / that.
-        let dispatch = budget.tracker(ContractCostType::DispatchHostFunction);
         Breakdown {
             total: env.cost_estimate().resources().instructions,
             instantiation,
             imports: count(ContractCostType::InstantiateWasmImports),
             exports: count(ContractCostType::InstantiateWasmExports),
             wasm_logic: cpu(ContractCostType::WasmInsnExec),
-            host_calls: dispatch.cpu / DISPATCH_CPU,
+            // The host charges this cost type once per dispatched host function.
+            host_calls: budget
+                .tracker(ContractCostType::DispatchHostFunction)
+                .iterations,
         }
     }
 
@@ -151,9 +152,6 @@ impl Breakdown {
         self.total - self.instantiation - self.wasm_logic
     }
 }
-
-/// The host's CPU charge per dispatched host function (soroban-env-host 29's cost model).
-const DISPATCH_CPU: u64 = 590;
 
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {
     let mut v = Vec::new(env);

@@ -282,14 +282,12 @@ pub fn preimage(input: &PreimageInput, version: EvidenceVersion) -> String {
     out
 }
 
-/// True for a contract StrKey (`C…`, 56 characters of the base32 alphabet): the subject text of a token
-/// contract. A classic asset's (`CODE-ISSUER`) or the native asset's (`native`) never is one.
+/// True for a contract StrKey (`C…`): the subject text of a token contract, parsed as [`Token`] parses it.
+/// A classic asset's (`CODE-ISSUER`) or the native asset's (`native`) never is one.
+///
+/// [`Token`]: crate::token::Token
 fn is_contract_address(subject: &str) -> bool {
-    subject.len() == 56
-        && subject.starts_with('C')
-        && subject
-            .bytes()
-            .all(|b| matches!(b, b'A'..=b'Z' | b'2'..=b'7'))
+    stellar_strkey::Contract::from_string(subject).is_ok()
 }
 
 /// The kind v7 names a Horizon endpoint by.
