@@ -31,7 +31,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-DEFAULT_PACKAGES=(assay-registry assay-gate-example)
+DEFAULT_PACKAGES=(assay-registry assay-verdict-store assay-gate-example)
 # Fixture contracts join the default list when they exist in the workspace.
 for fixture in vulnerable-token conformant-token read-floor upgradable-token power-ledger; do
     if [ -f "fixtures/$fixture/Cargo.toml" ]; then DEFAULT_PACKAGES+=("$fixture"); fi

@@ -24,7 +24,8 @@ pub enum Error {
     NotAttested = 5,
     /// `accept_admin` or `cancel_admin_transfer` while no transfer is pending.
     NoPendingAdmin = 6,
-    /// `attest_many` with more than `MAX_BATCH_SIZE` (35) elements.
+    /// `attest_many` with more than `MAX_BATCH_SIZE` (35) elements, or `republish` with more
+    /// than `MAX_BATCH_SIZE` assets.
     BatchTooLarge = 7,
     /// `flags` sets a reserved bit (14 or above; 13 and below until interface 5).
     ReservedFlags = 8,
@@ -55,4 +56,10 @@ pub enum Error {
     NoPendingAttesterChange = 18,
     /// `apply_attester_change` before the change's `applicable_at`.
     AttesterChangeNotDue = 19,
+    /// `bind_verdict_store` when the registry already has a verdict store (it is bound once).
+    VerdictStoreBound = 20,
+    /// `bind_verdict_store` of a store that answers for another registry.
+    VerdictStoreMismatch = 21,
+    /// `republish` on a registry with no verdict store.
+    NoVerdictStore = 22,
 }

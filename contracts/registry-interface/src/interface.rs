@@ -26,7 +26,8 @@ use crate::{
 /// `SafetyRegistryInterfaceClient` calls a deployed registry from another contract.
 #[contractclient(name = "SafetyRegistryInterfaceClient")]
 pub trait SafetyRegistryInterface {
-    /// Interface version of this code (5: fail-closed reads across attesters, verdicts bound to
+    /// Interface version of this code (6: a verdict store for consumers' reads, `bind_verdict_store`,
+    /// `verdict_store`, `republish`; 5: fail-closed reads across attesters, verdicts bound to
     /// the code they judged, attester changes with notice, `assess_many`; 4: per-attester
     /// verdicts, `get_safety_by`, `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with
     /// notice; 3 added `cancel_admin_transfer` to version 2; the earlier registry had none of
@@ -330,4 +331,35 @@ pub trait SafetyRegistryInterface {
     /// The latest revocation of `asset` by any attester or the admin, if it was ever revoked
     /// (kept after re-attestation).
     fn get_revocation(env: Env, asset: Address) -> Option<Revocation>;
+
+    /// Binds the registry to its verdict store, once: from then on every change to an asset's
+    /// verdicts (an attestation, a revocation) publishes the asset's standing to `store` in the
+    /// same transaction, and every ended admission is passed on to it. Consumers read the store
+    /// (`verdict_store`) for the same answers at a lower cost. Binding only adds a way to read;
+    /// it loosens nothing, so it takes no notice.
+    ///
+    /// # Arguments
+    /// * `store` - a deployed verdict store whose `registry()` is this registry.
+    ///
+    /// # Errors
+    /// * [`Error::VerdictStoreBound`] (20) - a store is already bound.
+    /// * [`Error::VerdictStoreMismatch`] (21) - `store` answers for another registry.
+    /// * Host auth error unless the admin authorised the call.
+    ///
+    /// # Events
+    /// `["verdict_store_bound", store]`.
+    fn bind_verdict_store(env: Env, store: Address) -> Result<(), Error>;
+
+    /// The verdict store consumers may read instead of the registry, once bound.
+    fn verdict_store(env: Env) -> Option<Address>;
+
+    /// Publishes the current standing of each of `assets` to the verdict store: for assets
+    /// attested before the store was bound, and to bring a store answer back from stricter to
+    /// exact after an attester's removal (see [`crate::VerdictStoreInterface`]). Anyone may call
+    /// it; it publishes only what the registry holds.
+    ///
+    /// # Errors
+    /// * [`Error::NoVerdictStore`] (22) - no store is bound.
+    /// * [`Error::BatchTooLarge`] (7) - more than `MAX_BATCH_SIZE` (35) assets.
+    fn republish(env: Env, assets: Vec<Address>) -> Result<(), Error>;
 }

@@ -114,3 +114,11 @@ pub struct AttesterChangeCancelled {
     pub attester: Address,
     pub adding: bool,
 }
+
+/// The admin bound the registry to its verdict store (`bind_verdict_store`), once.
+#[contractevent(topics = ["verdict_store_bound"], sparse = false)]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct VerdictStoreBound {
+    #[topic]
+    pub store: Address,
+}

@@ -12,13 +12,15 @@
 //! codes 1..=7 are those of the earlier registry. Writes name their attester, admitted by the
 //! admin; attester changes and code upgrades wait for a notice fixed at construction. See
 //! `docs/contract-interface.md` for the full interface.
+use assay_registry_interface::rules::{admits, admits_masked, judge, Judgment};
 use soroban_sdk::{
-    contract, contractimpl, symbol_short,
+    contract, contractimpl,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
     Address, BytesN, Env, Executable, IntoVal, TryFromVal, Val, Vec,
 };
 
 mod events;
+mod live_code;
 mod storage;
 mod types;
 
@@ -26,17 +28,15 @@ pub use assay_registry_interface::*;
 pub use events::{
     AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded,
     AttesterChangeCancelled, AttesterChangeProposed, AttesterRemoved, Revoked, UpgradeCancelled,
-    UpgradeProposed, Upgraded,
+    UpgradeProposed, Upgraded, VerdictStoreBound,
 };
+use live_code::LiveCode;
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
 pub use types::DataKey;
 use types::Record;
 
 #[cfg(any(test, feature = "testutils"))]
 pub mod testutils;
-
-/// Interface version, bumped whenever a function is added or changes.
-pub const INTERFACE_VERSION: u32 = 5;
 
 #[contract]
 pub struct SafetyRegistry;
@@ -271,6 +271,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 code: encoded(&env, &code),
             },
         );
+        publish(&env, &[asset.to_val()], None);
         storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
@@ -296,8 +297,10 @@ impl SafetyRegistryInterface for SafetyRegistry {
             }
         }
         let attested_at = now(&env);
-        for a in attestations.try_iter() {
+        let mut assets = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
+        for (i, a) in attestations.try_iter().enumerate() {
             let a = a.unwrap_optimized();
+            assets[i] = a.asset.to_val();
             write(
                 &env,
                 &a.asset,
@@ -312,6 +315,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 },
             );
         }
+        publish(&env, &assets[..attestations.len() as usize], None);
         storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
@@ -345,22 +349,19 @@ impl SafetyRegistryInterface for SafetyRegistry {
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
         match standing(&env, &asset, &mut Admissions::new()) {
             Standing::Verdict(record) => {
-                admits(&record.safety(), max_severity, max_age_secs, now(&env))
+                admits(record.judged(), max_severity, max_age_secs, now(&env))
             }
             Standing::None | Standing::CodeChanged => false,
         }
     }
 
     fn is_safe_masked(env: Env, asset: Address, forbidden_mask: u32, max_age_secs: u64) -> bool {
-        let Standing::Verdict(record) = standing(&env, &asset, &mut Admissions::new()) else {
-            return false;
-        };
-        // The mask sees powers, not reputation: a critical entry (a scam, a blocklisted domain)
-        // may carry no capability bit, so severity is checked here whatever the mask.
-        if record.severity >= SEVERITY_CRITICAL || record.flags & forbidden_mask != 0 {
-            return false;
+        match standing(&env, &asset, &mut Admissions::new()) {
+            Standing::Verdict(record) => {
+                admits_masked(record.judged(), forbidden_mask, max_age_secs, now(&env))
+            }
+            Standing::None | Standing::CodeChanged => false,
         }
-        is_fresh(now(&env), record.attested_at, max_age_secs)
     }
 
     fn is_safe_quorum(
@@ -389,7 +390,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         for attester in attesters.try_iter() {
             let attester = attester.unwrap_optimized();
             let admits = counting_verdict_by(&env, &asset, &attester, &mut live)
-                .is_some_and(|record| admits(&record.safety(), max_severity, max_age_secs, now));
+                .is_some_and(|record| admits(record.judged(), max_severity, max_age_secs, now));
             if admits {
                 agreeing += 1;
                 if agreeing >= threshold {
@@ -433,11 +434,46 @@ impl SafetyRegistryInterface for SafetyRegistry {
             answers[len] = assess(&env, &asset, policy, &mut admissions, now).into_val(&env);
             len += 1;
         }
-        Ok(assessments(&env, &answers[..len]))
+        Ok(vec_of(&env, &answers[..len]))
     }
 
     fn get_revocation(env: Env, asset: Address) -> Option<Revocation> {
         storage::revocation(&env, &asset)
+    }
+
+    fn bind_verdict_store(env: Env, store: Address) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        if storage::verdict_store(&env).is_some() {
+            return Err(Error::VerdictStoreBound);
+        }
+        if VerdictStoreInterfaceClient::new(&env, &store).registry()
+            != env.current_contract_address()
+        {
+            return Err(Error::VerdictStoreMismatch);
+        }
+        storage::set_verdict_store(&env, &store);
+        storage::extend_instance(&env);
+        VerdictStoreBound { store }.publish(&env);
+        Ok(())
+    }
+
+    fn verdict_store(env: Env) -> Option<Address> {
+        storage::verdict_store(&env)
+    }
+
+    fn republish(env: Env, assets: Vec<Address>) -> Result<(), Error> {
+        if storage::verdict_store(&env).is_none() {
+            return Err(Error::NoVerdictStore);
+        }
+        if assets.len() > MAX_BATCH_SIZE {
+            return Err(Error::BatchTooLarge);
+        }
+        let mut raw = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
+        for (i, asset) in assets.to_vals().try_iter().enumerate() {
+            raw[i] = asset.unwrap_optimized();
+        }
+        publish(&env, &raw[..assets.len() as usize], None);
+        Ok(())
     }
 }
 
@@ -453,90 +489,10 @@ enum Standing {
     CodeChanged,
 }
 
-/// The asset's live code, read once per call and only if a verdict needs comparing with it.
-struct LiveCode<'a> {
-    asset: &'a Address,
-    /// `get_address_executable`'s answer as the host encodes it: void, or an encoded `Executable`.
-    executable: Option<Val>,
-    stellar_asset_admin: Option<Address>,
-}
-
-impl<'a> LiveCode<'a> {
-    fn new(asset: &'a Address) -> Self {
-        LiveCode {
-            asset,
-            executable: None,
-            stellar_asset_admin: None,
-        }
-    }
-
-    fn executable(&mut self, env: &Env) -> Val {
-        use soroban_env_common::Env as _;
-        let asset = self.asset;
-        *self.executable.get_or_insert_with(|| {
-            env.get_address_executable(asset.to_object())
-                .unwrap_infallible()
-        })
-    }
-
-    /// [`Self::matches`] for a stored binding (an encoded [`CodeBinding`]). A `Wasm(hash)` binding
-    /// and a live `Executable::Wasm(hash)` encode alike (`["Wasm", hash]`), so a custom token's
-    /// binding that holds is one host comparison, with neither side decoded; anything else (a SAC's
-    /// admin, changed code) is decoded and judged by [`Self::matches`].
-    fn matches_stored(&mut self, env: &Env, code: Val) -> bool {
-        use soroban_env_common::Env as _;
-        let live = self.executable(env);
-        if env.obj_cmp(code, live).unwrap_infallible() == 0 {
-            return true;
-        }
-        let code = CodeBinding::try_from_val(env, &code).unwrap_optimized();
-        self.matches(env, &code)
-    }
-
-    /// Whether `code` is what the asset runs now: its WASM hash (CAP-85 references resolved by
-    /// the host), or its Stellar Asset Contract's admin. A classic asset's SAC need not be deployed
-    /// yet: a `StellarAssetAdmin` binding holds for an address with no contract, since the only code
-    /// that can appear at a SAC's address is that SAC, deployed with the issuer as its admin (and
-    /// any other code there fails the comparison then). A `Wasm` binding needs the WASM live.
-    fn matches(&mut self, env: &Env, code: &CodeBinding) -> bool {
-        let raw = self.executable(env);
-        let executable = Option::<Executable>::try_from_val(env, &raw).unwrap_optimized();
-        match (code, executable) {
-            (CodeBinding::Wasm(judged), Some(Executable::Wasm(live))) => *judged == live,
-            (CodeBinding::StellarAssetAdmin(judged), Some(Executable::StellarAsset)) => {
-                let asset = self.asset;
-                let admin = self
-                    .stellar_asset_admin
-                    .get_or_insert_with(|| stellar_asset_admin(env, asset));
-                judged == admin
-            }
-            (CodeBinding::StellarAssetAdmin(_), None) => true,
-            _ => false,
-        }
-    }
-}
-
 /// `code` as a stored [`Record`] keeps it (see its `code` field).
 fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
     let raw: Val = code.into_val(env);
     Vec::try_from_val(env, &raw).unwrap_optimized()
-}
-
-/// A Stellar Asset Contract's `admin()`. `token::StellarAssetClient::admin` builds its empty
-/// argument list with `vec_new`, a host function nothing else here imports; every call of the
-/// registry, reads included, paid 6,476 instructions to instantiate that import.
-fn stellar_asset_admin(env: &Env, asset: &Address) -> Address {
-    use soroban_env_common::Env as _;
-    use soroban_sdk::EnvBase as _;
-    let no_args = env.vec_new_from_slice(&[]).unwrap_infallible();
-    let raw = env
-        .call(
-            asset.to_object(),
-            symbol_short!("admin").to_symbol_val(),
-            no_args,
-        )
-        .unwrap_infallible();
-    Address::try_from_val(env, &raw).unwrap_optimized()
 }
 
 /// The rule every read but `is_safe_quorum` follows: of the verdicts on `asset` that count, the
@@ -590,7 +546,7 @@ fn verdict_by(env: &Env, asset: &Address, attester: &Address) -> Option<Record> 
 fn assess(
     env: &Env,
     asset: &Address,
-    (max_severity, forbidden_mask, max_age_secs): (u32, u32, u64),
+    policy: (u32, u32, u64),
     admissions: &mut Admissions,
     now: u64,
 ) -> Assessment {
@@ -604,41 +560,12 @@ fn assess(
             }
         }
     };
-    let age = now.saturating_sub(record.attested_at);
-    if !is_fresh(now, record.attested_at, max_age_secs) {
-        return Assessment::Stale(age);
+    match judge(record.judged(), policy, now) {
+        Judgment::Safe => Assessment::Safe(record.safety()),
+        Judgment::Stale(age) => Assessment::Stale(age),
+        Judgment::SeverityTooHigh(severity) => Assessment::SeverityTooHigh(severity),
+        Judgment::ForbiddenMechanics(bits) => Assessment::ForbiddenMechanics(bits),
     }
-    // Clawback implies at least high at write time (`validate`), so a ceiling below high
-    // refuses it here as `is_safe` does.
-    if record.severity >= SEVERITY_CRITICAL || record.severity > max_severity {
-        return Assessment::SeverityTooHigh(record.severity);
-    }
-    let forbidden = record.flags & forbidden_mask;
-    if forbidden != 0 {
-        return Assessment::ForbiddenMechanics(forbidden);
-    }
-    Assessment::Safe(record.safety())
-}
-
-/// `is_safe`'s rule for one verdict at ledger time `now`: below critical, at or below the ceiling,
-/// no clawback under a ceiling below high, fresh.
-fn admits(safety: &Safety, max_severity: u32, max_age_secs: u64, now: u64) -> bool {
-    // Critical is never safe, whatever ceiling the caller passes (a ceiling of 4 or more would
-    // otherwise admit it).
-    if safety.severity >= SEVERITY_CRITICAL || safety.severity > max_severity {
-        return false;
-    }
-    if safety.flags & MECH_AUTH_CLAWBACK_ENABLED != 0 && max_severity < SEVERITY_HIGH {
-        return false;
-    }
-    is_fresh(now, safety.attested_at, max_age_secs)
-}
-
-/// Within the caller's window at ledger time `now` (read once per call: every clock read is a
-/// host call). A window of 0 admits nothing: it used to turn the check off, which let a caller
-/// that forgot to set it accept a verdict of any age.
-fn is_fresh(now: u64, attested_at: u64, max_age_secs: u64) -> bool {
-    max_age_secs != 0 && now.saturating_sub(attested_at) <= max_age_secs
 }
 
 /// Admission ids already checked during one call, so that reading several assets checks each
@@ -719,10 +646,87 @@ fn change_attester(env: &Env, attester: Address, adding: bool) -> Result<(), Err
     } else {
         let admission = storage::admission(env, &attester).ok_or(Error::NotAttester)?;
         storage::remove_attester(env, &attester, admission);
+        publish(env, &[], Some(admission));
         storage::extend_instance(env);
         AttesterRemoved { attester }.publish(env);
     }
     Ok(())
+}
+
+/// Publishes the standing of each of `assets` (encoded addresses) and the end of
+/// `ended_admission` to the verdict store, if one is bound, in one call.
+fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
+    let Some(store) = storage::verdict_store(env) else {
+        return;
+    };
+    let mut standings = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
+    let mut admissions = Admissions::new();
+    for (i, raw) in assets.iter().enumerate() {
+        let asset = Address::try_from_val(env, raw).unwrap_optimized();
+        standings[i] = standing_to_publish(env, asset, &mut admissions).to_val();
+    }
+    let standings = vec_of(env, &standings[..assets.len()]);
+    VerdictStoreInterfaceClient::new(env, &store).publish(&standings, &ended_admission);
+}
+
+/// `asset`'s verdicts folded as the store keeps them (a [`standing`] vector): the verdict
+/// [`standing`](fn@standing) would answer with, its code not compared yet (the store compares it at
+/// read time), whether every verdict that counts was bound to the same code, and the latest
+/// revocation's time.
+fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -> Vec<Val> {
+    let mut lead: Option<Record> = None;
+    let mut codes_agree = true;
+    // Oldest first, so `>=` hands a tie to the most recent.
+    for record in storage::verdicts(env, &asset)
+        .iter()
+        .flat_map(|records| records.try_iter())
+    {
+        let record = record.unwrap_optimized();
+        if !admissions.is_current(env, record.admission) {
+            continue;
+        }
+        if let Some(best) = &lead {
+            codes_agree &= best.code == record.code;
+            if record.severity < best.severity {
+                continue;
+            }
+        }
+        lead = Some(record);
+    }
+    let revoked_at: Option<u64> = storage::revocation(env, &asset).map(|r| r.revoked_at);
+    let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
+    fields[standing::ASSET as usize] = asset.to_val();
+    fields[standing::REVOKED_AT as usize] = revoked_at.into_val(env);
+    fields[standing::CODE as usize] = standing::CODE_NONE.into();
+    if let Some(record) = lead {
+        let (code, executable, admin) =
+            match CodeBinding::try_from_val(env, &record.code.to_val()).unwrap_optimized() {
+                _ if !codes_agree => (standing::CODE_DISAGREES, Val::VOID.to_val(), None),
+                // A `Wasm` binding encodes as the live `Executable::Wasm` does.
+                CodeBinding::Wasm(_) => (standing::CODE_WASM, record.code.to_val(), None),
+                CodeBinding::StellarAssetAdmin(admin) => (
+                    standing::CODE_STELLAR_ASSET,
+                    Executable::StellarAsset.into_val(env),
+                    Some(admin),
+                ),
+            };
+        fields[standing::SEVERITY as usize] = record.severity.into();
+        fields[standing::FLAGS as usize] = record.flags.into();
+        fields[standing::ATTESTED_AT as usize] = record.attested_at.into_val(env);
+        fields[standing::ADMISSION as usize] = record.admission.into();
+        fields[standing::CODE as usize] = code.into();
+        fields[standing::EXECUTABLE as usize] = executable;
+        fields[standing::ADMIN as usize] = admin.into_val(env);
+        fields[standing::SAFETY as usize] = record.safety().into_val(env);
+    }
+    vec_of(env, &fields)
+}
+
+/// `vals` as a vector, in one host call (`push_back` would import another function).
+fn vec_of<T: IntoVal<Env, Val> + TryFromVal<Env, Val>>(env: &Env, vals: &[Val]) -> Vec<T> {
+    use soroban_sdk::EnvBase as _;
+    let raw = env.vec_new_from_slice(vals).unwrap_infallible();
+    Vec::try_from_val(env, &raw).unwrap_optimized()
 }
 
 /// The ledger timestamp. `env.ledger().timestamp()` unwraps with a formatted panic, which drags
@@ -731,13 +735,6 @@ fn now(env: &Env) -> u64 {
     use soroban_env_common::Env as _;
     let raw = env.get_ledger_timestamp().unwrap_infallible();
     u64::try_from_val(env, &raw).unwrap_optimized()
-}
-
-/// Encoded assessments as a vector, in one host call (`push_back` would import another function).
-fn assessments(env: &Env, vals: &[Val]) -> Vec<Assessment> {
-    use soroban_sdk::EnvBase as _;
-    let raw = env.vec_new_from_slice(vals).unwrap_infallible();
-    Vec::try_from_val(env, &raw).unwrap_optimized()
 }
 
 /// Stores the writer's verdict on `asset` as the most recent, replacing its earlier one and
@@ -792,6 +789,7 @@ fn withdraw(
             revoked,
         },
     );
+    publish(env, &[asset.to_val()], None);
     Revoked {
         asset: asset.clone(),
         attester: attester.clone(),

@@ -239,3 +239,12 @@ pub fn set_pending_upgrade(env: &Env, pending: &PendingUpgrade) {
 pub fn clear_pending_upgrade(env: &Env) {
     env.storage().instance().remove(&DataKey::PendingUpgrade);
 }
+
+/// The verdict store the registry publishes to, once bound.
+pub fn verdict_store(env: &Env) -> Option<Address> {
+    env.storage().instance().get(&DataKey::VerdictStore)
+}
+
+pub fn set_verdict_store(env: &Env, store: &Address) {
+    env.storage().instance().set(&DataKey::VerdictStore, store);
+}

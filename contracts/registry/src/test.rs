@@ -982,6 +982,10 @@ fn wasm_interface_holds_exactly_the_contract_boundary() {
         "event Upgraded",
         "event UpgradeProposed",
         "event UpgradeCancelled",
+        "fn bind_verdict_store",
+        "fn verdict_store",
+        "fn republish",
+        "event VerdictStoreBound",
     ]
     .to_vec();
     expected.sort();

@@ -1,7 +1,7 @@
 //! Storage-only types: what the registry keeps, never what it answers.
 use soroban_sdk::{contracttype, Address, BytesN, Val, Vec};
 
-use crate::Safety;
+use crate::{rules::Judged, Safety};
 
 /// Storage only: a verdict as stored, with its writer and the admission it was written under, so
 /// that a read learns whether it still counts from one small-key lookup (see [`DataKey`]).
@@ -23,6 +23,15 @@ pub struct Record {
 }
 
 impl Record {
+    /// The fields a policy judges.
+    pub fn judged(&self) -> Judged {
+        Judged {
+            severity: self.severity,
+            flags: self.flags,
+            attested_at: self.attested_at,
+        }
+    }
+
     pub fn safety(self) -> Safety {
         Safety {
             severity: self.severity,
@@ -74,4 +83,6 @@ pub enum DataKey {
     Admissions,
     /// Persistent: the admission or removal of an attester proposed and not yet applied.
     AttesterChange(Address),
+    /// Instance: the verdict store the registry publishes every asset's standing to, once bound.
+    VerdictStore,
 }

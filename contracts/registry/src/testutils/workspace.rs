@@ -62,7 +62,14 @@ pub fn build_wasm(packages: &[&str]) -> Result<(), String> {
 
 fn build_all() -> &'static Result<(), String> {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    BUILT.get_or_init(|| build_wasm(&["assay-registry", "assay-gate-example", "upgradable-token"]))
+    BUILT.get_or_init(|| {
+        build_wasm(&[
+            "assay-registry",
+            "assay-verdict-store",
+            "assay-gate-example",
+            "upgradable-token",
+        ])
+    })
 }
 
 fn load(crate_name: &str) -> Vec<u8> {
@@ -84,6 +91,12 @@ pub fn read_wasm(crate_name: &str) -> Vec<u8> {
 pub fn registry_wasm() -> &'static [u8] {
     static WASM: OnceLock<Vec<u8>> = OnceLock::new();
     WASM.get_or_init(|| load("assay_registry"))
+}
+
+/// `target/wasm/assay_verdict_store.wasm`, built on first use.
+pub fn verdict_store_wasm() -> &'static [u8] {
+    static WASM: OnceLock<Vec<u8>> = OnceLock::new();
+    WASM.get_or_init(|| load("assay_verdict_store"))
 }
 
 /// `target/wasm/assay_gate_example.wasm`, built on first use.

@@ -1,0 +1,316 @@
+#![no_std]
+//! Assay verdict store: the registry's consumer reads (`get_safety`, `is_safe`,
+//! `is_safe_masked`, `assess`, `assess_many`), answered from the standing the registry publishes
+//! for each asset, by a module small enough that a read costs a fraction of the registry's.
+//!
+//! Only its registry writes here (`publish`); it holds no admin and no upgrade. What it answers,
+//! and when it is stricter than the registry, is documented in
+//! `assay_registry_interface::VerdictStoreInterface` and `docs/contract-interface.md`.
+//!
+//! Each host function a module imports costs every call of it about 6,500 instructions, so this
+//! code converts no structure: it reads a published standing as a vector of values
+//! ([`standing`]), returns the `Safety` the registry encoded, builds an `Assessment` as the
+//! vector it encodes to, and reads times as small values (ledger seconds fit them).
+use assay_registry_interface::{
+    rules::{admits, admits_masked, judge, Judged, Judgment},
+    standing, Error, INTERFACE_VERSION, MAX_ASSESS_ASSETS, MAX_BATCH_SIZE,
+};
+use soroban_env_common::{Env as _, U32Val, U64Small};
+use soroban_sdk::{
+    contract, contractimpl, contracttype, symbol_short,
+    unwrap::{UnwrapInfallible, UnwrapOptimized},
+    Address, Env, EnvBase, Symbol, TryFromVal, Val, Vec,
+};
+
+/// Every write asks for the longest TTL there is and the host clamps it to the network maximum
+/// (as the registry does: reading the maximum would import two more host functions).
+const TTL_THRESHOLD: u32 = u32::MAX;
+const TTL_EXTEND_TO: u32 = u32::MAX;
+
+/// Storage keys. On the read path two keys are bare values, as in the registry, because a
+/// variant's key costs a read about 8,000 instructions more to convert:
+/// - persistent, keyed by the bare asset `Address`: its published [`standing`];
+/// - instance, keyed by a bare `u32` admission id: present once that admission ended.
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum DataKey {
+    /// Instance: the registry that publishes here.
+    Registry,
+}
+
+#[contract]
+pub struct VerdictStore;
+
+#[contractimpl]
+impl VerdictStore {
+    /// Deploys a store for `registry`, which then binds it (`bind_verdict_store`).
+    ///
+    /// # Arguments
+    /// * `registry` - the only address that can publish here.
+    pub fn __constructor(env: Env, registry: Address) {
+        env.storage().instance().set(&DataKey::Registry, &registry);
+        extend_instance(&env);
+    }
+
+    /// Interface version of this code (the registry's).
+    pub fn version(_env: Env) -> u32 {
+        INTERFACE_VERSION
+    }
+
+    /// The registry whose verdicts this store answers with.
+    pub fn registry(env: Env) -> Address {
+        registry(&env)
+    }
+
+    /// The registry's `get_safety` (an `Option<Safety>`), from the published standing.
+    pub fn get_safety(env: Env, asset: Address) -> Val {
+        match standing(&env, &asset) {
+            Standing::Verdict { safety, .. } => safety,
+            Standing::None { .. } | Standing::CodeChanged => Val::VOID.to_val(),
+        }
+    }
+
+    /// The registry's `is_safe`, from the published standing.
+    pub fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
+        match standing(&env, &asset) {
+            Standing::Verdict { judged, .. } => {
+                admits(judged, max_severity, max_age_secs, now(&env))
+            }
+            Standing::None { .. } | Standing::CodeChanged => false,
+        }
+    }
+
+    /// The registry's `is_safe_masked`, from the published standing.
+    pub fn is_safe_masked(
+        env: Env,
+        asset: Address,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> bool {
+        match standing(&env, &asset) {
+            Standing::Verdict { judged, .. } => {
+                admits_masked(judged, forbidden_mask, max_age_secs, now(&env))
+            }
+            Standing::None { .. } | Standing::CodeChanged => false,
+        }
+    }
+
+    /// The registry's `assess` (an `Assessment`), from the published standing.
+    pub fn assess(
+        env: Env,
+        asset: Address,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Val {
+        let policy = (max_severity, forbidden_mask, max_age_secs);
+        assess(&env, &asset, policy, now(&env))
+    }
+
+    /// The registry's `assess_many`, from the published standings.
+    ///
+    /// # Errors
+    /// * [`Error::TooManyAssets`] (17) - more than `MAX_ASSESS_ASSETS` (10) assets.
+    pub fn assess_many(
+        env: Env,
+        assets: Vec<Address>,
+        max_severity: u32,
+        forbidden_mask: u32,
+        max_age_secs: u64,
+    ) -> Result<Vec<Val>, Error> {
+        let len = assets.len();
+        if len > MAX_ASSESS_ASSETS {
+            return Err(Error::TooManyAssets);
+        }
+        let mut assets_buf = [Val::VOID.to_val(); MAX_ASSESS_ASSETS as usize];
+        let assets_buf = &mut assets_buf[..len as usize];
+        env.vec_unpack_to_slice(assets.to_object(), assets_buf)
+            .unwrap_infallible();
+        let policy = (max_severity, forbidden_mask, max_age_secs);
+        // One clock read for the batch: the ledger time is the same for every asset.
+        let now = now(&env);
+        for slot in assets_buf.iter_mut() {
+            let asset = Address::try_from_val(&env, slot).unwrap_optimized();
+            *slot = assess(&env, &asset, policy, now);
+        }
+        Ok(vec_of(&env, assets_buf))
+    }
+
+    /// Replaces the standing of each asset in `standings` and ends `ended_admission`, if given.
+    ///
+    /// # Errors
+    /// Host auth error unless the registry is the caller.
+    pub fn publish(env: Env, standings: Vec<Vec<Val>>, ended_admission: Option<u32>) {
+        registry(&env).require_auth();
+        // The registry publishes at most one batch of attestations at a time.
+        let mut buf = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
+        let published = &mut buf[..standings.len() as usize];
+        env.vec_unpack_to_slice(standings.to_object(), published)
+            .unwrap_infallible();
+        let storage = env.storage().persistent();
+        for published in published.iter() {
+            let published = Vec::<Val>::try_from_val(&env, published).unwrap_optimized();
+            let asset = fields(&env, &published)[standing::ASSET as usize];
+            storage.set(&asset, &published);
+            storage.extend_ttl(&asset, TTL_THRESHOLD, TTL_EXTEND_TO);
+        }
+        if let Some(admission) = ended_admission {
+            env.storage().instance().set(&admission, &true);
+        }
+        extend_instance(&env);
+    }
+}
+
+/// What the store answers for an asset.
+enum Standing {
+    /// No verdict answers; the latest revocation's time, if any.
+    None { revoked_at: Val },
+    /// The leading verdict, bound to the live code: as published, and the fields judged.
+    Verdict { safety: Val, judged: Judged },
+    /// A verdict that counted judged code that is no longer live.
+    CodeChanged,
+}
+
+/// The asset's published standing, with what can change without a publish checked now: the
+/// leading verdict's admission and code.
+fn standing(env: &Env, asset: &Address) -> Standing {
+    let Some(published) = env.storage().persistent().get::<_, Vec<Val>>(asset) else {
+        return Standing::None {
+            revoked_at: Val::VOID.to_val(),
+        };
+    };
+    let fields = fields(env, &published);
+    let revoked_at = fields[standing::REVOKED_AT as usize];
+    let code = u32_at(&fields, standing::CODE);
+    if code == standing::CODE_NONE {
+        return Standing::None { revoked_at };
+    }
+    if env
+        .storage()
+        .instance()
+        .has(&fields[standing::ADMISSION as usize])
+    {
+        // Its writer was removed: a less severe verdict may count now, which only the registry
+        // knows; answer as for none until it publishes the asset again.
+        return Standing::None { revoked_at };
+    }
+    if !code_is_live(env, asset, code, &fields) {
+        return Standing::CodeChanged;
+    }
+    Standing::Verdict {
+        safety: fields[standing::SAFETY as usize],
+        judged: Judged {
+            severity: u32_at(&fields, standing::SEVERITY),
+            flags: u32_at(&fields, standing::FLAGS),
+            attested_at: small_u64(fields[standing::ATTESTED_AT as usize]),
+        },
+    }
+}
+
+/// Whether the leading verdict's binding holds now, as the registry judges a binding.
+fn code_is_live(env: &Env, asset: &Address, code: u32, fields: &[Val]) -> bool {
+    let live = env
+        .get_address_executable(asset.to_object())
+        .unwrap_infallible();
+    let same = |a: Val, b: Val| env.obj_cmp(a, b).unwrap_infallible() == 0;
+    let executable = fields[standing::EXECUTABLE as usize];
+    match code {
+        standing::CODE_WASM => same(executable, live),
+        // Nothing deployed yet: only that SAC can appear there (see the registry's `LiveCode`).
+        standing::CODE_STELLAR_ASSET if live.is_void() => true,
+        standing::CODE_STELLAR_ASSET => {
+            same(executable, live)
+                && same(
+                    stellar_asset_admin(env, asset),
+                    fields[standing::ADMIN as usize],
+                )
+        }
+        _ => false,
+    }
+}
+
+/// A Stellar Asset Contract's `admin()`, called with no conversion.
+fn stellar_asset_admin(env: &Env, asset: &Address) -> Val {
+    let no_args = env.vec_new_from_slice(&[]).unwrap_infallible();
+    env.call(
+        asset.to_object(),
+        symbol_short!("admin").to_symbol_val(),
+        no_args,
+    )
+    .unwrap_infallible()
+}
+
+/// `assess` under `policy` at ledger time `now`, encoded as the registry's `Assessment`.
+fn assess(env: &Env, asset: &Address, policy: (u32, u32, u64), now: u64) -> Val {
+    let variant = |name: &str, field: Option<Val>| -> Val {
+        let name = Symbol::new(env, name).to_val();
+        match field {
+            Some(field) => env.vec_new_from_slice(&[name, field]),
+            None => env.vec_new_from_slice(&[name]),
+        }
+        .unwrap_infallible()
+        .to_val()
+    };
+    match standing(env, asset) {
+        Standing::Verdict { safety, judged } => match judge(judged, policy, now) {
+            Judgment::Safe => variant("Safe", Some(safety)),
+            Judgment::Stale(age) => variant("Stale", Some(small_val(age))),
+            Judgment::SeverityTooHigh(s) => variant("SeverityTooHigh", Some(s.into())),
+            Judgment::ForbiddenMechanics(bits) => variant("ForbiddenMechanics", Some(bits.into())),
+        },
+        Standing::CodeChanged => variant("CodeChanged", None),
+        Standing::None { revoked_at } if revoked_at.is_void() => variant("NotAttested", None),
+        Standing::None { revoked_at } => variant("Revoked", Some(revoked_at)),
+    }
+}
+
+/// A published standing's [`standing::LEN`] values, in one host call.
+fn fields(env: &Env, published: &Vec<Val>) -> [Val; standing::LEN as usize] {
+    let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
+    env.vec_unpack_to_slice(published.to_object(), &mut fields)
+        .unwrap_infallible();
+    fields
+}
+
+fn u32_at(fields: &[Val], at: u32) -> u32 {
+    U32Val::try_from(fields[at as usize])
+        .unwrap_optimized()
+        .into()
+}
+
+/// A ledger time: always a small value (seconds below 2^56), so no host conversion is imported.
+fn small_u64(val: Val) -> u64 {
+    U64Small::try_from(val).unwrap_optimized().into()
+}
+
+fn small_val(value: u64) -> Val {
+    U64Small::try_from(value).unwrap_optimized().to_val()
+}
+
+/// The ledger time, read as a small value.
+fn now(env: &Env) -> u64 {
+    small_u64(env.get_ledger_timestamp().unwrap_infallible().to_val())
+}
+
+/// `vals` as a vector, in one host call (`push_back` would import another function).
+fn vec_of(env: &Env, vals: &[Val]) -> Vec<Val> {
+    let raw = env.vec_new_from_slice(vals).unwrap_infallible();
+    Vec::try_from_val(env, &raw).unwrap_optimized()
+}
+
+fn registry(env: &Env) -> Address {
+    // The constructor always stores it; `unwrap_optimized` traps without panic formatting.
+    env.storage()
+        .instance()
+        .get(&DataKey::Registry)
+        .unwrap_optimized()
+}
+
+fn extend_instance(env: &Env) {
+    env.storage()
+        .instance()
+        .extend_ttl(TTL_THRESHOLD, TTL_EXTEND_TO);
+}
+
+#[cfg(test)]
+mod test;
