@@ -49,6 +49,8 @@ pub struct LocalWorld {
     pub holder: Signer,
     /// Zero until [`LocalWorld::deploy_registry_and_gate`].
     pub registry: [u8; 32],
+    /// The registry's verdict store, which the gate reads.
+    pub store: [u8; 32],
     pub gate: [u8; 32],
     pub server: ReplayServer,
     /// `--connect-to` rules sending every replayed host to the replay server.
@@ -107,6 +109,7 @@ impl LocalWorld {
             attester,
             holder,
             registry: [0; 32],
+            store: [0; 32],
             gate: [0; 32],
             server,
             connect_to,
@@ -157,10 +160,24 @@ impl LocalWorld {
         self.invoker(&self.admin)
             .invoke(&add)
             .map_err(|e| AttestError::Chain(format!("add_attester: {e}")))?;
+        // Consumers read the registry's verdict store, which the registry publishes every change to.
+        self.store = self.deploy(
+            &read("assay_verdict_store")?,
+            3,
+            vec![contract_val(self.registry)],
+        )?;
+        let bind = registry::call(
+            self.registry,
+            "bind_verdict_store",
+            vec![contract_val(self.store)],
+        );
+        self.invoker(&self.admin)
+            .invoke(&bind)
+            .map_err(|e| AttestError::Chain(format!("bind_verdict_store: {e}")))?;
         self.gate = self.deploy(
             &read("assay_gate_example")?,
             2,
-            vec![contract_val(self.registry), ScVal::Void],
+            vec![contract_val(self.store), ScVal::Void],
         )?;
         Ok(())
     }

@@ -60,7 +60,7 @@ const EXIT_DIFFERED: u8 = assay_core::exit::NEGATIVE;
         64  usage error"
 )]
 pub struct DemoArgs {
-    /// Directory holding assay_registry.wasm, assay_gate_example.wasm and the token WASMs
+    /// Directory holding assay_registry.wasm, assay_verdict_store.wasm, assay_gate_example.wasm and the token WASMs
     #[arg(
         long,
         value_name = "DIR",
@@ -300,6 +300,7 @@ fn load_subjects(args: &DemoArgs) -> Result<Vec<Subject>, AttestError> {
     }
     for wasm in [
         "assay_registry",
+        "assay_verdict_store",
         "assay_gate_example",
         "conformant_token",
         "vulnerable_token",

@@ -122,6 +122,7 @@ impl World {
     pub fn start_closing_every(domains: &[&str], ledger_close_ms: u64) -> World {
         // Builds the contracts when they are missing.
         wasm("assay_registry");
+        wasm("assay_verdict_store");
         wasm("assay_gate_example");
         let mut world =
             LocalWorld::start_closing_every(domains, ledger_close_ms).expect("local world");
@@ -238,7 +239,7 @@ impl World {
         self.deploy(
             "assay_gate_example",
             salt,
-            vec![registry::contract_val(self.registry), policy],
+            vec![registry::contract_val(self.store), policy],
         )
     }
 

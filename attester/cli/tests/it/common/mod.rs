@@ -311,8 +311,9 @@ pub fn strings(v: &Value) -> Vec<String> {
 }
 
 /// The contracts the CLI's end-to-end runs load: (package, `.wasm` name).
-const E2E_CONTRACTS: [(&str, &str); 5] = [
+const E2E_CONTRACTS: [(&str, &str); 6] = [
     ("assay-registry", "assay_registry"),
+    ("assay-verdict-store", "assay_verdict_store"),
     ("assay-gate-example", "assay_gate_example"),
     ("conformant-token", "conformant_token"),
     ("vulnerable-token", "vulnerable_token"),
@@ -320,10 +321,11 @@ const E2E_CONTRACTS: [(&str, &str); 5] = [
 ];
 
 /// What those `.wasm` files are built from: the contracts' crates (and the interface crate the
-/// registry and gate use), the manifest and lock, the build script and its spec shaker.
-const E2E_SOURCES: [&str; 10] = [
+/// registry, store and gate use), the manifest and lock, the build script and its spec shaker.
+const E2E_SOURCES: [&str; 11] = [
     "contracts/registry",
     "contracts/registry-interface",
+    "contracts/verdict-store",
     "gate-example",
     "fixtures/conformant-token",
     "fixtures/vulnerable-token",
