@@ -40,6 +40,9 @@ pub fn registry_error(code: u32) -> &'static str {
         17 => "TooManyAssets (assess_many takes at most 10)",
         18 => "NoPendingAttesterChange",
         19 => "AttesterChangeNotDue (the attester change's notice has not run yet)",
+        20 => "VerdictStoreBound (the registry's verdict store is bound once)",
+        21 => "VerdictStoreMismatch (that store answers for another registry)",
+        22 => "NoVerdictStore (bind a verdict store before republishing)",
         _ => "unknown registry error",
     }
 }
