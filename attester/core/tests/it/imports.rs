@@ -38,6 +38,8 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-cli", &ATTESTER),
     ("assay-registry-interface", &[]),
     ("assay-registry", &["assay-registry-interface"]),
+    // The registry's read path: it shares the interface crate's rules, never the registry's code.
+    ("assay-verdict-store", &["assay-registry-interface"]),
     ("assay-gate-example", &["assay-registry-interface"]),
     ("conformant-token", &[]),
     ("power-token", &[]),
