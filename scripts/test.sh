@@ -72,7 +72,7 @@ done
 step "integrator example"
 # examples/integrator is a consumer's project (docs/integrating.md): its own workspace and Cargo.lock, built
 # from its own directory into a fresh target dir, with the registry .wasm placed where a consumer puts a release.
-cp target/wasm/assay_registry.wasm examples/integrator/wasm/
+cp target/wasm/assay_registry.wasm target/wasm/assay_verdict_store.wasm examples/integrator/wasm/
 integrator_target="$(mktemp -d)"
 (
     cd examples/integrator

@@ -1,5 +1,4 @@
-//! The vault against the real registry, natively and from its `.wasm`: every refusal and the
-//! admitted case, each verdict put in place by the registry's test kit on a deployed token.
+//! The vault against the registry (native, `.wasm`) and its verdict store, verdicts put by the kit.
 use assay_integrator_example::{
     self as example, registry, Error, Vault, VaultClient, MAX_AGE_SECS,
 };
@@ -16,16 +15,23 @@ use soroban_sdk::testutils::{
 };
 use soroban_sdk::{token, Address, Env, IntoVal, InvokeError, Symbol, Val};
 
-/// Runs `test` against the registry's Rust code, then against its `.wasm`.
+mod store {
+    soroban_sdk::contractimport!(file = "wasm/assay_verdict_store.wasm");
+}
+/// Runs `test` against the registry's Rust code, its `.wasm`, and (as production reads) its store.
 fn with_each_registry(test: impl Fn(&Env, &TestRegistry, &VaultClient, &Address)) {
-    for wasm in [None, Some(registry::WASM)] {
+    for case in 0..3 {
         let env = new_env();
         env.ledger().set_timestamp(1_800_000_000);
-        let registry = match wasm {
-            None => TestRegistry::native(&env),
-            Some(wasm) => TestRegistry::from_wasm(&env, wasm),
+        let registry = match case {
+            0 => TestRegistry::native(&env),
+            _ => TestRegistry::from_wasm(&env, registry::WASM),
         };
-        let vault = VaultClient::new(&env, &env.register(Vault, (registry.address().clone(),)));
+        let reads_from = match case {
+            2 => registry.bind_store_from_wasm(store::WASM),
+            _ => registry.address().clone(),
+        };
+        let vault = VaultClient::new(&env, &env.register(Vault, (reads_from,)));
         test(&env, &registry, &vault, &new_token(&env));
     }
 }

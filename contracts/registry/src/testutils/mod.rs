@@ -4,7 +4,8 @@
 //! [`TestRegistry`] deploys the registry in a test [`Env`] — its Rust code natively, or a `.wasm`
 //! you supply as bytes (a release artefact, `include_bytes!`) — with an admin and one admitted
 //! attester, and puts any verdict in place in one call ([`TestRegistry::put`]): fresh, aged by N
-//! seconds, revoked, any severity and mechanics. Every write is a real call of the registry's
+//! seconds, revoked, any severity and mechanics ([`TestRegistry::bind_store_from_wasm`] adds the
+//! verdict store consumers read in production). Every write is a real call of the registry's
 //! `attest` / `revoke`, so a verdict the registry refuses is refused here with the same
 //! [`Error`]. A verdict is bound to the asset's live code ([`live_code`]): deploy the token first
 //! ([`new_token`] gives a Stellar Asset Contract), and replace its code or its SAC admin to see
@@ -142,6 +143,24 @@ impl TestRegistry {
     /// The registry's contract address: what your contract is given to consult.
     pub fn address(&self) -> &Address {
         &self.address
+    }
+
+    /// Deploys a verdict store for this registry from `wasm`, the bytes of
+    /// `assay_verdict_store.wasm`, and binds it as the admin does: from then on every verdict the
+    /// kit puts in place is published to it, as on chain. Give your contract the store's address
+    /// (returned) to test the read path production uses; the store answers as the registry does.
+    ///
+    /// # Panics
+    /// If the registry already has a store (it binds one, once).
+    pub fn bind_store_from_wasm(&self, wasm: &[u8]) -> Address {
+        let store = self.env.register(wasm, (self.address.clone(),));
+        let client = self.client();
+        contract_result(
+            self.env
+                .as_contract(&self.admin, || client.try_bind_verdict_store(&store)),
+        )
+        .unwrap_or_else(|e| panic!("binding the verdict store: {e:?}"));
+        store
     }
 
     /// The admin the registry was deployed under.
