@@ -104,9 +104,10 @@ impl Signer {
 /// Why no signer could be loaded. No variant ever carries secret text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdentityError {
-    /// A secret was typed on the command line, where `ps` and shell history would see it.
-    #[error("refusing a secret key on the command line (it would be visible in `ps` and shell history): pass an identity name (`stellar keys generate NAME`), set STELLAR_SECRET_KEY, or use --source-file FILE")]
-    SecretInArgv,
+    /// Key material where an identity name belongs (`--source` on the command line, where `ps` and
+    /// shell history would see it, or `source` in watch.toml, which holds no secrets).
+    #[error("refusing key material where an identity name belongs (--source, or `source` in watch.toml; it is not shown): name a stellar-cli identity (`stellar keys generate NAME`), set STELLAR_SECRET_KEY, or use --source-file FILE (`source_file` in watch.toml)")]
+    KeyMaterialAsName,
     /// Neither `--source` nor the environment.
     #[error("no signing identity: pass --source NAME (a stellar-cli identity), --source-file FILE, or set STELLAR_SECRET_KEY")]
     Missing,
@@ -170,7 +171,7 @@ pub fn load(
 ) -> Result<Signer, IdentityError> {
     if let Some(s) = source {
         if is_key_not_name(s) {
-            return Err(IdentityError::SecretInArgv);
+            return Err(IdentityError::KeyMaterialAsName);
         }
     }
     if let Some(path) = source_file {
@@ -235,19 +236,23 @@ mod tests {
     const SECRET: &str = "SBK2VIYYSVG76E7VC3QHYARNFLY2EAQXDHRC7BMXBBGIFG74ARPRMNQM";
 
     #[test]
-    fn argv_secret_is_rejected_and_never_echoed() {
+    fn key_material_as_a_name_is_rejected_and_never_echoed() {
         let err = load(Some(SECRET), None, None, None).unwrap_err();
-        assert_eq!(err, IdentityError::SecretInArgv);
+        assert_eq!(err, IdentityError::KeyMaterialAsName);
         assert!(!err.to_string().contains(SECRET));
+        // Reached from watch.toml as well as from argv, so it names both places and the fix.
+        for place in ["--source", "`source` in watch.toml", "STELLAR_SECRET_KEY"] {
+            assert!(err.to_string().contains(place), "{err} names {place}");
+        }
         let hex = "11".repeat(32);
         assert_eq!(
             load(Some(&hex), None, None, None).unwrap_err(),
-            IdentityError::SecretInArgv
+            IdentityError::KeyMaterialAsName
         );
         let words = "abandon ".repeat(11) + "about";
         assert_eq!(
             load(Some(&words), None, None, None).unwrap_err(),
-            IdentityError::SecretInArgv
+            IdentityError::KeyMaterialAsName
         );
     }
 
