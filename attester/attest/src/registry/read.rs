@@ -36,6 +36,27 @@ pub fn read_code_changed(
     Ok(super::is_code_changed(&value))
 }
 
+/// The verdict store the registry publishes to (`verdict_store()`), if one is bound, by simulation
+/// only. Consumers read the store; `verify` checks that it answers as the registry does.
+pub fn read_verdict_store(
+    rpc: &RpcClient,
+    registry_id: [u8; 32],
+) -> Result<Option<[u8; 32]>, AttestError> {
+    use stellar_xdr::{ContractId, Hash, ScAddress, ScVal};
+    let value = simulate_read(
+        rpc,
+        super::call(registry_id, "verdict_store", vec![]),
+        "verdict_store",
+    )?;
+    match value {
+        ScVal::Void => Ok(None),
+        ScVal::Address(ScAddress::Contract(ContractId(Hash(id)))) => Ok(Some(id)),
+        other => Err(AttestError::Chain(format!(
+            "verdict_store answered {other:?}, not a contract address or nothing"
+        ))),
+    }
+}
+
 /// Reads `get_safety_by(asset, attester)`: that attester's own verdict, by simulation only.
 pub fn read_safety_by(
     rpc: &RpcClient,

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, SuiteBindingArgs};
 use super::{failed, CommandError, CommandResult};
-use assay_attest::registry::{read_code_changed, read_quorum, read_safety, read_safety_by, Safety};
+use assay_attest::registry::{
+    read_code_changed, read_quorum, read_safety, read_safety_by, read_verdict_store, Safety,
+};
 use assay_attest::sac;
 use assay_attest::scanning::ScanSettings;
 use assay_attest::sep41::Sep41Runner;
@@ -164,6 +166,32 @@ struct Line<'a> {
     contract: String,
     #[serde(flatten)]
     verdict: &'a Verdict,
+    /// The registry's verdict store, when one is bound: consumers read it, so it must answer alike.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict_store: Option<StoreCheck>,
+}
+
+/// What the registry's verdict store answers for the asset, against the registry's own `get_safety`.
+#[derive(Serialize)]
+struct StoreCheck {
+    contract: String,
+    /// Its `get_safety` equals the registry's. It can only differ by refusing (after the leading
+    /// verdict's attester was removed), until anyone calls the registry's `republish`.
+    agrees: bool,
+}
+
+impl StoreCheck {
+    fn render(&self) -> String {
+        if self.agrees {
+            format!("verdict store {}: answers alike", self.contract)
+        } else {
+            format!(
+                "verdict store {}: answers differently (it refuses until the asset is republished: \
+                 `republish` on the registry, anyone may call it)",
+                self.contract
+            )
+        }
+    }
 }
 
 fn render(v: &Verdict) -> String {
@@ -324,6 +352,22 @@ impl Verifying<'_> {
         })
     }
 
+    /// Whether the registry's verdict store, if one is bound, answers `registry_answer` for the
+    /// asset as the registry's `get_safety` does.
+    fn store_check(
+        &self,
+        registry_answer: Option<&Safety>,
+    ) -> Result<Option<StoreCheck>, AttestError> {
+        let Some(store) = read_verdict_store(self.rpc, self.registry)? else {
+            return Ok(None);
+        };
+        let answer = read_safety(self.rpc, store, self.target.contract)?;
+        Ok(Some(StoreCheck {
+            contract: sac::contract_strkey(store),
+            agrees: answer.as_ref() == registry_answer,
+        }))
+    }
+
     /// The registry's answer (or one attester's), re-derived from a fresh scan.
     fn one(&self) -> CommandResult {
         let (args, rpc, contract) = (self.args, self.rpc, self.target.contract);
@@ -352,15 +396,27 @@ impl Verifying<'_> {
             Ok(v) => v,
             Err(m) => return self.fail(&m),
         };
+        // Consumers read the store; one attester's own verdict has no counterpart there.
+        let store = match &args.attester {
+            Some(_) => None,
+            None => match self.store_check(on_chain.as_ref()) {
+                Ok(check) => check,
+                Err(m) => return self.fail(&m),
+            },
+        };
         let asset = &self.target.asset;
         let text = match args.output {
             OutputFormat::Json => serde_json::to_string(&Line {
                 asset: asset.to_string(),
                 contract: sac::contract_strkey(contract),
                 verdict: &verdict,
+                verdict_store: store,
             })
             .expect("serialises"),
-            OutputFormat::Text => format!("{asset}  {}", render(&verdict)),
+            OutputFormat::Text => match store {
+                Some(store) => format!("{asset}  {}\n  {}", render(&verdict), store.render()),
+                None => format!("{asset}  {}", render(&verdict)),
+            },
         };
         let _ = writeln!(std::io::stdout(), "{text}");
         Ok(verdict.exit_code())

@@ -92,8 +92,18 @@ fn attest_verify_and_watch_binaries() {
         out.contains("agreement: severity 0, flags 0, hash "),
         "{out}"
     );
+    // The local world binds a verdict store, which the attestation was published to.
+    let store = stellar_strkey::Contract(w.store).to_string();
+    assert!(
+        out.contains(&format!("verdict store {store}: answers alike")),
+        "{out}"
+    );
     let (code, out, _) = env.run(&["verify", &outg]);
     assert_eq!(code, 4, "{out}");
+    assert!(
+        out.contains(&format!("verdict store {store}: answers alike")),
+        "absent from both: {out}"
+    );
 
     // One network model: `STELLAR_NETWORK=local` names the standalone passphrase for every command
     // (issue #13), so scan and verify need no --network-passphrase.
