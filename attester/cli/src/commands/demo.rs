@@ -334,12 +334,16 @@ fn network_and_contracts(
     }
     demo.check(
         deployed.is_ok(),
-        "registry and gate deployed, attester added",
+        "registry, verdict store and gate deployed, store bound, attester added",
     );
     deployed?;
     let registry = assay_attest::sac::contract_strkey(w.registry);
     say!("   rpc:      {}", w.net.rpc_url());
     say!("   registry: {registry}");
+    say!(
+        "   store:    {} (the gate reads it)",
+        assay_attest::sac::contract_strkey(w.store)
+    );
     say!(
         "   gate:     {}",
         assay_attest::sac::contract_strkey(w.gate)

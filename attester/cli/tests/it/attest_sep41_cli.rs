@@ -332,7 +332,11 @@ fn attest_with_sep41_binds_the_suite_and_refuses_missing_premises() {
     assert_eq!(json_line(&out)["verdict"], "agreement", "{out}");
     let store = &json_line(&out)["verdict_store"];
     assert_eq!(store["agrees"], true, "{out}");
-    assert_eq!(store["contract"], stellar_strkey::Contract(w.store).to_string().as_str(), "{out}");
+    assert_eq!(
+        store["contract"],
+        stellar_strkey::Contract(w.store).to_string().as_str(),
+        "{out}"
+    );
 
     // (d) A secret in argv is refused before anything runs, and never echoed (checked in run()).
     let (code, _, err) = env.run(
