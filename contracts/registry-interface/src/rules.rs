@@ -1,7 +1,9 @@
 //! How a verdict is judged under a caller's policy: the one copy of the rules that the registry's
 //! reads and the verdict store's reads both apply, so the two never judge a verdict apart. They
 //! take a verdict's three judged fields, since the store judges without decoding a [`Safety`].
-use crate::{Safety, MECH_AUTH_CLAWBACK_ENABLED, SEVERITY_CRITICAL, SEVERITY_HIGH};
+#[cfg(doc)]
+use crate::Safety;
+use crate::{MECH_AUTH_CLAWBACK_ENABLED, SEVERITY_CRITICAL, SEVERITY_HIGH};
 
 /// The fields of a [`Safety`] a policy judges.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
@@ -9,16 +11,6 @@ pub struct Judged {
     pub severity: u32,
     pub flags: u32,
     pub attested_at: u64,
-}
-
-impl From<&Safety> for Judged {
-    fn from(safety: &Safety) -> Self {
-        Judged {
-            severity: safety.severity,
-            flags: safety.flags,
-            attested_at: safety.attested_at,
-        }
-    }
 }
 
 /// `assess`'s answer for a verdict that answers, without the verdict itself.

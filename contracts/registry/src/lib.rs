@@ -499,28 +499,42 @@ fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
 /// most severe (ties: the most recent); `CodeChanged` if any of them judged code that is no longer
 /// live.
 fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
+    let mut live = LiveCode::new(asset);
+    fold_counting(env, asset, admissions, |record| {
+        live.matches_stored(env, record.code.to_val())
+    })
+}
+
+/// Of the verdicts on `asset` that count, the most severe (ties: the most recent), each shown to
+/// `holds` first: `CodeChanged` as soon as it answers false. The one fold behind the reads
+/// ([`standing`]) and what the store is sent ([`standing_to_publish`]).
+fn fold_counting(
+    env: &Env,
+    asset: &Address,
+    admissions: &mut Admissions,
+    mut holds: impl FnMut(&Record) -> bool,
+) -> Standing {
     let Some(records) = storage::verdicts(env, asset) else {
         return Standing::None;
     };
-    let mut live = LiveCode::new(asset);
-    let mut answer: Option<Record> = None;
+    let mut lead: Option<Record> = None;
     // Oldest first, so `>=` hands a tie to the most recent.
     for record in records.try_iter() {
         let record = record.unwrap_optimized();
         if !admissions.is_current(env, record.admission) {
             continue;
         }
-        if !live.matches_stored(env, record.code.to_val()) {
+        if !holds(&record) {
             return Standing::CodeChanged;
         }
-        if answer
+        if lead
             .as_ref()
             .is_none_or(|best| record.severity >= best.severity)
         {
-            answer = Some(record);
+            lead = Some(record);
         }
     }
-    answer.map_or(Standing::None, Standing::Verdict)
+    lead.map_or(Standing::None, Standing::Verdict)
 }
 
 /// `attester`'s verdict on `asset` if it counts and is bound to the live code.
@@ -674,25 +688,20 @@ fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
 /// read time), whether every verdict that counts was bound to the same code, and the latest
 /// revocation's time.
 fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -> Vec<Val> {
-    let mut lead: Option<Record> = None;
+    // The store compares the code with the live one at read time; here only whether the verdicts
+    // that count agree on it.
+    let mut first_code: Option<Vec<Val>> = None;
     let mut codes_agree = true;
-    // Oldest first, so `>=` hands a tie to the most recent.
-    for record in storage::verdicts(env, &asset)
-        .iter()
-        .flat_map(|records| records.try_iter())
-    {
-        let record = record.unwrap_optimized();
-        if !admissions.is_current(env, record.admission) {
-            continue;
+    let lead = match fold_counting(env, &asset, admissions, |record| {
+        match &first_code {
+            Some(code) => codes_agree &= *code == record.code,
+            None => first_code = Some(record.code.clone()),
         }
-        if let Some(best) = &lead {
-            codes_agree &= best.code == record.code;
-            if record.severity < best.severity {
-                continue;
-            }
-        }
-        lead = Some(record);
-    }
+        true
+    }) {
+        Standing::Verdict(record) => Some(record),
+        Standing::None | Standing::CodeChanged => None,
+    };
     let revoked_at: Option<u64> = storage::revocation(env, &asset).map(|r| r.revoked_at);
     let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
     fields[standing::ASSET as usize] = asset.to_val();
