@@ -32,8 +32,9 @@ for project in attester/localnet/interop examples/typescript; do
     fi
 done
 
-# stellar-cli for the tests that run the docs' `stellar` lines, into target/tools (not PATH). Slow the first
-# time (a cargo install); the demo does not need it and skips it with ASSAY_SETUP_NO_STELLAR_CLI=1.
+# stellar-cli for the tests that run the docs' `stellar` lines: installed once per machine outside the checkout
+# and linked as target/tools/bin/stellar (not PATH). Slow the first time on a machine (a cargo install), seconds
+# after that; the demo does not need it and skips it with ASSAY_SETUP_NO_STELLAR_CLI=1.
 if [ "${ASSAY_SETUP_NO_STELLAR_CLI:-0}" != 1 ]; then
     "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/install-stellar-cli.sh"
 fi

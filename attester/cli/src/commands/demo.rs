@@ -55,7 +55,8 @@ const EXIT_DIFFERED: u8 = assay_core::exit::NEGATIVE;
     after_help = "Examples:\n  assay demo\n  scripts/demo.sh\n  \
         assay demo --output json > demo.json\n\n\
         Exit codes:\n  0   every step's outcome was the stated one\n  \
-        1   the demo could not set up (missing WASM: run scripts/build-wasm.sh; missing testdata/eval)\n  \
+        1   the demo could not set up (missing WASM: scripts/demo.sh builds it, or build the packages that \
+        `assay demo --list-wasm` prints with scripts/build-wasm.sh; missing testdata/eval)\n  \
         3   at least one step's outcome differed (the step says how)\n  \
         64  usage error"
 )]
@@ -79,7 +80,23 @@ pub struct DemoArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "text")]
     output: Output,
+    /// Print the packages whose WASM the demo loads (one per line, as `scripts/build-wasm.sh` takes them)
+    /// and exit without running anything
+    #[arg(long)]
+    list_wasm: bool,
 }
+
+/// Every contract the demo loads from `--wasm-dir`: the module's file stem and the package that
+/// `scripts/build-wasm.sh` builds it from. The one list: `assay demo --list-wasm` prints the packages, and
+/// `scripts/demo.sh` builds exactly those before it runs the demo.
+const DEMO_WASM: [(&str, &str); 6] = [
+    ("assay_registry", "assay-registry"),
+    ("assay_verdict_store", "assay-verdict-store"),
+    ("assay_gate_example", "assay-gate-example"),
+    ("conformant_token", "conformant-token"),
+    ("vulnerable_token", "vulnerable-token"),
+    ("upgradable_token", "upgradable-token"),
+];
 
 /// A second issuer for the recorded reputation outage, so it does not collide with the recorded scam.
 const OUTAGE_ISSUER: &str = "GARDNV3Q7YGT4AKSDF25LT32YSCCW4EV22Y2TV3I2PU2MMXJTEDL5T55";
@@ -188,6 +205,12 @@ fn indent(text: &str) {
 }
 
 pub fn run(args: DemoArgs) -> CommandResult {
+    if args.list_wasm {
+        for (_, package) in DEMO_WASM {
+            println!("{package}");
+        }
+        return Ok(assay_core::exit::OK);
+    }
     let started = Instant::now();
     let exe = match std::env::current_exe() {
         Ok(p) => p,
@@ -298,21 +321,19 @@ fn load_subjects(args: &DemoArgs) -> Result<Vec<Subject>, AttestError> {
         s.name = name.into();
         subjects.push((s, gate));
     }
-    for wasm in [
-        "assay_registry",
-        "assay_verdict_store",
-        "assay_gate_example",
-        "conformant_token",
-        "vulnerable_token",
-        "upgradable_token",
-    ] {
-        let p = args.wasm_dir.join(format!("{wasm}.wasm"));
-        if !p.is_file() {
-            return Err(AttestError::Local(format!(
-                "{} is missing; build the contracts with scripts/build-wasm.sh (or pass --wasm-dir)",
-                p.display()
-            )));
-        }
+    let missing: Vec<&str> = DEMO_WASM
+        .iter()
+        .filter(|(module, _)| !args.wasm_dir.join(format!("{module}.wasm")).is_file())
+        .map(|(_, package)| *package)
+        .collect();
+    if !missing.is_empty() {
+        return Err(AttestError::Local(format!(
+            "{} lacks {}; build them with `scripts/build-wasm.sh {}` (scripts/demo.sh does this for you), \
+             or pass --wasm-dir",
+            args.wasm_dir.display(),
+            missing.len(),
+            missing.join(" ")
+        )));
     }
     Ok(subjects)
 }

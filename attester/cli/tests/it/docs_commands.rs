@@ -32,14 +32,15 @@ use assay_scan::testsupport::{ReplayServer, Reply};
 const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     (
         "scripts/demo.sh",
-        "scripts/test.sh's last step (`.ci/run`); its `assay demo` is also run and compared with the README \
-         transcript below",
+        "`.ci/run`'s first step, on a fresh clone before anything is built; its `assay demo` is also run and \
+         compared with the README transcript below",
     ),
-    ("scripts/test.sh", "`.ci/run` runs exactly this command"),
+    ("scripts/test.sh", "`.ci/run` runs exactly this command, after scripts/demo.sh"),
     (
         "cargo install --path attester/cli --locked",
-        "scripts/test.sh's `the README's install line` step (into a scratch --root, then `assay --version`): a \
-         release build of the whole graph has no place under this script's timeout on a loaded machine",
+        "scripts/test.sh's `the README's install line` step (into a scratch --root with --debug, then `assay \
+         --version`): a release build of the whole graph has no place under this script's timeout, and CI \
+         compiles the graph once, in the dev profile",
     ),
     (
         "sudo apt-get update && sudo apt-get install -y rustc-web rust-web-src cargo-web rust-web-llvm lld-22 binaryen",
