@@ -1,5 +1,6 @@
 //! `assay demo` end to end: the real binary, the built WASM, the local network and the recorded sources. It
-//! must succeed, and its transcript must show each step's stated outcome.
+//! must succeed, its transcript must show each step's stated outcome and be the README's, and its JSON summary
+//! must hold every check: one run for all three (the demo takes half a minute).
 
 use crate::common;
 
@@ -50,6 +51,8 @@ fn demo_runs_every_step_with_its_stated_outcome_and_summarises_it_as_json() {
         .env_remove("STELLAR_NETWORK")
         .env_remove("ASSAY_WASM_DIR")
         .env_remove("ASSAY_EVAL_DIR")
+        .env_remove("ASSAY_CONNECT_TO")
+        .env_remove("ASSAY_CACERT")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -103,5 +106,10 @@ fn demo_runs_every_step_with_its_stated_outcome_and_summarises_it_as_json() {
         "Demo passed: all 9 steps had their stated outcome",
     ] {
         assert!(stderr.contains(line), "missing {line:?} in:\n{stderr}");
+    }
+    // The README shows this transcript as the text-mode run prints it on stdout: the same lines.
+    let transcript: Vec<String> = stderr.lines().map(str::to_string).collect();
+    if let Err(e) = crate::docs_commands::check_readme_demo_transcript(&transcript) {
+        panic!("the README's demo transcript differs from a real run: {e}\n\nreal run:\n{stderr}");
     }
 }
