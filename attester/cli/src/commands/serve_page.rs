@@ -13,14 +13,14 @@ use super::history::{describe, Listing, Step};
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#111}\
 h1{margin-bottom:.2rem;font-size:1.6rem}\
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .4rem;text-align:left;vertical-align:top}\
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .4rem;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 th{background:#f6f8fa}\
 .undetermined{background:#fff3cd;border:1px solid #e0b400;padding:.6rem}\
 .mono,code{font-family:ui-monospace,monospace;overflow-wrap:anywhere}\
 .check,.level,.nowrap{white-space:nowrap}.check{font-family:ui-monospace,monospace}\
 .url{font-family:ui-monospace,monospace;font-size:.85em;overflow-wrap:anywhere;min-width:12rem}\
 .hint{color:#57606a;font-size:.85em;font-weight:normal}\
-.badges{display:flex;flex-wrap:wrap;gap:.8rem;margin:1rem 0}\
+.badges{display:flex;flex-wrap:wrap;gap:.8rem;margin:1rem 0}.badges .sep{display:none}\
 .badge{display:inline-block;border-radius:.5rem;padding:.5rem .9rem;border:3px solid transparent;min-width:9rem}\
 .badge .k{display:block;font-size:.75rem;text-transform:uppercase;letter-spacing:.06em}\
 .badge .v{display:block;font-size:1.6rem;line-height:1.2;text-transform:uppercase;letter-spacing:.04em}\
@@ -208,10 +208,10 @@ fn badges(body: &mut String, report: &Report) {
     body.push_str(&format!(
         "<section id=\"verdict\"><p class=\"badges\">\
 <span class=\"badge severity sev-{sev}{floor}\" title=\"What the ledger lets the issuer do to a holder's balance\">\
-<span class=\"k\">Severity:</span> {at_least}<strong class=\"v\">{sev}</strong>{note}</span> \
-<span class=\"badge accountability acc-{acc}\" title=\"Who has publicly claimed the asset; it never changes severity\">\
+<span class=\"k\">Severity:</span> {at_least}<strong class=\"v\">{sev}</strong>{note}</span>\
+<span class=\"sep\"> · </span><span class=\"badge accountability acc-{acc}\" title=\"Who has publicly claimed the asset; it never changes severity\">\
 <span class=\"k\">Accountability:</span> <strong class=\"v\">{acc}</strong>\
-<span class=\"note\">{acc_note}</span></span></p></section>\n",
+<span class=\"note\"> ({acc_note})</span></span></p></section>\n",
         sev = esc(report.severity.name()),
         floor = if report.undetermined { " floor" } else { "" },
         at_least = if report.undetermined { "at least " } else { "" },
