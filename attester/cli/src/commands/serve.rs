@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use assay_core::report::Report;
+use assay_core::Timestamp;
 use assay_scan::history::{History, LatestRow, Recheck};
 use clap::Args;
 use serde_json::{json, Value};
@@ -400,16 +401,48 @@ impl Server {
         .undetermined(latest.undetermined)
     }
 
+    /// When the history first recorded each of `latest`'s powers (rows of [`serve_page::power_keys`]):
+    /// the report records what discovery saw, not since when a power is held. Read only for a report with
+    /// powers; rows that are not readable reports are passed over (the page counts its own).
+    fn powers_first_seen(
+        &self,
+        key: &str,
+        latest: &Report,
+    ) -> Result<Vec<Option<Timestamp>>, Reply> {
+        let Some(survey) = &latest.powers else {
+            return Ok(Vec::new());
+        };
+        let rows = self
+            .open()?
+            .list(key)
+            .map_err(|e| Reply::problem(503, e.to_string()))?
+            .rows;
+        Ok(first_seen(
+            &serve_page::power_keys(survey),
+            rows.iter()
+                .filter_map(|row| Report::from_json(&row.report_json).ok()),
+        ))
+    }
+
     fn asset_page(&self, segment: &str, query: &str) -> Reply {
-        match self.observations(segment, query) {
-            Ok(view) => {
+        match self.observations(segment, query).and_then(|view| {
+            let first_seen = self.powers_first_seen(&view.key, &view.latest)?;
+            Ok((view, first_seen))
+        }) {
+            Ok((view, first_seen)) => {
                 let older = view
                     .next
                     .as_ref()
                     .map(|q| format!("/assets/{}{q}", view.key));
                 Reply::html(
                     200,
-                    serve_page::asset(&view.latest, &view.listing, &view.corrupt, older.as_deref()),
+                    serve_page::asset(
+                        &view.latest,
+                        &view.listing,
+                        &view.corrupt,
+                        older.as_deref(),
+                        &first_seen,
+                    ),
                 )
                 .undetermined(view.latest.undetermined)
             }
@@ -455,6 +488,27 @@ impl Server {
             Err(reply) => reply,
         }
     }
+}
+
+/// Per power of `keys`, the earliest `scanned_at` among `reports` whose survey shows it (the same
+/// function, effect and parties); `None` when none does.
+fn first_seen(
+    keys: &[serve_page::PowerKey],
+    reports: impl Iterator<Item = Report>,
+) -> Vec<Option<Timestamp>> {
+    let mut seen: Vec<Option<Timestamp>> = vec![None; keys.len()];
+    for report in reports {
+        let Some(survey) = &report.powers else {
+            continue;
+        };
+        let shown = serve_page::power_keys(survey);
+        for (key, first) in keys.iter().zip(seen.iter_mut()) {
+            if shown.contains(key) && first.is_none_or(|t| report.scanned_at < t) {
+                *first = Some(report.scanned_at);
+            }
+        }
+    }
+    seen
 }
 
 /// The listing of a page's observations (oldest first), with the transition from the observation just
@@ -740,6 +794,64 @@ mod tests {
             .contains("CODE-ISSUER"));
         assert_eq!(percent_decode("a%2"), "a%2");
         assert_eq!(percent_decode("%41%zz"), "A%zz");
+    }
+
+    #[test]
+    fn a_power_is_first_seen_where_the_history_first_shows_it_with_the_same_holder() {
+        use assay_core::powers::{Authority, ObservedPower, PowerEffect, PowerSurvey};
+        let report: Report = serde_json::from_str(include_str!(
+            "../../../../testdata/reports/hand-written-usdz.json"
+        ))
+        .unwrap();
+        let power = |function: &str, holder: &str| ObservedPower {
+            function: function.into(),
+            authorized_by: vec![Authority {
+                address: holder.into(),
+                control: "1 key".into(),
+                locked: false,
+            }],
+            effect: PowerEffect::CreatesSupply {
+                credited: "GB".into(),
+                amount: "1".into(),
+            },
+            label: None,
+            events: vec![],
+        };
+        let at = |when: &str, powers: Vec<ObservedPower>| Report {
+            scanned_at: when.parse().unwrap(),
+            powers: Some(PowerSurvey {
+                wasm_hash: "00".into(),
+                ledger: 1,
+                probed: vec![],
+                invocations: 0,
+                holders: vec![],
+                powers,
+                unclassified: vec![],
+                cut: vec![],
+                unobservable: None,
+            }),
+            ..report.clone()
+        };
+        let latest = at(
+            "2026-03-01T00:00:00Z",
+            vec![power("mint", "GNEW"), power("reward", "GA")],
+        );
+        let history = vec![
+            at("2026-01-01T00:00:00Z", vec![power("mint", "GOLD")]),
+            report.clone(),
+            at("2026-02-01T00:00:00Z", vec![power("mint", "GNEW")]),
+            latest.clone(),
+        ];
+        let keys = serve_page::power_keys(latest.powers.as_ref().unwrap());
+        assert_eq!(
+            first_seen(&keys, history.into_iter()),
+            [
+                // The same function under another holder is another power: seen since February.
+                Some("2026-02-01T00:00:00Z".parse().unwrap()),
+                Some("2026-03-01T00:00:00Z".parse().unwrap()),
+            ]
+        );
+        assert_eq!(first_seen(&keys, std::iter::empty()), [None, None]);
     }
 
     #[test]
