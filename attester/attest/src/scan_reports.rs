@@ -9,7 +9,7 @@ use std::sync::Arc;
 use assay_core::checks::HolderTrustline;
 use assay_core::{Asset, Report, Subject};
 use assay_scan::cache::AnswerCache;
-use assay_scan::history::History;
+use assay_scan::history::{History, HistoryError};
 use assay_scan::net::HttpClient;
 use assay_scan::{ScanError, Scanner};
 
@@ -58,7 +58,7 @@ pub struct ScanReports {
     /// Every outcome, in that order.
     pub outcomes: Vec<ScannedAsset>,
     /// Why the reports could not be appended to the history, when they could not.
-    pub history_error: Option<String>,
+    pub history_error: Option<HistoryError>,
 }
 
 /// Progress: called with (assets done, assets in all) as each classic asset's scan finishes.
@@ -200,7 +200,7 @@ fn scan_contracts(request: &ScanRequest) -> Result<Vec<ScannedAsset>, AttestErro
 }
 
 /// Appends every report to the history at `path`.
-fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), String> {
+fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), HistoryError> {
     let rows: Vec<(String, String, String)> = outcomes
         .iter()
         .filter_map(|o| {
@@ -212,7 +212,5 @@ fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), Strin
     if rows.is_empty() {
         return Ok(());
     }
-    History::open(path)
-        .and_then(|mut h| h.append(&rows))
-        .map_err(|e| e.to_string())
+    History::open(path).and_then(|mut h| h.append(&rows))
 }
