@@ -61,8 +61,9 @@ pub struct ScanReports {
     pub history_error: Option<HistoryError>,
 }
 
-/// Progress: called with (assets done, assets in all) as each classic asset's scan finishes.
-pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+/// Progress of the classic assets' scans: called with (assets done, assets in all, the asset that just
+/// finished) once with none done as they start, then as each one's scan finishes (from the scan's threads).
+pub type Progress = Arc<dyn Fn(usize, usize, Option<&Asset>) + Send + Sync>;
 
 /// Scans `request`'s assets and contracts, evaluates them and records the reports.
 ///
@@ -142,10 +143,12 @@ fn scan_classic(request: &ScanRequest, progress: Progress) -> Result<Classic, At
             return Ok((assets, Vec::new(), holder));
         }
         let total = assets.len();
+        progress(0, total, None);
         let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let on_done: Arc<dyn Fn(usize) + Send + Sync> = Arc::new(move |_| {
+        let scanned = assets.clone();
+        let on_done: Arc<dyn Fn(usize) + Send + Sync> = Arc::new(move |index| {
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(n, total);
+            progress(n, total, scanned.get(index));
         });
         let results = scanner.scan_many(assets.clone(), on_done).await;
         Ok((assets, results, holder))
