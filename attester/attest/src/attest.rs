@@ -222,7 +222,7 @@ pub fn plan(
                     Err(reason) => {
                         outcomes[index] = Some(Outcome::Refused {
                             rule: "code-binding".into(),
-                            reason,
+                            reason: reason.to_string(),
                         });
                         continue;
                     }

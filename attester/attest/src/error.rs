@@ -22,6 +22,26 @@ pub enum AttestError {
     Internal(String),
 }
 
+/// Why an evidence bundle's recorded fork run (the SEP-41 suite's or power discovery's) could not be
+/// replayed offline.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// No temporary directory for the snapshot.
+    #[error("cannot create a temporary directory: {0}")]
+    TempDir(#[source] std::io::Error),
+    /// The snapshot could not be written to its temporary file.
+    #[error("cannot write the snapshot to {}: {source}", .path.display())]
+    WriteSnapshot {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Power discovery could not run from the snapshot.
+    #[error(transparent)]
+    Discovery(#[from] assay_powers::DiscoveryError),
+}
+
 /// Written into JSON logs as its message.
 impl serde::Serialize for AttestError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -25,4 +25,4 @@ pub mod verify;
 pub mod watch;
 
 pub use decide::{decide, Decision};
-pub use error::AttestError;
+pub use error::{AttestError, SnapshotError};

@@ -79,9 +79,9 @@ impl CodeBinding {
     /// line `wasm <hex>`.
     ///
     /// # Errors
-    /// A sentence naming what is missing: a report of a custom token whose code was not read
+    /// [`BindingError`], naming what is missing: a report of a custom token whose code was not read
     /// carries no hash, and a verdict bound to no code is not written.
-    pub fn judged_by(report: &assay_core::Report) -> Result<CodeBinding, String> {
+    pub fn judged_by(report: &assay_core::Report) -> Result<CodeBinding, BindingError> {
         match &report.asset {
             assay_core::Token::Classic(asset) => {
                 let observed = report
@@ -111,26 +111,42 @@ impl CodeBinding {
                     hex::decode_to_slice(hex_hash.trim(), &mut hash).ok()?;
                     Some(CodeBinding::Wasm(hash))
                 })
-                .ok_or_else(|| {
-                    format!(
-                        "the report of {contract} names no WASM hash (its code was not read), so                          the verdict cannot be bound to the code it judged"
-                    )
+                .ok_or_else(|| BindingError::NoWasmHash {
+                    contract: contract.clone(),
                 }),
-            assay_core::Token::Native => {
-                Err("the native asset has no issuer to bind a verdict to".into())
-            }
+            assay_core::Token::Native => Err(BindingError::Native),
         }
     }
 }
 
+/// Why a report's verdict cannot be bound to the code it judged, so it is not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindingError {
+    /// A custom token whose code was not read.
+    #[error(
+        "the report of {contract} names no WASM hash (its code was not read), so the verdict cannot be \
+         bound to the code it judged"
+    )]
+    NoWasmHash {
+        /// The token contract (C…).
+        contract: String,
+    },
+    /// The native asset.
+    #[error("the native asset has no issuer to bind a verdict to")]
+    Native,
+    /// The admin a classic asset's report names is not an address.
+    #[error("{0:?} is neither a G… account nor a C… contract")]
+    NotAnAddress(String),
+}
+
 /// A `G…` account or `C…` contract address.
-fn strkey_address(text: &str) -> Result<ScAddress, String> {
+fn strkey_address(text: &str) -> Result<ScAddress, BindingError> {
     if let Ok(key) = stellar_strkey::ed25519::PublicKey::from_string(text) {
         return Ok(ScAddress::Account(account_id(key.0)));
     }
     stellar_strkey::Contract::from_string(text)
         .map(|c| contract(c.0))
-        .map_err(|_| format!("{text:?} is neither a G… account nor a C… contract"))
+        .map_err(|_| BindingError::NotAnAddress(text.to_string()))
 }
 
 /// One write.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use assay_core::checks::HolderTrustline;
 use assay_core::{Asset, Report, Subject};
 use assay_scan::cache::AnswerCache;
-use assay_scan::history::History;
+use assay_scan::history::{History, HistoryError};
 use assay_scan::net::HttpClient;
 use assay_scan::{ScanError, Scanner};
 
@@ -58,11 +58,12 @@ pub struct ScanReports {
     /// Every outcome, in that order.
     pub outcomes: Vec<ScannedAsset>,
     /// Why the reports could not be appended to the history, when they could not.
-    pub history_error: Option<String>,
+    pub history_error: Option<HistoryError>,
 }
 
-/// Progress: called with (assets done, assets in all) as each classic asset's scan finishes.
-pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+/// Progress of the classic assets' scans: called with (assets done, assets in all, the asset that just
+/// finished) once with none done as they start, then as each one's scan finishes (from the scan's threads).
+pub type Progress = Arc<dyn Fn(usize, usize, Option<&Asset>) + Send + Sync>;
 
 /// Scans `request`'s assets and contracts, evaluates them and records the reports.
 ///
@@ -142,10 +143,12 @@ fn scan_classic(request: &ScanRequest, progress: Progress) -> Result<Classic, At
             return Ok((assets, Vec::new(), holder));
         }
         let total = assets.len();
+        progress(0, total, None);
         let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let on_done: Arc<dyn Fn(usize) + Send + Sync> = Arc::new(move |_| {
+        let scanned = assets.clone();
+        let on_done: Arc<dyn Fn(usize) + Send + Sync> = Arc::new(move |index| {
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(n, total);
+            progress(n, total, scanned.get(index));
         });
         let results = scanner.scan_many(assets.clone(), on_done).await;
         Ok((assets, results, holder))
@@ -200,7 +203,7 @@ fn scan_contracts(request: &ScanRequest) -> Result<Vec<ScannedAsset>, AttestErro
 }
 
 /// Appends every report to the history at `path`.
-fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), String> {
+fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), HistoryError> {
     let rows: Vec<(String, String, String)> = outcomes
         .iter()
         .filter_map(|o| {
@@ -212,7 +215,5 @@ fn record(path: &std::path::Path, outcomes: &[ScannedAsset]) -> Result<(), Strin
     if rows.is_empty() {
         return Ok(());
     }
-    History::open(path)
-        .and_then(|mut h| h.append(&rows))
-        .map_err(|e| e.to_string())
+    History::open(path).and_then(|mut h| h.append(&rows))
 }

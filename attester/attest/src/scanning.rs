@@ -8,6 +8,7 @@ use assay_core::{Asset, HomeDomain, Report, Subject, TomlOutcome};
 use assay_scan::hosts::HostLimits;
 use assay_scan::net::mapping::Mappings;
 use assay_scan::net::{HttpClient, NetConfig};
+use assay_scan::options;
 use assay_scan::{ScanConfig, Scanner};
 
 use crate::AttestError;
@@ -98,6 +99,124 @@ impl ScanSettings {
     /// The default Horizon for a passphrase, when there is one.
     pub fn default_horizon(passphrase: &str) -> Option<&'static str> {
         assay_core::network::by_passphrase(passphrase).map(|n| n.horizon_url)
+    }
+
+    /// The one resolution of where a scan's sources are read, whoever asked (`scan`, `exposure`, `attest`
+    /// and `verify` from their flags, `watch` from `watch.toml`): every value checked, errors naming it as
+    /// `names` spells it. The ledger facts are read from `sources.rpc_url` when given (Horizon is then
+    /// optional) and cited at `horizon_url`, else the network's public Horizon, else (a network without
+    /// one) at that RPC. The scan limits are the defaults; the caller sets its own.
+    ///
+    /// # Errors
+    /// [`AttestError::Input`] for a URL that is not http(s), a timeout out of range, a `cacert` file that
+    /// cannot be read or holds no certificate, or a network with no default Horizon and neither
+    /// `horizon_url` nor `rpc_url`.
+    pub fn resolve(
+        sources: SourceChoice,
+        names: SettingNames,
+    ) -> Result<ScanSettings, AttestError> {
+        let SourceChoice {
+            asset_passphrase,
+            rpc_url,
+            horizon_url,
+            expert_url,
+            mappings,
+            cacert,
+            timeout_secs,
+        } = sources;
+        let horizon_url = match (
+            horizon_url,
+            ScanSettings::default_horizon(&asset_passphrase),
+            &rpc_url,
+        ) {
+            (Some(url), _, _) => url,
+            (None, Some(default), _) => default.to_string(),
+            (None, None, Some(rpc)) => rpc.clone(),
+            (None, None, None) => return Err(AttestError::Input(names.no_horizon().into())),
+        };
+        let [horizon_key, expert_key, rpc_key] = names.keys();
+        options::check_base_url(horizon_key, &horizon_url)?;
+        options::check_base_url(expert_key, &expert_url)?;
+        if let Some(rpc) = &rpc_url {
+            options::check_base_url(rpc_key, rpc)?;
+        }
+        let timeout = options::fetch_timeout(timeout_secs)?;
+        let extra_roots = options::read_pem_roots(&cacert)?;
+        Ok(ScanSettings {
+            asset_passphrase,
+            horizon_url,
+            rpc_url,
+            ledger_floor: Default::default(),
+            expert_url,
+            mappings,
+            extra_roots,
+            timeout,
+            limits: Default::default(),
+        })
+    }
+}
+
+/// The stellar-rpc the assets' ledger facts are read through when a registry's network is configured
+/// (`attest`, `verify`, `watch`): that network's when the assets live there (`asset_passphrase` is its
+/// passphrase), else none (their network's Horizon).
+pub fn ledger_rpc(
+    registry_network: &assay_chain::network::NetworkSpec,
+    asset_passphrase: &str,
+) -> Option<String> {
+    (asset_passphrase == registry_network.passphrase).then(|| registry_network.rpc_url.clone())
+}
+
+/// Where a scan's sources are, as its caller was given them (flags, `watch.toml`, the environment), before
+/// [`ScanSettings::resolve`] checks them.
+#[derive(Debug, Clone)]
+pub struct SourceChoice {
+    /// Passphrase of the network the assets live on.
+    pub asset_passphrase: String,
+    /// That network's stellar-rpc, when the ledger facts are read through it.
+    pub rpc_url: Option<String>,
+    /// Its Horizon, when named (default: the network's public Horizon).
+    pub horizon_url: Option<String>,
+    /// StellarExpert API base.
+    pub expert_url: String,
+    /// curl-style name mappings.
+    pub mappings: Mappings,
+    /// PEM files of extra trusted roots.
+    pub cacert: Vec<std::path::PathBuf>,
+    /// Seconds allowed for one fetch.
+    pub timeout_secs: f64,
+}
+
+/// How the caller's settings are named in an error: the command line's flags or `watch.toml`'s keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingNames {
+    /// `--horizon-url`, `--expert-url`, `--rpc-url`.
+    Flags,
+    /// `horizon_url`, `expert_url`, `rpc_url` of `watch.toml`.
+    WatchConfig,
+}
+
+impl SettingNames {
+    /// The Horizon, StellarExpert and stellar-rpc settings' names.
+    fn keys(self) -> [&'static str; 3] {
+        match self {
+            SettingNames::Flags => ["--horizon-url", "--expert-url", "--rpc-url"],
+            SettingNames::WatchConfig => ["horizon_url", "expert_url", "rpc_url"],
+        }
+    }
+
+    /// The error for a network with no default Horizon and no stellar-rpc to read instead, with its fix.
+    fn no_horizon(self) -> &'static str {
+        match self {
+            SettingNames::Flags => {
+                "this network has no default Horizon: pass --horizon-url URL (or --rpc-url URL to read the \
+                 ledger through stellar-rpc)"
+            }
+            SettingNames::WatchConfig => {
+                "this network has no default Horizon: set horizon_url in the config (or \
+                 ASSAY_HORIZON_URL), or run the watch on the assets' own network so their ledger facts are \
+                 read through its stellar-rpc"
+            }
+        }
     }
 }
 
@@ -246,4 +365,63 @@ where
         let scanner = Scanner::new(http, config).with_host_limits(settings.limits.hosts.clone());
         Ok::<_, AttestError>(work(Arc::new(scanner)).await)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choice(passphrase: &str) -> SourceChoice {
+        SourceChoice {
+            asset_passphrase: passphrase.to_string(),
+            rpc_url: None,
+            horizon_url: None,
+            expert_url: assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string(),
+            mappings: Mappings::default(),
+            cacert: Vec::new(),
+            timeout_secs: 15.0,
+        }
+    }
+
+    #[test]
+    fn one_resolution_names_the_settings_as_their_caller_spells_them() {
+        // The network's public Horizon by default; the ledger read through stellar-rpc when given.
+        let settings =
+            ScanSettings::resolve(choice(assay_core::PUBNET_PASSPHRASE), SettingNames::Flags)
+                .unwrap();
+        assert_eq!(settings.horizon_url, "https://horizon.stellar.org");
+        assert_eq!(settings.timeout, Duration::from_secs(15));
+        let bad = SourceChoice {
+            expert_url: "ftp://example.org".into(),
+            ..choice(assay_core::PUBNET_PASSPHRASE)
+        };
+        let flags = ScanSettings::resolve(bad.clone(), SettingNames::Flags).unwrap_err();
+        assert!(
+            flags.to_string().contains("invalid --expert-url"),
+            "{flags}"
+        );
+        let config = ScanSettings::resolve(bad, SettingNames::WatchConfig).unwrap_err();
+        assert!(
+            config.to_string().contains("invalid expert_url"),
+            "{config}"
+        );
+        // A network without a public Horizon: the fix each caller can make.
+        let private = "Private Network ; 2026";
+        let flags = ScanSettings::resolve(choice(private), SettingNames::Flags).unwrap_err();
+        assert!(
+            flags.to_string().contains("pass --horizon-url URL"),
+            "{flags}"
+        );
+        let config = ScanSettings::resolve(choice(private), SettingNames::WatchConfig).unwrap_err();
+        assert!(
+            config.to_string().contains("set horizon_url in the config"),
+            "{config}"
+        );
+        let with_rpc = SourceChoice {
+            rpc_url: Some("http://127.0.0.1:8000/rpc".into()),
+            ..choice(private)
+        };
+        let settings = ScanSettings::resolve(with_rpc, SettingNames::WatchConfig).unwrap();
+        assert_eq!(settings.horizon_url, "http://127.0.0.1:8000/rpc");
+    }
 }

@@ -7,6 +7,8 @@ pub use assay_core::checks::sep41::{Sep41Check, Sep41Row, Sep41Status, SOURCE_SE
 use assay_core::contract::{evaluate_contract, ContractSubject};
 use assay_core::{Engine, EngineError, Report, Subject, Timestamp};
 
+use crate::SnapshotError;
+
 /// Evaluates `subject` with the default checks plus the `sep41` check.
 pub fn evaluate_with_sep41(subject: &Subject, check: Sep41Check) -> Result<Report, EngineError> {
     let mut checks = default_checks();
@@ -235,18 +237,15 @@ impl Sep41Runner {
 /// ledger, the same entries, the same power survey handed over. Nothing reaches a network.
 ///
 /// # Errors
-/// A snapshot that cannot be written to a temporary file; a suite that cannot start is a SKIPPED row.
+/// [`SnapshotError`] for a snapshot that cannot be written to a temporary file; a suite that cannot start is
+/// a SKIPPED row.
 pub fn replay(
     contract: [u8; 32],
     passphrase: &str,
     snapshot: &serde_json::Value,
     survey: Option<assay_core::powers::PowerSurvey>,
-) -> Result<Sep41Outcome, String> {
-    let dir =
-        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let cache = dir.path().join("fork-cache.json");
-    std::fs::write(&cache, snapshot.to_string())
-        .map_err(|e| format!("cannot write the snapshot to {}: {e}", cache.display()))?;
+) -> Result<Sep41Outcome, SnapshotError> {
+    let (_dir, cache) = snapshot_file(snapshot, "fork-cache.json")?;
     let address =
         stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(stellar_xdr::Hash(contract)));
     let options = assay_sep41::fork::ForkOptions {
@@ -262,6 +261,20 @@ pub fn replay(
     let mut done = outcome(crate::sac::contract_strkey(contract), report);
     done.survey = survey;
     Ok(done)
+}
+
+/// `snapshot` written to a file `name` in a fresh temporary directory (the file lives as long as the
+/// directory returned), for a fork to replay from.
+pub(crate) fn snapshot_file(
+    snapshot: &serde_json::Value,
+    name: &str,
+) -> Result<(tempfile::TempDir, std::path::PathBuf), SnapshotError> {
+    let dir = tempfile::tempdir().map_err(SnapshotError::TempDir)?;
+    let path = dir.path().join(name);
+    match std::fs::write(&path, snapshot.to_string()) {
+        Ok(()) => Ok((dir, path)),
+        Err(source) => Err(SnapshotError::WriteSnapshot { path, source }),
+    }
 }
 
 /// The outcome of a suite run: its rows, plus a SKIPPED row for a suite that could not start or a

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use stellar_xdr::{ContractId, Hash, ScAddress, ScVal};
 
 use crate::scanning::{account_domain, ScanSettings};
-use crate::AttestError;
+use crate::{AttestError, SnapshotError};
 
 /// What a `C…` address turned out to be.
 #[derive(Debug, Clone)]
@@ -195,17 +195,13 @@ fn survey_powers(
 /// holder candidates. Nothing reaches a network.
 ///
 /// # Errors
-/// The snapshot cannot be written to a temporary file, or discovery cannot run from it.
+/// [`SnapshotError`]: the snapshot cannot be written to a temporary file, or discovery cannot run from it.
 pub fn replay_powers(
     contract: [u8; 32],
     passphrase: &str,
     snapshot: &serde_json::Value,
-) -> Result<assay_core::powers::PowerSurvey, String> {
-    let dir =
-        tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let cache = dir.path().join("powers-fork.json");
-    std::fs::write(&cache, snapshot.to_string())
-        .map_err(|e| format!("cannot write the snapshot to {}: {e}", cache.display()))?;
+) -> Result<assay_core::powers::PowerSurvey, SnapshotError> {
+    let (_dir, cache) = crate::sep41::snapshot_file(snapshot, "powers-fork.json")?;
     let request = assay_powers::fork::ForkRequest {
         rpc_url: None,
         passphrase: passphrase.to_string(),
@@ -214,9 +210,7 @@ pub fn replay_powers(
         bounds: assay_powers::Bounds::default(),
         cache: Some(cache),
     };
-    assay_powers::fork::discover_on_fork(&request)
-        .map(|found| found.survey)
-        .map_err(|e| e.to_string())
+    Ok(assay_powers::fork::discover_on_fork(&request)?.survey)
 }
 
 /// The facts the core judges, from the WASM bytes: hash, host imports, spec functions.

@@ -46,16 +46,35 @@ pub(crate) fn check_listen(
     flag: &str,
     addr: SocketAddr,
     allow_remote: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), NotLoopback> {
     if addr.ip().is_loopback() {
         return Ok(());
     }
-    Err(match allow_remote {
-        Some(allow) => format!(
-            "{flag} {addr} is not a loopback address; pass {allow} to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1"
-        ),
-        None => format!("{flag} {addr} is not a loopback address: listen on 127.0.0.1"),
+    Err(NotLoopback {
+        flag: flag.to_string(),
+        addr,
+        allow_remote: allow_remote.map(str::to_string),
     })
+}
+
+/// A listen address that is not loopback, without the flag that would allow it: the flag or key that set
+/// it, the address, and the flag that allows it when there is one.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} {addr} is not a loopback address{}", fix(.allow_remote.as_deref()))]
+pub(crate) struct NotLoopback {
+    flag: String,
+    addr: SocketAddr,
+    allow_remote: Option<String>,
+}
+
+/// The fix [`NotLoopback`] names: the flag that allows a remote address, or a loopback one.
+fn fix(allow_remote: Option<&str>) -> String {
+    match allow_remote {
+        Some(allow) => format!(
+            "; pass {allow} to serve it (behind a reverse proxy with TLS), or listen on 127.0.0.1"
+        ),
+        None => ": listen on 127.0.0.1".to_string(),
+    }
 }
 
 /// The connections open now, oldest first, and which of them are being answered.
@@ -289,9 +308,13 @@ mod tests {
         let public: SocketAddr = "0.0.0.0:8787".parse().unwrap();
         assert!(check_listen("--listen", "127.0.0.1:1".parse().unwrap(), None).is_ok());
         assert!(check_listen("--listen", "[::1]:1".parse().unwrap(), None).is_ok());
-        let err = check_listen("--listen", public, Some("--allow-remote")).unwrap_err();
+        let err = check_listen("--listen", public, Some("--allow-remote"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("--allow-remote"), "{err}");
-        let err = check_listen("metrics_addr", public, None).unwrap_err();
+        let err = check_listen("metrics_addr", public, None)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("metrics_addr 0.0.0.0:8787") && !err.contains("allow"),
             "{err}"

@@ -28,8 +28,7 @@ pub const WRITTEN_UNCONFIRMED: u8 = 7;
 pub const USAGE: u8 = 64;
 
 /// The table every command's `--help` and the README show.
-pub const TABLE: &str = "\
-  0   ok: done, and the answer is complete and affirmative
+pub const TABLE: &str = "  0   ok: done, and the answer is complete and affirmative
   1   error: could not run (a source, the network, a file or a transaction failed)
   2   undetermined: ran, but something the answer depends on could not be determined
   3   negative: a determined \"no\" (refused, FAIL, mismatch, quorum not met)
@@ -67,5 +66,15 @@ mod tests {
             );
         }
         assert_eq!(TABLE.lines().count(), codes.len());
+    }
+
+    #[test]
+    fn every_line_of_the_table_is_indented_alike() {
+        // Two spaces, the code in a column of four, the meaning from the seventh character on.
+        for line in TABLE.lines() {
+            assert!(line.starts_with("  "), "{line:?}");
+            assert!(line[2..6].trim_end().parse::<u8>().is_ok(), "{line:?}");
+            assert!(!line[6..].starts_with(' '), "{line:?}");
+        }
     }
 }

@@ -62,7 +62,7 @@ pub struct Write {
 #[derive(Clone, Debug)]
 pub struct Call {
     /// The returned value, or why the host refused or trapped.
-    pub result: Result<ScVal, String>,
+    pub result: Result<ScVal, CallError>,
     /// The authorizations the call asked for (recorded; every one was granted). The calls' source account
     /// is nobody's, so every party's authorization is an address credential here.
     pub auth: Vec<SorobanAuthorizationEntry>,
@@ -74,6 +74,36 @@ pub struct Call {
     pub writes: Vec<Write>,
     /// The fork's upstream failed during the call: the result says nothing about the contract.
     pub upstream_error: Option<String>,
+}
+
+/// Why a call returned no value: the sandbox could not make it, or the host ran it and it failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The function name is not a Soroban symbol.
+    #[error("{0:?} is not a function name")]
+    NotAFunctionName(String),
+    /// More arguments than a call can carry.
+    #[error("too many arguments")]
+    TooManyArguments,
+    /// The host's budget could not be built from the network's cost parameters.
+    #[error("cannot build the host's budget: {0}")]
+    Budget(String),
+    /// The host could not run the invocation at all.
+    #[error("{function} could not run: {error}")]
+    CouldNotRun {
+        /// The function called.
+        function: String,
+        /// The host's error.
+        error: String,
+    },
+    /// The invocation ran and failed: trapped, refused, or a host error.
+    #[error("{function} failed: {error}")]
+    Failed {
+        /// The function called.
+        function: String,
+        /// The host's error.
+        error: String,
+    },
 }
 
 impl Call {
@@ -220,7 +250,7 @@ impl Sandbox {
 
     fn run(&mut self, contract: &ScAddress, function: &str, args: Vec<ScVal>) -> Call {
         self.calls += 1;
-        let refused = |why: String| Call {
+        let refused = |why: CallError| Call {
             result: Err(why),
             auth: vec![],
             footprint: LedgerFootprint::default(),
@@ -229,10 +259,10 @@ impl Sandbox {
             upstream_error: None,
         };
         let Ok(name) = ScSymbol::try_from(function) else {
-            return refused(format!("{function:?} is not a function name"));
+            return refused(CallError::NotAFunctionName(function.to_string()));
         };
         let Ok(args) = args.try_into() else {
-            return refused("too many arguments".into());
+            return refused(CallError::TooManyArguments);
         };
         let host_fn = HostFunction::InvokeContract(InvokeContractArgs {
             contract_address: contract.clone(),
@@ -246,7 +276,7 @@ impl Sandbox {
             self.net.memory_cost_params.clone(),
         ) {
             Ok(b) => b,
-            Err(e) => return refused(format!("cannot build the host's budget: {e:?}")),
+            Err(e) => return refused(CallError::Budget(format!("{e:?}"))),
         };
         if let Some(f) = &self.fork {
             f.take_error(); // only this call's upstream failures are reported below
@@ -275,7 +305,10 @@ impl Sandbox {
             Err(e) => {
                 return Call {
                     upstream_error,
-                    ..refused(format!("{function} could not run: {:?}", e.error))
+                    ..refused(CallError::CouldNotRun {
+                        function: function.to_string(),
+                        error: format!("{:?}", e.error),
+                    })
                 }
             }
         };
@@ -305,9 +338,10 @@ impl Sandbox {
             }
         }
         Call {
-            result: r
-                .invoke_result
-                .map_err(|e| format!("{function} failed: {:?}", e.error)),
+            result: r.invoke_result.map_err(|e| CallError::Failed {
+                function: function.to_string(),
+                error: format!("{:?}", e.error),
+            }),
             auth: r.auth,
             footprint: r.resources.footprint,
             events: r.contract_events,

@@ -115,6 +115,25 @@ pub enum DiscoveryError {
     Upstream(String),
 }
 
+/// Why no holder could be funded when nobody held units, so no power over a balance could be observed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Unfunded {
+    /// No call discovery observed creates supply.
+    #[error(
+        "no address held units (pass --holder ADDRESS naming an account that holds this token), and no call \
+         observed here creates supply to fund one, so no power over a balance could be observed"
+    )]
+    NoSupplyCall,
+    /// The supply-creating call left the holder without units.
+    #[error(
+        "no address held units, and the supply-creating call `{function}` did not fund a holder"
+    )]
+    CallFundedNobody {
+        /// The call.
+        function: String,
+    },
+}
+
 /// Runs discovery against `target` in `sandbox`. `candidates` are addresses that may hold units (an
 /// existing holder given by the user, or named by the token's recent events), best first; the two richest
 /// become the watched holders. With none holding units, a supply-creating call discovery observes funds a
@@ -264,7 +283,7 @@ impl Search<'_> {
             // Nobody held units: fund the fresh holder through a supply-creating call discovery observed, then
             // search again with a holder whose balance can be watched.
             if let Err(why) = self.fund_holder(sandbox, observer, world, &survey) {
-                survey.unobservable = Some(why);
+                survey.unobservable = Some(why.to_string());
                 return Ok(survey);
             }
         }
@@ -277,13 +296,9 @@ impl Search<'_> {
         observer: &mut Observer,
         world: &mut World,
         survey: &Survey,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unfunded> {
         let Some((function, args)) = survey.funding.clone() else {
-            return Err(
-                "no address held units (pass --holder ADDRESS naming an account that holds this token), and \
-                 no call observed here creates supply to fund one, so no power over a balance could be observed"
-                    .into(),
-            );
+            return Err(Unfunded::NoSupplyCall);
         };
         let base = sandbox.checkpoint();
         let call = sandbox.invoke(&self.target.contract, &function, args);
@@ -291,9 +306,7 @@ impl Search<'_> {
         let funded = call.succeeded() && observer.balance(sandbox, &holder).is_some_and(|b| b > 0);
         if !funded {
             sandbox.restore(&base);
-            return Err(format!(
-                "no address held units, and the supply-creating call `{function}` did not fund a holder"
-            ));
+            return Err(Unfunded::CallFundedNobody { function });
         }
         world.give_second_holder(sandbox, observer);
         world.choose_recipient(sandbox);

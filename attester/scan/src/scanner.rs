@@ -524,7 +524,7 @@ impl Scanner {
                     url: urls::horizon_assets(&self.config.horizon_url, asset),
                     ..flags.clone()
                 },
-                Some(why),
+                Some(why.to_string()),
             ),
         };
         Ok(IssuerRead {

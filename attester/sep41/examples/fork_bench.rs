@@ -78,7 +78,7 @@ fn main() {
             let (started, before) = (Instant::now(), trips());
             let found =
                 assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
-                    .map_err(|e| e.to_string());
+                    .map_err(Into::into);
             *measured.lock().unwrap() = (started.elapsed(), trips() - before);
             found
         }))),

@@ -64,8 +64,12 @@ impl Exercised {
     }
 }
 
+/// Why a discovery run before the suite could not run: the discovery's own typed error (for power
+/// discovery, `assay_powers::DiscoveryError`), its message naming the cause.
+pub type DiscoveryFailure = Box<dyn std::error::Error + Send + Sync>;
+
 /// What a discovery run before the suite found: the survey, or why it could not run.
-pub type Discovered = Result<PowerSurvey, String>;
+pub type Discovered = Result<PowerSurvey, DiscoveryFailure>;
 
 /// A discovery run once the suite's network holds the token and its holder is funded: given the network,
 /// the token and the addresses holding units. It must leave the network as it found it (power discovery

@@ -86,34 +86,68 @@ impl Spend {
         }
     }
 
-    fn room(&self, limits: &SpendLimits) -> Result<(), String> {
-        let cost = limits.per_send;
-        if self.pass_stroops.saturating_add(cost) > limits.per_pass {
-            return Err(format!(
-                "the pass's spend budget (max_spend_per_pass_xlm = {}) is reached: {} XLM counted, a transaction counts {} XLM",
-                stroops_to_xlm(limits.per_pass),
-                stroops_to_xlm(self.pass_stroops),
-                stroops_to_xlm(cost)
-            ));
+    fn room(&self, limits: &SpendLimits) -> Result<(), BudgetReached> {
+        let send = limits.per_send;
+        if self.pass_stroops.saturating_add(send) > limits.per_pass {
+            return Err(BudgetReached::Pass {
+                limit: limits.per_pass,
+                counted: self.pass_stroops,
+                send,
+            });
         }
-        if self.day_stroops.saturating_add(cost) > limits.per_day {
-            return Err(format!(
-                "the day's spend budget (max_spend_per_day_xlm = {}) is reached: {} XLM counted today (UTC), a transaction counts {} XLM",
-                stroops_to_xlm(limits.per_day),
-                stroops_to_xlm(self.day_stroops),
-                stroops_to_xlm(cost)
-            ));
+        if self.day_stroops.saturating_add(send) > limits.per_day {
+            return Err(BudgetReached::Day {
+                limit: limits.per_day,
+                counted: self.day_stroops,
+                send,
+            });
         }
         Ok(())
     }
 
     /// Counts one send if both budgets have room for it; otherwise says which budget is reached.
-    pub fn reserve(&mut self, limits: &SpendLimits) -> Result<(), String> {
+    pub fn reserve(&mut self, limits: &SpendLimits) -> Result<(), BudgetReached> {
         self.room(limits)?;
         self.pass_stroops += limits.per_send;
         self.day_stroops += limits.per_send;
         Ok(())
     }
+}
+
+/// A budget with no room for one more send: which budget (named by its `watch.toml` key), and in stroops
+/// its limit, what it has counted and what one send counts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetReached {
+    /// `max_spend_per_pass_xlm`.
+    #[error(
+        "the pass's spend budget (max_spend_per_pass_xlm = {}) is reached: {} XLM counted, a transaction counts {} XLM",
+        stroops_to_xlm(*.limit),
+        stroops_to_xlm(*.counted),
+        stroops_to_xlm(*.send)
+    )]
+    Pass {
+        /// The pass's limit.
+        limit: u64,
+        /// Counted in this pass.
+        counted: u64,
+        /// What one send counts.
+        send: u64,
+    },
+    /// `max_spend_per_day_xlm`.
+    #[error(
+        "the day's spend budget (max_spend_per_day_xlm = {}) is reached: {} XLM counted today (UTC), a transaction counts {} XLM",
+        stroops_to_xlm(*.limit),
+        stroops_to_xlm(*.counted),
+        stroops_to_xlm(*.send)
+    )]
+    Day {
+        /// The day's limit.
+        limit: u64,
+        /// Counted on this UTC day.
+        counted: u64,
+        /// What one send counts.
+        send: u64,
+    },
 }
 
 /// Where the spend is counted and its alert raised: the watch's health, which `/health` and `/metrics`
@@ -143,6 +177,7 @@ impl<S, B: SpendBook> Budgeted<'_, S, B> {
         match book.spend().reserve(&limits) {
             Ok(()) => Ok(()),
             Err(reached) => {
+                let reached = reached.to_string();
                 if book.spend().reached.is_none() {
                     book.spend().reached = Some(reached.clone());
                     book.alert("spend_budget_reached");
@@ -198,13 +233,21 @@ mod tests {
         spend.start_pass(0, &l);
         assert!(spend.reserve(&l).is_ok() && spend.reserve(&l).is_ok());
         let refused = spend.reserve(&l).unwrap_err();
-        assert!(refused.contains("max_spend_per_pass_xlm = 5"), "{refused}");
+        assert!(
+            matches!(refused, BudgetReached::Pass { .. })
+                && refused.to_string().contains("max_spend_per_pass_xlm = 5"),
+            "{refused}"
+        );
         assert_eq!(spend.pass_stroops, 4 * STROOPS_PER_XLM);
         // The next pass of the same day: 2 more XLM fit under 7, then the day is spent.
         spend.start_pass(60, &l);
         assert!(spend.reserve(&l).is_ok());
         let refused = spend.reserve(&l).unwrap_err();
-        assert!(refused.contains("max_spend_per_day_xlm = 7"), "{refused}");
+        assert!(
+            matches!(refused, BudgetReached::Day { .. })
+                && refused.to_string().contains("max_spend_per_day_xlm = 7"),
+            "{refused}"
+        );
         spend.start_pass(120, &l);
         assert!(spend.reserve(&l).is_err(), "still the same UTC day");
         // A new UTC day has room again.

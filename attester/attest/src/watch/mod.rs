@@ -22,7 +22,7 @@ pub mod react;
 pub mod setup;
 pub mod watcher;
 
-pub use budget::{Spend, SpendLimits};
+pub use budget::{BudgetReached, Spend, SpendLimits};
 pub use config::{AssetConfig, DiscoverConfig, HostConfig, WatchConfig, CHECK_ALLOWANCE_SECS};
 pub use discovery::Discovery;
 pub use health::{AssetHealth, Health, REPEATED_REFUSALS};

@@ -19,7 +19,7 @@ use super::discovery::Discovery;
 use super::health::Health;
 use super::log::log;
 use super::react::Reaction;
-use crate::scanning::ScanSettings;
+use crate::scanning::{ledger_rpc, ScanSettings, SettingNames, SourceChoice};
 use crate::sep41::Sep41Runner;
 use crate::targets::resolve;
 use crate::AttestError;
@@ -178,35 +178,6 @@ impl WatchConfig {
             Some(name) => network::passphrase_of(name, network::config_dir().as_deref())
                 .map_err(|e| AttestError::Input(format!("asset_network: {e}")))?,
         };
-        // Ledger facts come through the registry network's stellar-rpc when the assets live there; the
-        // facts are then cited at horizon_url, else the network's public Horizon, else at that RPC.
-        let rpc_url = (passphrase == spec.passphrase).then(|| spec.rpc_url.clone());
-        let horizon_url = match (
-            self.horizon_url
-                .clone()
-                .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
-            ScanSettings::default_horizon(&passphrase),
-            &rpc_url,
-        ) {
-            (Some(url), _, _) => url,
-            (None, Some(default), _) => default.to_string(),
-            (None, None, Some(rpc)) => rpc.clone(),
-            (None, None, None) => {
-                return Err(AttestError::Input(
-                    "this network has no default Horizon: set horizon_url in the config (or \
-                     ASSAY_HORIZON_URL), or run the watch on the assets' own network so their ledger \
-                     facts are read through its stellar-rpc"
-                        .into(),
-                ))
-            }
-        };
-        let expert_url = self
-            .expert_url
-            .clone()
-            .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string());
-        for (key, value) in [("horizon_url", &horizon_url), ("expert_url", &expert_url)] {
-            assay_scan::options::check_base_url(key, value)?;
-        }
         let mut connect_to = Vec::new();
         for rule in &self.connect_to {
             connect_to.push(
@@ -214,20 +185,27 @@ impl WatchConfig {
                     .map_err(|e| AttestError::Input(format!("connect_to {rule:?}: {e}")))?,
             );
         }
-        Ok(ScanSettings {
-            asset_passphrase: passphrase,
-            horizon_url,
-            rpc_url,
-            ledger_floor: Default::default(),
-            expert_url,
-            mappings: Mappings {
-                resolve: vec![],
-                connect_to,
+        ScanSettings::resolve(
+            SourceChoice {
+                rpc_url: ledger_rpc(spec, &passphrase),
+                asset_passphrase: passphrase,
+                horizon_url: self
+                    .horizon_url
+                    .clone()
+                    .or_else(|| std::env::var("ASSAY_HORIZON_URL").ok()),
+                expert_url: self
+                    .expert_url
+                    .clone()
+                    .unwrap_or_else(|| assay_core::DEFAULT_STELLAR_EXPERT_URL.to_string()),
+                mappings: Mappings {
+                    resolve: vec![],
+                    connect_to,
+                },
+                cacert: self.cacert.clone(),
+                timeout_secs: FETCH_TIMEOUT_SECS,
             },
-            extra_roots: assay_scan::options::read_pem_roots(&self.cacert)?,
-            timeout: assay_scan::options::fetch_timeout(FETCH_TIMEOUT_SECS)?,
-            limits: Default::default(),
-        })
+            SettingNames::WatchConfig,
+        )
     }
 
     /// The SEP-41 runner for `sep41 = true` assets: on the registry's network (the contract an asset is

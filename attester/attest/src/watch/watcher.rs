@@ -367,6 +367,7 @@ impl Watcher<'_> {
         let code = match CodeBinding::judged_by(&report) {
             Ok(code) => code,
             Err(m) => {
+                let m = m.to_string();
                 log("scan_failed", json!({"asset": name, "error": m}));
                 return Step::Done(Checked::Failed(m));
             }

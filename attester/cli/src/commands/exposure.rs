@@ -1,12 +1,11 @@
 //! `assay exposure G…`: every trustline an account holds, each asset judged as `assay scan` judges it, with
 //! the trustline's own state beside the asset's powers — the question a wallet asks for a user who already
 //! holds.
-use std::path::PathBuf;
-
+use assay_attest::scan_reports::ScanRequest;
 use clap::Args;
 
-use super::scan::{run_scan, ScanArgs};
-use super::shared::{OutputFormat, SourceArgs};
+use super::scan::{check_concurrency, check_holder, run_request};
+use super::shared::{scan_passphrase, CacheArgs, OutputFormat, ProgressArgs, SourceArgs};
 use super::CommandResult;
 
 const EXIT_CODES: &str = "\
@@ -53,40 +52,33 @@ pub struct ExposureArgs {
     #[command(flatten)]
     pub sources: SourceArgs,
 
-    /// Do not read or write the StellarExpert answer cache.
-    #[arg(long)]
-    pub no_cache: bool,
-
-    /// Directory of the StellarExpert answer cache (default: the user's cache directory).
-    #[arg(long, value_name = "DIR", env = "ASSAY_CACHE_DIR")]
-    pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 
     /// Assets scanned at once.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Runs `assay exposure`: `assay scan --holder` over every trustline the account holds (nothing is
-/// appended to the history).
+/// appended to the history), its flags resolved into the scan request as `scan`'s are.
 pub fn run(args: ExposureArgs) -> CommandResult {
-    let holder = args.holder;
-    run_scan(
-        ScanArgs {
-            assets: Vec::new(),
-            rpc_url: None,
-            network_passphrase: args.network_passphrase,
-            sep41: false,
-            output: args.output,
-            network: args.network,
-            sources: args.sources,
-            asset_lists: Vec::new(),
-            no_cache: args.no_cache,
-            cache_dir: args.cache_dir,
-            history: None,
-            no_history: true,
-            concurrency: args.concurrency,
-            holder: Some(holder),
-        },
-        true,
-    )
+    check_holder(&args.holder)?;
+    let passphrase = scan_passphrase(&args.network, args.network_passphrase.as_deref())?;
+    let request = ScanRequest {
+        settings: args.sources.settings(passphrase, None)?,
+        assets: Vec::new(),
+        contracts: Vec::new(),
+        holder: Some(args.holder),
+        every_trustline: true,
+        sep41: false,
+        asset_lists: Vec::new(),
+        cache: args.cache.cache(),
+        concurrency: check_concurrency(args.concurrency)?,
+        history: None,
+    };
+    run_request(&request, args.output, &args.progress)
 }

@@ -11,6 +11,7 @@ pub mod exposure;
 pub mod history;
 pub mod localnet;
 pub mod scan;
+mod scan_progress;
 mod scan_text;
 pub mod sep41;
 pub mod serve;

@@ -1,19 +1,19 @@
 //! `assay scan ASSET...`: fetch every source once, judge with the core, print, append to history.
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use assay_attest::scan_reports::{scan_reports, Progress, ScanRequest, ScannedAsset};
+use assay_attest::scan_reports::{scan_reports, ScanRequest, ScannedAsset};
 use assay_attest::AttestError;
-use assay_chain::network;
 use assay_core::exit;
 use assay_core::{Asset, Token};
-use assay_scan::cache::AnswerCache;
 use assay_scan::history::History;
 use assay_scan::options::check_base_url;
 use clap::Args;
 
-use super::shared::{OutputFormat, SourceArgs};
+use super::scan_progress::ProgressLine;
+use super::shared::{
+    scan_passphrase, CacheArgs, NetworkArgs, OutputFormat, ProgressArgs, SourceArgs,
+};
 use super::{failed, CommandError, CommandResult};
 
 const EXIT_CODES: &str = "\
@@ -37,6 +37,20 @@ Examples:
 A token contract (C...) is judged by its code (bits 9-12 and their floors) and by whether its admin()
 account's home domain lists it in [[CURRENCIES]]; see docs/severity-model.md, \"Contract tokens\".";
 
+/// Help of the network flags as `scan` shows them (the flags are [`NetworkArgs`]'s; `scan` has no registry,
+/// so the network defaults to mainnet and gives the assets' default Horizon and passphrase).
+const NETWORK_HELP: &str = "Network the assets live on: mainnet, testnet, futurenet, local, or a NAME from \
+~/.config/stellar/network/NAME.toml (then pass --horizon-url). Gives the default Horizon and the passphrase \
+reports bind";
+const RPC_URL_HELP: &str = "stellar-rpc endpoint of the assets' network. Classic assets' ledger facts (the \
+issuer account's flags, home domain, signers and thresholds; a --holder's trustlines) are then read from the \
+ledger with getLedgerEntries, and Horizon is optional (its asset record is read beside as a second copy of the \
+flags when it answers). A token contract (C…) is read from it: its instance and WASM by getLedgerEntries, its \
+admin() by simulation; needed for C… arguments";
+const PASSPHRASE_HELP: &str =
+    "Passphrase of the network at --rpc-url (default: --network's), bound \
+     into a token's evidence hash";
+
 /// Arguments of `assay scan`.
 #[derive(Args, Debug)]
 #[command(
@@ -47,24 +61,15 @@ when it answers; else Horizon's asset record and issuer account; never cached), 
 blocklist (retried, cached for the lifetime the source advertises) and any --asset-list, then prints \
 severity (what the ledger lets the issuer do) beside accountability (who has publicly claimed the asset). \
 A source that did not answer is reported as not retrievable, never as a clean answer.",
-    after_help = EXIT_CODES
+    after_help = EXIT_CODES,
+    mut_arg("network", |a| a.help(NETWORK_HELP).default_value(MAINNET)),
+    mut_arg("rpc_url", |a| a.help(RPC_URL_HELP)),
+    mut_arg("network_passphrase", |a| a.help(PASSPHRASE_HELP))
 )]
 pub struct ScanArgs {
     /// Assets to scan, as CODE-ISSUER or CODE:ISSUER, or token contracts as C… (read through --rpc-url).
     #[arg(value_name = "ASSET", required = true)]
     pub assets: Vec<String>,
-
-    /// stellar-rpc endpoint of the assets' network. Classic assets' ledger facts (the issuer account's
-    /// flags, home domain, signers and thresholds; a --holder's trustlines) are then read from the ledger
-    /// with getLedgerEntries, and Horizon is optional (its asset record is read beside as a second copy of
-    /// the flags when it answers). A token contract (C…) is read from it: its instance and WASM by
-    /// getLedgerEntries, its admin() by simulation; needed for C… arguments.
-    #[arg(long, value_name = "URL", env = "STELLAR_RPC_URL")]
-    pub rpc_url: Option<String>,
-
-    /// Passphrase of the network at --rpc-url (default: --network's), bound into a token's evidence hash.
-    #[arg(long, value_name = "TEXT", env = "STELLAR_NETWORK_PASSPHRASE")]
-    pub network_passphrase: Option<String>,
 
     /// Also run the 27-check SEP-41 conformance suite against each token contract (C…), keyless on a
     /// fork of the network at --rpc-url (nothing signed, nothing sent there), and include its verdicts
@@ -77,16 +82,8 @@ pub struct ScanArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 
-    /// Network the assets live on: mainnet, testnet, futurenet, local, or a NAME from
-    /// ~/.config/stellar/network/NAME.toml (then pass --horizon-url). Gives the default Horizon and the
-    /// passphrase reports bind.
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "mainnet",
-        env = "STELLAR_NETWORK"
-    )]
-    pub network: String,
+    #[command(flatten)]
+    pub network: NetworkArgs,
 
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -95,13 +92,8 @@ pub struct ScanArgs {
     #[arg(long = "asset-list", value_name = "URL")]
     pub asset_lists: Vec<String>,
 
-    /// Do not read or write the StellarExpert answer cache.
-    #[arg(long)]
-    pub no_cache: bool,
-
-    /// Directory of the StellarExpert answer cache (default: the user's cache directory).
-    #[arg(long, value_name = "DIR", env = "ASSAY_CACHE_DIR")]
-    pub cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheArgs,
 
     /// History database to append to (default: the user's data directory).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
@@ -121,37 +113,42 @@ pub struct ScanArgs {
     /// and 7 (`trustline_deauthorized`). Off-chain only: such a report is never attested.
     #[arg(long, value_name = "G…")]
     pub holder: Option<String>,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
-/// Runs `assay scan`.
+/// The network `scan` reads when none is named.
+const MAINNET: &str = "mainnet";
+
+/// Runs `assay scan`: its flags resolved into one [`ScanRequest`], scanned, rendered.
 pub fn run(args: ScanArgs) -> CommandResult {
-    run_scan(args, false)
+    let request = request(&args)?;
+    run_request(&request, args.output, &args.progress)
 }
 
-/// `assay scan`, or with `every_trustline` `assay exposure` (the classic assets are those the holder's
-/// account holds trustlines to): parse, scan through the library, render, exit.
-pub(crate) fn run_scan(args: ScanArgs, every_trustline: bool) -> CommandResult {
-    let request = request(&args, every_trustline)?;
-    let show_progress = std::io::stderr().is_terminal();
-    let progress: Progress = Arc::new(move |n, total| {
-        if show_progress && total > 1 {
-            eprint!("\rassay: scanned {n}/{total}");
-            if n == total {
-                eprintln!();
-            }
-        }
-    });
-    let scanned = scan_reports(&request, progress).map_err(|e| match e {
+/// Scans `request` through the library (a progress line on a terminal's stderr unless `progress` turns it
+/// off), renders the reports in `output` and returns the exit code: `assay scan`'s and `assay exposure`'s
+/// one path once their flags are resolved.
+pub(crate) fn run_request(
+    request: &ScanRequest,
+    output: OutputFormat,
+    progress: &ProgressArgs,
+) -> CommandResult {
+    let line = ProgressLine::start(!progress.no_progress);
+    let scanned = scan_reports(request, line.progress()).map_err(|e| match e {
         AttestError::Source(m) => CommandError::failed(m),
         other => other.into(),
-    })?;
-    if every_trustline && scanned.outcomes.is_empty() && args.output == OutputFormat::Text {
+    });
+    drop(line);
+    let scanned = scanned?;
+    if request.every_trustline && scanned.outcomes.is_empty() && output == OutputFormat::Text {
         println!(
             "{} holds no trustline to a classic asset",
-            args.holder.as_deref().unwrap_or_default()
+            request.holder.as_deref().unwrap_or_default()
         );
     }
-    let mut code = render(scanned.outcomes, args.output)?;
+    let mut code = render(scanned.outcomes, output)?;
     if let Some(err) = scanned.history_error {
         eprintln!(
             "assay scan: {err}; the reports above were not recorded (use --history PATH or --no-history)"
@@ -162,13 +159,9 @@ pub(crate) fn run_scan(args: ScanArgs, every_trustline: bool) -> CommandResult {
 }
 
 /// The scan `args` ask for, every argument checked.
-fn request(args: &ScanArgs, every_trustline: bool) -> Result<ScanRequest, CommandError> {
+fn request(args: &ScanArgs) -> Result<ScanRequest, CommandError> {
     if let Some(holder) = &args.holder {
-        if stellar_strkey::ed25519::PublicKey::from_string(holder).is_err() {
-            return Err(CommandError::usage(format!(
-                "invalid --holder {holder:?}: expected an account address (G… of 56 characters)"
-            )));
-        }
+        check_holder(holder)?;
     }
     let mut assets: Vec<Asset> = Vec::with_capacity(args.assets.len());
     let mut contracts: Vec<String> = Vec::new();
@@ -190,35 +183,22 @@ fn request(args: &ScanArgs, every_trustline: bool) -> Result<ScanRequest, Comman
              asset's Stellar Asset Contract is named by its C… address too)",
         ));
     }
-    if !contracts.is_empty() && args.rpc_url.is_none() {
+    let rpc_url = args.network.rpc_url.clone();
+    if !contracts.is_empty() && rpc_url.is_none() {
         return Err(CommandError::usage(format!(
             "{} is a token contract: pass --rpc-url (or STELLAR_RPC_URL) of the network it lives on",
             contracts[0]
         )));
     }
-    let passphrase = match &args.network_passphrase {
-        Some(passphrase) => passphrase.clone(),
-        None => network::passphrase_of(&args.network, network::config_dir().as_deref())
-            .map_err(|e| CommandError::usage(format!("--network: {e}")))?,
-    };
-    let settings = args.sources.settings(passphrase, args.rpc_url.clone())?;
+    let passphrase = scan_passphrase(
+        args.network.network.as_deref().unwrap_or(MAINNET),
+        args.network.network_passphrase.as_deref(),
+    )?;
+    let settings = args.sources.settings(passphrase, rpc_url)?;
     for list in &args.asset_lists {
         check_base_url("--asset-list", list).map_err(CommandError::usage)?;
     }
-    if args.concurrency == 0 || args.concurrency > 256 {
-        return Err(CommandError::usage(format!(
-            "invalid --concurrency {}: expected 1 to 256",
-            args.concurrency
-        )));
-    }
-    let cache = if args.no_cache {
-        None
-    } else {
-        args.cache_dir
-            .clone()
-            .or_else(AnswerCache::default_dir)
-            .map(AnswerCache::new)
-    };
+    let concurrency = check_concurrency(args.concurrency)?;
     let history = match (args.no_history, args.history.clone()) {
         (true, _) => None,
         (false, Some(path)) => Some(path),
@@ -233,13 +213,33 @@ fn request(args: &ScanArgs, every_trustline: bool) -> Result<ScanRequest, Comman
         assets,
         contracts,
         holder: args.holder.clone(),
-        every_trustline,
+        every_trustline: false,
         sep41: args.sep41,
         asset_lists: args.asset_lists.clone(),
-        cache,
-        concurrency: args.concurrency,
+        cache: args.cache.cache(),
+        concurrency,
         history,
     })
+}
+
+/// Refuses a holder that is not an account address.
+pub(crate) fn check_holder(holder: &str) -> Result<(), CommandError> {
+    if stellar_strkey::ed25519::PublicKey::from_string(holder).is_err() {
+        return Err(CommandError::usage(format!(
+            "invalid --holder {holder:?}: expected an account address (G… of 56 characters)"
+        )));
+    }
+    Ok(())
+}
+
+/// `--concurrency`, when it is 1 to 256.
+pub(crate) fn check_concurrency(concurrency: usize) -> Result<usize, CommandError> {
+    if concurrency == 0 || concurrency > 256 {
+        return Err(CommandError::usage(format!(
+            "invalid --concurrency {concurrency}: expected 1 to 256"
+        )));
+    }
+    Ok(concurrency)
 }
 
 /// Prints every report (classic assets, then token contracts) and returns the exit code they make: 1 when

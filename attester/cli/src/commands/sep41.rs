@@ -126,7 +126,7 @@ pub fn run(args: Sep41Args) -> CommandResult {
     // keyed live run has none.
     let discovery = BeforeSuite(std::sync::Arc::new(|net, contract, holders| {
         assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
-            .map_err(|e| e.to_string())
+            .map_err(Into::into)
     }));
     let (report, found) = if args.wasm.is_some() || args.sac.is_some() {
         run_offline_mode(&args, discovery)?
@@ -158,7 +158,7 @@ pub fn run(args: Sep41Args) -> CommandResult {
                     "powers".into(),
                     match found {
                         Ok(survey) => serde_json::to_value(survey).unwrap_or_default(),
-                        Err(why) => serde_json::json!({ "error": why }),
+                        Err(why) => serde_json::json!({ "error": why.to_string() }),
                     },
                 );
             }

@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
+use assay_scan::cache::AnswerCache;
 use assay_scan::net::mapping::{ConnectToRule, Mappings, ResolveRule};
-use assay_scan::options;
 use clap::{Args, ValueEnum};
 
 use assay_attest::sac;
-use assay_attest::scanning::ScanSettings;
+use assay_attest::scanning::{ledger_rpc, ScanSettings, SettingNames, SourceChoice};
 use assay_attest::sep41::Sep41Runner;
 use assay_chain::identity::{self, Signer, SECRET_ENV};
 use assay_chain::network::{self, NetworkSpec};
@@ -121,6 +121,41 @@ pub struct NetworkArgs {
     /// Network passphrase (with --rpc-url when no --network is given).
     #[arg(long, env = "STELLAR_NETWORK_PASSPHRASE", value_name = "TEXT")]
     pub network_passphrase: Option<String>,
+}
+
+/// The StellarExpert answer cache of the commands that scan with it (scan, exposure).
+#[derive(Args, Debug, Clone)]
+pub struct CacheArgs {
+    /// Do not read or write the StellarExpert answer cache.
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Directory of the StellarExpert answer cache (default: the user's cache directory).
+    #[arg(long, value_name = "DIR", env = "ASSAY_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl CacheArgs {
+    /// The cache these flags name: none with --no-cache (or without a cache directory).
+    pub fn cache(&self) -> Option<AnswerCache> {
+        if self.no_cache {
+            return None;
+        }
+        self.cache_dir
+            .clone()
+            .or_else(AnswerCache::default_dir)
+            .map(AnswerCache::new)
+    }
+}
+
+/// The progress line of the commands that scan many assets (scan, exposure).
+#[derive(Args, Debug, Clone)]
+pub struct ProgressArgs {
+    /// Do not show the progress line (assets done of all, the last one done, the time taken) that is
+    /// otherwise drawn on stderr while several assets are scanned, when stderr is a terminal. It is never
+    /// written to stdout, nor to a stderr that is a file or a pipe. ASSAY_NO_PROGRESS=1 does the same.
+    #[arg(long, env = "ASSAY_NO_PROGRESS", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_progress: bool,
 }
 
 /// The registry, on the network of [`NetworkArgs`].
@@ -236,6 +271,16 @@ impl NetworkArgs {
     }
 }
 
+/// The passphrase of the network the assets live on, for a command without a registry (scan, exposure):
+/// `passphrase` when given, else `network`'s.
+pub fn scan_passphrase(network: &str, passphrase: Option<&str>) -> Result<String, CommandError> {
+    match passphrase {
+        Some(passphrase) => Ok(passphrase.to_string()),
+        None => network::passphrase_of(network, network::config_dir().as_deref())
+            .map_err(|e| CommandError::usage(format!("--network: {e}"))),
+    }
+}
+
 impl SignerArgs {
     /// Loads the signer (never echoes a secret).
     pub fn load(&self) -> Result<Signer, CommandError> {
@@ -251,51 +296,28 @@ impl SignerArgs {
 
 impl SourceArgs {
     /// Scan settings for assets on the network whose passphrase is `passphrase`, their ledger facts read
-    /// from `rpc_url` (that network's stellar-rpc) when given, Horizon then optional: the facts are cited at
-    /// --horizon-url, else the network's public Horizon, else (a network without one) at `rpc_url`.
+    /// from `rpc_url` (that network's stellar-rpc) when given: [`ScanSettings::resolve`], the one
+    /// resolution `watch.toml` goes through too.
     pub fn settings(
         &self,
         passphrase: String,
         rpc_url: Option<String>,
     ) -> Result<ScanSettings, CommandError> {
-        let horizon_url = match (&self.horizon_url, &rpc_url) {
-            (Some(u), _) => u.clone(),
-            (None, rpc) => match (ScanSettings::default_horizon(&passphrase), rpc) {
-                (Some(default), _) => default.to_string(),
-                (None, Some(rpc)) => rpc.clone(),
-                (None, None) => {
-                    return Err(CommandError::usage(
-                        "this network has no default Horizon: pass --horizon-url URL (or --rpc-url URL to \
-                         read the ledger through stellar-rpc)",
-                    ))
-                }
+        Ok(ScanSettings::resolve(
+            SourceChoice {
+                asset_passphrase: passphrase,
+                rpc_url,
+                horizon_url: self.horizon_url.clone(),
+                expert_url: self.expert_url.clone(),
+                mappings: Mappings {
+                    resolve: self.resolve.clone(),
+                    connect_to: self.connect_to.clone(),
+                },
+                cacert: self.cacert.clone(),
+                timeout_secs: self.timeout,
             },
-        };
-        for (flag, value) in [
-            ("--horizon-url", &horizon_url),
-            ("--expert-url", &self.expert_url),
-        ] {
-            options::check_base_url(flag, value)?;
-        }
-        if let Some(rpc) = &rpc_url {
-            options::check_base_url("--rpc-url", rpc)?;
-        }
-        let timeout = options::fetch_timeout(self.timeout)?;
-        let extra_roots = options::read_pem_roots(&self.cacert)?;
-        Ok(ScanSettings {
-            asset_passphrase: passphrase,
-            horizon_url,
-            rpc_url,
-            ledger_floor: Default::default(),
-            expert_url: self.expert_url.clone(),
-            mappings: Mappings {
-                resolve: self.resolve.clone(),
-                connect_to: self.connect_to.clone(),
-            },
-            extra_roots,
-            timeout,
-            limits: Default::default(),
-        })
+            SettingNames::Flags,
+        )?)
     }
 }
 
@@ -322,12 +344,6 @@ impl RegistryScanArgs {
         let settings = self.sources.settings(passphrase, rpc_url)?;
         Ok((spec, registry, settings))
     }
-}
-
-/// The stellar-rpc the assets' ledger facts are read through: the registry network's when the assets live
-/// there (`asset_passphrase` is its passphrase), else none (their network's Horizon).
-pub fn ledger_rpc(spec: &NetworkSpec, asset_passphrase: &str) -> Option<String> {
-    (asset_passphrase == spec.passphrase).then(|| spec.rpc_url.clone())
 }
 
 /// An RPC client for the network.

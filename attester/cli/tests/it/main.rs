@@ -25,6 +25,7 @@ mod rpc_facts_cli;
 mod scan_cli;
 mod scan_eval;
 mod scan_faults;
+mod scan_progress_cli;
 mod secrets_cli;
 mod sep41_cli;
 mod sep41_fork;

@@ -208,26 +208,21 @@ impl Scanner {
     pub(super) async fn horizon_asset_copy(
         &self,
         asset: &Asset,
-    ) -> Result<Result<Observed<IssuerFlags>, String>, ScanError> {
+    ) -> Result<Result<Observed<IssuerFlags>, CopyUnread>, ScanError> {
         match self
             .horizon_network
             .get_or_fetch(&(), || self.check_horizon_network())
             .await
         {
             Err(err @ ScanError::WrongNetwork { .. }) => return Err(err),
-            Err(err) => return Ok(Err(format!("Horizon did not answer: {err}"))),
+            Err(err) => return Ok(Err(CopyUnread::NoAnswer(err))),
             Ok(()) => {}
         }
         let url = urls::horizon_assets(&self.config.horizon_url, asset);
         let fetched = match self.get(&url, super::API).await {
             Ok(f) if f.status == 200 => f,
-            Ok(f) => {
-                return Ok(Err(format!(
-                    "Horizon answered {}",
-                    FailureCategory::Status(f.status)
-                )))
-            }
-            Err(err) => return Ok(Err(format!("Horizon: {}", to_failure(&err).describe()))),
+            Ok(f) => return Ok(Err(CopyUnread::Status(FailureCategory::Status(f.status)))),
+            Err(err) => return Ok(Err(CopyUnread::Fetch(to_failure(&err).describe()))),
         };
         Ok(match parse::parse_horizon_assets(&fetched.body, asset) {
             Ok(Some(record)) => Ok(Observed {
@@ -235,7 +230,7 @@ impl Scanner {
                 retrieved_at: Timestamp::from_system_time(fetched.retrieved_at),
                 value: record.flags,
             }),
-            Ok(None) => Err("Horizon has no asset record for it".to_string()),
+            Ok(None) => Err(CopyUnread::NoRecord),
             // A defective answer is a failure wherever it appears, never a copy quietly left out.
             Err(err) => {
                 return Err(ScanError::Horizon {
@@ -245,4 +240,22 @@ impl Scanner {
             }
         })
     }
+}
+
+/// Why Horizon's `/assets` record, the second copy of the flags beside the ledger entry, was not read: not
+/// an observation, so the ledger's copy stands alone.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CopyUnread {
+    /// Horizon's root did not answer.
+    #[error("Horizon did not answer: {0}")]
+    NoAnswer(ScanError),
+    /// It answered a status that is not the record.
+    #[error("Horizon answered {0}")]
+    Status(FailureCategory),
+    /// The fetch failed (described as the failure category says).
+    #[error("Horizon: {0}")]
+    Fetch(String),
+    /// It has no record of the asset.
+    #[error("Horizon has no asset record for it")]
+    NoRecord,
 }

@@ -104,6 +104,14 @@ impl Harness {
 
     /// [`Harness::assay_with`] with `env` set after the harness has cleared its own variables.
     pub fn assay_env(&self, args: &[&str], overrides: &[String], env: &[(&str, &str)]) -> Run {
+        self.command(args, overrides, env)
+            .output()
+            .expect("run assay")
+            .into()
+    }
+
+    /// The command [`Harness::assay_env`] runs, for a test that sets up its standard streams itself.
+    pub fn command(&self, args: &[&str], overrides: &[String], env: &[(&str, &str)]) -> Command {
         // The subcommand first, then the harness's options, then the test's arguments (which may end
         // with `--` and positionals).
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_assay"));
@@ -134,7 +142,7 @@ impl Harness {
             .env("XDG_CACHE_HOME", self.dir.path().join("xdg-cache"))
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"));
         cmd.envs(env.iter().copied());
-        cmd.output().expect("run assay").into()
+        cmd
     }
 
     pub fn assay(&self, args: &[&str]) -> Run {
