@@ -38,15 +38,18 @@ pub struct EvidenceArgs {
     pub history: Option<PathBuf>,
 }
 
+/// A string that is not an evidence hash, as typed.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid evidence hash {0:?}: expected 64 hex digits (an attestation's evidence_hash)")]
+pub(crate) struct NotAnEvidenceHash(String);
+
 /// An evidence hash as typed: 64 hex digits, lowercased.
-pub(crate) fn evidence_hash(text: &str) -> Result<String, String> {
+pub(crate) fn evidence_hash(text: &str) -> Result<String, NotAnEvidenceHash> {
     let hash = text.trim().to_ascii_lowercase();
     if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(hash)
     } else {
-        Err(format!(
-            "invalid evidence hash {text:?}: expected 64 hex digits (an attestation's evidence_hash)"
-        ))
+        Err(NotAnEvidenceHash(text.to_string()))
     }
 }
 
@@ -54,7 +57,7 @@ pub(crate) fn evidence_hash(text: &str) -> Result<String, String> {
 pub fn run(args: EvidenceArgs) -> CommandResult {
     let hash = match evidence_hash(&args.hash) {
         Ok(hash) => hash,
-        Err(message) => return usage(message),
+        Err(e) => return usage(e),
     };
     let Some(path) = args.history.clone().or_else(History::default_path) else {
         return usage("no data directory for the history: pass --history PATH");

@@ -288,7 +288,7 @@ impl Server {
     fn evidence(&self, segment: &str) -> Reply {
         let hash = match super::evidence::evidence_hash(&percent_decode(segment)) {
             Ok(hash) => hash,
-            Err(detail) => return Reply::problem(400, detail),
+            Err(e) => return Reply::problem(400, e.to_string()),
         };
         match self.open().and_then(|h| {
             h.bundle(&hash)
