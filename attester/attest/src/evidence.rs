@@ -350,6 +350,7 @@ fn compare_claims(contract: &str, lines: &[(String, String)], produced: Vec<Stri
 mod tests {
     use super::*;
     use assay_core::{Asset, Timestamp, Token};
+    use assay_scan::history::ChainReading;
 
     /// An eval subject's report (AQUA: clear, verified), judged by the core as a scan would.
     fn recorded_report() -> Report {
@@ -508,6 +509,18 @@ mod tests {
         );
     }
 
+    /// A read-back of an attestation citing `hash`.
+    fn attested(hash: &str) -> ChainReading {
+        ChainReading::Attested {
+            severity: 0,
+            flags: 0,
+            evidence_hash: hash.to_string(),
+            attested_at: Some(1),
+            tx_hash: None,
+            ledger: None,
+        }
+    }
+
     #[test]
     fn prune_keeps_every_bundle_an_on_chain_attestation_holds() {
         let dir = tempfile::tempdir().unwrap();
@@ -522,13 +535,12 @@ mod tests {
                 record_check(&mut history, &check_of(&base, i, start), None, None).unwrap();
             on_chain.push(hash.unwrap());
         }
-        let readings: Vec<(String, String, String)> = (0..10)
+        let readings: Vec<(String, String, ChainReading)> = (0..10)
             .map(|i| {
                 (
                     check_of(&base, i, 0).asset.to_string(),
                     Timestamp::from_unix(start).unwrap().to_string(),
-                    serde_json::json!({"state": "attested", "evidence_hash": on_chain[i]})
-                        .to_string(),
+                    attested(&on_chain[i]),
                 )
             })
             .collect();
@@ -558,13 +570,12 @@ mod tests {
             check_bundle(&bundle).unwrap();
         }
         // Once the chain holds the new verdicts, the old bundles can go.
-        let readings: Vec<(String, String, String)> = (0..10)
+        let readings: Vec<(String, String, ChainReading)> = (0..10)
             .map(|i| {
                 (
                     check_of(&base, i, 0).asset.to_string(),
                     Timestamp::from_unix(start + 86_400).unwrap().to_string(),
-                    serde_json::json!({"state": "attested", "evidence_hash": changed[i]})
-                        .to_string(),
+                    attested(&changed[i]),
                 )
             })
             .collect();
