@@ -37,9 +37,7 @@ pub(crate) fn expected(bundle: &Bundle, contract: &str) -> Option<Expected> {
             .filter(move |e| e.source == source && e.url == contract && !e.attempted)
             .map(|e| e.claim.as_str())
     };
-    let admin_line = claims(SOURCE_CONTRACT_ADMIN)
-        .find_map(|c| c.strip_prefix("admin() is "))
-        .map(str::to_string);
+    let admin_line = claims(SOURCE_CONTRACT_ADMIN).find_map(admin_named);
     match &bundle.report.asset {
         Token::Classic(asset) => Some(Expected::StellarAsset {
             admin: Some(admin_line.unwrap_or_else(|| asset.issuer.clone())),
@@ -57,6 +55,14 @@ pub(crate) fn expected(bundle: &Bundle, contract: &str) -> Option<Expected> {
                 .or(external.map(Expected::ExternalRef))
         }
     }
+}
+
+/// The admin an `admin()` claim names: `admin() is X` (a custom token's), or `sac-admin`'s `admin() is the
+/// issuer G…` and `admin() is X, not the issuer G…`.
+fn admin_named(claim: &str) -> Option<String> {
+    let rest = claim.strip_prefix("admin() is ")?;
+    let rest = rest.strip_prefix("the issuer ").unwrap_or(rest);
+    rest.split(", not the issuer ").next().map(str::to_string)
 }
 
 fn address_text(address: &ScAddress) -> String {
@@ -198,5 +204,24 @@ fn executable_text(executable: &ContractExecutable) -> String {
             "an external reference to {}",
             address_text(&r.executable_owner)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::admin_named;
+
+    #[test]
+    fn the_admin_is_read_from_every_wording_of_the_admin_line() {
+        assert_eq!(admin_named("admin() is GA").as_deref(), Some("GA"));
+        assert_eq!(
+            admin_named("admin() is the issuer GI").as_deref(),
+            Some("GI")
+        );
+        assert_eq!(
+            admin_named("admin() is CX, not the issuer GI").as_deref(),
+            Some("CX")
+        );
+        assert_eq!(admin_named("admin() did not answer"), None);
     }
 }

@@ -121,6 +121,39 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     let (code, out, err) = assay(&["verify", &aqua, "--output", "json"], &cli, w.dir.path());
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("\"verdict\":\"mismatch\""), "{out}");
+    // A scan records the changed report, so the attested bundle is no longer AQUA's latest; a prune of
+    // everything older than now keeps it all the same: `attest`'s typed chain reading says the attestation
+    // on chain cites it.
+    let mut scan_args = vec![
+        "scan".to_string(),
+        aqua.clone(),
+        "--network".into(),
+        "local".into(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+        "--history".into(),
+        history_arg.clone(),
+        "--output".into(),
+        "json".into(),
+    ];
+    scan_args.extend(w.source_args(&ca));
+    let scan_args: Vec<&str> = scan_args.iter().map(String::as_str).collect();
+    let (_, out, err) = assay(&scan_args, &[], w.dir.path());
+    let rescanned = json_line(&out);
+    assert_eq!(rescanned["asset"], aqua.as_str(), "{out}{err}");
+    let (code, out, err) = assay(
+        &[
+            "history",
+            "prune",
+            "--keep-days",
+            "0",
+            "--history",
+            &history_arg,
+        ],
+        &[],
+        w.dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
 
     // The bundles, as `assay evidence` prints them.
     let mut bundles = Vec::new();
