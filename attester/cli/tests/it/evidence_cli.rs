@@ -141,7 +141,10 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     let (_, out, err) = assay(&scan_args, &[], w.dir.path());
     let rescanned = json_line(&out);
     assert_eq!(rescanned["asset"]["code"], "AQUA", "{out}{err}");
-    assert_ne!(rescanned["accountability"], "verified", "the report changed: {out}");
+    assert_ne!(
+        rescanned["accountability"], "verified",
+        "the report changed: {out}"
+    );
     let (code, out, err) = assay(
         &[
             "history",
