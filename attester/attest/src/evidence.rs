@@ -10,6 +10,7 @@ use assay_core::Token;
 use assay_scan::history::{History, HistoryError, Recorded};
 use serde::Serialize;
 
+use crate::evidence_binding;
 use crate::sep41::Sep41Outcome;
 
 /// The bundle of `report` under the evidence version its attestation is written in (v7), with the suite
@@ -152,6 +153,21 @@ pub fn verify_bundle(bundle: &Bundle) -> Result<BundleVerdict, BundleError> {
             let passphrase: Option<String> = passphrase;
             match (crate::sac::parse_contract(contract), passphrase) {
                 (Some(id), Some(passphrase)) => {
+                    let Some(expected) = evidence_binding::expected(bundle, contract) else {
+                        not_replayed.push(format!(
+                            "sep41: the lines hash no code for {contract}, so the snapshot's code cannot \
+                             be bound to them and is not run"
+                        ));
+                        return finish(bundle, rederived, None, not_replayed);
+                    };
+                    evidence_binding::bind(
+                        "snapshot",
+                        snapshot,
+                        id,
+                        &passphrase,
+                        bundle,
+                        &expected,
+                    )?;
                     match crate::sep41::replay(
                         id,
                         &passphrase,
@@ -181,7 +197,17 @@ pub fn verify_bundle(bundle: &Bundle) -> Result<BundleVerdict, BundleError> {
             }
         }
     };
-    let powers_replay = replay_powers(bundle, &mut not_replayed);
+    finish(bundle, rederived, sep41_replay, not_replayed)
+}
+
+/// The verdict once the SEP-41 rows are settled: the powers replayed, when they can be.
+fn finish(
+    bundle: &Bundle,
+    rederived: Rederived,
+    sep41_replay: Option<Replayed>,
+    mut not_replayed: Vec<String>,
+) -> Result<BundleVerdict, BundleError> {
+    let powers_replay = replay_powers(bundle, &mut not_replayed)?;
     Ok(BundleVerdict {
         evidence_hash: bundle.evidence_hash.clone(),
         evidence_version: bundle.evidence_version,
@@ -194,9 +220,15 @@ pub fn verify_bundle(bundle: &Bundle) -> Result<BundleVerdict, BundleError> {
 
 /// A custom token's power discovery replayed from [`Bundle::powers_snapshot`] and compared with the
 /// bundle's `contract/behaviour` claims; what cannot be replayed is pushed on `not_replayed`.
-fn replay_powers(bundle: &Bundle, not_replayed: &mut Vec<String>) -> Option<PowersReplayed> {
+///
+/// # Errors
+/// [`BundleError::SnapshotMismatch`] when the snapshot does not run the code the lines hash.
+fn replay_powers(
+    bundle: &Bundle,
+    not_replayed: &mut Vec<String>,
+) -> Result<Option<PowersReplayed>, BundleError> {
     let Token::Contract(contract) = &bundle.report.asset else {
-        return None;
+        return Ok(None);
     };
     // Discovery ran when the code was read (a `contract/wasm` answer); its lines are its answers.
     let code_read = bundle
@@ -205,7 +237,7 @@ fn replay_powers(bundle: &Bundle, not_replayed: &mut Vec<String>) -> Option<Powe
         .iter()
         .any(|e| e.source == assay_core::contract::SOURCE_CONTRACT_CODE && !e.attempted);
     if !code_read {
-        return None;
+        return Ok(None);
     }
     let recorded: Vec<(String, String)> = bundle
         .report
@@ -220,7 +252,7 @@ fn replay_powers(bundle: &Bundle, not_replayed: &mut Vec<String>) -> Option<Powe
              one, or discovery could not record), so the observed powers cannot be replayed"
                 .into(),
         );
-        return None;
+        return Ok(None);
     };
     let passphrase = snapshot["assay_fork"]["passphrase"]
         .as_str()
@@ -231,17 +263,34 @@ fn replay_powers(bundle: &Bundle, not_replayed: &mut Vec<String>) -> Option<Powe
             "powers: {contract:?} is not a C… address, or neither the snapshot nor the report names the \
              network passphrase"
         ));
-        return None;
+        return Ok(None);
     };
-    match crate::token::replay_powers(id, &passphrase, snapshot) {
-        Ok(survey) => Some(compare_powers(contract, &recorded, &survey)),
-        Err(why) => {
-            not_replayed.push(format!(
-                "powers: discovery could not run from the snapshot: {why}"
-            ));
-            None
-        }
-    }
+    let Some(expected) = evidence_binding::expected(bundle, contract) else {
+        not_replayed.push(format!(
+            "powers: the lines hash no code for {contract}, so the snapshot's code cannot be bound to \
+             them and is not run"
+        ));
+        return Ok(None);
+    };
+    evidence_binding::bind(
+        "powers_snapshot",
+        snapshot,
+        id,
+        &passphrase,
+        bundle,
+        &expected,
+    )?;
+    Ok(
+        match crate::token::replay_powers(id, &passphrase, snapshot) {
+            Ok(survey) => Some(compare_powers(contract, &recorded, &survey)),
+            Err(why) => {
+                not_replayed.push(format!(
+                    "powers: discovery could not run from the snapshot: {why}"
+                ));
+                None
+            }
+        },
+    )
 }
 
 /// The replayed survey against the bundle's behaviour claims: the claims as multisets, and the bits.
@@ -301,6 +350,7 @@ fn compare_claims(contract: &str, lines: &[(String, String)], produced: Vec<Stri
 mod tests {
     use super::*;
     use assay_core::{Asset, Timestamp, Token};
+    use assay_scan::history::ChainReading;
 
     /// An eval subject's report (AQUA: clear, verified), judged by the core as a scan would.
     fn recorded_report() -> Report {
@@ -459,6 +509,18 @@ mod tests {
         );
     }
 
+    /// A read-back of an attestation citing `hash`.
+    fn attested(hash: &str) -> ChainReading {
+        ChainReading::Attested {
+            severity: 0,
+            flags: 0,
+            evidence_hash: hash.to_string(),
+            attested_at: Some(1),
+            tx_hash: None,
+            ledger: None,
+        }
+    }
+
     #[test]
     fn prune_keeps_every_bundle_an_on_chain_attestation_holds() {
         let dir = tempfile::tempdir().unwrap();
@@ -473,13 +535,12 @@ mod tests {
                 record_check(&mut history, &check_of(&base, i, start), None, None).unwrap();
             on_chain.push(hash.unwrap());
         }
-        let readings: Vec<(String, String, String)> = (0..10)
+        let readings: Vec<(String, String, ChainReading)> = (0..10)
             .map(|i| {
                 (
                     check_of(&base, i, 0).asset.to_string(),
                     Timestamp::from_unix(start).unwrap().to_string(),
-                    serde_json::json!({"state": "attested", "evidence_hash": on_chain[i]})
-                        .to_string(),
+                    attested(&on_chain[i]),
                 )
             })
             .collect();
@@ -509,13 +570,12 @@ mod tests {
             check_bundle(&bundle).unwrap();
         }
         // Once the chain holds the new verdicts, the old bundles can go.
-        let readings: Vec<(String, String, String)> = (0..10)
+        let readings: Vec<(String, String, ChainReading)> = (0..10)
             .map(|i| {
                 (
                     check_of(&base, i, 0).asset.to_string(),
                     Timestamp::from_unix(start + 86_400).unwrap().to_string(),
-                    serde_json::json!({"state": "attested", "evidence_hash": changed[i]})
-                        .to_string(),
+                    attested(&changed[i]),
                 )
             })
             .collect();

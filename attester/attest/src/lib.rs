@@ -12,6 +12,7 @@ pub mod batch;
 pub mod decide;
 pub mod error;
 pub mod evidence;
+mod evidence_binding;
 #[cfg(feature = "local-world")]
 pub mod local_world;
 pub mod registry;

@@ -222,9 +222,7 @@ impl Sep41Runner {
                 };
                 let report = assay_sep41::fork::run_fork(&address, &options).map(|run| run.report);
                 let mut done = outcome(contract_text, report);
-                done.snapshot = cache
-                    .and_then(|path| std::fs::read(path).ok())
-                    .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+                done.snapshot = cache.and_then(|path| assay_chain::files::read_fork_cache(&path));
                 done.survey = powers;
                 return done;
             }

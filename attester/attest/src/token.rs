@@ -184,9 +184,7 @@ fn survey_powers(
             failure: FetchFailure::with_detail(FailureCategory::UnknownFailure, e.to_string()),
         }),
     };
-    let snapshot = cache
-        .and_then(|path| std::fs::read(path).ok())
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let snapshot = cache.and_then(|path| assay_chain::files::read_fork_cache(&path));
     (outcome, snapshot)
 }
 

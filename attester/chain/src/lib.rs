@@ -16,6 +16,7 @@
 pub mod address;
 pub mod asset;
 pub mod deploy;
+pub mod files;
 pub mod holders;
 pub mod identity;
 pub mod network;

@@ -21,6 +21,10 @@ use crate::report::Report;
 /// The bundle JSON's format number; bumped only on removal, rename, type or meaning change.
 pub const BUNDLE_FORMAT: u32 = 1;
 
+/// The largest bundle file `assay verify --bundle` reads (144 MiB): two fork snapshots at the fork cache's
+/// cap (64 MiB each) and the lines and report.
+pub const MAX_BUNDLE_BYTES: u64 = 144 << 20;
+
 /// Source of the SEP-41 conformance lines.
 const SOURCE_SEP41: &str = "sep41";
 /// Source of a token contract's code lines.
@@ -97,6 +101,16 @@ pub enum BundleError {
     /// The verdict the lines state does not follow from their claims.
     #[error("the lines' verdict does not follow from their claims: {}", .0.join("; "))]
     Rederived(Vec<String>),
+    /// A snapshot the replay would run does not hold what the hashed lines name: code under a key it
+    /// does not hash to, or a token instance whose executable (or, for a Stellar Asset Contract, whose
+    /// asset or admin) is not the one the lines state. Replaying it would judge other code.
+    #[error("the bundle's {snapshot} does not hold what its hashed lines name: {detail}")]
+    SnapshotMismatch {
+        /// `snapshot` or `powers_snapshot`.
+        snapshot: String,
+        /// The mismatch, naming both values.
+        detail: String,
+    },
 }
 
 /// What [`check_bundle`] re-derived from a bundle's lines.

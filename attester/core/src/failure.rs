@@ -125,11 +125,13 @@ impl FetchFailure {
         }
     }
 
-    /// A failure with a human-readable detail.
+    /// A failure with a human-readable detail, redacted ([`crate::redact::text`]): a detail is published
+    /// with the report (its reasoning, the history, `serve`), and an error's text can carry the URL it
+    /// asked, an operator's key with it.
     pub fn with_detail(category: FailureCategory, detail: impl Into<String>) -> FetchFailure {
         FetchFailure {
             category,
-            detail: detail.into(),
+            detail: crate::redact::text(&detail.into()),
         }
     }
 

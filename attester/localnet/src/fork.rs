@@ -38,6 +38,17 @@ use crate::xdrutil::{self, from_b64, muxed_to_account};
 /// getLedgerEntries takes at most this many keys per call.
 const MAX_KEYS_PER_CALL: usize = 200;
 
+/// The largest cache file replayed ([`assay_chain::files::MAX_FORK_CACHE_BYTES`]).
+pub const MAX_CACHE_BYTES: u64 = assay_chain::files::MAX_FORK_CACHE_BYTES;
+
+/// The highest ledger number a cache may hold (its fork ledger, an entry's last modification or TTL): far
+/// above any network's (pubnet's is below 10⁸) and far enough below `u32::MAX` that the ledgers a run closes
+/// and the TTLs it extends (at most [`MAX_ENTRY_TTL`] ahead) cannot overflow.
+pub const MAX_CACHE_LEDGER: u32 = i32::MAX as u32;
+
+/// The latest close time a cache may hold: the end of year 9999 (Unix seconds).
+pub const MAX_CACHE_TIMESTAMP: u64 = 253_402_300_799;
+
 /// Where a fork's state comes from.
 #[derive(Clone, Debug, Default)]
 pub struct ForkConfig {
@@ -173,14 +184,16 @@ impl ForkSource {
         passphrase: &str,
     ) -> Result<ForkSource, LocalNetError> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| fork_error(format!("--fork-cache {shown}: {e}")))?;
+        let text = assay_chain::files::read_capped(path, MAX_CACHE_BYTES, "fork caches")
+            .map_err(|e| fork_error(format!("--fork-cache {e}")))?;
         let file: CacheFile = serde_json::from_str(&text).map_err(|e| {
             fork_error(format!(
                 "--fork-cache {shown} is not a stellar snapshot JSON file ({e}); remove it to record a new one"
             ))
         })?;
         let snap = file.snapshot;
+        check_cache(&snap)
+            .map_err(|why| fork_error(format!("--fork-cache {shown} is refused: {why}")))?;
         if let Some(n) = ledger.filter(|n| *n != snap.sequence_number) {
             return Err(LocalNetError::ForkLedger(format!(
                 "--fork-cache {shown} holds ledger {}, not --fork-ledger {n}; drop one of them",
@@ -318,14 +331,60 @@ impl ForkSource {
             path: shown.clone(),
             message: e.to_string(),
         })?;
-        let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|e| ForkError::CacheWrite {
-                path: shown,
-                message: e.to_string(),
-            })
+        assay_chain::files::write_atomic(path, &text).map_err(|e| ForkError::CacheWrite {
+            path: shown,
+            message: e.to_string(),
+        })
     }
+}
+
+/// Every value of a cache that the run computes with is bounded, and every entry is the one its key names:
+/// a code entry's code hashes to its key, so a replay runs only the code the key (and so the instance that
+/// names it) says.
+fn check_cache(snap: &LedgerSnapshot) -> Result<(), String> {
+    if snap.sequence_number == 0 || snap.sequence_number > MAX_CACHE_LEDGER {
+        return Err(format!(
+            "its ledger {} is not between 1 and {MAX_CACHE_LEDGER}",
+            snap.sequence_number
+        ));
+    }
+    if snap.timestamp > MAX_CACHE_TIMESTAMP {
+        return Err(format!(
+            "its close time {} is after {MAX_CACHE_TIMESTAMP} (year 9999)",
+            snap.timestamp
+        ));
+    }
+    for (key, (entry, live_until)) in &snap.ledger_entries {
+        let shown = || xdrutil::to_b64(key.as_ref());
+        let ledgers = [Some(entry.last_modified_ledger_seq), *live_until];
+        if let Some(n) = ledgers
+            .into_iter()
+            .flatten()
+            .find(|n| *n > MAX_CACHE_LEDGER)
+        {
+            return Err(format!(
+                "entry {} names ledger {n}, above {MAX_CACHE_LEDGER}",
+                shown()
+            ));
+        }
+        if crate::state::key_of(entry).is_some_and(|k| k != **key) {
+            return Err(format!(
+                "the entry stored under key {} is not that key's entry",
+                shown()
+            ));
+        }
+        if let LedgerEntryData::ContractCode(code) = &entry.data {
+            let actual = xdrutil::sha256(code.code.as_slice());
+            if actual != code.hash.0 {
+                return Err(format!(
+                    "the code stored under hash {} hashes to {}",
+                    hex::encode(code.hash.0),
+                    hex::encode(actual)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl EntrySource for ForkSource {
@@ -475,4 +534,141 @@ fn asset_keys(holder: &AccountId, asset: &Asset) -> Vec<LedgerKey> {
     let issuer = classic::asset_issuer(asset).map(classic::account_key);
     let line = classic::trustline_asset(asset).map(|line| classic::trustline_key(holder, &line));
     issuer.into_iter().chain(line).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use soroban_env_host::xdr::{
+        ContractCodeEntry, ContractCodeEntryExt, Hash, LedgerKeyContractCode,
+    };
+
+    const PASSPHRASE: &str = "Test SDF Network ; September 2015";
+
+    /// A cache file at `ledger` holding one code entry of `code` stored under `hash`.
+    fn cache(dir: &Path, ledger: u32, hash: [u8; 32], code: &[u8]) -> PathBuf {
+        let entry = LedgerEntry {
+            last_modified_ledger_seq: 1,
+            data: LedgerEntryData::ContractCode(ContractCodeEntry {
+                ext: ContractCodeEntryExt::V0,
+                hash: Hash(hash),
+                code: code.to_vec().try_into().unwrap(),
+            }),
+            ext: LedgerEntryExt::V0,
+        };
+        let key = LedgerKey::ContractCode(LedgerKeyContractCode { hash: Hash(hash) });
+        let file = CacheFile {
+            snapshot: LedgerSnapshot {
+                sequence_number: ledger,
+                network_id: xdrutil::network_id(PASSPHRASE),
+                ledger_entries: vec![(Box::new(key), (Box::new(entry), Some(ledger)))],
+                ..LedgerSnapshot::default()
+            },
+            assay_fork: CacheExtras::default(),
+        };
+        let path = dir.join("cache.json");
+        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+        path
+    }
+
+    fn replay_error(path: &Path) -> String {
+        match ForkSource::replay(path, None, PASSPHRASE) {
+            Ok(_) => panic!("{} replayed", path.display()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_genuine_cache_replays() {
+        let dir = tempfile::tempdir().unwrap();
+        let code = b"\0asm code";
+        let path = cache(dir.path(), 100, xdrutil::sha256(code), code);
+        let source = ForkSource::replay(&path, None, PASSPHRASE).expect("replays");
+        assert_eq!(source.ledger, 100);
+    }
+
+    #[test]
+    fn the_last_ledger_number_is_refused_not_overflowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let code = b"\0asm code";
+        let path = cache(dir.path(), u32::MAX, xdrutil::sha256(code), code);
+        let err = replay_error(&path);
+        assert!(
+            err.contains("its ledger 4294967295 is not between 1 and 2147483647"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn code_under_a_key_it_does_not_hash_to_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let genuine = b"\0asm the hashed code";
+        let other = b"\0asm other code";
+        let path = cache(dir.path(), 100, xdrutil::sha256(genuine), other);
+        let err = replay_error(&path);
+        assert!(
+            err.contains(&format!(
+                "the code stored under hash {} hashes to {}",
+                hex::encode(xdrutil::sha256(genuine)),
+                hex::encode(xdrutil::sha256(other))
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_huge_or_deeply_nested_cache_is_refused_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.json");
+        // Sparse: over the cap without taking the space; refused before it is read.
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(MAX_CACHE_BYTES + 1)
+            .unwrap();
+        let err = replay_error(&path);
+        assert!(err.contains("is larger than 67108864 bytes"), "{err}");
+        let nested = dir.path().join("nested.json");
+        let depth = 100_000;
+        std::fs::write(
+            &nested,
+            format!(
+                "{{\"ledger_entries\":{}{}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            ),
+        )
+        .unwrap();
+        let err = replay_error(&nested);
+        assert!(
+            err.contains("is not a stellar snapshot JSON file") && err.contains("recursion limit"),
+            "{err}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn recording_never_writes_through_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let path = dir.path().join("cache.json");
+        // The name the cache was once written through.
+        std::os::unix::fs::symlink(&victim, dir.path().join("cache.partial")).unwrap();
+        let source = ForkSource {
+            upstream: None,
+            ledger: 7,
+            timestamp: 1,
+            passphrase: PASSPHRASE.into(),
+            cache_path: Some(path.clone()),
+            known: Mutex::new(BTreeMap::new()),
+            notes: Mutex::new(BTreeMap::new()),
+            drifted: Mutex::new(Vec::new()),
+            newest_entry_ledger: Default::default(),
+            last_error: Mutex::new(None),
+        };
+        source.note("k", serde_json::json!(1)).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        let replayed = ForkSource::replay(&path, None, PASSPHRASE).expect("the cache written");
+        assert_eq!(replayed.noted("k"), Some(serde_json::json!(1)));
+    }
 }

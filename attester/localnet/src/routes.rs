@@ -9,11 +9,11 @@ pub(crate) fn route(shared: &Arc<Shared>, req: http::Request) -> http::Response 
     let path = req.path.trim_end_matches('/');
     let base = shared.base_url.get().cloned().unwrap_or_default();
     match (req.method.as_str(), path) {
-        ("POST", "" | "/rpc" | "/soroban/rpc") => {
-            http::Response::json(200, &rpc::handle(shared, &req.body))
-        }
         ("GET" | "POST", "/friendbot") => friendbot::route(shared, &req),
         ("POST", "/admin/ledger-entry") => admin::route(shared, &req.body),
+        // JSON-RPC at the root, `/rpc`, `/soroban/rpc`, and under any other path: RPC providers put an
+        // API key in the path (`https://rpc.example/KEY/`), as operators' URLs then do.
+        ("POST", _) => http::Response::json(200, &rpc::handle(shared, &req.body)),
         // Horizon reads, under `/horizon` and (as quickstart's `local` serves them) at the root, so
         // the `local` network's default Horizon URL works as is.
         ("GET", p) => match p.strip_prefix("/horizon").unwrap_or(p) {

@@ -114,6 +114,61 @@ BEGIN SELECT RAISE(ABORT, 'the observation history is append-only; only `assay h
 PRAGMA user_version = 2;
 ";
 
+/// The spend ledger ([`History::reserve_spend`]): stroops counted per signing account and UTC day.
+const SPEND_TABLE: &str = "
+CREATE TABLE IF NOT EXISTS spend (
+    account TEXT NOT NULL,
+    day     INTEGER NOT NULL,
+    stroops INTEGER NOT NULL,
+    PRIMARY KEY (account, day)
+);
+";
+
+/// What the history keeps about the registry's entry for an asset: the one record every writer (`watch`'s
+/// read-backs, its writes and revocations, `attest`'s writes) appends and `history prune` reads, so a
+/// misspelt key cannot make prune forget a bundle an attestation on chain cites.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ChainReading {
+    /// The registry holds an attestation citing `evidence_hash` (read back, or written).
+    Attested {
+        /// The severity written.
+        severity: u32,
+        /// The mechanics bits written.
+        flags: u32,
+        /// The evidence hash the attestation cites, lowercase hex.
+        evidence_hash: String,
+        /// When the registry says it was attested (a read-back), Unix seconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attested_at: Option<u64>,
+        /// The transaction that wrote it (a write).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tx_hash: Option<String>,
+        /// The ledger it landed in (a write).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ledger: Option<u32>,
+    },
+    /// The attestation was revoked: it cites nothing.
+    Revoked {
+        /// The watch rule that revoked it.
+        rule: String,
+        /// The revoking transaction.
+        tx_hash: String,
+        /// The ledger it landed in.
+        ledger: u32,
+    },
+}
+
+impl ChainReading {
+    /// The evidence hash an attestation on chain cites, per this reading.
+    pub fn cites(&self) -> Option<&str> {
+        match self {
+            ChainReading::Attested { evidence_hash, .. } => Some(evidence_hash),
+            ChainReading::Revoked { .. } => None,
+        }
+    }
+}
+
 /// What [`History::record`] did with a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recorded {
@@ -403,7 +458,7 @@ impl History {
     /// in one transaction.
     pub fn append_chain_readings(
         &mut self,
-        rows: &[(String, String, String)],
+        rows: &[(String, String, ChainReading)],
     ) -> Result<(), HistoryError> {
         let path = self.path.clone();
         let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
@@ -414,12 +469,74 @@ impl History {
                 )
                 .map_err(|e| Self::err(&path, e))?;
             for (asset, read_at, entry) in rows {
+                let entry = serde_json::to_string(entry).map_err(|e| Self::err(&path, e))?;
                 insert
                     .execute(params![asset, read_at, entry])
                     .map_err(|e| Self::err(&path, e))?;
             }
         }
         tx.commit().map_err(|e| Self::err(&path, e))
+    }
+
+    /// Counts `cost` stroops against `account`'s spend on UTC `day` (days since 1970-01-01) if the day's
+    /// total stays within `limit`, in one immediate transaction: every process writing with the same key to
+    /// this store (a restart, a shard, each `watch --once` from cron) shares one count. `Ok(Ok(total))` is
+    /// the day's total with the cost counted; `Ok(Err(total))` refuses it, with the day's total so far.
+    ///
+    /// The table is created on first use (stores of schema 2 gain it without a migration; an older assay
+    /// ignores it).
+    pub fn reserve_spend(
+        &mut self,
+        account: &str,
+        day: u64,
+        cost: u64,
+        limit: u64,
+    ) -> Result<Result<u64, u64>, HistoryError> {
+        let path = self.path.clone();
+        let fail = |e: rusqlite::Error| Self::err(&path, e);
+        let day = i64::try_from(day).map_err(|_| Self::err(&path, "day out of range"))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        tx.execute_batch(SPEND_TABLE).map_err(fail)?;
+        let spent: i64 = tx
+            .query_row(
+                "SELECT COALESCE((SELECT stroops FROM spend WHERE account = ?1 AND day = ?2), 0)",
+                params![account, day],
+                |row| row.get(0),
+            )
+            .map_err(fail)?;
+        let spent = u64::try_from(spent).unwrap_or(u64::MAX);
+        let total = spent.saturating_add(cost);
+        if total > limit {
+            return Ok(Err(spent));
+        }
+        let stored = i64::try_from(total).map_err(|_| Self::err(&path, "spend out of range"))?;
+        tx.execute(
+            "INSERT INTO spend (account, day, stroops) VALUES (?1, ?2, ?3)
+             ON CONFLICT (account, day) DO UPDATE SET stroops = excluded.stroops",
+            params![account, day, stored],
+        )
+        .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(Ok(total))
+    }
+
+    /// What `account` has counted on UTC `day` ([`History::reserve_spend`]); 0 when nothing is recorded.
+    pub fn spent(&self, account: &str, day: u64) -> Result<u64, HistoryError> {
+        let day = i64::try_from(day).map_err(|_| Self::err(&self.path, "day out of range"))?;
+        let found: Result<i64, _> = self.conn.query_row(
+            "SELECT stroops FROM spend WHERE account = ?1 AND day = ?2",
+            params![account, day],
+            |row| row.get(0),
+        );
+        match found {
+            Ok(n) => Ok(u64::try_from(n).unwrap_or(u64::MAX)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(0),
+            Err(e) if e.to_string().contains("no such table") => Ok(0),
+            Err(e) => Err(Self::err(&self.path, e)),
+        }
     }
 
     /// The latest registry reading recorded for `asset` as `(read_at, entry_json)`; `None` when there is
@@ -621,14 +738,22 @@ impl History {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(e)?;
-        let held = held_on_chain(&tx).map_err(e)?;
+        let (held, unknown) = held_on_chain(&tx).map_err(e)?;
         tx.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS held (evidence_hash TEXT PRIMARY KEY); DELETE FROM held;",
+            "CREATE TEMP TABLE IF NOT EXISTS held (evidence_hash TEXT PRIMARY KEY); DELETE FROM held; \
+             CREATE TEMP TABLE IF NOT EXISTS unknown_reading (asset TEXT PRIMARY KEY); DELETE FROM unknown_reading;",
         )
         .map_err(e)?;
         for hash in &held {
             tx.execute("INSERT OR IGNORE INTO held VALUES (?1)", params![hash])
                 .map_err(e)?;
+        }
+        for asset in &unknown {
+            tx.execute(
+                "INSERT OR IGNORE INTO unknown_reading VALUES (?1)",
+                params![asset],
+            )
+            .map_err(e)?;
         }
         tx.execute("INSERT INTO prune_permit (granted) VALUES (1)", [])
             .map_err(e)?;
@@ -636,7 +761,8 @@ impl History {
             .execute(
                 "DELETE FROM observations WHERE id NOT IN (SELECT observation_id FROM latest) \
                  AND COALESCE((SELECT last_checked_at FROM rechecks WHERE observation_id = observations.id), scanned_at) < ?1 \
-                 AND (evidence_hash IS NULL OR evidence_hash NOT IN (SELECT evidence_hash FROM held))",
+                 AND (evidence_hash IS NULL OR evidence_hash NOT IN (SELECT evidence_hash FROM held)) \
+                 AND asset NOT IN (SELECT asset FROM unknown_reading)",
                 params![cutoff],
             )
             .map_err(e)?;
@@ -650,6 +776,7 @@ impl History {
             .execute(
                 "DELETE FROM bundles WHERE recorded_at < ?1 \
                  AND evidence_hash NOT IN (SELECT evidence_hash FROM held) \
+                 AND asset NOT IN (SELECT asset FROM unknown_reading) \
                  AND evidence_hash NOT IN (SELECT o.evidence_hash FROM latest l JOIN observations o ON o.id = l.observation_id WHERE o.evidence_hash IS NOT NULL)",
                 params![cutoff],
             )
@@ -662,7 +789,8 @@ impl History {
             )
             .map_err(e)?;
         tx.execute("DELETE FROM prune_permit", []).map_err(e)?;
-        tx.execute_batch("DROP TABLE held").map_err(e)?;
+        tx.execute_batch("DROP TABLE held; DROP TABLE unknown_reading;")
+            .map_err(e)?;
         tx.commit().map_err(e)?;
         Ok(Pruned {
             observations,
@@ -735,23 +863,26 @@ impl History {
     }
 }
 
-/// The evidence hashes attestations on chain hold: each asset's latest registry reading, when it is an
-/// attested entry (a revoked or absent one holds nothing).
-fn held_on_chain(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<Vec<String>> {
+/// What the chain readings say prune must keep: the evidence hashes attestations on chain cite (each
+/// asset's latest reading, when it is [`ChainReading::Attested`]; a revoked one cites nothing), and the
+/// assets whose latest reading is not a [`ChainReading`] at all (what they cite is unknown, so all their
+/// rows are kept: fail closed).
+fn held_on_chain(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(Vec<String>, Vec<String>)> {
     let mut query = tx.prepare(
-        "SELECT entry_json FROM chain_readings WHERE id IN (SELECT MAX(id) FROM chain_readings GROUP BY asset)",
+        "SELECT asset, entry_json FROM chain_readings WHERE id IN (SELECT MAX(id) FROM chain_readings GROUP BY asset)",
     )?;
-    let entries = query.query_map([], |row| row.get::<_, String>(0))?;
-    let mut held = Vec::new();
+    let entries = query.query_map([], |row| {
+        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+    })?;
+    let (mut held, mut unknown) = (Vec::new(), Vec::new());
     for entry in entries {
-        let value: serde_json::Value = serde_json::from_str(&entry?).unwrap_or_default();
-        if value["state"] == "attested" {
-            if let Some(hash) = value["evidence_hash"].as_str() {
-                held.push(hash.to_ascii_lowercase());
-            }
+        let (asset, entry) = entry?;
+        match serde_json::from_str::<ChainReading>(&entry) {
+            Ok(reading) => held.extend(reading.cites().map(str::to_ascii_lowercase)),
+            Err(_) => unknown.push(asset),
         }
     }
-    Ok(held)
+    Ok((held, unknown))
 }
 
 /// Inserts one observation and points the asset's `latest` index at it; `marks` are its fingerprint and
@@ -796,6 +927,28 @@ fn stored_observation(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredObserva
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_day_s_spend_is_shared_by_every_opening_and_refused_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        // A restart, a shard, a cron run: each its own opening of the same store.
+        let open = || History::open(&path).unwrap();
+        assert_eq!(open().spent("GKEY", 20_000).unwrap(), 0);
+        assert_eq!(open().reserve_spend("GKEY", 20_000, 4, 10).unwrap(), Ok(4));
+        assert_eq!(open().reserve_spend("GKEY", 20_000, 4, 10).unwrap(), Ok(8));
+        assert_eq!(open().reserve_spend("GKEY", 20_000, 4, 10).unwrap(), Err(8));
+        assert_eq!(open().spent("GKEY", 20_000).unwrap(), 8);
+        // Another key, and the next UTC day, count apart.
+        assert_eq!(
+            open().reserve_spend("GOTHER", 20_000, 4, 10).unwrap(),
+            Ok(4)
+        );
+        assert_eq!(open().reserve_spend("GKEY", 20_001, 4, 10).unwrap(), Ok(4));
+        // A read-only opening sees the count.
+        let read = History::open_existing(&path).unwrap().unwrap();
+        assert_eq!(read.spent("GKEY", 20_000).unwrap(), 8);
+    }
 
     #[test]
     fn appends_lists_and_refuses_rewrites() {
@@ -881,22 +1034,35 @@ mod tests {
         let path = dir.path().join("h.sqlite3");
         let mut h = History::open(&path).unwrap();
         assert_eq!(h.latest_chain_reading("A-G").unwrap(), None);
-        let row = |asset: &str, at: &str, entry: &str| (asset.into(), at.into(), entry.into());
+        let row = |asset: &str, at: &str, entry: ChainReading| (asset.into(), at.into(), entry);
+        let attested = ChainReading::Attested {
+            severity: 0,
+            flags: 0,
+            evidence_hash: "ab".repeat(32),
+            attested_at: Some(1),
+            tx_hash: None,
+            ledger: None,
+        };
+        let revoked = ChainReading::Revoked {
+            rule: "rule".into(),
+            tx_hash: "cd".repeat(32),
+            ledger: 9,
+        };
         h.append_chain_readings(&[
-            row("A-G", "2026-01-01T00:00:00Z", r#"{"state":"attested"}"#),
-            row("B-G", "2026-01-01T00:00:00Z", r#"{"state":"attested"}"#),
+            row("A-G", "2026-01-01T00:00:00Z", attested.clone()),
+            row("B-G", "2026-01-01T00:00:00Z", attested),
         ])
         .unwrap();
-        h.append_chain_readings(&[row("A-G", "2026-01-02T00:00:00Z", r#"{"state":"revoked"}"#)])
+        h.append_chain_readings(&[row("A-G", "2026-01-02T00:00:00Z", revoked.clone())])
             .unwrap();
         let read_only = History::open_existing(&path).unwrap().unwrap();
+        let (at, json) = read_only.latest_chain_reading("A-G").unwrap().unwrap();
+        assert_eq!(at, "2026-01-02T00:00:00Z");
         assert_eq!(
-            read_only.latest_chain_reading("A-G").unwrap(),
-            Some((
-                "2026-01-02T00:00:00Z".into(),
-                r#"{"state":"revoked"}"#.into()
-            ))
+            serde_json::from_str::<ChainReading>(&json).unwrap(),
+            revoked
         );
+        assert!(json.starts_with(r#"{"state":"revoked","#), "{json}");
         // A store written before the readings existed answers "none", not an error.
         let old = dir.path().join("old.sqlite3");
         rusqlite::Connection::open(&old)
@@ -1022,12 +1188,20 @@ mod tests {
             ("A-G", "2026-01-02T00:00:00Z", "medium", "mid"),
             ("A-G", "2026-03-01T00:00:00Z", "low", "new"),
             ("B-G", "2026-01-01T00:00:00Z", "clear", "b"),
+            ("B-G", "2026-03-01T00:00:00Z", "low", "b2"),
         ] {
             h.record(asset, at, &report(severity, "x"), Some((hash, "{}")))
                 .unwrap();
         }
         let reading = |at: &str, hash: &str| {
-            let entry = format!(r#"{{"state":"attested","evidence_hash":"{hash}"}}"#);
+            let entry = ChainReading::Attested {
+                severity: 3,
+                flags: 0,
+                evidence_hash: hash.into(),
+                attested_at: None,
+                tx_hash: Some("t".into()),
+                ledger: Some(1),
+            };
             ("A-G".to_string(), at.to_string(), entry)
         };
         h.append_chain_readings(&[
@@ -1035,6 +1209,14 @@ mod tests {
             reading("2026-01-03T00:00:00Z", "old"),
         ])
         .unwrap();
+        // B-G's reading was written by hand with a misspelt key: what it cites is unknown, so none of
+        // B-G's rows go (fail closed), though "b" is old and not its latest.
+        h.connection()
+            .execute(
+                "INSERT INTO chain_readings (asset, read_at, entry_json) VALUES ('B-G', '2026-01-01T00:00:00Z', ?1)",
+                params![r#"{"state":"attested","evidence_hsh":"b"}"#],
+            )
+            .unwrap();
         let pruned = h.prune("2026-02-01T00:00:00Z").unwrap();
         assert_eq!(
             pruned,
@@ -1046,11 +1228,12 @@ mod tests {
                 kept_on_chain: 1
             }
         );
-        for kept in ["old", "new", "b"] {
+        for kept in ["old", "new", "b", "b2"] {
             assert!(h.bundle(kept).unwrap().is_some(), "{kept} kept");
         }
         assert!(h.bundle("mid").unwrap().is_none());
         assert_eq!(h.list("A-G").unwrap().rows.len(), 2);
+        assert_eq!(h.list("B-G").unwrap().rows.len(), 2);
         // Outside a prune, deleting is still refused.
         let refused = h.connection().execute("DELETE FROM observations", []);
         assert!(refused.unwrap_err().to_string().contains("append-only"));

@@ -7,7 +7,13 @@
 //! may cost: the fee cap for itself plus the fee cap for a restore of archived entries it may need first.
 //! A transaction the budget has no room for is not sent; its write is deferred (checked again at the next
 //! pass, never dropped), `/health` turns `degraded` and an alert is raised.
+//!
+//! With a history store, the day's count lives there ([`assay_scan::history::History::reserve_spend`]),
+//! per signing key and UTC day: every process that writes with the same key to the same store (a restart,
+//! each shard, each `watch --once` from cron) counts against one daily budget. A send is refused, before it
+//! is signed, when the store's count would pass the limit, or when the store cannot be read (fail closed).
 
+use std::path::Path;
 use std::sync::Mutex;
 
 use assay_chain::submit::{ChainError, Confirmed};
@@ -86,6 +92,13 @@ impl Spend {
         }
     }
 
+    /// Takes the day's count from the shared store (`counted`, for `now_unix`'s UTC day), so the pass
+    /// starts from what every process has spent today.
+    pub fn sync_day(&mut self, now_unix: u64, counted: u64) {
+        self.day = now_unix / SECONDS_PER_DAY;
+        self.day_stroops = counted;
+    }
+
     fn room(&self, limits: &SpendLimits) -> Result<(), BudgetReached> {
         let send = limits.per_send;
         if self.pass_stroops.saturating_add(send) > limits.per_pass {
@@ -112,6 +125,64 @@ impl Spend {
         self.day_stroops += limits.per_send;
         Ok(())
     }
+
+    /// Counts one send against the pass here and against the day in `shared`, the count every process
+    /// writing with the same key shares; otherwise says which budget is reached, with the figures.
+    pub fn reserve_shared(
+        &mut self,
+        limits: &SpendLimits,
+        shared: &SharedSpend<'_>,
+        now_unix: u64,
+    ) -> Result<(), BudgetReached> {
+        let cost = limits.per_send;
+        if self.pass_stroops.saturating_add(cost) > limits.per_pass {
+            return self.room(limits);
+        }
+        let day = now_unix / SECONDS_PER_DAY;
+        match shared.reserve(day, cost, limits.per_day)? {
+            Ok(total) => {
+                self.day = day;
+                self.day_stroops = total;
+                self.pass_stroops += cost;
+                Ok(())
+            }
+            Err(spent) => {
+                self.day = day;
+                self.day_stroops = spent;
+                Err(BudgetReached::SharedDay {
+                    limit: limits.per_day,
+                    counted: spent,
+                    send: cost,
+                })
+            }
+        }
+    }
+}
+
+/// The day's spend as the history store keeps it for one signing key.
+#[derive(Debug, Clone)]
+pub struct SharedSpend<'a> {
+    /// The history store.
+    pub history: &'a Path,
+    /// The signing key's `G…` address.
+    pub account: String,
+}
+
+impl SharedSpend<'_> {
+    /// [`assay_scan::history::History::reserve_spend`]; a store that cannot be opened refuses the send.
+    fn reserve(&self, day: u64, cost: u64, limit: u64) -> Result<Result<u64, u64>, BudgetReached> {
+        assay_scan::history::History::open(self.history)
+            .and_then(|mut h| h.reserve_spend(&self.account, day, cost, limit))
+            .map_err(|e| BudgetReached::Uncounted(e.to_string()))
+    }
+
+    /// What the store has counted for the key on `now_unix`'s UTC day.
+    pub fn spent_today(&self, now_unix: u64) -> Option<u64> {
+        assay_scan::history::History::open_existing(self.history)
+            .ok()
+            .flatten()
+            .and_then(|h| h.spent(&self.account, now_unix / SECONDS_PER_DAY).ok())
+    }
 }
 
 /// A budget with no room for one more send: which budget (named by its `watch.toml` key), and in stroops
@@ -133,7 +204,7 @@ pub enum BudgetReached {
         /// What one send counts.
         send: u64,
     },
-    /// `max_spend_per_day_xlm`.
+    /// `max_spend_per_day_xlm`, counted by this process alone (no history store).
     #[error(
         "the day's spend budget (max_spend_per_day_xlm = {}) is reached: {} XLM counted today (UTC), a transaction counts {} XLM",
         stroops_to_xlm(*.limit),
@@ -148,6 +219,25 @@ pub enum BudgetReached {
         /// What one send counts.
         send: u64,
     },
+    /// `max_spend_per_day_xlm`, counted in the history store by every process writing with the key.
+    #[error(
+        "the day's spend budget (max_spend_per_day_xlm = {}) is reached: {} XLM counted today (UTC) by every \
+         process writing with this key to the history, a transaction counts {} XLM",
+        stroops_to_xlm(*.limit),
+        stroops_to_xlm(*.counted),
+        stroops_to_xlm(*.send)
+    )]
+    SharedDay {
+        /// The day's limit.
+        limit: u64,
+        /// Counted on this UTC day by every process.
+        counted: u64,
+        /// What one send counts.
+        send: u64,
+    },
+    /// The history store's count could not be read or written, so nothing is sent (fail closed).
+    #[error("the day's spend cannot be counted, so nothing is sent: {0}")]
+    Uncounted(String),
 }
 
 /// Where the spend is counted and its alert raised: the watch's health, which `/health` and `/metrics`
@@ -168,13 +258,23 @@ pub struct Budgeted<'w, S, B> {
     pub limits: SpendLimits,
     /// Where the count lives, with the alert counters.
     pub book: &'w Mutex<B>,
+    /// The day's count shared through the history store, when there is one.
+    pub shared: Option<SharedSpend<'w>>,
 }
 
 impl<S, B: SpendBook> Budgeted<'_, S, B> {
     fn reserve(&self) -> Result<(), ChainError> {
         let mut book = self.book.lock().unwrap_or_else(|e| e.into_inner());
         let limits = self.limits;
-        match book.spend().reserve(&limits) {
+        let counted = match &self.shared {
+            Some(shared) => book.spend().reserve_shared(
+                &limits,
+                shared,
+                assay_core::Timestamp::now().unix_secs(),
+            ),
+            None => book.spend().reserve(&limits),
+        };
+        match counted {
             Ok(()) => Ok(()),
             Err(reached) => {
                 let reached = reached.to_string();
@@ -223,6 +323,68 @@ mod tests {
             per_day: per_day_xlm * STROOPS_PER_XLM,
             per_send: 2 * fee_cap_xlm * STROOPS_PER_XLM,
         }
+    }
+
+    #[test]
+    fn two_processes_and_a_restart_share_one_day_budget_through_the_store() {
+        // Each send counts 2 XLM; a pass may spend 5, the day 7.
+        let l = limits(5, 7, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let history = dir.path().join("history.sqlite3");
+        let shared = SharedSpend {
+            history: &history,
+            account: "GKEY".into(),
+        };
+        let now = 20_000 * SECONDS_PER_DAY + 60;
+        // Process A (a `watch --once` from cron): two sends, then its pass is full.
+        let mut a = Spend::default();
+        a.start_pass(now, &l);
+        assert!(a.reserve_shared(&l, &shared, now).is_ok());
+        assert!(a.reserve_shared(&l, &shared, now).is_ok());
+        let refused = a.reserve_shared(&l, &shared, now).unwrap_err();
+        assert!(
+            matches!(refused, BudgetReached::Pass { .. })
+                && refused.to_string().contains("max_spend_per_pass_xlm = 5"),
+            "{refused}"
+        );
+        // Process B (the next cron run, or a restart): starts at zero in memory, but the store has 4 XLM
+        // counted today: one send fits under 7, the next is refused with the figures.
+        let mut b = Spend::default();
+        b.sync_day(now, shared.spent_today(now).unwrap());
+        b.start_pass(now, &l);
+        assert_eq!(b.day_stroops, 4 * STROOPS_PER_XLM);
+        assert!(b.reserve_shared(&l, &shared, now).is_ok());
+        let refused = b.reserve_shared(&l, &shared, now).unwrap_err();
+        let said = refused.to_string();
+        assert!(
+            matches!(refused, BudgetReached::SharedDay { .. })
+                && said.contains("max_spend_per_day_xlm = 7")
+                && said.contains("6 XLM counted today")
+                && said.contains("a transaction counts 2 XLM"),
+            "{said}"
+        );
+        // Another signing key has its own day; the next UTC day has room again.
+        let other = SharedSpend {
+            history: &history,
+            account: "GOTHER".into(),
+        };
+        assert!(Spend::default().reserve_shared(&l, &other, now).is_ok());
+        assert!(Spend::default()
+            .reserve_shared(&l, &shared, now + SECONDS_PER_DAY)
+            .is_ok());
+        // A store that cannot be opened refuses the send: never spent uncounted.
+        let broken = SharedSpend {
+            history: dir.path(),
+            account: "GKEY".into(),
+        };
+        let refused = Spend::default()
+            .reserve_shared(&l, &broken, now)
+            .unwrap_err();
+        assert!(
+            matches!(&refused, BudgetReached::Uncounted(_))
+                && refused.to_string().contains("cannot be counted"),
+            "{refused}"
+        );
     }
 
     #[test]

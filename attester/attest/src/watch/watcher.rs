@@ -12,7 +12,7 @@ use assay_chain::submit::{ChainError, InvokeOptions, Invoker};
 use assay_core::{Freshness, Token};
 use serde_json::json;
 
-use super::budget::Budgeted;
+use super::budget::{Budgeted, SharedSpend};
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
@@ -27,6 +27,7 @@ use crate::scanning::ScanSettings;
 use crate::targets::{evaluate_targets_each, Evaluated};
 use crate::verify::ledger_time;
 use crate::AttestError;
+use assay_scan::history::ChainReading;
 
 /// Everything one pass needs.
 pub struct Watcher<'a> {
@@ -151,10 +152,15 @@ impl Watcher<'_> {
     /// alone). A pass so takes about the longer of its scanning and its writing, not their sum.
     /// Outcomes come back in the order of `indices`.
     pub fn pass(&self, indices: &[usize]) -> Vec<(usize, Checked)> {
-        self.health.lock().expect("health lock").spend.start_pass(
-            assay_core::Timestamp::now().unix_secs(),
-            &self.config.spend_limits(),
-        );
+        let now = assay_core::Timestamp::now().unix_secs();
+        let counted = self.shared_spend().and_then(|s| s.spent_today(now));
+        {
+            let mut health = self.health.lock().expect("health lock");
+            if let Some(counted) = counted {
+                health.spend.sync_day(now, counted);
+            }
+            health.spend.start_pass(now, &self.config.spend_limits());
+        }
         let mut done: BTreeMap<usize, Checked> = BTreeMap::new();
         let mut to_scan = Vec::new();
         for &index in indices {
@@ -402,8 +408,14 @@ impl Watcher<'_> {
             if let Some(held) = &on_chain {
                 self.record_chain(vec![(
                     name,
-                    json!({"state": "attested", "severity": held.severity, "flags": held.flags,
-                    "evidence_hash": hex::encode(held.evidence_hash), "attested_at": held.attested_at}),
+                    ChainReading::Attested {
+                        severity: held.severity,
+                        flags: held.flags,
+                        evidence_hash: hex::encode(held.evidence_hash),
+                        attested_at: Some(held.attested_at),
+                        tx_hash: None,
+                        ledger: None,
+                    },
                 )]);
             }
             return Step::Done(Checked::Unchanged);
@@ -497,8 +509,14 @@ impl Watcher<'_> {
                     Landed::Written { tx, ledger } => {
                         readings.push((
                             name.clone(),
-                            json!({"state": "attested", "severity": w.severity, "flags": w.flags,
-                            "evidence_hash": w.evidence_hash, "tx_hash": tx, "ledger": ledger}),
+                            ChainReading::Attested {
+                                severity: w.severity,
+                                flags: w.flags,
+                                evidence_hash: w.evidence_hash.clone(),
+                                attested_at: None,
+                                tx_hash: Some(tx.clone()),
+                                ledger: Some(ledger),
+                            },
                         ));
                         log("written", with(fields, json!({"tx_hash": tx, "ledger": ledger})));
                         Checked::Written(tx)
@@ -537,7 +555,7 @@ impl Watcher<'_> {
 
     /// Records in the history what the registry holds for assets after this check (read, written or
     /// revoked), for `assay serve` to show beside the report.
-    fn record_chain(&self, readings: Vec<(String, serde_json::Value)>) {
+    fn record_chain(&self, readings: Vec<(String, ChainReading)>) {
         let Some(path) = &self.history else {
             return;
         };
@@ -545,9 +563,9 @@ impl Watcher<'_> {
             return;
         }
         let at = assay_core::Timestamp::now().to_string();
-        let rows: Vec<(String, String, String)> = readings
+        let rows: Vec<(String, String, ChainReading)> = readings
             .into_iter()
-            .map(|(asset, entry)| (asset, at.clone(), entry.to_string()))
+            .map(|(asset, entry)| (asset, at.clone(), entry))
             .collect();
         let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = assay_scan::history::History::open(path)
@@ -588,7 +606,16 @@ impl Watcher<'_> {
             inner: self.submitter(),
             limits: self.config.spend_limits(),
             book: &self.health,
+            shared: self.shared_spend(),
         }
+    }
+
+    /// The day's spend as the history store counts it for this signing key, when there is a store.
+    fn shared_spend(&self) -> Option<SharedSpend<'_>> {
+        self.history.as_deref().map(|history| SharedSpend {
+            history,
+            account: self.signer.address(),
+        })
     }
 
     fn submitter(&self) -> ChainSubmitter<'_> {
@@ -683,7 +710,11 @@ impl Watcher<'_> {
                 );
                 self.record_chain(vec![(
                     name.clone(),
-                    json!({"state": "revoked", "rule": rule, "tx_hash": c.hash, "ledger": c.ledger}),
+                    ChainReading::Revoked {
+                        rule: rule.to_string(),
+                        tx_hash: c.hash.clone(),
+                        ledger: c.ledger,
+                    },
                 )]);
                 Checked::Revoked(rule.to_string(), c.hash)
             }

@@ -15,6 +15,7 @@ use assay_attest::registry::MAX_BATCH_SIZE;
 use assay_attest::sac;
 use assay_attest::targets::{evaluate_targets, resolve};
 use assay_chain::submit::{InvokeOptions, Invoker, DEFAULT_MAX_FEE_STROOPS};
+use assay_scan::history::ChainReading;
 
 const AFTER_HELP: &str = "\
 Every asset is scanned fresh (the answer cache is bypassed). A report that is unevaluated, stale,
@@ -136,16 +137,21 @@ fn record(
             )?;
         }
         let at = assay_core::Timestamp::now().to_string();
-        let readings: Vec<(String, String, String)> = targets
+        let readings: Vec<(String, String, ChainReading)> = targets
             .iter()
             .zip(outcomes)
             .filter_map(|(target, outcome)| match outcome {
                 Outcome::Written(w) | Outcome::WrittenUnconfirmed { write: w, .. } => Some((
                     target.asset.to_string(),
                     at.clone(),
-                    serde_json::json!({"state": "attested", "severity": w.severity, "flags": w.flags,
-                        "evidence_hash": w.evidence_hash, "tx_hash": w.tx_hash, "ledger": w.ledger})
-                    .to_string(),
+                    ChainReading::Attested {
+                        severity: w.severity,
+                        flags: w.flags,
+                        evidence_hash: w.evidence_hash.clone(),
+                        attested_at: None,
+                        tx_hash: Some(w.tx_hash.clone()),
+                        ledger: Some(w.ledger),
+                    },
                 )),
                 _ => None,
             })

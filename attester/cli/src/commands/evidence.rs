@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use assay_attest::evidence::{verify_bundle, BundleVerdict};
-use assay_core::bundle::{Bundle, BundleError};
+use assay_core::bundle::{Bundle, BundleError, MAX_BUNDLE_BYTES};
 use assay_core::exit;
 use assay_scan::history::History;
 use clap::Args;
@@ -90,9 +90,9 @@ pub fn run(args: EvidenceArgs) -> CommandResult {
 /// `assay verify --bundle FILE`: the bundle checked offline. Exit 0 when everything agrees (replay
 /// included), 3 when the bundle is refused or a replay differs, 2 when a part could not be replayed.
 pub fn verify_file(path: &Path, output: OutputFormat) -> CommandResult {
-    let text = match std::fs::read_to_string(path) {
+    let text = match assay_chain::files::read_capped(path, MAX_BUNDLE_BYTES, "evidence bundles") {
         Ok(text) => text,
-        Err(err) => return usage(format!("--bundle {}: {err}", path.display())),
+        Err(err) => return usage(format!("--bundle {err}")),
     };
     let bundle: Bundle = match serde_json::from_str(&text) {
         Ok(bundle) => bundle,

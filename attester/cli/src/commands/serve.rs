@@ -84,7 +84,20 @@ impl Reply {
         }
     }
 
+    /// A problem answer. A server-side failure's detail (the store's path, its error) goes to the
+    /// server's log; the remote client gets a fixed sentence that names no file.
     fn problem(status: u16, detail: String) -> Reply {
+        let detail = if status >= 500 {
+            eprintln!(
+                "assay serve: {status}: {}",
+                assay_core::redact::text(&detail)
+            );
+            "the history store cannot be read (or does not exist yet: `assay watch` with `history`, or \
+             `assay scan`, creates it); the server's log says why"
+                .to_string()
+        } else {
+            detail
+        };
         Reply {
             content_type: "application/problem+json",
             ..Reply::json(status, &json!({ "status": status, "detail": detail }))

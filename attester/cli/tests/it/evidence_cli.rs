@@ -121,6 +121,43 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     let (code, out, err) = assay(&["verify", &aqua, "--output", "json"], &cli, w.dir.path());
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("\"verdict\":\"mismatch\""), "{out}");
+    // A scan records the changed report, so the attested bundle is no longer AQUA's latest; a prune of
+    // everything older than now keeps it all the same: `attest`'s typed chain reading says the attestation
+    // on chain cites it.
+    let mut scan_args = vec![
+        "scan".to_string(),
+        aqua.clone(),
+        "--network".into(),
+        "local".into(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+        "--history".into(),
+        history_arg.clone(),
+        "--output".into(),
+        "json".into(),
+    ];
+    scan_args.extend(w.source_args(&ca));
+    let scan_args: Vec<&str> = scan_args.iter().map(String::as_str).collect();
+    let (_, out, err) = assay(&scan_args, &[], w.dir.path());
+    let rescanned = json_line(&out);
+    assert_eq!(rescanned["asset"]["code"], "AQUA", "{out}{err}");
+    assert_ne!(
+        rescanned["accountability"], "verified",
+        "the report changed: {out}"
+    );
+    let (code, out, err) = assay(
+        &[
+            "history",
+            "prune",
+            "--keep-days",
+            "0",
+            "--history",
+            &history_arg,
+        ],
+        &[],
+        w.dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
 
     // The bundles, as `assay evidence` prints them.
     let mut bundles = Vec::new();
@@ -342,5 +379,202 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     assert!(
         out.starts_with(&format!("refused: bundle line {} was changed", index + 1)),
         "{out}"
+    );
+}
+
+/// Replaces every occurrence of the string `from` in `value` by `to`.
+fn replace_strings(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::String(s) if s == from => *s = to.to_string(),
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, from, to)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, from, to)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_forged_bundle_that_swaps_the_code_its_snapshot_runs_is_refused() {
+    use assay_core::bundle::{check_bundle, Bundle};
+    use assay_core::hash::EvidenceVersion;
+
+    let w = World::start(&[]);
+    let store = tempfile::tempdir().unwrap();
+    let history = store.path().join("history.sqlite3");
+    // A token whose admin can take balances (admin clawback, severity high).
+    let token = crate::powers_cli::deploy(&w, "take_burn", 150, [0x44; 32]);
+    let token_id = format!("{}", stellar_strkey::Contract(token));
+    let (code, out, err) = assay(
+        &[
+            "attest",
+            &token_id,
+            "--output",
+            "json",
+            "--history",
+            &history.display().to_string(),
+        ],
+        &w.cli_args(&w.ca()),
+        w.dir.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let line = json_line(&out);
+    assert_eq!(
+        (line["severity"].as_u64(), line["flags"].as_u64()),
+        (Some(3), Some(1024)),
+        "{line}"
+    );
+    let hash = line["evidence_hash"].as_str().unwrap().to_string();
+    let (code, out, err) = assay(
+        &[
+            "evidence",
+            &hash,
+            "--history",
+            &history.display().to_string(),
+        ],
+        &[],
+        w.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let genuine: Bundle = serde_json::from_str(&out).unwrap();
+    drop(w);
+    let write = |name: &str, bundle: &Value| {
+        let file = store.path().join(name);
+        std::fs::write(&file, bundle.to_string()).unwrap();
+        file
+    };
+    let genuine_json = serde_json::to_value(&genuine).unwrap();
+    let (code, out, err) = verify_bundle_json(&write("genuine.json", &genuine_json), store.path());
+    assert_eq!(code, 0, "the genuine bundle verifies: {out}{err}");
+
+    // The forgery: the power's line dropped and the verdict restated as clear, the hash recomputed (the
+    // lines are now the report's own, so every line check passes) ...
+    let mut report = genuine.report.clone();
+    report
+        .evidence
+        .retain(|e| e.source != assay_core::contract::SOURCE_CONTRACT_BEHAVIOUR);
+    report.mechanics = assay_core::Mechanics::default();
+    report.severity = assay_core::Severity::Clear.into();
+    report.base_severity = assay_core::Severity::Clear.into();
+    let mut forged = Bundle::of(&report, EvidenceVersion::V7).unwrap();
+    forged.snapshot = genuine.snapshot.clone();
+    forged.power_survey = genuine.power_survey.clone();
+    forged.powers_snapshot = genuine.powers_snapshot.clone();
+    assert_eq!(check_bundle(&forged).unwrap().severity.level(), 0);
+    // ... and another token's code (no power) put under the hashed WASM's key.
+    let wasm_line = report
+        .evidence
+        .iter()
+        .find_map(|e| e.claim.strip_prefix("wasm "))
+        .expect("the hashed code line")
+        .to_string();
+    let control = world::wasm("power_token_control");
+    let control_hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&control));
+    let mut swapped = serde_json::to_value(&forged).unwrap();
+    let mut found = 0;
+    for entry in swapped["powers_snapshot"]["ledger_entries"]
+        .as_array_mut()
+        .unwrap()
+    {
+        // (`pointer_mut`: indexing would add a null `contract_code` to every other entry.)
+        let Some(code) = entry.pointer_mut("/entry/data/contract_code") else {
+            continue;
+        };
+        if code["hash"] == wasm_line.as_str() {
+            code["code"] = Value::from(hex::encode(&control));
+            found += 1;
+        }
+    }
+    assert_eq!(found, 1, "the snapshot holds the hashed code once");
+    let (code, out, err) = verify_bundle_json(&write("forged.json", &swapped), store.path());
+    assert_eq!(code, 3, "{out}{err}");
+    let refused = json_line(&out);
+    assert_eq!(refused["verdict"], "refused", "{refused}");
+    let message = refused["error"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "the bundle's powers_snapshot does not hold what its hashed lines name: the code stored \
+             under key {wasm_line} hashes to {control_hash}"
+        )),
+        "{message}"
+    );
+
+    // The same forgery made consistent inside the snapshot (the other code under its own hash, the
+    // instance pointed at it): the instance no longer runs the hashed WASM.
+    let mut repointed = serde_json::to_value(&forged).unwrap();
+    replace_strings(&mut repointed["powers_snapshot"], &wasm_line, &control_hash);
+    for entry in repointed["powers_snapshot"]["ledger_entries"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let Some(code) = entry.pointer_mut("/entry/data/contract_code") else {
+            continue;
+        };
+        if code["hash"] == control_hash.as_str() {
+            code["code"] = Value::from(hex::encode(&control));
+        }
+    }
+    let (code, out, err) = verify_bundle_json(&write("repointed.json", &repointed), store.path());
+    assert_eq!(code, 3, "{out}{err}");
+    let message = json_line(&out)["error"].as_str().unwrap().to_string();
+    assert!(
+        message.contains(&format!(
+            "the instance of {token_id} runs wasm {control_hash}, the hashed lines name wasm {wasm_line}"
+        )),
+        "{message}"
+    );
+    let (code, text, _) = assay(
+        &[
+            "verify",
+            "--bundle",
+            &store.path().join("repointed.json").display().to_string(),
+        ],
+        &[],
+        store.path(),
+    );
+    assert_eq!(code, 3);
+    assert!(
+        text.starts_with("refused: the bundle's powers_snapshot"),
+        "{text}"
+    );
+
+    // A hostile ledger number in the genuine bundle's snapshot: a clear "not replayed", never a panic.
+    let mut overflowing = genuine_json.clone();
+    overflowing["powers_snapshot"]["sequence_number"] = Value::from(u32::MAX);
+    let (code, out, err) = verify_bundle_json(&write("overflow.json", &overflowing), store.path());
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("its ledger 4294967295 is not between 1 and 2147483647"),
+        "{out}"
+    );
+}
+
+#[test]
+fn hostile_bundle_files_end_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // Over the cap (sparse: no space taken): refused unread.
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(assay_core::bundle::MAX_BUNDLE_BYTES + 1)
+        .unwrap();
+    let (code, out, err) = verify_bundle_json(&huge, dir.path());
+    assert_eq!(code, 64, "{out}{err}");
+    assert!(err.contains("is larger than 150994944 bytes"), "{err}");
+    // Nested far deeper than any snapshot: the parser's depth limit, reported.
+    let nested = dir.path().join("nested.json");
+    let depth = 200_000;
+    std::fs::write(
+        &nested,
+        format!(
+            "{{\"bundle_format\":1,\"snapshot\":{}{}}}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = verify_bundle_json(&nested, dir.path());
+    assert_eq!(code, 64, "{out}{err}");
+    assert!(
+        err.contains("not an evidence bundle") && err.contains("recursion limit"),
+        "{err}"
     );
 }

@@ -14,7 +14,7 @@ use world::*;
 use crate::common::assay_on_world;
 
 /// Builds the power fixtures once per test binary (scripts/build-wasm.sh rebuilds only what changed).
-fn build_power_fixtures() {
+pub(crate) fn build_power_fixtures() {
     static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     BUILT.get_or_init(|| {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -30,7 +30,7 @@ fn build_power_fixtures() {
 }
 
 /// Deploys `power_token_<feature>` with the world's admin as admin and `holder` holding 1,000,000.
-fn deploy(w: &World, feature: &str, salt: u8, holder: [u8; 32]) -> [u8; 32] {
+pub(crate) fn deploy(w: &World, feature: &str, salt: u8, holder: [u8; 32]) -> [u8; 32] {
     build_power_fixtures();
     let admin = assay_attest::registry::account_val(w.admin.public_key());
     let mut args = vec![

@@ -212,3 +212,73 @@ fn operator_urls_stay_out_of_evidence_history_and_serve() {
         );
     }
 }
+
+/// #36 item 3: an RPC URL that carries its API key in a path segment (`https://rpc.example/KEY/`), given
+/// through the environment, is used, and the key reaches no report, evidence line, history row, `serve`
+/// page (JSON or HTML), log line or error; an unreachable one fails naming the redacted URL only.
+#[test]
+fn an_rpc_key_in_the_url_path_reaches_no_report_history_page_or_error() {
+    use crate::world::World;
+
+    const KEY: &str = "k7Xq2m9Pz4Rt8Vb1Nc6Lw3Hd5Fj0Gs";
+    let w = World::start(&[]);
+    let ca = w.ca();
+    let token = w.deploy_token("conformant_token", 91);
+    w.mint(token, 17);
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let origin = w.net.rpc_url().trim_end_matches("/rpc").to_string();
+    let store = tempfile::tempdir().unwrap();
+    let history = store.path().join("history.sqlite3");
+    let run = |rpc_url: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["scan", &id, "--network", "local", "--output", "json"])
+            .args(["--history", &history.display().to_string()])
+            .args(["--network-passphrase", w.net.passphrase()])
+            .args(w.source_args(&ca))
+            .env("STELLAR_RPC_URL", rpc_url)
+            .env("HOME", w.dir.path())
+            .env_remove("ASSAY_HISTORY")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, stdout, stderr) = run(&format!("{origin}/{KEY}/"));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().unwrap_or("")).expect("a report");
+    assert_eq!(report["asset"]["contract"], id.as_str(), "{report}");
+    // The same URL, unreachable (nothing listens on port 9): the error names it redacted.
+    let dead = format!("http://127.0.0.1:9/{KEY}/");
+    let (dead_code, dead_stdout, dead_stderr) = run(&dead);
+    assert_ne!(dead_code, Some(0), "{dead_stdout}{dead_stderr}");
+    let stored: String = assay_scan::history::History::open_existing(&history)
+        .unwrap()
+        .expect("the scan recorded its report")
+        .list(&id)
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|row| row.report_json)
+        .collect();
+    let served = crate::serve_cli::serve(&history);
+    let (status, _, json_page) = crate::serve_cli::get(&served.addr, &format!("/v1/assets/{id}"));
+    assert_eq!(status, 200, "{json_page}");
+    let (status, _, html_page) = crate::serve_cli::get(&served.addr, &format!("/assets/{id}"));
+    assert_eq!(status, 200, "{html_page}");
+    for (what, shown) in [
+        ("scan stdout", &stdout),
+        ("scan stderr", &stderr),
+        ("failed scan stdout", &dead_stdout),
+        ("failed scan stderr", &dead_stderr),
+        ("history", &stored),
+        ("serve JSON", &json_page),
+        ("serve page", &html_page),
+    ] {
+        assert!(!shown.contains(KEY), "{what} leaks the RPC key: {shown}");
+    }
+    assert!(!stored.is_empty());
+}

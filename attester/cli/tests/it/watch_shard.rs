@@ -83,3 +83,81 @@ fn shards_split_one_list_disjointly_and_completely() {
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("must be below 2"));
 }
+
+/// #36 item 2: the day's spend budget is kept in the history store, so separate `watch --once` runs (cron)
+/// and a restart on one UTC day share it. A 1 XLM fee cap counts 2 XLM per transaction; a pass may spend 2
+/// (one transaction), the day 4 (two): the first run writes one asset, the second (another process) one
+/// more, and the third is refused before signing, with the figures, whatever its own memory says.
+#[test]
+fn separate_once_runs_stop_at_the_shared_daily_budget() {
+    let w = World::start(&["aqua.network"]);
+    const CODES: [&str; 3] = ["BDA", "BDB", "BDC"];
+    let mut assets = String::new();
+    let mut cores = Vec::new();
+    for (n, code) in CODES.iter().enumerate() {
+        let issuer = stellar_strkey::ed25519::PublicKey([0x60 + n as u8; 32]).to_string();
+        let asset = w.issue(code, &issuer, 0, Some("aqua.network"));
+        w.serve_eval("aqua-clear-verified", &issuer, "aqua.network");
+        assets.push_str(&format!("[[asset]]\nasset = \"{}\"\n", asset.core()));
+        cores.push(asset.core());
+    }
+    let ca = w.ca();
+    let history = w.dir.path().join("h.sqlite3");
+    let cfg = w.dir.path().join("watch.toml");
+    std::fs::write(
+        &cfg,
+        w.watch_toml(&ca, &history, &["aqua.network"])
+            + "batch_size = 1\nmax_fee_stroops = 10000000\nmax_spend_per_pass_xlm = 2\n\
+               max_spend_per_day_xlm = 4\n"
+            + &assets,
+    )
+    .unwrap();
+    let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
+    let once = || -> (usize, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["watch", "--once", "--config"])
+            .arg(&cfg)
+            .env("STELLAR_SECRET_KEY", &secret)
+            .env("HOME", w.dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let written = stderr
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| e["event"] == "written")
+            .count();
+        (written, stderr)
+    };
+    let (first, log) = once();
+    assert_eq!(first, 1, "one transaction fits a pass: {log}");
+    assert!(log.contains("max_spend_per_pass_xlm = 2"), "{log}");
+    let (second, log) = once();
+    assert_eq!(
+        second, 1,
+        "a new process has the day's second transaction: {log}"
+    );
+    let (third, log) = once();
+    assert_eq!(
+        third, 0,
+        "the day's budget is spent across processes: {log}"
+    );
+    assert!(
+        log.contains("max_spend_per_day_xlm = 4")
+            && log.contains("4 XLM counted today (UTC) by every process writing with this key"),
+        "{log}"
+    );
+    let written = cores
+        .iter()
+        .filter(|core| {
+            let sac = assay_attest::sac::asset_contract_id(core, &w.spec.passphrase).unwrap();
+            assay_attest::registry::read_safety(&w.rpc, w.registry, sac)
+                .unwrap()
+                .is_some()
+        })
+        .count();
+    assert_eq!(
+        written, 2,
+        "two transactions on chain, the third never signed"
+    );
+}
