@@ -134,7 +134,16 @@ pub fn discover(
         .map_err(|e| DiscoveryError::Malformed(e.to_string()))?;
     let spec = spec::Spec::read(&target.wasm);
     let mut observer = Observer::new(&target.contract);
-    let mut world = set_up_world(sandbox, &mut observer, target, candidates, &exports, &spec);
+    let deadline = started + bounds.budget;
+    let (mut world, set_up_cut) = set_up_world(
+        sandbox,
+        &mut observer,
+        target,
+        candidates,
+        &exports,
+        &spec,
+        deadline,
+    );
     let functions: Vec<&assay_core::parse::ExportedFunction> = exports
         .iter()
         .filter(|e| !NOT_PROBED.contains(&e.name.as_str()))
@@ -146,7 +155,8 @@ pub fn discover(
         bounds,
         started,
     };
-    let survey = search.run(sandbox, &mut observer, &mut world)?;
+    let mut survey = search.run(sandbox, &mut observer, &mut world)?;
+    survey.cut.splice(0..0, set_up_cut);
     Ok(PowerSurvey {
         wasm_hash: hex::encode(world.own_hash),
         ledger: world.ledger,
@@ -168,8 +178,10 @@ pub fn discover(
     })
 }
 
-/// The parties discovery works with. Holders: the richest of the candidates and of the parties the contract
-/// names (an admin often holds the supply), else a fresh address a mint may fund later.
+/// The parties discovery works with, and where the time budget cut reading them. Holders: the richest of
+/// the candidates and of the parties the contract names (an admin often holds the supply), else a fresh
+/// address a mint may fund later.
+#[allow(clippy::too_many_arguments)]
 fn set_up_world(
     sandbox: &mut Sandbox,
     observer: &mut Observer,
@@ -177,13 +189,14 @@ fn set_up_world(
     candidates: &[ScAddress],
     exports: &[assay_core::parse::ExportedFunction],
     spec: &spec::Spec,
-) -> World {
+    deadline: Instant,
+) -> (World, Option<String>) {
     let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
     let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
     let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
     // Nobody else holds these: their balances and allowances are absent upstream without asking.
     sandbox.made_up(fresh.iter().cloned());
-    let (authorities, roles) = observer.authorities(sandbox, exports, spec);
+    let (authorities, roles, cut) = observer.authorities(sandbox, exports, spec, deadline);
     let mut pool: Vec<ScAddress> = candidates.to_vec();
     for a in &authorities {
         if !pool.contains(a) {
@@ -214,7 +227,7 @@ fn set_up_world(
     world.prefer_plain_holder(sandbox, observer);
     world.give_second_holder(sandbox, observer);
     world.choose_recipient(sandbox);
-    world
+    (world, cut)
 }
 
 /// One discovery's search: passes over the functions until a funded holder was watched (at most two).
@@ -338,10 +351,17 @@ impl Survey {
                 }
                 break;
             }
-            let positions = candidates.for_function(&function.name, function.arity);
+            let built = candidates.for_function(&function.name, function.arity);
+            if built.cut {
+                self.cut.push(format!(
+                    "{}: {}",
+                    function.name, ARGUMENTS_CUT
+                ));
+            }
             let mut seen_writes = BTreeSet::new();
-            let mut tried = 0usize;
-            let mut combinations = Combinations::new(&positions);
+            let (mut tried, mut answered) = (0usize, 0usize);
+            let mut out_of_time = false;
+            let mut combinations = Combinations::new(&built.positions);
             for args in combinations.by_ref().take(bounds.per_function) {
                 tried += 1;
                 if started.elapsed() > bounds.budget {
@@ -349,6 +369,7 @@ impl Survey {
                         "{}: {BUDGET_CUT} after {tried} invocations",
                         function.name
                     ));
+                    out_of_time = true;
                     break;
                 }
                 sandbox.restore(&base);
@@ -356,6 +377,9 @@ impl Survey {
                 let call = sandbox.invoke(&world.token, &function.name, args.clone());
                 if let Some(e) = call.upstream_error {
                     return Err(DiscoveryError::Upstream(e));
+                }
+                if call.succeeded() {
+                    answered += 1;
                 }
                 if !call.succeeded() || call.writes.is_empty() {
                     continue;
@@ -396,6 +420,9 @@ impl Survey {
                         world,
                     );
                 }
+            }
+            if !out_of_time && answered == 0 && !SEP41_WRITES.contains(&function.name.as_str()) {
+                self.cut.push(refused_every_set(&function.name, tried));
             }
             if tried >= bounds.per_function && combinations.next().is_some() {
                 self.cut.push(format!(
@@ -449,6 +476,22 @@ impl Survey {
                 .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
                 .collect(),
         });
+    }
+}
+
+/// Why a function's arguments are fewer than its types ask: the spec's types multiply past the size bound.
+const ARGUMENTS_CUT: &str = "arguments built up to the size bound (its spec's types nest or multiply \
+     past what a probe builds); probed with what was built";
+
+/// The bound line of a function that refused every argument set discovery built: what it can do was not
+/// observed (listed, never read as clear).
+fn refused_every_set(function: &str, tried: usize) -> String {
+    if tried == 0 {
+        format!("{function}: no argument set could be built for its types; not probed")
+    } else {
+        format!(
+            "{function}: refused every argument set tried ({tried}); what it can do was not observed"
+        )
     }
 }
 
