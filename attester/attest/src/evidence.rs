@@ -337,6 +337,7 @@ mod tests {
             effect,
             label: None,
             events: vec![],
+            steps: vec![],
         };
         let mint = power(
             "mint",

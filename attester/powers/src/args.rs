@@ -189,7 +189,10 @@ impl<'a> Candidates<'a> {
                 out
             }
             ScSpecTypeDef::Vec(v) => {
-                let first = self.of_type(&v.element_type, depth, nest).into_iter().next();
+                let first = self
+                    .of_type(&v.element_type, depth, nest)
+                    .into_iter()
+                    .next();
                 let mut out = vec![ScVal::Vec(Some(ScVec::default()))];
                 if let Some(first) = first {
                     out.push(ScVal::Vec(Some(ScVec(

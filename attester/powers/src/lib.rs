@@ -27,7 +27,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use assay_chain::strkey_of;
-use assay_core::powers::{label_for, ObservedPower, PowerSurvey, UnclassifiedWrite, BUDGET_CUT};
+use assay_core::powers::{
+    label_for, ObservedPower, PowerSurvey, Step, UnclassifiedWrite, BUDGET_CUT,
+};
 use assay_localnet::Sandbox;
 use sha2::{Digest, Sha256};
 use stellar_xdr::{Limits, ScAddress, ScVal, WriteXdr};
@@ -327,6 +329,10 @@ struct Survey {
     unobservable: Option<String>,
     /// A call that created supply for the first holder, to fund it when nobody held units.
     funding: Option<(String, Vec<ScVal>)>,
+    /// Privileged writes of no observed effect, to probe again from the state they left.
+    preparers: Vec<Preparer>,
+    /// Privileged writers left out by [`MAX_PREPARERS`].
+    preparers_left_out: Vec<String>,
 }
 
 impl Survey {
@@ -353,10 +359,8 @@ impl Survey {
             }
             let built = candidates.for_function(&function.name, function.arity);
             if built.cut {
-                self.cut.push(format!(
-                    "{}: {}",
-                    function.name, ARGUMENTS_CUT
-                ));
+                self.cut
+                    .push(format!("{}: {}", function.name, ARGUMENTS_CUT));
             }
             let mut seen_writes = BTreeSet::new();
             let (mut tried, mut answered) = (0usize, 0usize);
@@ -384,17 +388,7 @@ impl Survey {
                 if !call.succeeded() || call.writes.is_empty() {
                     continue;
                 }
-                let fingerprint: Vec<u8> = call
-                    .writes
-                    .iter()
-                    .flat_map(|w| {
-                        w.after
-                            .as_ref()
-                            .and_then(|e| e.to_xdr(Limits::none()).ok())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                if !seen_writes.insert(fingerprint) {
+                if !seen_writes.insert(fingerprint(&call)) {
                     continue; // the same state as an earlier argument set: the same effect
                 }
                 let authorizers = observe::authorizers(&call.auth);
@@ -402,6 +396,7 @@ impl Survey {
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&function.name, &authorizers, &args, world) {
+                        self.prepare(sandbox, &function.name, &authorizers);
                         self.unclassified
                             .entry(function.name.clone())
                             .or_insert(authorizers);
@@ -431,7 +426,149 @@ impl Survey {
                 ));
             }
         }
+        self.sequences(
+            sandbox,
+            observer,
+            world,
+            functions,
+            &candidates,
+            bounds,
+            started,
+        )?;
         sandbox.restore(&base);
+        Ok(())
+    }
+
+    /// Keeps the state a privileged write of no observed effect left, to probe again from it.
+    fn prepare(&mut self, sandbox: &Sandbox, function: &str, authorizers: &[ScAddress]) {
+        if self.preparers.iter().any(|p| p.function == function) {
+            return; // one state per function: its most likely argument set's
+        }
+        if self.preparers.len() >= MAX_PREPARERS {
+            self.preparers_left_out.push(function.to_string());
+            return;
+        }
+        self.preparers.push(Preparer {
+            function: function.to_string(),
+            authorizers: authorizers.to_vec(),
+            state: sandbox.checkpoint(),
+        });
+    }
+
+    /// Depth two: from the state each privileged write left, every function is probed again, so a power
+    /// that needs a preparing call (a record the second call acts on, an allowance the admin wrote for
+    /// itself) is observed. An effect the second function showed alone is not reported again.
+    #[allow(clippy::too_many_arguments)]
+    fn sequences(
+        &mut self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &World,
+        functions: &[&assay_core::parse::ExportedFunction],
+        candidates: &Candidates,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Result<(), DiscoveryError> {
+        if !self.preparers_left_out.is_empty() {
+            self.cut.push(format!(
+                "sequences: not probed from the state {} left: the bound of {MAX_PREPARERS} preparing calls",
+                self.preparers_left_out.join(", ")
+            ));
+        }
+        let one_call: Vec<(String, &'static str)> = self
+            .powers
+            .iter()
+            .map(|p| (p.function.clone(), p.effect.kind()))
+            .collect();
+        let preparers = std::mem::take(&mut self.preparers);
+        let per_function = bounds.per_function.min(SEQUENCE_SETS);
+        let mut calls = 0usize;
+        for (n, prep) in preparers.iter().enumerate() {
+            sandbox.restore(&prep.state);
+            let mid = observer.observe(sandbox, world);
+            for function in functions {
+                if started.elapsed() > bounds.budget || calls >= MAX_SEQUENCE_CALLS {
+                    let why = if calls >= MAX_SEQUENCE_CALLS {
+                        format!("the bound of {MAX_SEQUENCE_CALLS} invocations")
+                    } else {
+                        "the time budget ran out".to_string()
+                    };
+                    let left: Vec<&str> =
+                        preparers[n..].iter().map(|p| p.function.as_str()).collect();
+                    self.cut.push(format!(
+                        "sequences: not all second calls probed from the state {} left: {why}",
+                        left.join(", ")
+                    ));
+                    return Ok(());
+                }
+                let built = candidates.for_function(&function.name, function.arity);
+                let mut seen_writes = BTreeSet::new();
+                for args in Combinations::new(&built.positions).take(per_function) {
+                    calls += 1;
+                    sandbox.restore(&prep.state);
+                    self.invocations += 1;
+                    let call = sandbox.invoke(&world.token, &function.name, args);
+                    if let Some(e) = call.upstream_error {
+                        return Err(DiscoveryError::Upstream(e));
+                    }
+                    if !call.succeeded() || call.writes.is_empty() {
+                        continue;
+                    }
+                    if !seen_writes.insert(fingerprint(&call)) {
+                        continue;
+                    }
+                    let second = observe::authorizers(&call.auth);
+                    let after = observer.observe(sandbox, world);
+                    for effect in classify(world, &mid, &after, &call, &second) {
+                        if effect
+                            .holder()
+                            .is_some_and(|h| prep.authorizers.contains(h))
+                        {
+                            continue; // the holder prepared it: its own doing, not a power over it
+                        }
+                        let effect = effect.into_core();
+                        let kind = effect.kind();
+                        let shown = one_call
+                            .iter()
+                            .any(|(f, k)| *f == function.name && *k == kind)
+                            || self.powers.iter().any(|p| {
+                                p.steps.last().is_some_and(|s| s.function == function.name)
+                                    && p.effect.kind() == kind
+                            });
+                        if shown {
+                            continue;
+                        }
+                        self.classified.insert(prep.function.clone());
+                        let resolve = |by: &[ScAddress]| -> Vec<assay_core::powers::Authority> {
+                            by.iter().map(|a| authority::resolve(sandbox, a)).collect()
+                        };
+                        let mut union = prep.authorizers.clone();
+                        for a in &second {
+                            if !union.contains(a) {
+                                union.push(a.clone());
+                            }
+                        }
+                        self.powers.push(ObservedPower {
+                            function: format!("{} then {}", prep.function, function.name),
+                            authorized_by: resolve(&union),
+                            effect,
+                            label: label_for(&function.name),
+                            events: events_of(&call),
+                            steps: vec![
+                                Step {
+                                    function: prep.function.clone(),
+                                    authorized_by: resolve(&prep.authorizers),
+                                },
+                                Step {
+                                    function: function.name.clone(),
+                                    authorized_by: resolve(&second),
+                                },
+                            ],
+                        });
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -470,17 +607,50 @@ impl Survey {
                 .collect(),
             effect,
             label: label_for(function),
-            events: call
-                .events
-                .iter()
-                .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
-                .collect(),
+            events: events_of(call),
+            steps: vec![],
         });
     }
 }
 
+/// The state a call left, as bytes: two calls that wrote the same had the same effect.
+fn fingerprint(call: &assay_localnet::Call) -> Vec<u8> {
+    call.writes
+        .iter()
+        .flat_map(|w| {
+            w.after
+                .as_ref()
+                .and_then(|e| e.to_xdr(Limits::none()).ok())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The contract events a call emitted (base64 XDR), kept for the SEP-41 event checks.
+fn events_of(call: &assay_localnet::Call) -> Vec<String> {
+    call.events
+        .iter()
+        .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
+        .collect()
+}
+
+/// A privileged write of no observed effect, and the state it left (the first step of a sequence).
+struct Preparer {
+    function: String,
+    authorizers: Vec<ScAddress>,
+    state: assay_localnet::Checkpoint,
+}
+
+/// Privileged writes whose state discovery probes again from (one per function, the first seen).
+const MAX_PREPARERS: usize = 8;
+/// Argument sets per function for a sequence's second call.
+const SEQUENCE_SETS: usize = 32;
+/// Invocations all sequences of one pass may take.
+const MAX_SEQUENCE_CALLS: usize = 4_000;
+
 /// Why a function's arguments are fewer than its types ask: the spec's types multiply past the size bound.
-const ARGUMENTS_CUT: &str = "arguments built up to the size bound (its spec's types nest or multiply \
+const ARGUMENTS_CUT: &str =
+    "arguments built up to the size bound (its spec's types nest or multiply \
      past what a probe builds); probed with what was built";
 
 /// The bound line of a function that refused every argument set discovery built: what it can do was not
