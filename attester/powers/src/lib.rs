@@ -445,7 +445,9 @@ impl Survey {
             return; // one state per function: its most likely argument set's
         }
         if self.preparers.len() >= MAX_PREPARERS {
-            self.preparers_left_out.push(function.to_string());
+            if !self.preparers_left_out.iter().any(|f| f == function) {
+                self.preparers_left_out.push(function.to_string());
+            }
             return;
         }
         self.preparers.push(Preparer {
@@ -469,6 +471,11 @@ impl Survey {
         bounds: Bounds,
         started: Instant,
     ) -> Result<(), DiscoveryError> {
+        // A function one call already showed a power of prepares nothing new to look for.
+        self.preparers
+            .retain(|p| !self.classified.contains(&p.function));
+        self.preparers_left_out
+            .retain(|f| !self.classified.contains(f));
         if !self.preparers_left_out.is_empty() {
             self.cut.push(format!(
                 "sequences: not probed from the state {} left: the bound of {MAX_PREPARERS} preparing calls",
@@ -486,24 +493,28 @@ impl Survey {
         for (n, prep) in preparers.iter().enumerate() {
             sandbox.restore(&prep.state);
             let mid = observer.observe(sandbox, world);
+            let stop = |calls: usize| -> Option<String> {
+                let why = if calls >= MAX_SEQUENCE_CALLS {
+                    format!("the bound of {MAX_SEQUENCE_CALLS} invocations")
+                } else if started.elapsed() > bounds.budget {
+                    "the time budget ran out".to_string()
+                } else {
+                    return None;
+                };
+                let left: Vec<&str> = preparers[n..].iter().map(|p| p.function.as_str()).collect();
+                Some(format!(
+                    "sequences: not all second calls probed from the state {} left: {why}",
+                    left.join(", ")
+                ))
+            };
             for function in functions {
-                if started.elapsed() > bounds.budget || calls >= MAX_SEQUENCE_CALLS {
-                    let why = if calls >= MAX_SEQUENCE_CALLS {
-                        format!("the bound of {MAX_SEQUENCE_CALLS} invocations")
-                    } else {
-                        "the time budget ran out".to_string()
-                    };
-                    let left: Vec<&str> =
-                        preparers[n..].iter().map(|p| p.function.as_str()).collect();
-                    self.cut.push(format!(
-                        "sequences: not all second calls probed from the state {} left: {why}",
-                        left.join(", ")
-                    ));
-                    return Ok(());
-                }
                 let built = candidates.for_function(&function.name, function.arity);
                 let mut seen_writes = BTreeSet::new();
                 for args in Combinations::new(&built.positions).take(per_function) {
+                    if let Some(cut) = stop(calls) {
+                        self.cut.push(cut);
+                        return Ok(());
+                    }
                     calls += 1;
                     sandbox.restore(&prep.state);
                     self.invocations += 1;
