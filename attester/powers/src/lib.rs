@@ -444,7 +444,7 @@ impl Survey {
         if self.preparers.iter().any(|p| p.function == function) {
             return; // one state per function: its most likely argument set's
         }
-        if self.preparers.len() >= MAX_PREPARERS {
+        if self.preparers.len() >= 4 * MAX_PREPARERS {
             if !self.preparers_left_out.iter().any(|f| f == function) {
                 self.preparers_left_out.push(function.to_string());
             }
@@ -474,6 +474,14 @@ impl Survey {
         // A function one call already showed a power of prepares nothing new to look for.
         self.preparers
             .retain(|p| !self.classified.contains(&p.function));
+        let beyond: Vec<String> = self
+            .preparers
+            .iter()
+            .skip(MAX_PREPARERS)
+            .map(|p| p.function.clone())
+            .collect();
+        self.preparers.truncate(MAX_PREPARERS);
+        self.preparers_left_out.splice(0..0, beyond);
         self.preparers_left_out
             .retain(|f| !self.classified.contains(f));
         if !self.preparers_left_out.is_empty() {
@@ -652,7 +660,8 @@ struct Preparer {
     state: assay_localnet::Checkpoint,
 }
 
-/// Privileged writes whose state discovery probes again from (one per function, the first seen).
+/// Privileged writes whose state discovery probes again from (one per function, the first seen, of
+/// functions no single call showed a power of; up to four times as many are kept during the pass).
 const MAX_PREPARERS: usize = 8;
 /// Argument sets per function for a sequence's second call.
 const SEQUENCE_SETS: usize = 32;
