@@ -387,6 +387,7 @@ mod tests {
             effect,
             label: None,
             events: vec![],
+            steps: vec![],
         };
         let mint = power(
             "mint",

@@ -263,7 +263,7 @@ impl Seen {
                 "{} through `{}`{label}, usable by {}{dormant}",
                 p.effect.kind(),
                 p.function,
-                p.holders()
+                p.authorization()
             ));
         }
         for u in &survey.unclassified {
@@ -318,13 +318,24 @@ pub fn behaviour_claims(survey: &PowerSurvey) -> Vec<String> {
 }
 
 /// `FUNCTION authorized by WHO: EFFECT` (the effect's stable wording: no run numbers).
+///
+/// A power a sequence of calls showed reads `FIRST then SECOND, authorized by WHO then WHO: EFFECT`.
 fn power_claim(p: &crate::powers::ObservedPower) -> String {
-    format!(
-        "{} authorized by {}: {}",
-        p.function,
-        p.holders(),
-        p.effect.stable_claim()
-    )
+    if p.steps.is_empty() {
+        format!(
+            "{} authorized by {}: {}",
+            p.function,
+            p.holders(),
+            p.effect.stable_claim()
+        )
+    } else {
+        format!(
+            "{}, authorized by {}: {}",
+            p.function,
+            p.authorization(),
+            p.effect.stable_claim()
+        )
+    }
 }
 
 fn unclassified_authority(u: &crate::powers::UnclassifiedWrite) -> String {

@@ -221,19 +221,57 @@ pub struct ObservedPower {
     /// checks of a mint or a clawback.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<String>,
+    /// For a power that needs a preparing call (`function` is then `FIRST then SECOND`): each call of the
+    /// sequence and whose authorization it asked for, in order. Empty for a power one call shows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+}
+
+/// One call of a sequence that showed a power.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// The exported function called.
+    pub function: String,
+    /// Whose authorization it asked for; empty: nobody's.
+    pub authorized_by: Vec<Authority>,
+}
+
+impl Step {
+    /// Who can make this call, in words (as [`ObservedPower::holders`]).
+    pub fn holders(&self) -> String {
+        describe_authorities(&self.authorized_by)
+    }
+}
+
+fn describe_authorities(authorized_by: &[Authority]) -> String {
+    if authorized_by.is_empty() {
+        "anyone (no authorization asked)".into()
+    } else {
+        authorized_by
+            .iter()
+            .map(Authority::describe)
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
 }
 
 impl ObservedPower {
     /// Who can use it, in words: "nobody's authorization: anyone", or each authority described.
     pub fn holders(&self) -> String {
-        if self.authorized_by.is_empty() {
-            "anyone (no authorization asked)".into()
+        describe_authorities(&self.authorized_by)
+    }
+
+    /// Who authorizes what: the parties of a one-call power, or of a sequence step by step
+    /// ("A (1 key, 0 s) then B (1 key, 0 s)").
+    pub fn authorization(&self) -> String {
+        if self.steps.is_empty() {
+            self.holders()
         } else {
-            self.authorized_by
+            self.steps
                 .iter()
-                .map(Authority::describe)
+                .map(Step::holders)
                 .collect::<Vec<_>>()
-                .join(" and ")
+                .join(" then ")
         }
     }
 
@@ -346,6 +384,7 @@ mod tests {
             effect,
             label: None,
             events: vec![],
+            steps: vec![],
         }
     }
 

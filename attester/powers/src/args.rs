@@ -2,6 +2,8 @@
 //! it has an entry, a bounded set of kinds where it has none — and their combinations, the most likely
 //! first (lowest sum of candidate ranks), so a bound keeps the sensible ones.
 
+use std::cell::Cell;
+
 use assay_chain::scval::{i128_val, symbol};
 use stellar_xdr::{
     BytesM, ScBytes, ScMap, ScMapEntry, ScSpecEntry, ScSpecTypeDef, ScSpecUdtUnionCaseV0, ScString,
@@ -13,12 +15,26 @@ use crate::spec::Spec;
 
 /// How deep a user-defined type is built (a struct of structs of …).
 const MAX_TYPE_DEPTH: u8 = 3;
+/// How deep any type is built (options of vectors of tuples of …): a spec is the token author's, and its
+/// types may nest without end.
+const MAX_NESTING: u8 = 12;
+/// How many types one argument may take to build (each `Option`, field, case counts one): a
+/// struct whose fields nest `Option<Self>` many ways multiplies without this, until memory runs out.
+pub const MAX_BUILD_WORK: usize = 4_096;
 
 /// Candidate values, by type, for one pass.
 pub struct Candidates<'a> {
     world: &'a World,
     spec: &'a Spec,
     holder_balance: Option<i128>,
+    /// Types built for the current function (see [`MAX_BUILD_WORK`]).
+    work: Cell<usize>,
+}
+
+/// One function's candidate lists, and whether the size bound cut their building.
+pub struct Built {
+    pub positions: Vec<Vec<ScVal>>,
+    pub cut: bool,
 }
 
 impl<'a> Candidates<'a> {
@@ -27,15 +43,29 @@ impl<'a> Candidates<'a> {
             world,
             spec,
             holder_balance,
+            work: Cell::new(0),
         }
     }
 
     /// The candidate lists for each argument of `function` (`arity` from its WASM type).
-    pub fn for_function(&self, function: &str, arity: u32) -> Vec<Vec<ScVal>> {
-        match self.spec.function(function, arity) {
-            Some(f) => f.inputs.iter().map(|t| self.of_type(t, 0)).collect(),
+    /// A type whose building passed the bound yields no candidate (an `Option` of it, `None` alone), so
+    /// the lists stay small whatever the spec declares; `cut` says so.
+    pub fn for_function(&self, function: &str, arity: u32) -> Built {
+        let mut cut = false;
+        let positions = match self.spec.function(function, arity) {
+            Some(f) => f
+                .inputs
+                .iter()
+                .map(|t| {
+                    self.work.set(0);
+                    let values = self.of_type(t, 0, 0);
+                    cut |= self.work.get() > MAX_BUILD_WORK;
+                    values
+                })
+                .collect(),
             None => (0..arity).map(|_| self.untyped()).collect(),
-        }
+        };
+        Built { positions, cut }
     }
 
     /// Addresses, most likely first: the holder, a fresh recipient, the parties the contract names, the
@@ -106,7 +136,18 @@ impl<'a> Candidates<'a> {
         out
     }
 
-    fn of_type(&self, t: &ScSpecTypeDef, depth: u8) -> Vec<ScVal> {
+    fn of_type(&self, t: &ScSpecTypeDef, depth: u8, nest: u8) -> Vec<ScVal> {
+        self.work.set(self.work.get().saturating_add(1));
+        if self.work.get() > MAX_BUILD_WORK || nest > MAX_NESTING {
+            // Past the bound only what costs nothing to build: `None`, an empty vector or map.
+            return match t {
+                ScSpecTypeDef::Option(_) | ScSpecTypeDef::Void => vec![ScVal::Void],
+                ScSpecTypeDef::Vec(_) => vec![ScVal::Vec(Some(ScVec::default()))],
+                ScSpecTypeDef::Map(_) => vec![ScVal::Map(Some(ScMap::default()))],
+                _ => vec![],
+            };
+        }
+        let nest = nest + 1;
         let ledger = self.world.ledger;
         match t {
             ScSpecTypeDef::Address | ScSpecTypeDef::MuxedAddress => self.addresses(),
@@ -140,13 +181,18 @@ impl<'a> Candidates<'a> {
             ))],
             ScSpecTypeDef::Void => vec![ScVal::Void],
             ScSpecTypeDef::Option(o) => {
-                let mut out = self.of_type(&o.value_type, depth);
+                let mut out = self.of_type(&o.value_type, depth, nest);
                 out.truncate(2);
-                out.push(ScVal::Void);
+                if !out.contains(&ScVal::Void) {
+                    out.push(ScVal::Void);
+                }
                 out
             }
             ScSpecTypeDef::Vec(v) => {
-                let first = self.of_type(&v.element_type, depth).into_iter().next();
+                let first = self
+                    .of_type(&v.element_type, depth, nest)
+                    .into_iter()
+                    .next();
                 let mut out = vec![ScVal::Vec(Some(ScVec::default()))];
                 if let Some(first) = first {
                     out.push(ScVal::Vec(Some(ScVec(
@@ -160,7 +206,7 @@ impl<'a> Candidates<'a> {
                 let items: Option<Vec<ScVal>> = t
                     .value_types
                     .iter()
-                    .map(|t| self.of_type(t, depth).into_iter().next())
+                    .map(|t| self.of_type(t, depth, nest).into_iter().next())
                     .collect();
                 items
                     .and_then(|i| i.try_into().ok())
@@ -168,14 +214,14 @@ impl<'a> Candidates<'a> {
                     .unwrap_or_default()
             }
             ScSpecTypeDef::Udt(u) if depth < MAX_TYPE_DEPTH => {
-                self.of_udt(&u.name.to_utf8_string_lossy(), depth + 1)
+                self.of_udt(&u.name.to_utf8_string_lossy(), depth + 1, nest)
             }
             ScSpecTypeDef::Val => vec![self.addresses()[0].clone(), i128_val(1), ScVal::Bool(true)],
             _ => vec![],
         }
     }
 
-    fn of_udt(&self, name: &str, depth: u8) -> Vec<ScVal> {
+    fn of_udt(&self, name: &str, depth: u8, nest: u8) -> Vec<ScVal> {
         match self.spec.types.get(name) {
             Some(ScSpecEntry::UdtStructV0(s)) => {
                 let numbered = s
@@ -185,7 +231,7 @@ impl<'a> Candidates<'a> {
                 let values: Option<Vec<ScVal>> = s
                     .fields
                     .iter()
-                    .map(|f| self.of_type(&f.type_, depth).into_iter().next())
+                    .map(|f| self.of_type(&f.type_, depth, nest).into_iter().next())
                     .collect();
                 let Some(values) = values else {
                     return vec![];
@@ -224,7 +270,7 @@ impl<'a> Candidates<'a> {
                     ScSpecUdtUnionCaseV0::TupleV0(t) => {
                         let mut items = vec![symbol(&t.name.to_utf8_string_lossy())];
                         for ty in t.type_.iter() {
-                            items.push(self.of_type(ty, depth).into_iter().next()?);
+                            items.push(self.of_type(ty, depth, nest).into_iter().next()?);
                         }
                         Some(ScVal::Vec(Some(ScVec(items.try_into().ok()?))))
                     }
@@ -268,34 +314,52 @@ impl Combinations {
         }
     }
 
-    /// The index tuples whose ranks add up to `sum`, in lexicographic order.
+    /// The index tuples whose ranks add up to `sum`, in lexicographic order: at most [`MAX_PENDING`] of
+    /// them (a function of many arguments has more tuples of one sum than memory holds; the search takes
+    /// the first few). Only prefixes that can still reach `sum` are followed, so the work is bounded by
+    /// what is returned.
     fn tuples(&self, sum: usize) -> Vec<Vec<usize>> {
-        fn fill(
-            lists: &[Vec<ScVal>],
-            at: usize,
-            left: usize,
-            cur: &mut Vec<usize>,
-            out: &mut Vec<Vec<usize>>,
-        ) {
-            if at == lists.len() {
-                if left == 0 {
-                    out.push(cur.clone());
+        struct Fill<'a> {
+            lists: &'a [Vec<ScVal>],
+            /// The most rank the positions from `at` on can add.
+            reach: Vec<usize>,
+            out: Vec<Vec<usize>>,
+        }
+        impl Fill<'_> {
+            fn fill(&mut self, at: usize, left: usize, cur: &mut Vec<usize>) {
+                if self.out.len() >= MAX_PENDING || left > self.reach[at] {
+                    return;
                 }
-                return;
-            }
-            let most = left.min(lists[at].len() - 1);
-            for i in 0..=most {
-                cur.push(i);
-                fill(lists, at + 1, left - i, cur, out);
-                cur.pop();
+                if at == self.lists.len() {
+                    self.out.push(cur.clone());
+                    return;
+                }
+                let most = left.min(self.lists[at].len() - 1);
+                for i in 0..=most {
+                    cur.push(i);
+                    self.fill(at + 1, left - i, cur);
+                    cur.pop();
+                }
             }
         }
-        let mut out = Vec::new();
-        fill(&self.lists, 0, sum, &mut Vec::new(), &mut out);
+        let mut reach = vec![0usize; self.lists.len() + 1];
+        for at in (0..self.lists.len()).rev() {
+            reach[at] = reach[at + 1].saturating_add(self.lists[at].len() - 1);
+        }
+        let mut fill = Fill {
+            lists: &self.lists,
+            reach,
+            out: Vec::new(),
+        };
+        fill.fill(0, sum, &mut Vec::new());
+        let mut out = fill.out;
         out.reverse(); // popped from the back
         out
     }
 }
+
+/// The most index tuples of one rank sum held at once.
+const MAX_PENDING: usize = 1_024;
 
 impl Iterator for Combinations {
     type Item = Vec<ScVal>;
@@ -345,8 +409,148 @@ mod tests {
     }
 
     #[test]
+    fn many_positions_yield_the_first_sets_without_enumerating_them_all() {
+        // 40 positions of 12 candidates: more tuples of rank sum 20 than memory holds.
+        let lists = vec![(0..12).map(ScVal::U32).collect::<Vec<_>>(); 40];
+        let first: Vec<Vec<ScVal>> = Combinations::new(&lists).take(200).collect();
+        assert_eq!(first.len(), 200);
+        assert_eq!(first[0], vec![ScVal::U32(0); 40]);
+        let mut c = Combinations::new(&lists);
+        c.sum = 20;
+        assert_eq!(c.tuples(20).len(), MAX_PENDING);
+    }
+
+    #[test]
     fn no_arguments_is_one_call_and_an_empty_position_is_none() {
         assert_eq!(Combinations::new(&[]).count(), 1);
         assert_eq!(Combinations::new(&[vec![ScVal::Void], vec![]]).count(), 0);
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use stellar_xdr::{
+        ContractId, Hash, ScAddress, ScSpecTypeOption, ScSpecTypeUdt, ScSpecUdtStructFieldV0,
+        ScSpecUdtStructV0, ScSpecUdtUnionCaseTupleV0,
+    };
+
+    fn size(v: &ScVal) -> usize {
+        1 + match v {
+            ScVal::Vec(Some(items)) => items.iter().map(size).sum(),
+            ScVal::Map(Some(m)) => m.iter().map(|e| size(&e.key) + size(&e.val)).sum(),
+            _ => 0,
+        }
+    }
+
+    fn world() -> World {
+        let a = ScAddress::Contract(ContractId(Hash([1; 32])));
+        World {
+            token: a.clone(),
+            holders: vec![a.clone()],
+            recipient: a.clone(),
+            fresh: vec![a.clone()],
+            authorities: vec![],
+            roles: vec![],
+            placeholder: [0; 32],
+            own_hash: [1; 32],
+            ledger: 10,
+        }
+    }
+
+    /// A spec bomb: `Bomb` has 40 fields, each an `Option<Bomb>` (or a union of 12 cases of it), and the
+    /// function takes 12 of them. Built naively it is 40^3 values per argument, each cloned per set.
+    fn bomb() -> Spec {
+        let udt = |name: &str| {
+            ScSpecTypeDef::Udt(ScSpecTypeUdt {
+                name: name.try_into().unwrap(),
+            })
+        };
+        let opt = |t: ScSpecTypeDef| {
+            ScSpecTypeDef::Option(Box::new(ScSpecTypeOption {
+                value_type: Box::new(t),
+            }))
+        };
+        let mut spec = Spec::default();
+        let fields: Vec<ScSpecUdtStructFieldV0> = (0..40)
+            .map(|i| ScSpecUdtStructFieldV0 {
+                doc: Default::default(),
+                name: format!("f{i}").as_str().try_into().unwrap(),
+                type_: opt(udt(if i % 2 == 0 { "Bomb" } else { "Many" })),
+            })
+            .collect();
+        spec.types.insert(
+            "Bomb".into(),
+            ScSpecEntry::UdtStructV0(ScSpecUdtStructV0 {
+                doc: Default::default(),
+                lib: Default::default(),
+                name: "Bomb".try_into().unwrap(),
+                fields: fields.try_into().unwrap(),
+            }),
+        );
+        let cases: Vec<ScSpecUdtUnionCaseV0> = (0..12)
+            .map(|i| {
+                ScSpecUdtUnionCaseV0::TupleV0(ScSpecUdtUnionCaseTupleV0 {
+                    doc: Default::default(),
+                    name: format!("C{i}").as_str().try_into().unwrap(),
+                    type_: vec![opt(udt("Bomb")); 12].try_into().unwrap(),
+                })
+            })
+            .collect();
+        spec.types.insert(
+            "Many".into(),
+            ScSpecEntry::UdtUnionV0(stellar_xdr::ScSpecUdtUnionV0 {
+                doc: Default::default(),
+                lib: Default::default(),
+                name: "Many".try_into().unwrap(),
+                cases: cases.try_into().unwrap(),
+            }),
+        );
+        spec.functions.insert(
+            "detonate".into(),
+            crate::spec::Function {
+                inputs: vec![udt("Bomb"); 12],
+                outputs: vec![],
+            },
+        );
+        spec
+    }
+
+    #[test]
+    fn a_spec_bomb_builds_small_arguments_and_says_the_bound_cut_them() {
+        let (world, spec) = (world(), bomb());
+        let candidates = Candidates::new(&world, &spec, Some(100));
+        let built = candidates.for_function("detonate", 12);
+        assert!(built.cut, "the bound must be named");
+        assert_eq!(built.positions.len(), 12);
+        for values in &built.positions {
+            assert!(!values.is_empty(), "every argument still has a value");
+            let total: usize = values.iter().map(size).sum();
+            assert!(total <= 4 * MAX_BUILD_WORK, "{total} values built");
+        }
+        // A plain function after it is built in full again.
+        let built = candidates.for_function("transfer", 0);
+        assert!(!built.cut);
+    }
+
+    #[test]
+    fn a_type_nested_without_end_stops_at_the_nesting_bound() {
+        let mut t = ScSpecTypeDef::I128;
+        for _ in 0..200 {
+            t = ScSpecTypeDef::Option(Box::new(stellar_xdr::ScSpecTypeOption {
+                value_type: Box::new(t),
+            }));
+        }
+        let mut spec = Spec::default();
+        spec.functions.insert(
+            "deep".into(),
+            crate::spec::Function {
+                inputs: vec![t],
+                outputs: vec![],
+            },
+        );
+        let world = world();
+        let built = Candidates::new(&world, &spec, None).for_function("deep", 1);
+        assert_eq!(built.positions[0], vec![ScVal::Void]);
     }
 }

@@ -35,6 +35,14 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The holder an effect on one holder names (taken from, frozen).
+    pub fn holder(&self) -> Option<&ScAddress> {
+        match self {
+            Effect::Takes { holder, .. } | Effect::Freezes { holder, .. } => Some(holder),
+            _ => None,
+        }
+    }
+
     pub fn into_core(self) -> PowerEffect {
         match self {
             Effect::Takes {

@@ -27,7 +27,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use assay_chain::strkey_of;
-use assay_core::powers::{label_for, ObservedPower, PowerSurvey, UnclassifiedWrite, BUDGET_CUT};
+use assay_core::powers::{
+    label_for, ObservedPower, PowerSurvey, Step, UnclassifiedWrite, BUDGET_CUT,
+};
 use assay_localnet::Sandbox;
 use sha2::{Digest, Sha256};
 use stellar_xdr::{Limits, ScAddress, ScVal, WriteXdr};
@@ -153,7 +155,16 @@ pub fn discover(
         .map_err(|e| DiscoveryError::Malformed(e.to_string()))?;
     let spec = spec::Spec::read(&target.wasm);
     let mut observer = Observer::new(&target.contract);
-    let mut world = set_up_world(sandbox, &mut observer, target, candidates, &exports, &spec);
+    let deadline = started + bounds.budget;
+    let (mut world, set_up_cut) = set_up_world(
+        sandbox,
+        &mut observer,
+        target,
+        candidates,
+        &exports,
+        &spec,
+        deadline,
+    );
     let functions: Vec<&assay_core::parse::ExportedFunction> = exports
         .iter()
         .filter(|e| !NOT_PROBED.contains(&e.name.as_str()))
@@ -165,7 +176,8 @@ pub fn discover(
         bounds,
         started,
     };
-    let survey = search.run(sandbox, &mut observer, &mut world)?;
+    let mut survey = search.run(sandbox, &mut observer, &mut world)?;
+    survey.cut.splice(0..0, set_up_cut);
     Ok(PowerSurvey {
         wasm_hash: hex::encode(world.own_hash),
         ledger: world.ledger,
@@ -187,8 +199,10 @@ pub fn discover(
     })
 }
 
-/// The parties discovery works with. Holders: the richest of the candidates and of the parties the contract
-/// names (an admin often holds the supply), else a fresh address a mint may fund later.
+/// The parties discovery works with, and where the time budget cut reading them. Holders: the richest of
+/// the candidates and of the parties the contract names (an admin often holds the supply), else a fresh
+/// address a mint may fund later.
+#[allow(clippy::too_many_arguments)]
 fn set_up_world(
     sandbox: &mut Sandbox,
     observer: &mut Observer,
@@ -196,13 +210,14 @@ fn set_up_world(
     candidates: &[ScAddress],
     exports: &[assay_core::parse::ExportedFunction],
     spec: &spec::Spec,
-) -> World {
+    deadline: Instant,
+) -> (World, Option<String>) {
     let placeholder = sandbox.install_code(&assay_localnet::placeholder_wasm());
     let own_hash: [u8; 32] = Sha256::digest(&target.wasm).into();
     let fresh: Vec<ScAddress> = (0..3).map(fresh_account).collect();
     // Nobody else holds these: their balances and allowances are absent upstream without asking.
     sandbox.made_up(fresh.iter().cloned());
-    let (authorities, roles) = observer.authorities(sandbox, exports, spec);
+    let (authorities, roles, cut) = observer.authorities(sandbox, exports, spec, deadline);
     let mut pool: Vec<ScAddress> = candidates.to_vec();
     for a in &authorities {
         if !pool.contains(a) {
@@ -233,7 +248,7 @@ fn set_up_world(
     world.prefer_plain_holder(sandbox, observer);
     world.give_second_holder(sandbox, observer);
     world.choose_recipient(sandbox);
-    world
+    (world, cut)
 }
 
 /// One discovery's search: passes over the functions until a funded holder was watched (at most two).
@@ -327,6 +342,10 @@ struct Survey {
     unobservable: Option<String>,
     /// A call that created supply for the first holder, to fund it when nobody held units.
     funding: Option<(String, Vec<ScVal>)>,
+    /// Privileged writes of no observed effect, to probe again from the state they left.
+    preparers: Vec<Preparer>,
+    /// Privileged writers left out by [`MAX_PREPARERS`].
+    preparers_left_out: Vec<String>,
 }
 
 impl Survey {
@@ -351,10 +370,15 @@ impl Survey {
                 }
                 break;
             }
-            let positions = candidates.for_function(&function.name, function.arity);
+            let built = candidates.for_function(&function.name, function.arity);
+            if built.cut {
+                self.cut
+                    .push(format!("{}: {}", function.name, ARGUMENTS_CUT));
+            }
             let mut seen_writes = BTreeSet::new();
-            let mut tried = 0usize;
-            let mut combinations = Combinations::new(&positions);
+            let (mut tried, mut answered) = (0usize, 0usize);
+            let mut out_of_time = false;
+            let mut combinations = Combinations::new(&built.positions);
             for args in combinations.by_ref().take(bounds.per_function) {
                 tried += 1;
                 if started.elapsed() > bounds.budget {
@@ -362,6 +386,7 @@ impl Survey {
                         "{}: {BUDGET_CUT} after {tried} invocations",
                         function.name
                     ));
+                    out_of_time = true;
                     break;
                 }
                 sandbox.restore(&base);
@@ -370,20 +395,13 @@ impl Survey {
                 if let Some(e) = call.upstream_error {
                     return Err(DiscoveryError::Upstream(e));
                 }
+                if call.succeeded() {
+                    answered += 1;
+                }
                 if !call.succeeded() || call.writes.is_empty() {
                     continue;
                 }
-                let fingerprint: Vec<u8> = call
-                    .writes
-                    .iter()
-                    .flat_map(|w| {
-                        w.after
-                            .as_ref()
-                            .and_then(|e| e.to_xdr(Limits::none()).ok())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                if !seen_writes.insert(fingerprint) {
+                if !seen_writes.insert(fingerprint(&call)) {
                     continue; // the same state as an earlier argument set: the same effect
                 }
                 let authorizers = observe::authorizers(&call.auth);
@@ -391,6 +409,7 @@ impl Survey {
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&function.name, &authorizers, &args, world) {
+                        self.prepare(sandbox, &function.name, &authorizers);
                         self.unclassified
                             .entry(function.name.clone())
                             .or_insert(authorizers);
@@ -410,6 +429,9 @@ impl Survey {
                     );
                 }
             }
+            if !out_of_time && answered == 0 && !SEP41_WRITES.contains(&function.name.as_str()) {
+                self.cut.push(refused_every_set(&function.name, tried));
+            }
             if tried >= bounds.per_function && combinations.next().is_some() {
                 self.cut.push(format!(
                     "{}: stopped after {} argument sets (the per-function bound)",
@@ -417,7 +439,168 @@ impl Survey {
                 ));
             }
         }
+        self.sequences(
+            sandbox,
+            observer,
+            world,
+            functions,
+            &candidates,
+            bounds,
+            started,
+        )?;
         sandbox.restore(&base);
+        Ok(())
+    }
+
+    /// Keeps the state a privileged write of no observed effect left, to probe again from it.
+    fn prepare(&mut self, sandbox: &Sandbox, function: &str, authorizers: &[ScAddress]) {
+        if self.preparers.iter().any(|p| p.function == function) {
+            return; // one state per function: its most likely argument set's
+        }
+        if self.preparers.len() >= 4 * MAX_PREPARERS {
+            if !self.preparers_left_out.iter().any(|f| f == function) {
+                self.preparers_left_out.push(function.to_string());
+            }
+            return;
+        }
+        self.preparers.push(Preparer {
+            function: function.to_string(),
+            authorizers: authorizers.to_vec(),
+            state: sandbox.checkpoint(),
+        });
+    }
+
+    /// Depth two: from the state each privileged write left, every function is probed again, so a power
+    /// that needs a preparing call (a record the second call acts on, an allowance the admin wrote for
+    /// itself) is observed. An effect the second function showed alone is not reported again.
+    #[allow(clippy::too_many_arguments)]
+    fn sequences(
+        &mut self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &World,
+        functions: &[&assay_core::parse::ExportedFunction],
+        candidates: &Candidates,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Result<(), DiscoveryError> {
+        // A function one call already showed a power of prepares nothing new to look for.
+        self.preparers
+            .retain(|p| !self.classified.contains(&p.function));
+        let beyond: Vec<String> = self
+            .preparers
+            .iter()
+            .skip(MAX_PREPARERS)
+            .map(|p| p.function.clone())
+            .collect();
+        self.preparers.truncate(MAX_PREPARERS);
+        self.preparers_left_out.splice(0..0, beyond);
+        self.preparers_left_out
+            .retain(|f| !self.classified.contains(f));
+        if !self.preparers_left_out.is_empty() {
+            self.cut.push(format!(
+                "sequences: not probed from the state {} left: the bound of {MAX_PREPARERS} preparing calls",
+                self.preparers_left_out.join(", ")
+            ));
+        }
+        let one_call: Vec<(String, &'static str)> = self
+            .powers
+            .iter()
+            .map(|p| (p.function.clone(), p.effect.kind()))
+            .collect();
+        let preparers = std::mem::take(&mut self.preparers);
+        let per_function = bounds.per_function.min(SEQUENCE_SETS);
+        let mut calls = 0usize;
+        for (n, prep) in preparers.iter().enumerate() {
+            sandbox.restore(&prep.state);
+            let mid = observer.observe(sandbox, world);
+            let stop = |calls: usize| -> Option<String> {
+                let why = if calls >= MAX_SEQUENCE_CALLS {
+                    format!("the bound of {MAX_SEQUENCE_CALLS} invocations")
+                } else if started.elapsed() > bounds.budget {
+                    "the time budget ran out".to_string()
+                } else {
+                    return None;
+                };
+                let left: Vec<&str> = preparers[n..].iter().map(|p| p.function.as_str()).collect();
+                Some(format!(
+                    "sequences: not all second calls probed from the state {} left: {why}",
+                    left.join(", ")
+                ))
+            };
+            for function in functions {
+                let built = candidates.for_function(&function.name, function.arity);
+                let mut seen_writes = BTreeSet::new();
+                for args in Combinations::new(&built.positions).take(per_function) {
+                    if let Some(cut) = stop(calls) {
+                        self.cut.push(cut);
+                        return Ok(());
+                    }
+                    calls += 1;
+                    sandbox.restore(&prep.state);
+                    self.invocations += 1;
+                    let call = sandbox.invoke(&world.token, &function.name, args);
+                    if let Some(e) = call.upstream_error {
+                        return Err(DiscoveryError::Upstream(e));
+                    }
+                    if !call.succeeded() || call.writes.is_empty() {
+                        continue;
+                    }
+                    if !seen_writes.insert(fingerprint(&call)) {
+                        continue;
+                    }
+                    let second = observe::authorizers(&call.auth);
+                    let after = observer.observe(sandbox, world);
+                    for effect in classify(world, &mid, &after, &call, &second) {
+                        if effect
+                            .holder()
+                            .is_some_and(|h| prep.authorizers.contains(h))
+                        {
+                            continue; // the holder prepared it: its own doing, not a power over it
+                        }
+                        let effect = effect.into_core();
+                        let kind = effect.kind();
+                        let shown = one_call
+                            .iter()
+                            .any(|(f, k)| *f == function.name && *k == kind)
+                            || self.powers.iter().any(|p| {
+                                p.steps.last().is_some_and(|s| s.function == function.name)
+                                    && p.effect.kind() == kind
+                            });
+                        if shown {
+                            continue;
+                        }
+                        self.classified.insert(prep.function.clone());
+                        let resolve = |by: &[ScAddress]| -> Vec<assay_core::powers::Authority> {
+                            by.iter().map(|a| authority::resolve(sandbox, a)).collect()
+                        };
+                        let mut union = prep.authorizers.clone();
+                        for a in &second {
+                            if !union.contains(a) {
+                                union.push(a.clone());
+                            }
+                        }
+                        self.powers.push(ObservedPower {
+                            function: format!("{} then {}", prep.function, function.name),
+                            authorized_by: resolve(&union),
+                            effect,
+                            label: label_for(&function.name),
+                            events: events_of(&call),
+                            steps: vec![
+                                Step {
+                                    function: prep.function.clone(),
+                                    authorized_by: resolve(&prep.authorizers),
+                                },
+                                Step {
+                                    function: function.name.clone(),
+                                    authorized_by: resolve(&second),
+                                },
+                            ],
+                        });
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -456,12 +639,62 @@ impl Survey {
                 .collect(),
             effect,
             label: label_for(function),
-            events: call
-                .events
-                .iter()
-                .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
-                .collect(),
+            events: events_of(call),
+            steps: vec![],
         });
+    }
+}
+
+/// The state a call left, as bytes: two calls that wrote the same had the same effect.
+fn fingerprint(call: &assay_localnet::Call) -> Vec<u8> {
+    call.writes
+        .iter()
+        .flat_map(|w| {
+            w.after
+                .as_ref()
+                .and_then(|e| e.to_xdr(Limits::none()).ok())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The contract events a call emitted (base64 XDR), kept for the SEP-41 event checks.
+fn events_of(call: &assay_localnet::Call) -> Vec<String> {
+    call.events
+        .iter()
+        .filter_map(|e| e.to_xdr_base64(Limits::none()).ok())
+        .collect()
+}
+
+/// A privileged write of no observed effect, and the state it left (the first step of a sequence).
+struct Preparer {
+    function: String,
+    authorizers: Vec<ScAddress>,
+    state: assay_localnet::Checkpoint,
+}
+
+/// Privileged writes whose state discovery probes again from (one per function, the first seen, of
+/// functions no single call showed a power of; up to four times as many are kept during the pass).
+const MAX_PREPARERS: usize = 8;
+/// Argument sets per function for a sequence's second call.
+const SEQUENCE_SETS: usize = 32;
+/// Invocations all sequences of one pass may take.
+const MAX_SEQUENCE_CALLS: usize = 4_000;
+
+/// Why a function's arguments are fewer than its types ask: the spec's types multiply past the size bound.
+const ARGUMENTS_CUT: &str =
+    "arguments built up to the size bound (its spec's types nest or multiply \
+     past what a probe builds); probed with what was built";
+
+/// The bound line of a function that refused every argument set discovery built: what it can do was not
+/// observed (listed, never read as clear).
+fn refused_every_set(function: &str, tried: usize) -> String {
+    if tried == 0 {
+        format!("{function}: no argument set could be built for its types; not probed")
+    } else {
+        format!(
+            "{function}: refused every argument set tried ({tried}); what it can do was not observed"
+        )
     }
 }
 

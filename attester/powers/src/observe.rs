@@ -2,6 +2,7 @@
 //! can still send, the token's executable, and the contracts its transfer calls into.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 use assay_core::parse::ExportedFunction;
 use assay_localnet::Sandbox;
@@ -190,17 +191,31 @@ impl Observer {
     /// The parties the contract names: what its zero-argument functions return when that is an address,
     /// and the members of the roles a symbol-list getter names (through any function the spec types
     /// `(Symbol, u32) -> Address`). Found by type and value, not by name.
+    ///
+    /// Stops at `deadline` (a token may export a thousand functions that each run until the host's budget
+    /// traps): the third value then says how many of the getters were left unread.
     pub fn authorities(
         &mut self,
         sandbox: &mut Sandbox,
         exports: &[ExportedFunction],
         spec: &Spec,
-    ) -> (Vec<ScAddress>, Vec<String>) {
+        deadline: Instant,
+    ) -> (Vec<ScAddress>, Vec<String>, Option<String>) {
         let mut addresses = Vec::new();
         let mut roles = Vec::new();
-        for f in exports.iter().filter(|f| f.arity == 0) {
-            if f.name.starts_with("__") {
-                continue;
+        let getters: Vec<&ExportedFunction> = exports
+            .iter()
+            .filter(|f| f.arity == 0 && !f.name.starts_with("__"))
+            .collect();
+        for (n, f) in getters.iter().enumerate() {
+            if Instant::now() > deadline {
+                let cut = format!(
+                    "set-up: {} of {} zero-argument functions were not read for the parties the contract \
+                     names: the time budget ran out",
+                    getters.len() - n,
+                    getters.len()
+                );
+                return (addresses, roles, Some(cut));
             }
             match sandbox.simulate(&self.token, &f.name, vec![]).result {
                 Ok(ScVal::Address(a)) if a != self.token && !addresses.contains(&a) => {
@@ -230,6 +245,10 @@ impl Observer {
             .collect();
         for getter in member_getters {
             for role in &roles {
+                if Instant::now() > deadline {
+                    let cut = "set-up: role members were not all read: the time budget ran out";
+                    return (addresses, roles.clone(), Some(cut.into()));
+                }
                 for index in 0..4u32 {
                     let args = vec![
                         ScVal::Symbol(role.as_bytes().to_vec().try_into().unwrap_or_default()),
@@ -246,7 +265,7 @@ impl Observer {
                 }
             }
         }
-        (addresses, roles)
+        (addresses, roles, None)
     }
 
     /// Everything compared before and after a call.

@@ -31,7 +31,7 @@ pub(crate) fn render_powers(out: &mut String, survey: &assay_core::powers::Power
             "    {} {}{label}: usable by {}",
             p.function,
             p.effect.kind(),
-            p.holders()
+            p.authorization()
         );
         let _ = writeln!(out, "      observed: {}", p.effect.detail());
     }

@@ -83,6 +83,7 @@ fn power(function: &str, effect: PowerEffect) -> ObservedPower {
         effect,
         label: None,
         events: vec![],
+        steps: vec![],
     }
 }
 

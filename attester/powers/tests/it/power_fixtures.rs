@@ -267,3 +267,75 @@ fn on_a_fork_holders_come_from_the_tokens_newest_events() {
         "{refused:?}"
     );
 }
+
+/// The power of `survey` exercised by `function` (a sequence reads `FIRST then SECOND`).
+fn power<'a>(survey: &'a PowerSurvey, function: &str) -> &'a assay_core::powers::ObservedPower {
+    survey
+        .powers
+        .iter()
+        .find(|p| p.function == function)
+        .unwrap_or_else(|| panic!("no power through {function}: {survey:#?}"))
+}
+
+/// Each step of a sequence asked the admin's authorization, and the power's evidence says so per step.
+fn assert_steps_by_admin(d: &Deployed, p: &assay_core::powers::ObservedPower, steps: [&str; 2]) {
+    let admin = strkey_of(&d.admin.sc_address());
+    let names: Vec<&str> = p.steps.iter().map(|s| s.function.as_str()).collect();
+    assert_eq!(names, steps, "{p:#?}");
+    for step in &p.steps {
+        let who: Vec<&str> = step
+            .authorized_by
+            .iter()
+            .map(|a| a.address.as_str())
+            .collect();
+        assert_eq!(who, [admin.as_str()], "{p:#?}");
+    }
+    assert_admins(d, p);
+    assert_eq!(
+        p.authorization(),
+        format!("{admin} (1 key, 0 s) then {admin} (1 key, 0 s)")
+    );
+}
+
+#[test]
+fn a_burn_that_needs_a_queued_record_is_found_as_a_sequence() {
+    let d = deploy("two-step");
+    let s = d.discover(&[holder()]);
+    assert_eq!(s.unobservable, None, "{s:#?}");
+    assert_eq!(s.bits(), Mechanics::ADMIN_CLAWBACK, "{s:#?}");
+    assert!(
+        s.unclassified.is_empty(),
+        "the first step is explained by the pair: {s:#?}"
+    );
+    let p = power(&s, "queue_adjustment then apply_adjustment");
+    assert!(
+        matches!(&p.effect, PowerEffect::TakesBalance { moved_to: None, holder: h, .. } if *h == strkey_of(&holder())),
+        "{p:#?}"
+    );
+    assert_steps_by_admin(&d, p, ["queue_adjustment", "apply_adjustment"]);
+    assert!(!p.events.is_empty(), "the second call's events are kept");
+    // Alone, the second call refused every argument set: listed under the bound.
+    assert!(
+        s.cut
+            .iter()
+            .any(|c| c.starts_with("apply_adjustment: refused every argument set")),
+        "{s:#?}"
+    );
+    assert_eq!(s.powers.len(), 1, "{s:#?}");
+}
+
+#[test]
+fn an_allowance_the_admin_writes_for_itself_is_a_power_to_take_the_balance() {
+    let d = deploy("admin-allowance");
+    let s = d.discover(&[holder()]);
+    assert_eq!(s.unobservable, None, "{s:#?}");
+    assert_eq!(s.bits(), Mechanics::ADMIN_CLAWBACK, "{s:#?}");
+    assert!(s.unclassified.is_empty(), "{s:#?}");
+    let p = power(&s, "grant_spending then transfer_from");
+    assert!(
+        matches!(&p.effect, PowerEffect::TakesBalance { moved_to: Some(_), holder: h, .. } if *h == strkey_of(&holder())),
+        "a forced transfer through the token's own transfer_from: {p:#?}"
+    );
+    assert_steps_by_admin(&d, p, ["grant_spending", "transfer_from"]);
+    assert_eq!(p.label, None, "found without naming any function");
+}

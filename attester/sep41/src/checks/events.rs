@@ -84,7 +84,9 @@ impl Run<'_> {
 
     /// `sep41-events-mint` / `sep41-events-clawback`: the exercised call published a `kind`
     /// event from the token naming the account and the amount: topics `[kind, account]` (a
-    /// SEP-11 asset string may follow), data the amount or the map form.
+    /// SEP-11 asset string may follow), data the amount or the map form. A clawback that burned
+    /// units may be announced by a `burn` event of that form instead (SEP-57's operator burn): an
+    /// indexer that follows SEP-41's events debits the holder either way; the row says which.
     pub(super) fn power_event(&mut self, kind: &str) -> Step<Outcome> {
         let config = self.config;
         let (exercised, accepts): (_, fn(&ScVal, i128) -> bool) = match kind {
@@ -98,8 +100,18 @@ impl Run<'_> {
         self.evidence.observed = power.events.iter().map(|e| names.event(e)).collect();
         let token = self.chain.token();
         let account = ScVal::Address(power.account.clone());
+        let kinds: &[&str] = if kind == "mint" {
+            &["mint"]
+        } else {
+            &["clawback", "burn"]
+        };
         let of_kind: Vec<&ContractEvent> = (power.events.iter())
-            .filter(|e| emitted_by(e, &token) && body(e).topics.first() == Some(&symbol(kind)))
+            .filter(|e| {
+                emitted_by(e, &token)
+                    && kinds
+                        .iter()
+                        .any(|k| body(e).topics.first() == Some(&symbol(k)))
+            })
             .collect();
         let call = format!(
             "{}() {} {} by {}",
@@ -132,11 +144,17 @@ impl Run<'_> {
         } else {
             format!("{0} as an i128, or {{amount: {0}}}", power.amount)
         };
+        let named_kinds = kinds
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
         Ok(fail(format!(
-            "{call}, but no `{kind}` event from the token names it with that amount ({} `{kind}` \
-             events from the token); expected topics [{kind}, account] (+ an asset string) and \
-             data {data}; events: {}",
+            "{call}, but no {named_kinds} event from the token names it with that amount ({} \
+             {named_kinds} events from the token); expected topics [{}, account] (+ an asset \
+             string) and data {data}; events: {}",
             of_kind.len(),
+            kinds.join(" or "),
             shown(&self.evidence.observed)
         )))
     }

@@ -333,21 +333,33 @@ fn a_mint_event_that_is_missing_or_names_another_account_or_amount_fails_with_wh
 }
 
 #[test]
-fn a_clawback_event_in_either_form_passes_and_a_burn_or_wrong_amount_fails() {
+fn a_clawback_or_burn_event_in_either_form_passes_and_a_wrong_holder_or_amount_fails() {
     let from = ScVal::Address(account(40));
-    for data in [i128_val(5), map(vec![(symbol("amount"), i128_val(5))])] {
-        let (status, actual) = power_row(
-            "clawback",
-            vec![power_event("clawback", vec![from.clone()], data)],
-        );
-        assert_eq!(status, Pass, "{actual}");
-        assert!(
-            actual.starts_with("reward() debited account by 5; "),
-            "{actual}"
-        );
+    for kind in ["clawback", "burn"] {
+        for data in [i128_val(5), map(vec![(symbol("amount"), i128_val(5))])] {
+            let (status, actual) = power_row(
+                "clawback",
+                vec![power_event(kind, vec![from.clone()], data)],
+            );
+            assert_eq!(status, Pass, "{actual}");
+            assert!(
+                actual.starts_with("reward() debited account by 5; "),
+                "{actual}"
+            );
+            assert!(
+                actual.contains(kind),
+                "the row names the event that announced it: {actual}"
+            );
+        }
     }
     for events in [
-        vec![power_event("burn", vec![from.clone()], i128_val(5))],
+        vec![power_event("burn", vec![from.clone()], i128_val(6))],
+        vec![power_event(
+            "burn",
+            vec![ScVal::Address(account(41))],
+            i128_val(5),
+        )],
+        vec![power_event("transfer", vec![from.clone()], i128_val(5))],
         vec![power_event("clawback", vec![from.clone()], i128_val(6))],
         vec![power_event(
             "clawback",

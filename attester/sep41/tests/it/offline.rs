@@ -292,6 +292,8 @@ fn power_fixtures_funded_by_their_constructor_pass_all_twenty_five() {
         "create_supply",
         "hidden_clawback",
         "unclassified",
+        "two_step",
+        "admin_allowance",
     ] {
         let name = format!("power_token_{feature}");
         let report = run_wasm_with(&name, Some(serde_json::json!(["@admin", "@holder", 1000])));

@@ -111,6 +111,11 @@ impl Deployed {
 
     /// Runs discovery with `holders` as the candidates.
     pub fn discover(&self, holders: &[ScAddress]) -> PowerSurvey {
+        self.discover_within(holders, Bounds::default())
+    }
+
+    /// Runs discovery with `holders` as the candidates, within `bounds`.
+    pub fn discover_within(&self, holders: &[ScAddress], bounds: Bounds) -> PowerSurvey {
         let mut sandbox = self.net.sandbox().expect("sandbox");
         discover(
             &mut sandbox,
@@ -119,7 +124,7 @@ impl Deployed {
                 wasm: self.wasm.clone(),
             },
             holders,
-            Bounds::default(),
+            bounds,
         )
         .expect("discovery runs")
     }
