@@ -829,6 +829,7 @@ mod tests {
             },
             label: None,
             events: vec![],
+            steps: vec![],
         };
         let at = |when: &str, powers: Vec<ObservedPower>| Report {
             scanned_at: when.parse().unwrap(),
