@@ -33,7 +33,7 @@ cd "$root"
 
 DEFAULT_PACKAGES=(assay-registry assay-verdict-store assay-gate-example)
 # Fixture contracts join the default list when they exist in the workspace.
-for fixture in vulnerable-token conformant-token read-floor upgradable-token power-ledger; do
+for fixture in vulnerable-token conformant-token read-floor upgradable-token power-ledger loose-store; do
     if [ -f "fixtures/$fixture/Cargo.toml" ]; then DEFAULT_PACKAGES+=("$fixture"); fi
 done
 if [ -f fixtures/conformant-token/Cargo.toml ]; then DEFAULT_PACKAGES+=(defect-token); fi

@@ -43,6 +43,9 @@ pub fn registry_error(code: u32) -> &'static str {
         20 => "VerdictStoreBound (the registry's verdict store is bound once)",
         21 => "VerdictStoreMismatch (that store answers for another registry)",
         22 => "NoVerdictStore (bind a verdict store before republishing)",
+        23 => "AttesterLeaving (this attester's removal is pending: it may only write critical verdicts, and not revoke)",
+        24 => "NoPendingVerdictStore (no verdict store is proposed: bind_verdict_store proposes one)",
+        25 => "VerdictStoreNotDue (the verdict store's notice has not run yet)",
         _ => "unknown registry error",
     }
 }
@@ -298,6 +301,33 @@ pub fn assess(
 pub fn is_code_changed(assessment: &ScVal) -> bool {
     matches!(assessment, ScVal::Vec(Some(v))
         if v.first() == Some(&ScVal::Symbol(sym("CodeChanged"))))
+}
+
+/// Whether an `assess` answer admits the asset (`Safe(..)`).
+pub fn is_safe_assessment(assessment: &ScVal) -> bool {
+    matches!(assessment, ScVal::Vec(Some(v))
+        if v.first() == Some(&ScVal::Symbol(sym("Safe"))))
+}
+
+/// An `assess` answer in a few words: its variant, and its field (`Safe`'s severity and flags).
+pub fn describe_assessment(assessment: &ScVal) -> String {
+    let ScVal::Vec(Some(v)) = assessment else {
+        return format!("{assessment:?}");
+    };
+    let name = match v.first() {
+        Some(ScVal::Symbol(s)) => String::from_utf8_lossy(s.as_slice()).into_owned(),
+        _ => return format!("{assessment:?}"),
+    };
+    match v.get(1) {
+        None => name,
+        Some(field @ ScVal::Map(_)) => match decode_safety(field) {
+            Ok(Some(s)) => format!("{name}(severity {}, flags {})", s.severity, s.flags),
+            _ => format!("{name}({field:?})"),
+        },
+        Some(ScVal::U32(n)) => format!("{name}({n})"),
+        Some(ScVal::U64(n)) => format!("{name}({n})"),
+        Some(field) => format!("{name}({field:?})"),
+    }
 }
 
 /// `get_safety_by(asset, attester)`: one attester's own verdict.

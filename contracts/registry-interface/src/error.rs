@@ -56,10 +56,19 @@ pub enum Error {
     NoPendingAttesterChange = 18,
     /// `apply_attester_change` before the change's `applicable_at`.
     AttesterChangeNotDue = 19,
-    /// `bind_verdict_store` when the registry already has a verdict store (it is bound once).
+    /// `bind_verdict_store` or `apply_verdict_store` when the registry already has a verdict
+    /// store (it is bound once).
     VerdictStoreBound = 20,
     /// `bind_verdict_store` of a store that answers for another registry.
     VerdictStoreMismatch = 21,
     /// `republish` on a registry with no verdict store.
     NoVerdictStore = 22,
+    /// A write by an attester whose removal is pending (proposed, not yet applied) that could
+    /// loosen what the registry answers: a verdict below critical, or a revocation. While it
+    /// leaves, an attester may only write critical verdicts, which never admit.
+    AttesterLeaving = 23,
+    /// `apply_verdict_store` or `cancel_verdict_store` while no binding is proposed.
+    NoPendingVerdictStore = 24,
+    /// `apply_verdict_store` before the proposal's `applicable_at`.
+    VerdictStoreNotDue = 25,
 }

@@ -1,17 +1,22 @@
 //! The registry's contract interface, documented once here.
 //!
-//! # How a read answers (interface 5)
+//! # How a read answers (interface 7)
 //!
 //! Every read (`get_safety`, `is_safe`, `is_safe_masked`, `assess`, `assess_many`) considers the
-//! verdicts on the asset that **count**: written by a current attester during its current
-//! admission, and after the asset's latest revocation (any revocation, by an attester or the
-//! admin, voids every verdict on the asset written before it). Of those it answers with the
-//! **most severe**, ties going to the most recent; the age limit applies to that one. If any
-//! verdict that counts is bound to code that is no longer live (the token's WASM was replaced, or
-//! its Stellar Asset Contract's admin changed), nothing judged the code that runs: no read admits
-//! the asset, `get_safety` answers `None` and `assess` `CodeChanged`. `max_age_secs = 0` admits
-//! nothing. Attester admissions and removals wait for the registry's notice
-//! (`upgrade_delay_secs`); revocations take effect at once.
+//! verdicts on the asset that **count**: each current attester's own verdict, written during its
+//! current admission (a revocation withdraws only the named attester's verdict). Of those the
+//! **most severe** leads, ties going to the most recent. **Older verdicts lose the power to
+//! admit, never the power to refuse:** if the leading verdict was written before the asset's
+//! latest revocation (or in the same ledger), the asset is refused as revoked (`get_safety`
+//! `None`, `assess` `Revoked(revoked_at)`), so a revocation vetoes the admission of every older
+//! verdict and removes no other attester's more severe one. Otherwise, if any verdict that counts
+//! is bound to code that is no longer live (the token's WASM was replaced, or its Stellar Asset
+//! Contract's admin changed), nothing judged the code that runs: no read admits the asset,
+//! `get_safety` answers `None` and `assess` `CodeChanged`. Else the age limit and the policy apply
+//! to the leading verdict. `max_age_secs = 0` admits nothing. Attester admissions and removals,
+//! upgrades and the binding of the verdict store wait for the registry's notice
+//! (`upgrade_delay_secs`); revocations take effect at once. While an attester's removal is
+//! pending it may only write critical verdicts (error 23 otherwise).
 //!
 //! The contract implements this trait without doc comments on purpose: the SDK copies every
 //! function's docs into the `.wasm`'s interface section, which would double the contract's size.
@@ -19,14 +24,17 @@
 use soroban_sdk::{contractclient, Address, BytesN, Env, Vec};
 
 use crate::{
-    Assessment, Attestation, CodeBinding, Error, PendingAttesterChange, PendingUpgrade, Revocation,
-    Safety,
+    Assessment, Attestation, CodeBinding, Error, PendingAttesterChange, PendingUpgrade,
+    PendingVerdictStore, Revocation, Safety,
 };
 
 /// `SafetyRegistryInterfaceClient` calls a deployed registry from another contract.
 #[contractclient(name = "SafetyRegistryInterfaceClient")]
 pub trait SafetyRegistryInterface {
-    /// Interface version of this code (6: a verdict store for consumers' reads, `bind_verdict_store`,
+    /// Interface version of this code (7: a revocation withdraws only its attester's verdict and
+    /// vetoes the admission of older ones, a leaving attester writes only critical verdicts, the
+    /// verdict store is bound after notice (`apply_verdict_store`, `cancel_verdict_store`,
+    /// `pending_verdict_store`); 6: a verdict store for consumers' reads, `bind_verdict_store`,
     /// `verdict_store`, `republish`; 5: fail-closed reads across attesters, verdicts bound to
     /// the code they judged, attester changes with notice, `assess_many`; 4: per-attester
     /// verdicts, `get_safety_by`, `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with
@@ -91,7 +99,10 @@ pub trait SafetyRegistryInterface {
     fn add_attester(env: Env, attester: Address) -> Result<(), Error>;
 
     /// Proposes removing `attester`, applicable after `upgrade_delay_secs` (at once with a zero
-    /// notice). Until applied, its verdicts count; from then on none of them counts for any read.
+    /// notice). Until applied, its verdicts count, and it may only write critical verdicts (a
+    /// verdict below critical or a revocation is refused with [`Error::AttesterLeaving`] (23)), so
+    /// a leaving attester can tighten what the registry answers and never loosen it; from then on
+    /// none of its verdicts counts for any read.
     ///
     /// # Errors
     /// * [`Error::NotAttester`] (10) - not in the set.
@@ -190,6 +201,8 @@ pub trait SafetyRegistryInterface {
     /// * [`Error::InvalidSeverity`] (3), [`Error::ReservedFlags`] (8),
     ///   [`Error::InconsistentAttestation`] (4), [`Error::ViolationBelowCritical`] (9) -
     ///   see [`crate::validate`], checked in that order.
+    /// * [`Error::AttesterLeaving`] (23) - `attester`'s removal is pending and `severity` is
+    ///   below 4 (critical).
     /// * [`Error::CodeMismatch`] (16) - `code` is not the asset's live code.
     /// * Host auth error unless `attester` authorised the call.
     ///
@@ -216,8 +229,8 @@ pub trait SafetyRegistryInterface {
     /// # Errors
     /// * [`Error::NotAttester`] (10) - `attester` is not in the set.
     /// * [`Error::BatchTooLarge`] (7) - more than 35 elements; nothing is truncated.
-    /// * Any error of [`crate::validate`], then [`Error::CodeMismatch`] (16), for the first
-    ///   invalid element; nothing is written.
+    /// * Any error of [`crate::validate`], then [`Error::AttesterLeaving`] (23), then
+    ///   [`Error::CodeMismatch`] (16), for the first invalid element; nothing is written.
     /// * Host auth error unless `attester` authorised the call.
     ///
     /// # Events
@@ -228,10 +241,11 @@ pub trait SafetyRegistryInterface {
         attestations: Vec<Attestation>,
     ) -> Result<(), Error>;
 
-    /// Withdraws `attester`'s own verdict on `asset`, and voids every other verdict on it
-    /// written before now: a revocation says the asset changed for the worse, so no earlier
-    /// verdict counts until one is written again. Leaves a trace readable with
-    /// `get_revocation`.
+    /// Withdraws `attester`'s own verdict on `asset`, and vetoes the admission of every other
+    /// verdict on it written before now: a revocation says the asset changed for the worse, so no
+    /// earlier verdict admits it until one is written again (in a later ledger). Other attesters'
+    /// verdicts stay: one more severe than any newer verdict still leads, and the asset is refused
+    /// as revoked (see the module docs). Leaves a trace readable with `get_revocation`.
     ///
     /// # Arguments
     /// * `attester` - the writer; must authorise the call and be in the attester set.
@@ -239,6 +253,7 @@ pub trait SafetyRegistryInterface {
     ///
     /// # Errors
     /// * [`Error::NotAttester`] (10) - `attester` is not in the set.
+    /// * [`Error::AttesterLeaving`] (23) - `attester`'s removal is pending.
     /// * [`Error::NotAttested`] (5) - `attester` holds no verdict on `asset`.
     /// * Host auth error unless `attester` authorised the call.
     ///
@@ -248,7 +263,8 @@ pub trait SafetyRegistryInterface {
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error>;
 
     /// Emergency: the admin withdraws `attester`'s verdict on `asset`, whether or not `attester`
-    /// is still in the set, and voids every earlier verdict on it as `revoke` does. Leaves the
+    /// is still in the set, and vetoes the admission of every older verdict on it as `revoke`
+    /// does; other attesters' verdicts stay. Leaves the
     /// same trace as `revoke`.
     ///
     /// # Errors
@@ -261,15 +277,16 @@ pub trait SafetyRegistryInterface {
     fn admin_revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error>;
 
     /// The most severe verdict on `asset` that counts (ties: the most recent), or `None`: never
-    /// attested, every verdict revoked or void, or a verdict that counts bound to code that is no
-    /// longer live (see the module docs). Never writes or extends anything. This is the raw
+    /// attested, every verdict revoked or void, the leading verdict older than the latest
+    /// revocation, or a verdict that counts bound to code that is no longer live (see the module
+    /// docs). Never writes or extends anything. This is the raw
     /// entry, not a judgment: a caller that decides from it must itself refuse severity 4
     /// (critical), apply its own age limit, and treat `None` as "no" — or call `assess`, which
     /// does all three.
     fn get_safety(env: Env, asset: Address) -> Option<Safety>;
 
-    /// `attester`'s own verdict on `asset` if it counts now (a current admission, after the
-    /// latest revocation, bound to the live code), or `None`.
+    /// `attester`'s own verdict on `asset` if it counts now (a current admission, written in a
+    /// ledger after the latest revocation's, bound to the live code), or `None`.
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety>;
 
     /// Judges the verdict `get_safety` returns. True only if `asset` is attested, its severity is
@@ -302,7 +319,7 @@ pub trait SafetyRegistryInterface {
 
     /// Why `asset` would be admitted or refused under this policy, checked in this order:
     /// `NotAttested` (no verdict counts, never revoked) or `Revoked(revoked_at)` (no verdict
-    /// counts, the latest revocation); `CodeChanged` (a verdict that counts judged code that is
+    /// counts, or the leading one is older than the latest revocation); `CodeChanged` (a verdict that counts judged code that is
     /// no longer live); then, for the verdict `get_safety` returns, `Stale(age_secs)` when it is
     /// older than `max_age_secs` (always, for `max_age_secs = 0`); `SeverityTooHigh(severity)`
     /// for critical or above `max_severity`; `ForbiddenMechanics(flags & forbidden_mask)`; else
@@ -332,11 +349,14 @@ pub trait SafetyRegistryInterface {
     /// (kept after re-attestation).
     fn get_revocation(env: Env, asset: Address) -> Option<Revocation>;
 
-    /// Binds the registry to its verdict store, once: from then on every change to an asset's
-    /// verdicts (an attestation, a revocation) publishes the asset's standing to `store` in the
-    /// same transaction, and every ended admission is passed on to it. Consumers read the store
-    /// (`verdict_store`) for the same answers at a lower cost. Binding only adds a way to read;
-    /// it loosens nothing, so it takes no notice.
+    /// Proposes to bind the registry to its verdict store, once, with the notice of an upgrade:
+    /// `apply_verdict_store` binds it from `proposed_at + upgrade_delay_secs` (at once on a
+    /// registry constructed with a zero notice, a local network's). From then on every change to
+    /// an asset's verdicts (an attestation, a revocation) publishes the asset's standing to
+    /// `store` in the same transaction, and every ended admission is passed on to it. Consumers
+    /// read the store (`verdict_store`) for the same answers at a lower cost; since they trust
+    /// its code as they trust the registry's, it changes only after notice. A new proposal
+    /// replaces a pending one.
     ///
     /// # Arguments
     /// * `store` - a deployed verdict store whose `registry()` is this registry.
@@ -347,8 +367,33 @@ pub trait SafetyRegistryInterface {
     /// * Host auth error unless the admin authorised the call.
     ///
     /// # Events
-    /// `["verdict_store_bound", store]`.
+    /// `["verdict_store_proposed", store]` with data `{applicable_at}`; on a zero-notice registry
+    /// `["verdict_store_bound", store]` instead.
     fn bind_verdict_store(env: Env, store: Address) -> Result<(), Error>;
+
+    /// Binds the proposed verdict store once its notice has passed.
+    ///
+    /// # Errors
+    /// * [`Error::NoPendingVerdictStore`] (24) - nothing is proposed.
+    /// * [`Error::VerdictStoreNotDue`] (25) - before the proposal's `applicable_at`.
+    /// * Host auth error unless the admin authorised the call.
+    ///
+    /// # Events
+    /// `["verdict_store_bound", store]`.
+    fn apply_verdict_store(env: Env) -> Result<(), Error>;
+
+    /// Withdraws the proposed verdict store.
+    ///
+    /// # Errors
+    /// * [`Error::NoPendingVerdictStore`] (24) - nothing is proposed.
+    /// * Host auth error unless the admin authorised the call.
+    ///
+    /// # Events
+    /// `["verdict_store_cancelled", store]`.
+    fn cancel_verdict_store(env: Env) -> Result<(), Error>;
+
+    /// The verdict store proposed and not yet bound, if any.
+    fn pending_verdict_store(env: Env) -> Option<PendingVerdictStore>;
 
     /// The verdict store consumers may read instead of the registry, once bound.
     fn verdict_store(env: Env) -> Option<Address>;

@@ -17,10 +17,11 @@ pub use error::Error;
 
 /// Interface version of the registry and its verdict store, bumped whenever a function is added
 /// or changes.
-pub const INTERFACE_VERSION: u32 = 6;
+pub const INTERFACE_VERSION: u32 = 7;
 pub use interface::{SafetyRegistryInterface, SafetyRegistryInterfaceClient};
 pub use mechanics::*;
 pub use store::{standing, VerdictStoreInterface, VerdictStoreInterfaceClient};
 pub use types::{
-    Assessment, Attestation, CodeBinding, PendingAttesterChange, PendingUpgrade, Revocation, Safety,
+    Assessment, Attestation, CodeBinding, PendingAttesterChange, PendingUpgrade,
+    PendingVerdictStore, Revocation, Safety,
 };

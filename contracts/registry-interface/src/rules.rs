@@ -73,3 +73,12 @@ pub fn judge(
 pub fn is_fresh(now: u64, attested_at: u64, max_age_secs: u64) -> bool {
     max_age_secs != 0 && now.saturating_sub(attested_at) <= max_age_secs
 }
+
+/// Whether a verdict written at `attested_at` is vetoed by the asset's latest revocation at
+/// `revoked_at`: written before it, or in the same ledger (a ledger's writes share one time, so
+/// the order within it is not known and the verdict is taken as older: fail closed). A vetoed
+/// verdict keeps its power to refuse (it still leads when it is the most severe) and loses the
+/// power to admit: when it leads, the asset is refused as revoked.
+pub fn vetoed(attested_at: u64, revoked_at: Option<u64>) -> bool {
+    revoked_at.is_some_and(|revoked_at| attested_at <= revoked_at)
+}

@@ -98,3 +98,15 @@ pub struct PendingUpgrade {
     /// Earliest ledger time `apply_upgrade` accepts: `proposed_at + upgrade_delay_secs`.
     pub applicable_at: u64,
 }
+
+/// A verdict store the admin proposed to bind, bindable from `applicable_at`.
+#[contracttype]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct PendingVerdictStore {
+    /// The proposed verdict store (its `registry()` is this registry).
+    pub store: Address,
+    /// Ledger time of the proposal.
+    pub proposed_at: u64,
+    /// Earliest ledger time `apply_verdict_store` accepts: `proposed_at + upgrade_delay_secs`.
+    pub applicable_at: u64,
+}

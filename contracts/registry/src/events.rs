@@ -122,3 +122,20 @@ pub struct VerdictStoreBound {
     #[topic]
     pub store: Address,
 }
+
+/// The admin proposed a verdict store (`bind_verdict_store`), bindable from `applicable_at`.
+#[contractevent(topics = ["verdict_store_proposed"], sparse = false)]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct VerdictStoreProposed {
+    #[topic]
+    pub store: Address,
+    pub applicable_at: u64,
+}
+
+/// The admin withdrew the proposed verdict store (`cancel_verdict_store`).
+#[contractevent(topics = ["verdict_store_cancelled"], sparse = false)]
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub struct VerdictStoreCancelled {
+    #[topic]
+    pub store: Address,
+}

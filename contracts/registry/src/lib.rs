@@ -12,7 +12,7 @@
 //! codes 1..=7 are those of the earlier registry. Writes name their attester, admitted by the
 //! admin; attester changes and code upgrades wait for a notice fixed at construction. See
 //! `docs/contract-interface.md` for the full interface.
-use assay_registry_interface::rules::{admits, admits_masked, judge, Judgment};
+use assay_registry_interface::rules::{admits, admits_masked, judge, vetoed, Judgment};
 use soroban_sdk::{
     contract, contractimpl,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
@@ -28,7 +28,7 @@ pub use assay_registry_interface::*;
 pub use events::{
     AdminChanged, AdminProposed, AdminTransferCancelled, Attested, AttesterAdded,
     AttesterChangeCancelled, AttesterChangeProposed, AttesterRemoved, Revoked, UpgradeCancelled,
-    UpgradeProposed, Upgraded, VerdictStoreBound,
+    UpgradeProposed, Upgraded, VerdictStoreBound, VerdictStoreCancelled, VerdictStoreProposed,
 };
 use live_code::LiveCode;
 pub use storage::TTL_TOP_UP_MARGIN_LEDGERS;
@@ -254,6 +254,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
     ) -> Result<(), Error> {
         let admission = storage::require_attester(&env, &attester)?;
         validate(severity, flags)?;
+        if severity < SEVERITY_CRITICAL && storage::is_leaving(&env, &attester) {
+            return Err(Error::AttesterLeaving);
+        }
         if !LiveCode::new(&asset).matches(&env, &code) {
             return Err(Error::CodeMismatch);
         }
@@ -288,10 +291,14 @@ impl SafetyRegistryInterface for SafetyRegistry {
         if attestations.is_empty() {
             return Ok(());
         }
+        let leaving = storage::is_leaving(&env, &attester);
         // `try_iter` + `unwrap_optimized`: `iter()` unwraps with a formatted panic (see `now`).
         for a in attestations.try_iter() {
             let a = a.unwrap_optimized();
             validate(a.severity, a.flags)?;
+            if leaving && a.severity < SEVERITY_CRITICAL {
+                return Err(Error::AttesterLeaving);
+            }
             if !LiveCode::new(&a.asset).matches(&env, &a.code) {
                 return Err(Error::CodeMismatch);
             }
@@ -322,6 +329,9 @@ impl SafetyRegistryInterface for SafetyRegistry {
 
     fn revoke(env: Env, attester: Address, asset: Address) -> Result<(), Error> {
         let admission = storage::require_attester(&env, &attester)?;
+        if storage::is_leaving(&env, &attester) {
+            return Err(Error::AttesterLeaving);
+        }
         withdraw(&env, &attester, &asset, &attester)?;
         storage::extend_after_write(&env, &attester, admission);
         Ok(())
@@ -338,12 +348,20 @@ impl SafetyRegistryInterface for SafetyRegistry {
     fn get_safety(env: Env, asset: Address) -> Option<Safety> {
         match standing(&env, &asset, &mut Admissions::new()) {
             Standing::Verdict(record) => Some(record.safety()),
-            Standing::None | Standing::CodeChanged => None,
+            Standing::None | Standing::Revoked(_) | Standing::CodeChanged => None,
         }
     }
 
     fn get_safety_by(env: Env, asset: Address, attester: Address) -> Option<Safety> {
-        counting_verdict_by(&env, &asset, &attester, &mut LiveCode::new(&asset)).map(Record::safety)
+        let revoked_at = revoked_at(&env, &asset);
+        counting_verdict_by(
+            &env,
+            &asset,
+            &attester,
+            revoked_at,
+            &mut LiveCode::new(&asset),
+        )
+        .map(Record::safety)
     }
 
     fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
@@ -351,7 +369,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
             Standing::Verdict(record) => {
                 admits(record.judged(), max_severity, max_age_secs, now(&env))
             }
-            Standing::None | Standing::CodeChanged => false,
+            Standing::None | Standing::Revoked(_) | Standing::CodeChanged => false,
         }
     }
 
@@ -360,7 +378,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
             Standing::Verdict(record) => {
                 admits_masked(record.judged(), forbidden_mask, max_age_secs, now(&env))
             }
-            Standing::None | Standing::CodeChanged => false,
+            Standing::None | Standing::Revoked(_) | Standing::CodeChanged => false,
         }
     }
 
@@ -386,10 +404,11 @@ impl SafetyRegistryInterface for SafetyRegistry {
         }
         let mut live = LiveCode::new(&asset);
         let now = now(&env);
+        let revoked_at = revoked_at(&env, &asset);
         let mut agreeing = 0;
         for attester in attesters.try_iter() {
             let attester = attester.unwrap_optimized();
-            let admits = counting_verdict_by(&env, &asset, &attester, &mut live)
+            let admits = counting_verdict_by(&env, &asset, &attester, revoked_at, &mut live)
                 .is_some_and(|record| admits(record.judged(), max_severity, max_age_secs, now));
             if admits {
                 agreeing += 1;
@@ -451,10 +470,54 @@ impl SafetyRegistryInterface for SafetyRegistry {
         {
             return Err(Error::VerdictStoreMismatch);
         }
-        storage::set_verdict_store(&env, &store);
+        let delay = storage::upgrade_delay_secs(&env);
+        // The notice is fixed at construction, so a registry without one never holds a proposal.
+        if delay == 0 {
+            return bind_store(&env, store);
+        }
+        let proposed_at = now(&env);
+        let applicable_at = proposed_at.saturating_add(delay);
+        storage::set_pending_verdict_store(
+            &env,
+            &PendingVerdictStore {
+                store: store.clone(),
+                proposed_at,
+                applicable_at,
+            },
+        );
         storage::extend_instance(&env);
-        VerdictStoreBound { store }.publish(&env);
+        VerdictStoreProposed {
+            store,
+            applicable_at,
+        }
+        .publish(&env);
         Ok(())
+    }
+
+    fn apply_verdict_store(env: Env) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_verdict_store(&env).ok_or(Error::NoPendingVerdictStore)?;
+        if now(&env) < pending.applicable_at {
+            return Err(Error::VerdictStoreNotDue);
+        }
+        storage::clear_pending_verdict_store(&env);
+        bind_store(&env, pending.store)
+    }
+
+    fn cancel_verdict_store(env: Env) -> Result<(), Error> {
+        storage::admin(&env).require_auth();
+        let pending = storage::pending_verdict_store(&env).ok_or(Error::NoPendingVerdictStore)?;
+        storage::clear_pending_verdict_store(&env);
+        storage::extend_instance(&env);
+        VerdictStoreCancelled {
+            store: pending.store,
+        }
+        .publish(&env);
+        Ok(())
+    }
+
+    fn pending_verdict_store(env: Env) -> Option<PendingVerdictStore> {
+        storage::pending_verdict_store(&env)
     }
 
     fn verdict_store(env: Env) -> Option<Address> {
@@ -477,12 +540,25 @@ impl SafetyRegistryInterface for SafetyRegistry {
     }
 }
 
+/// Binds `store` as the verdict store now (its notice, if any, has passed).
+fn bind_store(env: &Env, store: Address) -> Result<(), Error> {
+    if storage::verdict_store(env).is_some() {
+        return Err(Error::VerdictStoreBound);
+    }
+    storage::set_verdict_store(env, &store);
+    storage::extend_instance(env);
+    VerdictStoreBound { store }.publish(env);
+    Ok(())
+}
+
 /// What the verdicts that count say about an asset now.
 // One value per read, on the stack; the contract has no allocator to box the record with.
 #[allow(clippy::large_enum_variant)]
 enum Standing {
     /// No verdict counts.
     None,
+    /// The leading verdict is older than the asset's latest revocation, at this ledger time.
+    Revoked(u64),
     /// The most severe verdict that counts (ties: the most recent), bound to the live code.
     Verdict(Record),
     /// A verdict that counts judged code that is no longer live.
@@ -496,8 +572,8 @@ fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
 }
 
 /// The rule every read but `is_safe_quorum` follows: of the verdicts on `asset` that count, the
-/// most severe (ties: the most recent); `CodeChanged` if any of them judged code that is no longer
-/// live.
+/// most severe (ties: the most recent) leads; `Revoked` if it is older than the latest revocation,
+/// else `CodeChanged` if any of them judged code that is no longer live.
 fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
     let mut live = LiveCode::new(asset);
     fold_counting(env, asset, admissions, |record| {
@@ -505,8 +581,10 @@ fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing
     })
 }
 
-/// Of the verdicts on `asset` that count, the most severe (ties: the most recent), each shown to
-/// `holds` first: `CodeChanged` as soon as it answers false. The one fold behind the reads
+/// Of the verdicts on `asset` that count, the most severe (ties: the most recent) leads, each
+/// shown to `holds`: `Revoked` if the lead is older than the latest revocation (a revocation
+/// vetoes the admission of every older verdict, and takes no other attester's more severe verdict
+/// away), else `CodeChanged` if `holds` answered false for any. The one fold behind the reads
 /// ([`standing`]) and what the store is sent ([`standing_to_publish`]).
 fn fold_counting(
     env: &Env,
@@ -518,15 +596,14 @@ fn fold_counting(
         return Standing::None;
     };
     let mut lead: Option<Record> = None;
+    let mut all_hold = true;
     // Oldest first, so `>=` hands a tie to the most recent.
     for record in records.try_iter() {
         let record = record.unwrap_optimized();
         if !admissions.is_current(env, record.admission) {
             continue;
         }
-        if !holds(&record) {
-            return Standing::CodeChanged;
-        }
+        all_hold &= holds(&record);
         if lead
             .as_ref()
             .is_none_or(|best| record.severity >= best.severity)
@@ -534,21 +611,42 @@ fn fold_counting(
             lead = Some(record);
         }
     }
-    lead.map_or(Standing::None, Standing::Verdict)
+    let Some(lead) = lead else {
+        return Standing::None;
+    };
+    let revoked_at = revoked_at(env, asset);
+    if vetoed(lead.attested_at, revoked_at) {
+        // `vetoed` is only true with a revocation.
+        return Standing::Revoked(revoked_at.unwrap_or_default());
+    }
+    if !all_hold {
+        return Standing::CodeChanged;
+    }
+    Standing::Verdict(lead)
 }
 
-/// `attester`'s verdict on `asset` if it counts and is bound to the live code.
+/// The time of `asset`'s latest revocation, if any.
+fn revoked_at(env: &Env, asset: &Address) -> Option<u64> {
+    storage::revocation(env, asset).map(|revocation| revocation.revoked_at)
+}
+
+/// `attester`'s verdict on `asset` if it counts, is not vetoed by the revocation at `revoked_at`
+/// and is bound to the live code.
 fn counting_verdict_by(
     env: &Env,
     asset: &Address,
     attester: &Address,
+    revoked_at: Option<u64>,
     live: &mut LiveCode,
 ) -> Option<Record> {
-    verdict_by(env, asset, attester)
-        .filter(|record| counts(env, record) && live.matches_stored(env, record.code.to_val()))
+    verdict_by(env, asset, attester).filter(|record| {
+        counts(env, record)
+            && !vetoed(record.attested_at, revoked_at)
+            && live.matches_stored(env, record.code.to_val())
+    })
 }
 
-/// `attester`'s verdict on `asset` as stored since the asset's latest revocation, counting or not.
+/// `attester`'s verdict on `asset` as stored, counting or not.
 fn verdict_by(env: &Env, asset: &Address, attester: &Address) -> Option<Record> {
     storage::verdicts(env, asset)?
         .try_iter()
@@ -567,6 +665,7 @@ fn assess(
     let record = match standing(env, asset, admissions) {
         Standing::Verdict(record) => record,
         Standing::CodeChanged => return Assessment::CodeChanged,
+        Standing::Revoked(revoked_at) => return Assessment::Revoked(revoked_at),
         Standing::None => {
             return match storage::revocation(env, asset) {
                 Some(revocation) => Assessment::Revoked(revocation.revoked_at),
@@ -613,8 +712,8 @@ impl Admissions {
 }
 
 /// Whether a stored verdict counts now: its writer is an attester, and wrote it during its
-/// current admission (a removed and re-admitted attester's earlier verdicts stay void). Verdicts
-/// written before the asset's latest revocation are no longer stored.
+/// current admission (a removed and re-admitted attester's earlier verdicts stay void). Whether the
+/// latest revocation vetoes it is the fold's question ([`fold_counting`]).
 fn counts(env: &Env, record: &Record) -> bool {
     storage::is_current_admission(env, record.admission)
 }
@@ -700,7 +799,8 @@ fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -
         true
     }) {
         Standing::Verdict(record) => Some(record),
-        Standing::None | Standing::CodeChanged => None,
+        // Vetoed: the store answers `Revoked(revoked_at)`, as for no verdict.
+        Standing::None | Standing::Revoked(_) | Standing::CodeChanged => None,
     };
     let revoked_at: Option<u64> = storage::revocation(env, &asset).map(|r| r.revoked_at);
     let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
@@ -746,10 +846,13 @@ fn now(env: &Env) -> u64 {
     u64::try_from_val(env, &raw).unwrap_optimized()
 }
 
-/// Stores the writer's verdict on `asset` as the most recent, replacing its earlier one and
-/// dropping verdicts that no longer count (their writers were removed; admission ids are never
-/// reused, so they never count again). At most one verdict per current attester remains.
-fn write(env: &Env, asset: &Address, record: Record) {
+/// The verdicts on `asset` other than `attester`'s that still count (encoded, oldest first, the
+/// first `.1` of the buffer), with room after them for one more.
+fn others(
+    env: &Env,
+    asset: &Address,
+    attester: &Address,
+) -> ([Val; MAX_ATTESTERS as usize], usize) {
     let mut kept = [Val::VOID.to_val(); MAX_ATTESTERS as usize];
     let mut len = 0;
     for raw in storage::verdicts(env, asset)
@@ -758,11 +861,19 @@ fn write(env: &Env, asset: &Address, record: Record) {
     {
         let raw = raw.unwrap_optimized();
         let other = Record::try_from_val(env, &raw).unwrap_optimized();
-        if other.attester != record.attester && counts(env, &other) && len + 1 < kept.len() {
+        if other.attester != *attester && counts(env, &other) && len + 1 < kept.len() {
             kept[len] = raw;
             len += 1;
         }
     }
+    (kept, len)
+}
+
+/// Stores the writer's verdict on `asset` as the most recent, replacing its earlier one and
+/// dropping verdicts that no longer count (their writers were removed; admission ids are never
+/// reused, so they never count again). At most one verdict per current attester remains.
+fn write(env: &Env, asset: &Address, record: Record) {
+    let (mut kept, len) = others(env, asset, &record.attester);
     kept[len] = record.clone().into_val(env);
     storage::set_verdicts(env, asset, &kept[..=len]);
     Attested {
@@ -776,8 +887,9 @@ fn write(env: &Env, asset: &Address, record: Record) {
     .publish(env);
 }
 
-/// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by`, voids every other verdict
-/// on the asset written before now, and leaves the trace.
+/// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by` and leaves the trace, whose
+/// time vetoes the admission of every other verdict on the asset written before now (they stay,
+/// with their power to refuse).
 fn withdraw(
     env: &Env,
     attester: &Address,
@@ -788,7 +900,12 @@ fn withdraw(
         .ok_or(Error::NotAttested)?
         .safety();
     let revoked_at = now(env);
-    storage::remove_verdicts(env, asset);
+    let (kept, len) = others(env, asset, attester);
+    if len == 0 {
+        storage::remove_verdicts(env, asset);
+    } else {
+        storage::set_verdicts(env, asset, &kept[..len]);
+    }
     storage::set_revocation(
         env,
         asset,

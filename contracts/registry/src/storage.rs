@@ -7,7 +7,8 @@ use soroban_sdk::{
 };
 
 use crate::{
-    types::Record, DataKey, Error, PendingAttesterChange, PendingUpgrade, Revocation, MAX_ATTESTERS,
+    types::Record, DataKey, Error, PendingAttesterChange, PendingUpgrade, PendingVerdictStore,
+    Revocation, MAX_ATTESTERS,
 };
 
 /// How far below the network maximum an entry's TTL may fall before a write tops it up: none,
@@ -159,8 +160,8 @@ pub fn extend_after_write(env: &Env, attester: &Address, admission: u32) {
     extend_instance(env);
 }
 
-/// The verdicts on `asset` written since its latest revocation (keyed by the bare address), at
-/// most one per attester, oldest first; some may no longer count (their writer was removed).
+/// The verdicts on `asset` (keyed by the bare address), at most one per attester, oldest first;
+/// some may no longer count (their writer was removed).
 pub fn verdicts(env: &Env, asset: &Address) -> Option<Vec<Record>> {
     env.storage().persistent().get(asset)
 }
@@ -174,7 +175,7 @@ pub fn set_verdicts(env: &Env, asset: &Address, records: &[Val]) {
     extend_persistent(env, asset);
 }
 
-/// Voids every verdict on `asset` (a revocation).
+/// Removes `asset`'s verdicts entry (its last verdict was withdrawn).
 pub fn remove_verdicts(env: &Env, asset: &Address) {
     env.storage().persistent().remove(asset);
 }
@@ -247,4 +248,25 @@ pub fn verdict_store(env: &Env) -> Option<Address> {
 
 pub fn set_verdict_store(env: &Env, store: &Address) {
     env.storage().instance().set(&DataKey::VerdictStore, store);
+}
+
+/// Whether `attester`'s removal is proposed and not yet applied.
+pub fn is_leaving(env: &Env, attester: &Address) -> bool {
+    pending_attester_change(env, attester).is_some_and(|change| !change.adding)
+}
+
+pub fn pending_verdict_store(env: &Env) -> Option<PendingVerdictStore> {
+    env.storage().instance().get(&DataKey::PendingVerdictStore)
+}
+
+pub fn set_pending_verdict_store(env: &Env, pending: &PendingVerdictStore) {
+    env.storage()
+        .instance()
+        .set(&DataKey::PendingVerdictStore, pending);
+}
+
+pub fn clear_pending_verdict_store(env: &Env) {
+    env.storage()
+        .instance()
+        .remove(&DataKey::PendingVerdictStore);
 }

@@ -28,6 +28,7 @@ mod notice;
 mod per_attester;
 mod properties;
 mod upgrade;
+mod veto;
 
 /// A window no verdict outlives: the age limit a test does not exercise (0 admits nothing).
 pub(crate) const ANY_AGE: u64 = u64::MAX;
@@ -159,6 +160,12 @@ fn error_codes_are_pinned() {
         (Error::TooManyAssets, 17),
         (Error::NoPendingAttesterChange, 18),
         (Error::AttesterChangeNotDue, 19),
+        (Error::VerdictStoreBound, 20),
+        (Error::VerdictStoreMismatch, 21),
+        (Error::NoVerdictStore, 22),
+        (Error::AttesterLeaving, 23),
+        (Error::NoPendingVerdictStore, 24),
+        (Error::VerdictStoreNotDue, 25),
     ];
     for (error, code) in pinned {
         assert_eq!(
@@ -986,6 +993,12 @@ fn wasm_interface_holds_exactly_the_contract_boundary() {
         "fn verdict_store",
         "fn republish",
         "event VerdictStoreBound",
+        "fn apply_verdict_store",
+        "fn cancel_verdict_store",
+        "fn pending_verdict_store",
+        "struct PendingVerdictStore",
+        "event VerdictStoreProposed",
+        "event VerdictStoreCancelled",
     ]
     .to_vec();
     expected.sort();

@@ -48,8 +48,10 @@ impl Record {
 /// every access pays for: a variant wraps its fields in a vector, and converting that key costs a
 /// read about 8,000 instructions more than a bare value (measured with
 /// `cargo run -p assay-gate-example --example read_cost`). `get_safety` reads:
-/// - persistent, keyed by the bare asset `Address`: the verdicts written since the asset's latest
-///   revocation, one [`Record`] per attester, oldest first;
+/// - persistent, keyed by the bare asset `Address`: the current verdicts, one [`Record`] per
+///   attester, oldest first;
+/// - persistent, [`DataKey::Revoked`], when a verdict leads: whether the asset's latest revocation
+///   vetoes it;
 /// - persistent, keyed by a bare `u32` admission id, once per verdict: present while that
 ///   admission is current (it holds the attester's address);
 /// - the asset's live code (`Address::executable()`, and a SAC's `admin()`), once.
@@ -85,4 +87,6 @@ pub enum DataKey {
     AttesterChange(Address),
     /// Instance: the verdict store the registry publishes every asset's standing to, once bound.
     VerdictStore,
+    /// Instance: the verdict store proposed by `bind_verdict_store`, until bound or cancelled.
+    PendingVerdictStore,
 }

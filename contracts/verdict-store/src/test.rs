@@ -3,12 +3,13 @@ extern crate std;
 
 use assay_registry::testutils::{
     advance_ledger_time, assert_contract_error, for_each_build, label, live_code, new_custom_token,
-    new_env, new_env_mocking_all_auths, new_token, register_registry, upgradable_token_wasm,
-    upgrade_code, verdict_store_wasm, Build,
+    new_env, new_env_mocking_all_auths, new_token, register_registry, register_registry_with_delay,
+    upgradable_token_wasm, upgrade_code, verdict_store_wasm, Build,
 };
 use assay_registry::{
-    standing, validate, Assessment, Error, SafetyRegistryClient, VerdictStoreBound,
-    VerdictStoreInterfaceClient, MAX_ASSESS_ASSETS, MAX_BATCH_SIZE, SEVERITY_HIGH,
+    standing, validate, Assessment, Error, PendingVerdictStore, SafetyRegistryClient,
+    VerdictStoreBound, VerdictStoreCancelled, VerdictStoreInterfaceClient, VerdictStoreProposed,
+    MAX_ASSESS_ASSETS, MAX_BATCH_SIZE, SEVERITY_CRITICAL, SEVERITY_HIGH,
 };
 use proptest::prelude::*;
 use soroban_sdk::{
@@ -367,6 +368,189 @@ fn a_revocation_answers_revoked_with_its_time_from_the_store() {
             label(build)
         );
         assert_store_answers(&s, &asset, true, &label(build));
+    });
+}
+
+/// One attester condemns the asset and another clears it; the clearing verdict is withdrawn (by
+/// its attester or the admin) and written again: the store, like the registry, refuses the asset
+/// as revoked until the condemning attester writes again.
+#[test]
+fn a_revocation_never_clears_another_attesters_more_severe_verdict_in_the_store() {
+    for_each_build(|build| {
+        for condemned_first in [true, false] {
+            for by_admin in [false, true] {
+                let context = std::format!(
+                    "{} condemned_first={condemned_first} by_admin={by_admin}",
+                    label(build)
+                );
+                let s = Setup::new(build);
+                let asset = new_token(&s.env);
+                if condemned_first {
+                    s.attest(0, &asset, SEVERITY_CRITICAL, 0);
+                    s.attest(1, &asset, 0, 0);
+                } else {
+                    s.attest(1, &asset, 0, 0);
+                    s.attest(0, &asset, SEVERITY_CRITICAL, 0);
+                }
+                assert_store_answers(&s, &asset, true, &context);
+                advance_ledger_time(&s.env, 5);
+                let revoked_at = s.env.ledger().timestamp();
+                if by_admin {
+                    s.registry().admin_revoke(&s.attesters[1], &asset);
+                } else {
+                    s.registry().revoke(&s.attesters[1], &asset);
+                }
+                for step in ["revoked", "cleared again"] {
+                    assert_eq!(s.store().get_safety(&asset), None, "{context} {step}");
+                    assert!(
+                        !s.store().is_safe(&asset, &4, &u64::MAX),
+                        "{context} {step}"
+                    );
+                    assert_eq!(
+                        s.store().assess(&asset, &4, &0, &u64::MAX),
+                        Assessment::Revoked(revoked_at),
+                        "{context} {step}"
+                    );
+                    assert_store_answers(&s, &asset, true, &std::format!("{context} {step}"));
+                    advance_ledger_time(&s.env, 5);
+                    s.attest(1, &asset, 0, 0);
+                }
+                // The condemning attester writes again: its verdict answers, and refuses.
+                s.attest(0, &asset, SEVERITY_CRITICAL, 0);
+                assert_eq!(
+                    s.store().assess(&asset, &4, &0, &u64::MAX),
+                    Assessment::SeverityTooHigh(SEVERITY_CRITICAL),
+                    "{context}"
+                );
+                assert_store_answers(&s, &asset, true, &context);
+            }
+        }
+    });
+}
+
+/// A registry with notice binds its store only after the notice, announced by an event; the admin
+/// may withdraw the proposal. Nothing is published to a store that is only proposed.
+#[test]
+fn a_store_is_bound_only_after_the_registrys_notice() {
+    const DAY: u64 = 86_400;
+    for_each_build(|build| {
+        let env = new_env_mocking_all_auths();
+        env.ledger_set_timestamp(1_786_771_651);
+        let admin = Address::generate(&env);
+        let registry_id = register_registry_with_delay(&env, build, &admin, DAY);
+        let registry = SafetyRegistryClient::new(&env, &registry_id);
+        let store_id = register_store(&env, build, &registry_id);
+        let auth = |function: &str, args: std::vec::Vec<Val>| {
+            std::vec![(
+                admin.clone(),
+                AuthorizedInvocation {
+                    function: AuthorizedFunction::Contract((
+                        registry_id.clone(),
+                        Symbol::new(&env, function),
+                        Vec::from_slice(&env, &args),
+                    )),
+                    sub_invocations: std::vec![],
+                }
+            )]
+        };
+        assert_contract_error(
+            registry.try_apply_verdict_store(),
+            Error::NoPendingVerdictStore,
+            24,
+        );
+        assert_contract_error(
+            registry.try_cancel_verdict_store(),
+            Error::NoPendingVerdictStore,
+            24,
+        );
+
+        let proposed_at = env.ledger().timestamp();
+        registry.bind_verdict_store(&store_id);
+        assert_eq!(
+            env.auths(),
+            auth("bind_verdict_store", std::vec![store_id.to_val()])
+        );
+        let applicable_at = proposed_at + DAY;
+        assert_eq!(
+            env.events().all(),
+            [VerdictStoreProposed {
+                store: store_id.clone(),
+                applicable_at,
+            }
+            .to_xdr(&env, &registry_id)]
+        );
+        assert_eq!(
+            registry.pending_verdict_store(),
+            Some(PendingVerdictStore {
+                store: store_id.clone(),
+                proposed_at,
+                applicable_at,
+            })
+        );
+        assert_eq!(registry.verdict_store(), None);
+        assert_contract_error(
+            registry.try_republish(&Vec::new(&env)),
+            Error::NoVerdictStore,
+            22,
+        );
+
+        // The admin withdraws it.
+        registry.cancel_verdict_store();
+        assert_eq!(env.auths(), auth("cancel_verdict_store", std::vec![]));
+        assert_eq!(
+            env.events().all(),
+            [VerdictStoreCancelled {
+                store: store_id.clone(),
+            }
+            .to_xdr(&env, &registry_id)]
+        );
+        assert_eq!(registry.pending_verdict_store(), None);
+
+        // Proposed again: not bindable a second before the notice ends.
+        registry.bind_verdict_store(&store_id);
+        advance_ledger_time(&env, DAY - 1);
+        assert_contract_error(
+            registry.try_apply_verdict_store(),
+            Error::VerdictStoreNotDue,
+            25,
+        );
+        assert_eq!(registry.verdict_store(), None);
+        advance_ledger_time(&env, 1);
+        registry.apply_verdict_store();
+        assert_eq!(env.auths(), auth("apply_verdict_store", std::vec![]));
+        assert_eq!(
+            env.events().all(),
+            [VerdictStoreBound {
+                store: store_id.clone()
+            }
+            .to_xdr(&env, &registry_id)]
+        );
+        assert_eq!(registry.verdict_store(), Some(store_id.clone()));
+        assert_eq!(registry.pending_verdict_store(), None);
+        let second = register_store(&env, build, &registry_id);
+        assert_contract_error(
+            registry.try_bind_verdict_store(&second),
+            Error::VerdictStoreBound,
+            20,
+        );
+
+        // Nobody but the admin proposes, applies or cancels.
+        let stranger = Address::generate(&env);
+        env.mock_auths(&[MockAuth {
+            address: &stranger,
+            invoke: &MockAuthInvoke {
+                contract: &registry_id,
+                fn_name: "apply_verdict_store",
+                args: ().into_val(&env),
+                sub_invokes: &[],
+            },
+        }]);
+        assert_eq!(
+            std::format!("{:?}", registry.try_apply_verdict_store()),
+            "Err(Err(Abort))",
+            "{}",
+            label(build)
+        );
     });
 }
 

@@ -36,6 +36,19 @@ pub fn read_code_changed(
     Ok(super::is_code_changed(&value))
 }
 
+/// `assess(asset, max_severity, forbidden_mask, max_age_secs)` of `contract` (a registry or its
+/// verdict store, which answer alike), undecoded, by simulation only (see
+/// [`super::describe_assessment`]).
+pub fn read_assessment(
+    rpc: &RpcClient,
+    contract: [u8; 32],
+    asset: [u8; 32],
+    (max_severity, forbidden_mask, max_age_secs): (u32, u32, u64),
+) -> Result<stellar_xdr::ScVal, AttestError> {
+    let f = super::assess(contract, asset, max_severity, forbidden_mask, max_age_secs);
+    simulate_read(rpc, f, "assess")
+}
+
 /// The verdict store the registry publishes to (`verdict_store()`), if one is bound, by simulation
 /// only. Consumers read the store; `verify` checks that it answers as the registry does.
 pub fn read_verdict_store(
@@ -204,4 +217,32 @@ pub fn read_safety_many(
         }
     }
     Ok(held)
+}
+
+/// The SHA-256 (hex) of the WASM `contract` runs, read from the network: `Err` says what it runs
+/// instead (a Stellar Asset Contract, nothing, an archived entry) or why it could not be read.
+pub fn contract_wasm_sha256(
+    rpc_url: &str,
+    passphrase: &str,
+    contract: [u8; 32],
+) -> Result<String, String> {
+    use assay_chain::tx::{ContractCode, NetworkClient};
+    use stellar_xdr::{ContractId, Hash, ScAddress};
+    let network = NetworkClient::new(rpc_url, passphrase);
+    match network.contract_code(&ScAddress::Contract(ContractId(Hash(contract)))) {
+        Ok(ContractCode::Wasm(code)) => Ok(sha256_hex(&code)),
+        Ok(ContractCode::StellarAsset) => Err("it is a Stellar Asset Contract, not WASM".into()),
+        Ok(ContractCode::Missing) => Err("no contract instance at that address".into()),
+        Ok(ContractCode::Archived) => Err("its instance or code is archived".into()),
+        Ok(ContractCode::ExternalRef(_)) => {
+            Err("it runs another contract's code (an external reference)".into())
+        }
+        Err(e) => Err(format!("reading its code: {e}")),
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
 }

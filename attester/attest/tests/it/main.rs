@@ -10,6 +10,7 @@ mod hardening;
 mod localnet_e2e;
 mod operator_scale;
 mod reaction;
+mod revocation_e2e;
 mod runbook_config;
 mod sep41_e2e;
 mod submit_iff_attestable;

@@ -130,6 +130,9 @@ fn gate_error(code: u32) -> &'static str {
 
 struct Demo {
     exe: PathBuf,
+    /// The contracts the demo deploys: `assay verify` compares the bound verdict store's code with
+    /// the store there.
+    wasm_dir: PathBuf,
     step: usize,
     differed: Vec<String>,
     /// Every step with its checks, for `--output json`.
@@ -179,7 +182,8 @@ impl Demo {
             .env("XDG_CACHE_HOME", home.join("cache"))
             .env_remove("STELLAR_NETWORK")
             .env_remove("ASSAY_HORIZON_URL")
-            .env_remove("ASSAY_REGISTRY");
+            .env_remove("ASSAY_REGISTRY")
+            .env("ASSAY_WASM_DIR", &self.wasm_dir);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -218,6 +222,7 @@ pub fn run(args: DemoArgs) -> CommandResult {
     };
     let mut demo = Demo {
         exe,
+        wasm_dir: args.wasm_dir.clone(),
         step: 0,
         differed: Vec::new(),
         record: Vec::new(),

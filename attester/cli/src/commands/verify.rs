@@ -8,7 +8,9 @@ use serde::Serialize;
 use super::shared::{rpc_client, OutputFormat, RegistryScanArgs, SuiteBindingArgs};
 use super::{failed, CommandError, CommandResult};
 use assay_attest::registry::{
-    read_code_changed, read_quorum, read_safety, read_safety_by, read_verdict_store, Safety,
+    contract_wasm_sha256, describe_assessment, is_safe_assessment, read_assessment,
+    read_code_changed, read_quorum, read_safety, read_safety_by, read_verdict_store, sha256_hex,
+    Safety,
 };
 use assay_attest::sac;
 use assay_attest::scanning::ScanSettings;
@@ -41,6 +43,13 @@ Exit codes:
   4   absent: the registry holds nothing for this asset
   5   stale: the values agree but the attestation is older than --max-age
   64  usage error
+
+When the registry has bound a verdict store (what consumers read), verify asks it too: its get_safety
+and assess (ceiling 3, no mask, any age) against the registry's. A store that answers looser than the
+registry (admits, or answers a verdict, where the registry refuses or answers another) exits 3 with both
+answers printed, whatever the registry's verdict; a stricter store is reported (republish fixes it). It
+also compares the store's executable hash with the store this release builds
+(--wasm-dir/assay_verdict_store.wasm): another code exits 3; no file to compare with is said, not hidden.
 
 With --quorum G…,G… --threshold N, verify reports each listed attester's own verdict against the
 fresh scan, then asks the registry's is_safe_quorum whether at least N of them are current attesters
@@ -99,7 +108,20 @@ pub struct VerifyArgs {
     /// The quorum's severity ceiling (is_safe_quorum's max_severity).
     #[arg(long, value_name = "0-3", default_value_t = 2)]
     pub max_severity: u32,
+    /// Where this release's built contracts are: the verdict store's executable hash is compared with
+    /// `assay_verdict_store.wasm`'s there.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "target/wasm",
+        env = "ASSAY_WASM_DIR"
+    )]
+    pub wasm_dir: std::path::PathBuf,
 }
+
+/// The policy the store's `assess` is compared under: the loosest ceiling that can admit (3), no
+/// mask, any age, so that any verdict the store would admit shows.
+const STORE_POLICY: (u32, u32, u64) = (3, 0, u64::MAX);
 
 /// An attester's account key from its G… address.
 fn attester_key(text: &str) -> Result<[u8; 32], CommandError> {
@@ -171,26 +193,96 @@ struct Line<'a> {
     verdict_store: Option<StoreCheck>,
 }
 
-/// What the registry's verdict store answers for the asset, against the registry's own `get_safety`.
+/// What the registry's verdict store answers for the asset, against the registry's own answers,
+/// and whether it runs the code this release builds.
 #[derive(Serialize)]
 struct StoreCheck {
     contract: String,
-    /// Its `get_safety` equals the registry's. It can only differ by refusing (after the leading
-    /// verdict's attester was removed), until anyone calls the registry's `republish`.
+    /// Its `get_safety` and `assess` equal the registry's.
     agrees: bool,
+    /// It answers looser than the registry: a verdict where the registry answers none or another,
+    /// or `Safe` where the registry's `assess` answers otherwise. The store may only be stricter
+    /// (after the leading verdict's attester was removed, until `republish`): exit 3.
+    looser: bool,
+    registry: Answers,
+    store: Answers,
+    /// The store's code against the store this release builds.
+    code: StoreCode,
+}
+
+/// One contract's answers for the asset.
+#[derive(Serialize)]
+struct Answers {
+    get_safety: String,
+    assess: String,
+}
+
+/// The verdict store's executable against `assay_verdict_store.wasm` of this release.
+#[derive(Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum StoreCode {
+    /// The same SHA-256.
+    Release { sha256: String },
+    /// Another code than this release's store: exit 3.
+    Differs {
+        sha256: String,
+        release_sha256: String,
+    },
+    /// Could not be compared (the reason says why): not a pass, and not a failure either.
+    Unchecked { reason: String },
 }
 
 impl StoreCheck {
+    /// Whether the store fails the check (exit 3).
+    fn fails(&self) -> bool {
+        self.looser || matches!(self.code, StoreCode::Differs { .. })
+    }
+
     fn render(&self) -> String {
-        if self.agrees {
-            format!("verdict store {}: answers alike", self.contract)
+        let code = match &self.code {
+            StoreCode::Release { .. } => "runs the store this release builds".to_string(),
+            StoreCode::Differs {
+                sha256,
+                release_sha256,
+            } => format!(
+                "runs code {sha256}, NOT the store this release builds ({release_sha256}) (exit 3)"
+            ),
+            StoreCode::Unchecked { reason } => format!("its code could not be checked: {reason}"),
+        };
+        if self.looser {
+            format!(
+                "verdict store {}: answers LOOSER than the registry (exit 3): get_safety: registry \
+                 {}, store {}; assess: registry {}, store {}; {code}",
+                self.contract,
+                self.registry.get_safety,
+                self.store.get_safety,
+                self.registry.assess,
+                self.store.assess
+            )
+        } else if self.agrees {
+            format!("verdict store {}: answers alike; {code}", self.contract)
         } else {
             format!(
-                "verdict store {}: answers differently (it refuses until the asset is republished: \
-                 `republish` on the registry, anyone may call it)",
-                self.contract
+                "verdict store {}: answers stricter (it refuses until the asset is republished: \
+                 `republish` on the registry, anyone may call it): get_safety: registry {}, store {}; \
+                 assess: registry {}, store {}; {code}",
+                self.contract,
+                self.registry.get_safety,
+                self.store.get_safety,
+                self.registry.assess,
+                self.store.assess
             )
         }
+    }
+}
+
+fn describe_safety(s: Option<&Safety>) -> String {
+    match s {
+        None => "none".into(),
+        Some(s) => format!(
+            "severity {}, flags {}, attested at {}",
+            s.severity, s.flags, s.attested_at
+        ),
     }
 }
 
@@ -361,11 +453,50 @@ impl Verifying<'_> {
         let Some(store) = read_verdict_store(self.rpc, self.registry)? else {
             return Ok(None);
         };
-        let answer = read_safety(self.rpc, store, self.target.contract)?;
+        let asset = self.target.contract;
+        let answer = read_safety(self.rpc, store, asset)?;
+        let registry_assess = read_assessment(self.rpc, self.registry, asset, STORE_POLICY)?;
+        let store_assess = read_assessment(self.rpc, store, asset, STORE_POLICY)?;
+        let looser = (answer.is_some() && answer.as_ref() != registry_answer)
+            || (is_safe_assessment(&store_assess) && store_assess != registry_assess);
         Ok(Some(StoreCheck {
             contract: sac::contract_strkey(store),
-            agrees: answer.as_ref() == registry_answer,
+            agrees: answer.as_ref() == registry_answer && store_assess == registry_assess,
+            looser,
+            registry: Answers {
+                get_safety: describe_safety(registry_answer),
+                assess: describe_assessment(&registry_assess),
+            },
+            store: Answers {
+                get_safety: describe_safety(answer.as_ref()),
+                assess: describe_assessment(&store_assess),
+            },
+            code: self.store_code(store),
         }))
+    }
+
+    /// The store's executable against `assay_verdict_store.wasm` in `--wasm-dir`.
+    fn store_code(&self, store: [u8; 32]) -> StoreCode {
+        let release_path = self.args.wasm_dir.join("assay_verdict_store.wasm");
+        let release = match std::fs::read(&release_path) {
+            Ok(bytes) => sha256_hex(&bytes),
+            Err(e) => {
+                return StoreCode::Unchecked {
+                    reason: format!(
+                        "{}: {e} (build it with scripts/build-wasm.sh, or pass --wasm-dir)",
+                        release_path.display()
+                    ),
+                }
+            }
+        };
+        match contract_wasm_sha256(&self.spec.rpc_url, &self.spec.passphrase, store) {
+            Ok(sha256) if sha256 == release => StoreCode::Release { sha256 },
+            Ok(sha256) => StoreCode::Differs {
+                sha256,
+                release_sha256: release,
+            },
+            Err(reason) => StoreCode::Unchecked { reason },
+        }
     }
 
     /// The registry's answer (or one attester's), re-derived from a fresh scan.
@@ -405,6 +536,7 @@ impl Verifying<'_> {
             },
         };
         let asset = &self.target.asset;
+        let store_fails = store.as_ref().is_some_and(StoreCheck::fails);
         let text = match args.output {
             OutputFormat::Json => serde_json::to_string(&Line {
                 asset: asset.to_string(),
@@ -419,7 +551,11 @@ impl Verifying<'_> {
             },
         };
         let _ = writeln!(std::io::stdout(), "{text}");
-        Ok(verdict.exit_code())
+        Ok(if store_fails {
+            assay_attest::verify::exit::MISMATCH
+        } else {
+            verdict.exit_code()
+        })
     }
 }
 

@@ -164,7 +164,7 @@ fn two_attesters_disagree_and_the_more_severe_answers_whichever_wrote_last() {
 }
 
 #[test]
-fn a_revocation_voids_every_earlier_verdict_until_a_newer_one() {
+fn a_revocation_vetoes_every_earlier_verdict_until_a_newer_one() {
     for_each_build(|build| {
         let s = Setup::new(build);
         let c = s.client();
@@ -204,7 +204,7 @@ fn a_revocation_voids_every_earlier_verdict_until_a_newer_one() {
             .to_xdr(&s.env, &s.id)]
         );
         assert_eq!(c.get_safety_by(&asset, &b), None);
-        // A's older verdict no longer counts: B's revocation says the asset changed since.
+        // A's older verdict no longer admits: B's revocation says the asset changed since.
         assert_eq!(c.get_safety_by(&asset, &a), None, "{build:?}");
         assert_eq!(c.get_safety(&asset), None, "{build:?}");
         assert!(!c.is_safe(&asset, &4, &ANY_AGE));
@@ -221,10 +221,24 @@ fn a_revocation_voids_every_earlier_verdict_until_a_newer_one() {
                 revoked: b_verdict,
             })
         );
-        // Nothing is left to revoke, A's void verdict included.
+        // B's verdict is gone; A's is still stored (it keeps its power to refuse).
         assert_contract_error(c.try_revoke(&b, &asset), Error::NotAttested, 5);
-        assert_contract_error(c.try_revoke(&a, &asset), Error::NotAttested, 5);
-        // A newer verdict, even in the same ledger, counts again.
+        // A verdict written in the revocation's ledger is taken as older: still refused.
+        c.attest(
+            &a,
+            &asset,
+            &1,
+            &MECH_AUTH_REQUIRED,
+            &s.hash(3),
+            &live_code(&asset),
+        );
+        assert_eq!(c.get_safety(&asset), None, "{build:?}");
+        assert_eq!(
+            c.assess(&asset, &4, &0, &ANY_AGE),
+            Assessment::Revoked(revoked_at)
+        );
+        // A newer verdict, in a later ledger, counts again.
+        let renewed_at = advance(&s, 1);
         c.attest(
             &a,
             &asset,
@@ -235,7 +249,7 @@ fn a_revocation_voids_every_earlier_verdict_until_a_newer_one() {
         );
         let renewed = Safety {
             evidence_hash: s.hash(3),
-            attested_at: revoked_at,
+            attested_at: renewed_at,
             ..a_verdict
         };
         assert_eq!(c.get_safety(&asset), Some(renewed), "{build:?}");
