@@ -9,6 +9,7 @@ mod world;
 mod attest_cli;
 mod attest_sep41_cli;
 mod attestation_cli;
+mod ci_formats;
 mod code_binding_cli;
 mod demo;
 mod docs_commands;
