@@ -30,6 +30,7 @@ mod secrets_cli;
 mod sep41_cli;
 mod sep41_fork;
 mod serve_cli;
+mod testkit_equivalence;
 mod watch_shard;
 mod watch_signals;
 mod watch_tokens_cli;
