@@ -7,6 +7,8 @@
 #        `defect-token` as a PACKAGE builds conformant-token's planted defects, `power-token`
 #        the power fixtures, one build per cargo feature, and `third-party` every token of the
 #        fixtures/third-party workspace (its own soroban-sdk and Cargo.lock) as tp_<name>.wasm.
+#        `example-token` builds examples/token (its own workspace) as example_token.wasm;
+#        ASSAY_EXAMPLE_TOKEN_DIR builds a copy of it instead, ASSAY_EXAMPLE_TOKEN_NAME names the output.
 #
 # Toolchain, first that works:
 #   1. `stellar contract build`, when the stellar CLI and the rustup wasm32v1-none target are installed;
@@ -47,11 +49,13 @@ cargo_packages=()
 defect_builds=false
 power_builds=false
 third_party_builds=false
+example_token_builds=false
 for p in "${packages[@]}"; do
     case "$p" in
     defect-token) defect_builds=true ;;
     power-token) power_builds=true ;;
     third-party) third_party_builds=true ;;
+    example-token) example_token_builds=true ;;
     *) cargo_packages+=("$p") ;;
     esac
 done
@@ -244,4 +248,15 @@ if $third_party_builds; then
         build_dir="$build_dir-third-party" build_with "$package" -- --manifest-path "$tp_manifest"
         install_wasm "$build_dir-third-party/$TARGET/$PROFILE/${package//-/_}.wasm" "${package//-/_}"
     done
+fi
+
+# The example token (examples/token, docs/integrating.md): a token author's project with its own workspace
+# and Cargo.lock, built with the `release` profile its manifest declares (as `stellar contract build` does),
+# in its own build directory, into target/wasm/example_token.wasm. ASSAY_EXAMPLE_TOKEN_DIR builds a copy of
+# the project (assay-testkit's planted-defect test), ASSAY_EXAMPLE_TOKEN_NAME names its output.
+if $example_token_builds; then
+    example_dir="${ASSAY_EXAMPLE_TOKEN_DIR:-$root/examples/token}"
+    example_name="${ASSAY_EXAMPLE_TOKEN_NAME:-example_token}"
+    build_dir="$build_dir-example-token" PROFILE=release build_with example-token -- --manifest-path "$example_dir/Cargo.toml"
+    install_wasm "$build_dir-example-token/$TARGET/release/example_token.wasm" "$example_name"
 fi

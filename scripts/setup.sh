@@ -12,6 +12,8 @@ command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 # The `assay serve` test renders its pages in headless Chromium.
 command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
+# The `--output junit` tests read the XML with Debian's junitparser (the system python3, not a pyenv one).
+{ [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1; } || need_apt+=(python3-junitparser)
 
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
@@ -31,6 +33,15 @@ for project in attester/localnet/interop examples/typescript; do
         (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
     fi
 done
+
+# The SARIF Multitool that validates `--output sarif` (attester/cli/tests/it/ci_formats.rs), pinned by its
+# package-lock.json; its Linux binary ships inside the npm package.
+sarif_dir="$root/attester/cli/tests/sarif"
+sarif_tool="$sarif_dir/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
+if [ ! -f "$sarif_tool" ]; then
+    (cd "$sarif_dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+fi
+chmod u+x "$sarif_tool"
 
 # stellar-cli for the tests that run the docs' `stellar` lines: installed once per machine outside the checkout
 # and linked as target/tools/bin/stellar (not PATH). Slow the first time on a machine (a cargo install), seconds

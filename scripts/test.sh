@@ -107,6 +107,21 @@ integrator_target="$(mktemp -d)"
 )
 rm -rf "$integrator_target"
 
+step "example token"
+# examples/token is a token author's project (docs/integrating.md): its own workspace and Cargo.lock, whose
+# tests run Assay's suite per check and the power assertion (assay-testkit) on its WASM. The WASM is built
+# as the author's `stellar contract build` would (scripts/build-wasm.sh example-token), the tests from its
+# own directory into a fresh target dir.
+scripts/build-wasm.sh example-token
+example_target="$(mktemp -d)"
+(
+    cd examples/token
+    cargo fmt --check
+    CARGO_TARGET_DIR="$example_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$example_target" EXAMPLE_TOKEN_WASM="$root/target/wasm/example_token.wasm" cargo test --locked
+)
+rm -rf "$example_target"
+
 step "third-party fixtures"
 # fixtures/third-party has its own workspace and Cargo.lock (soroban-sdk 28 for OpenZeppelin's stellar-tokens).
 third_party_target="$root/target/third-party"

@@ -4,6 +4,7 @@
 
 pub mod attest;
 pub mod attestation;
+mod ci_formats;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod evidence;

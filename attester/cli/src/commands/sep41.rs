@@ -19,6 +19,10 @@ pub enum Output {
     /// A CHECKS.md report
     Md,
     Json,
+    /// JUnit XML: one test case per check (FAIL a failure, UNVERIFIABLE/SKIPPED skipped)
+    Junit,
+    /// SARIF 2.1.0: one result per FAIL and per power discovery observed
+    Sarif,
 }
 
 #[derive(Args)]
@@ -124,10 +128,8 @@ pub struct Sep41Args {
 pub fn run(args: Sep41Args) -> CommandResult {
     // Power discovery runs on the suite's own network (fork or embedded), once its holder is funded; a
     // keyed live run has none.
-    let discovery = BeforeSuite(std::sync::Arc::new(|net, contract, holders| {
-        assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
-            .map_err(Into::into)
-    }));
+    // The same discovery a token author's `cargo test` runs (assay-testkit).
+    let discovery = assay_testkit::power_discovery();
     let (report, found) = if args.wasm.is_some() || args.sac.is_some() {
         run_offline_mode(&args, discovery)?
     } else if args.live {
@@ -165,6 +167,21 @@ pub fn run(args: Sep41Args) -> CommandResult {
             let mut s = serde_json::to_string_pretty(&json).expect("the report serializes");
             s.push('\n');
             s
+        }
+        Output::Junit | Output::Sarif => {
+            let wasm = args.wasm.as_ref().map(|p| p.display().to_string());
+            let name = (wasm.clone())
+                .or_else(|| args.contract_id.clone())
+                .or_else(|| args.sac.clone())
+                .unwrap_or_default();
+            let subject = super::ci_formats::Subject {
+                wasm: wasm.as_deref(),
+                name: &name,
+            };
+            match args.output {
+                Output::Junit => super::ci_formats::junit(&report, &subject),
+                _ => super::ci_formats::sarif(&report, found.as_ref(), &subject),
+            }
         }
     };
     print!("{text}");

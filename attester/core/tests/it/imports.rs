@@ -19,6 +19,18 @@ const ATTESTER: [&str; 7] = [
     "assay-attest",
 ];
 
+/// The binary's: the attester's crates and the testkit (whose discovery step `assay sep41` takes).
+const CLI: [&str; 8] = [
+    "assay-core",
+    "assay-scan",
+    "assay-chain",
+    "assay-localnet",
+    "assay-sep41",
+    "assay-powers",
+    "assay-attest",
+    "assay-testkit",
+];
+
 /// Every workspace crate and the workspace crates its normal and build dependencies may name.
 const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("assay-core", &[]),
@@ -35,7 +47,12 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         &["assay-core", "assay-chain", "assay-localnet"],
     ),
     ("assay-attest", &ATTESTER),
-    ("assay-cli", &ATTESTER),
+    // A token author's dev-dependency: the suite and discovery, composed as `assay sep41` composes them.
+    (
+        "assay-testkit",
+        &["assay-core", "assay-sep41", "assay-powers"],
+    ),
+    ("assay-cli", &CLI),
     ("assay-registry-interface", &[]),
     ("assay-registry", &["assay-registry-interface"]),
     // The registry's read path: it shares the interface crate's rules, never the registry's code.

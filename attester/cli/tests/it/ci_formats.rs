@@ -1,0 +1,256 @@
+//! `assay sep41 --output junit|sarif`, read by real consumers: the JUnit XML by junitparser (Debian's
+//! python3-junitparser), the SARIF by the SARIF Multitool's `validate` (npm @microsoft/sarif-multitool,
+//! attester/cli/tests/sarif), for a clean token, a FAILing token and a token with a power. scripts/setup.sh
+//! installs both.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn wasm(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new(root().join("scripts/build-wasm.sh"))
+            .args(["conformant-token", "vulnerable-token", "power-token"])
+            .status()
+            .expect("scripts/build-wasm.sh runs");
+        assert!(status.success(), "scripts/build-wasm.sh failed");
+    });
+    root().join("target/wasm").join(format!("{name}.wasm"))
+}
+
+/// The three subjects: name, constructor arguments, and the exit code `assay sep41` gives each.
+const TOKENS: [(&str, &str, i32); 3] = [
+    // Clean: every check holds, no power (the constructor credits the holder; no mint).
+    ("power_token_control", r#"["@admin", "@holder", 1000]"#, 0),
+    // FAILs.
+    (
+        "vulnerable_token",
+        r#"["@admin", 7, "Vulnerable", "VUL"]"#,
+        3,
+    ),
+    // Every check holds, with a power: admin_mint.
+    (
+        "conformant_token",
+        r#"["@admin", 7, "Conformant", "CNF"]"#,
+        0,
+    ),
+];
+
+fn sep41(name: &str, args: &str, output: &str) -> (String, i32) {
+    let path = wasm(name);
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args([
+            "sep41",
+            "--wasm",
+            path.to_str().unwrap(),
+            "--constructor-args",
+            args,
+        ])
+        .args(["--output", output])
+        .output()
+        .expect("assay runs");
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
+    (stdout, out.status.code().unwrap_or(-1))
+}
+
+/// The JSON run of the same token: per-check statuses and the powers, to compare against.
+fn json_run(name: &str, args: &str) -> Value {
+    let (stdout, _) = sep41(name, args, "json");
+    serde_json::from_str(&stdout).expect("--output json is JSON")
+}
+
+#[test]
+fn junit_reads_back_one_case_per_check_with_failures_and_skips_as_the_run_found_them() {
+    let reader = r#"
+import json, sys
+from junitparser import JUnitXml, Failure, Skipped
+xml = JUnitXml.fromfile(sys.argv[1])
+cases = []
+for suite in xml:
+    for case in suite:
+        kind, message, text = "pass", None, None
+        for r in case.result:
+            if isinstance(r, Failure): kind, message, text = "failure", r.message, r.text
+            elif isinstance(r, Skipped): kind, message = "skipped", r.message
+        cases.append({"name": case.name, "kind": kind, "message": message, "text": text})
+print(json.dumps({"tests": xml.tests, "failures": xml.failures, "skipped": xml.skipped, "cases": cases}))
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, args, code) in TOKENS {
+        let (xml, exit) = sep41(name, args, "junit");
+        assert_eq!(exit, code, "{name}: {xml}");
+        let file = dir.path().join(format!("{name}.xml"));
+        std::fs::write(&file, &xml).unwrap();
+        let out = Command::new("/usr/bin/python3")
+            .args(["-c", reader])
+            .arg(&file)
+            .output()
+            .expect("/usr/bin/python3 runs (scripts/setup.sh installs python3-junitparser)");
+        assert!(
+            out.status.success(),
+            "junitparser refused {name}: {}\n{xml}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let json = json_run(name, args);
+        let rows = json["results"].as_array().unwrap();
+        let cases = parsed["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), rows.len(), "{name}: one case per check");
+        assert_eq!(parsed["tests"], rows.len());
+        let mut failures = 0;
+        for (case, row) in cases.iter().zip(rows) {
+            let (id, status) = (row["id"].as_str().unwrap(), row["status"].as_str().unwrap());
+            assert_eq!(case["name"], id);
+            let kind = match status {
+                "PASS" => "pass",
+                "FAIL" | "NOT_IMPLEMENTED" => "failure",
+                _ => "skipped",
+            };
+            assert_eq!(case["kind"], kind, "{name} {id}");
+            if kind == "failure" {
+                failures += 1;
+                let message = case["message"].as_str().unwrap();
+                assert!(
+                    message.starts_with(&format!("{id} {status}: ")),
+                    "{message}"
+                );
+                let text = case["text"].as_str().unwrap();
+                assert!(
+                    text.starts_with(&format!("expected: {}", row["expected"].as_str().unwrap())),
+                    "{text}"
+                );
+            }
+            if kind == "skipped" {
+                assert!(
+                    case["message"].as_str().unwrap().starts_with(status),
+                    "{case}"
+                );
+            }
+        }
+        assert_eq!(parsed["failures"], failures);
+        assert_eq!(failures > 0, code == 3, "{name}");
+    }
+}
+
+/// `Sarif.Multitool validate`'s findings about `file` at level error (schema violations among them).
+fn multitool_errors(file: &Path, out_dir: &Path) -> Vec<String> {
+    let tool = root().join(
+        "attester/cli/tests/sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool",
+    );
+    assert!(
+        tool.exists(),
+        "{} is missing: run scripts/setup.sh",
+        tool.display()
+    );
+    // A fresh output file per file validated: the tool will not overwrite one.
+    let log = out_dir.join(format!(
+        "{}.validation.sarif",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    let out = Command::new(&tool)
+        .arg("validate")
+        .arg(file)
+        .arg("--output")
+        .arg(&log)
+        .output()
+        .expect("the SARIF Multitool runs");
+    let validation: Value = serde_json::from_slice(&std::fs::read(&log).unwrap_or_else(|e| {
+        panic!(
+            "no validation log ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }))
+    .expect("the validation log is JSON");
+    validation["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["level"] == "error")
+        .map(|r| r.to_string())
+        .collect()
+}
+
+#[test]
+fn sarif_validates_with_one_result_per_fail_and_per_power() {
+    let dir = tempfile::tempdir().unwrap();
+    // The validator itself: a log that breaks the schema is an error.
+    let broken = dir.path().join("broken.sarif");
+    std::fs::write(
+        &broken,
+        r#"{"version":"2.1.0","runs":[{"tool":{"driver":{}}}]}"#,
+    )
+    .unwrap();
+    assert!(!multitool_errors(&broken, dir.path()).is_empty());
+
+    for (name, args, code) in TOKENS {
+        let (sarif, exit) = sep41(name, args, "sarif");
+        assert_eq!(exit, code, "{name}: {sarif}");
+        let file = dir.path().join(format!("{name}.sarif"));
+        std::fs::write(&file, &sarif).unwrap();
+        assert_eq!(
+            multitool_errors(&file, dir.path()),
+            Vec::<String>::new(),
+            "{name}: {sarif}"
+        );
+
+        let log: Value = serde_json::from_str(&sarif).unwrap();
+        let json = json_run(name, args);
+        let run = &log["runs"][0];
+        let rules: Vec<&str> = (run["tool"]["driver"]["rules"].as_array().unwrap().iter())
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        let results = run["results"].as_array().unwrap();
+        for r in results {
+            let id = r["ruleId"].as_str().unwrap();
+            assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize], id);
+            let location = &r["locations"][0];
+            assert_eq!(
+                location["physicalLocation"]["artifactLocation"]["uri"],
+                format!("file://{}", wasm(name).canonicalize().unwrap().display())
+            );
+            // The contract this run deployed (each run deploys its own, so its id is its own).
+            let contract = run["properties"]["contract"].as_str().unwrap();
+            assert!(
+                contract.starts_with('C') && contract.len() == 56,
+                "{contract}"
+            );
+            assert_eq!(location["logicalLocations"][0]["name"], contract);
+        }
+        let fails: Vec<&str> = (json["results"].as_array().unwrap().iter())
+            .filter(|r| matches!(r["status"].as_str(), Some("FAIL" | "NOT_IMPLEMENTED")))
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        let powers = json["powers"]["powers"].as_array().unwrap().len()
+            + json["powers"]["unclassified"].as_array().unwrap().len();
+        let error_results: Vec<&str> = (results.iter())
+            .filter(|r| r["ruleId"].as_str().unwrap().starts_with("sep41-"))
+            .map(|r| r["ruleId"].as_str().unwrap())
+            .collect();
+        assert_eq!(error_results, fails, "{name}: one result per FAIL");
+        assert_eq!(
+            results.len() - fails.len(),
+            powers,
+            "{name}: one result per power"
+        );
+        match name {
+            "vulnerable_token" => assert!(!fails.is_empty()),
+            "conformant_token" => {
+                assert!(fails.is_empty());
+                assert!(
+                    results
+                        .iter()
+                        .any(|r| r["ruleId"] == "admin_mint" && r["level"] == "note"),
+                    "{sarif}"
+                );
+            }
+            _ => assert!(results.is_empty(), "{name}: {sarif}"),
+        }
+    }
+}
