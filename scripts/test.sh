@@ -85,6 +85,32 @@ for v in $strkey_versions; do
     } ;; esac
 done
 
+step "consumer projects: example token, integrator example"
+# Two projects as they would live in their own repositories, each with its own workspace and Cargo.lock, built
+# from its own directory: examples/token, a token author's project whose tests run Assay's suite per check and
+# the power assertion (assay-testkit, docs/token-tests.md) on its WASM, built as the author's `stellar contract
+# build` would (scripts/build-wasm.sh example-token); and examples/integrator, a consumer of the registry
+# (docs/integrating.md) with the registry's .wasm placed where a consumer puts a release. Both start from one
+# fresh target directory, made anew here: each resolves from its own lock, and the Soroban host graph the two
+# share (same versions, same dev profile) is compiled once instead of twice. The planted-defect test of
+# assay-testkit (in the tests step below) builds a copy of the example token in the same directory.
+consumer_target="$root/target/consumers"
+rm -rf "$consumer_target"
+scripts/build-wasm.sh example-token
+(
+    cd examples/token
+    cargo fmt --check
+    CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$consumer_target" EXAMPLE_TOKEN_WASM="$root/target/wasm/example_token.wasm" cargo test --locked
+)
+cp target/wasm/assay_registry.wasm target/wasm/assay_verdict_store.wasm examples/integrator/wasm/
+(
+    cd examples/integrator
+    cargo fmt --check
+    CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
+    CARGO_TARGET_DIR="$consumer_target" cargo test --locked
+)
+
 step "tests"
 cargo test --workspace --locked
 
@@ -93,34 +119,6 @@ step "power fixtures, one build per power"
 for feature in $(sed -n '/^\[features\]/,/^\[/s/^\([a-z-]*\) = \[\]$/\1/p' fixtures/power-token/Cargo.toml); do
     cargo test --locked -p power-token --lib --features "$feature"
 done
-
-step "integrator example"
-# examples/integrator is a consumer's project (docs/integrating.md): its own workspace and Cargo.lock, built
-# from its own directory into a fresh target dir, with the registry .wasm placed where a consumer puts a release.
-cp target/wasm/assay_registry.wasm target/wasm/assay_verdict_store.wasm examples/integrator/wasm/
-integrator_target="$(mktemp -d)"
-(
-    cd examples/integrator
-    cargo fmt --check
-    CARGO_TARGET_DIR="$integrator_target" cargo clippy --all-targets --locked -- -D warnings
-    CARGO_TARGET_DIR="$integrator_target" cargo test --locked
-)
-rm -rf "$integrator_target"
-
-step "example token"
-# examples/token is a token author's project (docs/integrating.md): its own workspace and Cargo.lock, whose
-# tests run Assay's suite per check and the power assertion (assay-testkit) on its WASM. The WASM is built
-# as the author's `stellar contract build` would (scripts/build-wasm.sh example-token), the tests from its
-# own directory into a fresh target dir.
-scripts/build-wasm.sh example-token
-example_target="$(mktemp -d)"
-(
-    cd examples/token
-    cargo fmt --check
-    CARGO_TARGET_DIR="$example_target" cargo clippy --all-targets --locked -- -D warnings
-    CARGO_TARGET_DIR="$example_target" EXAMPLE_TOKEN_WASM="$root/target/wasm/example_token.wasm" cargo test --locked
-)
-rm -rf "$example_target"
 
 step "third-party fixtures"
 # fixtures/third-party has its own workspace and Cargo.lock (soroban-sdk 28 for OpenZeppelin's stellar-tokens).

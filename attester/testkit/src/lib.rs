@@ -136,9 +136,10 @@ impl Token {
         };
         let run = run_offline(&subject, &options).map_err(|e| e.to_string())?;
         Ok(Suite {
-            powers: run
-                .powers
-                .unwrap_or_else(|| Err("discovery did not run".into())),
+            powers: match run.powers {
+                Some(found) => found.map_err(|e| e.to_string()),
+                None => Err("discovery did not run".into()),
+            },
             report: run.report,
             discovery_time: run.discovery_time,
             suite_time: run.suite_time,

@@ -90,7 +90,7 @@ const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "cd examples/integrator && cargo test --locked",
-        "scripts/test.sh's `integrator example` step (from that directory, with a fresh CARGO_TARGET_DIR)",
+        "scripts/test.sh's `consumer projects` step (from that directory, with a fresh CARGO_TARGET_DIR)",
     ),
     (
         "scripts/ts-bindings.sh target/wasm/assay_registry.wasm",

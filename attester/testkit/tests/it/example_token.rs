@@ -70,12 +70,13 @@ fn a_transfer_without_the_holders_auth_fails_exactly_the_transfer_auth_test() {
         "scripts/build-wasm.sh example-token failed"
     );
 
-    // Its own target directory under ours, kept between runs: the native build of the Soroban host is the
-    // long part, and a running `cargo test` holds the workspace's own build directory.
+    // The consumer projects' target directory under ours (scripts/test.sh's consumer step builds the example
+    // there first): the native build of the Soroban host is the long part, and a running `cargo test` holds
+    // the workspace's own build directory.
     let out = Command::new(env!("CARGO"))
         .args(["test", "--locked", "--test", "sep41"])
         .current_dir(&project)
-        .env("CARGO_TARGET_DIR", root().join("target/example-token"))
+        .env("CARGO_TARGET_DIR", root().join("target/consumers"))
         .env(
             "EXAMPLE_TOKEN_WASM",
             root().join(format!("target/wasm/{name}.wasm")),
