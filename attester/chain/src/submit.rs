@@ -54,6 +54,9 @@ pub struct InvokeOptions {
     pub authorized_sub_invocations: Vec<SorobanAuthorizedInvocation>,
 }
 
+/// The operation result code of a call that needed more resources than its simulation declared.
+const RESOURCE_LIMIT_EXCEEDED: &str = "INVOKE_HOST_FUNCTION_RESOURCE_LIMIT_EXCEEDED";
+
 /// The default fee cap: 10 XLM per transaction, about twice a full `attest_many` of 50 (4.8 XLM
 /// with its margin on the local network) and far below what a hostile simulation answer could
 /// otherwise make the attester pay.
@@ -598,6 +601,7 @@ impl Invoker<'_> {
     pub fn invoke(&self, host_function: &HostFunction) -> Result<Confirmed, ChainError> {
         let mut restored = false;
         let mut bad_seq_retries = 0;
+        let mut resource_retries = 0;
         loop {
             let seq = self.next_sequence()?;
             let sim = Simulated::from_response(&self.simulate_raw(seq, host_function)?)?;
@@ -617,6 +621,15 @@ impl Invoker<'_> {
                 {
                     // Refused outright, so rebuilding with a fresh sequence number cannot double-write.
                     bad_seq_retries += 1;
+                }
+                Err(ChainError::Failed { code, .. })
+                    if code.contains(RESOURCE_LIMIT_EXCEEDED) && resource_retries < 1 =>
+                {
+                    // Simulation priced the call on the state and ledger time it saw; a call whose path
+                    // depends on them (the registry's fold right after a revocation in the same second)
+                    // can need more once applied. The failed transaction wrote nothing, so simulating
+                    // again on the state it met and sending once more cannot double-write.
+                    resource_retries += 1;
                 }
                 other => return other,
             }

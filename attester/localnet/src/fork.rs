@@ -341,18 +341,12 @@ impl ForkSource {
 /// Every value of a cache that the run computes with is bounded, and every entry is the one its key names:
 /// a code entry's code hashes to its key, so a replay runs only the code the key (and so the instance that
 /// names it) says.
-fn check_cache(snap: &LedgerSnapshot) -> Result<(), String> {
+fn check_cache(snap: &LedgerSnapshot) -> Result<(), CacheDefect> {
     if snap.sequence_number == 0 || snap.sequence_number > MAX_CACHE_LEDGER {
-        return Err(format!(
-            "its ledger {} is not between 1 and {MAX_CACHE_LEDGER}",
-            snap.sequence_number
-        ));
+        return Err(CacheDefect::Ledger(snap.sequence_number));
     }
     if snap.timestamp > MAX_CACHE_TIMESTAMP {
-        return Err(format!(
-            "its close time {} is after {MAX_CACHE_TIMESTAMP} (year 9999)",
-            snap.timestamp
-        ));
+        return Err(CacheDefect::CloseTime(snap.timestamp));
     }
     for (key, (entry, live_until)) in &snap.ledger_entries {
         let shown = || xdrutil::to_b64(key.as_ref());
@@ -362,29 +356,37 @@ fn check_cache(snap: &LedgerSnapshot) -> Result<(), String> {
             .flatten()
             .find(|n| *n > MAX_CACHE_LEDGER)
         {
-            return Err(format!(
-                "entry {} names ledger {n}, above {MAX_CACHE_LEDGER}",
-                shown()
-            ));
+            return Err(CacheDefect::EntryLedger { key: shown(), n });
         }
         if crate::state::key_of(entry).is_some_and(|k| k != **key) {
-            return Err(format!(
-                "the entry stored under key {} is not that key's entry",
-                shown()
-            ));
+            return Err(CacheDefect::MisfiledEntry(shown()));
         }
         if let LedgerEntryData::ContractCode(code) = &entry.data {
             let actual = xdrutil::sha256(code.code.as_slice());
             if actual != code.hash.0 {
-                return Err(format!(
-                    "the code stored under hash {} hashes to {}",
-                    hex::encode(code.hash.0),
-                    hex::encode(actual)
-                ));
+                return Err(CacheDefect::CodeHash {
+                    key: hex::encode(code.hash.0),
+                    actual: hex::encode(actual),
+                });
             }
         }
     }
     Ok(())
+}
+
+/// What makes a fork cache unusable: a value out of its bounds, or an entry that is not the one its key names.
+#[derive(Debug, thiserror::Error)]
+enum CacheDefect {
+    #[error("its ledger {0} is not between 1 and {MAX_CACHE_LEDGER}")]
+    Ledger(u32),
+    #[error("its close time {0} is after {MAX_CACHE_TIMESTAMP} (year 9999)")]
+    CloseTime(u64),
+    #[error("entry {key} names ledger {n}, above {MAX_CACHE_LEDGER}")]
+    EntryLedger { key: String, n: u32 },
+    #[error("the entry stored under key {0} is not that key's entry")]
+    MisfiledEntry(String),
+    #[error("the code stored under hash {key} hashes to {actual}")]
+    CodeHash { key: String, actual: String },
 }
 
 impl EntrySource for ForkSource {

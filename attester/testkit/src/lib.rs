@@ -94,27 +94,26 @@ impl Token {
         self
     }
 
-    fn offline(&self) -> Result<OfflineToken, String> {
+    fn offline(&self) -> Result<OfflineToken, SetupError> {
         let (wasm, origin) = match &self.source {
             Source::File(path) => {
-                let wasm = std::fs::read(path).map_err(|e| {
-                    format!(
-                        "cannot read the token WASM {}: {e}; build it first (e.g. `stellar contract \
-                         build`) or point Token::wasm_file at the built .wasm",
-                        path.display()
-                    )
+                let wasm = std::fs::read(path).map_err(|e| SetupError::UnreadableWasm {
+                    path: path.clone(),
+                    reason: e.to_string(),
                 })?;
                 (wasm, path.display().to_string())
             }
             Source::Bytes(bytes, origin) => (bytes.clone(), origin.clone()),
         };
         let constructor_args = match &self.constructor_args {
-            Some(text) => Some(serde_json::from_str(text).map_err(|e| {
-                format!(
-                    "the constructor arguments {text:?} are not JSON ({e}); e.g. \
-                     r#\"[\"@admin\", 7, \"Name\", \"SYM\"]\"#"
+            Some(text) => {
+                Some(
+                    serde_json::from_str(text).map_err(|e| SetupError::ConstructorArgs {
+                        text: text.clone(),
+                        reason: e.to_string(),
+                    })?,
                 )
-            })?),
+            }
             None => None,
         };
         Ok(OfflineToken::Wasm {
@@ -128,17 +127,18 @@ impl Token {
     /// Runs power discovery and the suite on a fresh embedded network, as `assay sep41 --wasm` does.
     /// An error is a run that could not start (unreadable WASM, bad arguments, no way to fund the
     /// holder), with the fix named.
-    pub fn run(&self) -> Result<Suite, String> {
+    pub fn run(&self) -> Result<Suite, SetupError> {
         let subject = self.offline()?;
         let options = OfflineOptions {
             before_suite: Some(power_discovery()),
             ..OfflineOptions::default()
         };
-        let run = run_offline(&subject, &options).map_err(|e| e.to_string())?;
+        let run =
+            run_offline(&subject, &options).map_err(|e| SetupError::Offline(e.to_string()))?;
         Ok(Suite {
             powers: match run.powers {
-                Some(found) => found.map_err(|e| e.to_string()),
-                None => Err("discovery did not run".into()),
+                Some(found) => found.map_err(|e| DiscoveryFailed(e.to_string())),
+                None => Err(DiscoveryFailed("discovery did not run".into())),
             },
             report: run.report,
             discovery_time: run.discovery_time,
@@ -148,12 +148,64 @@ impl Token {
     }
 }
 
+/// Why a run could not start, with the fix named.
+#[derive(Debug, Clone)]
+pub enum SetupError {
+    /// The token's WASM file could not be read.
+    UnreadableWasm { path: PathBuf, reason: String },
+    /// The constructor arguments are not JSON.
+    ConstructorArgs { text: String, reason: String },
+    /// The embedded network refused the token, as `assay sep41 --wasm` does (the same message).
+    Offline(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::UnreadableWasm { path, reason } => write!(
+                f,
+                "cannot read the token WASM {}: {reason}; build it first (e.g. `stellar contract \
+                 build`) or point Token::wasm_file at the built .wasm",
+                path.display()
+            ),
+            SetupError::ConstructorArgs { text, reason } => write!(
+                f,
+                "the constructor arguments {text:?} are not JSON ({reason}); e.g. \
+                 r#\"[\"@admin\", 7, \"Name\", \"SYM\"]\"#"
+            ),
+            SetupError::Offline(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Why power discovery did not give a survey.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveryFailed(pub String);
+
+/// A check, or the power assertion, that does not hold: the message a failing test prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotHeld(pub String);
+
+macro_rules! message_error {
+    ($($ty:ident),*) => {$(
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for $ty {}
+    )*};
+}
+message_error!(DiscoveryFailed, NotHeld);
+
 /// A finished run: the suite's report and what power discovery found.
 #[derive(Debug, Clone)]
 pub struct Suite {
     pub report: Report,
     /// The survey, or why discovery could not run.
-    pub powers: Result<PowerSurvey, String>,
+    pub powers: Result<PowerSurvey, DiscoveryFailed>,
     pub setup_time: Duration,
     pub discovery_time: Duration,
     pub suite_time: Duration,
@@ -176,17 +228,17 @@ impl Suite {
     }
 
     /// [`Suite::assert_check`]'s verdict as a value: `Err` carries the message.
-    pub fn check_verdict(&self, id: &str) -> Result<(), String> {
+    pub fn check_verdict(&self, id: &str) -> Result<(), NotHeld> {
         let Some(row) = self.check(id) else {
-            return Err(format!(
+            return Err(NotHeld(format!(
                 "{id}: the suite has no such check (known: {})",
                 CHECKS.map(|c| c.id).join(", ")
-            ));
+            )));
         };
         if row.status == Status::Pass || row.no_power_observed() {
             return Ok(());
         }
-        Err(row_message(row))
+        Err(NotHeld(row_message(row)))
     }
 
     /// Panics unless every check holds ([`Suite::assert_check`]) and discovery ran to completion and
@@ -200,7 +252,7 @@ impl Suite {
     }
 
     /// [`Suite::assert_only_powers`]'s verdict as a value.
-    pub fn only_powers(&self, allowed: &[&str]) -> Result<(), String> {
+    pub fn only_powers(&self, allowed: &[&str]) -> Result<(), NotHeld> {
         let mut problems = Vec::new();
         for name in allowed {
             if Mechanics::bit_named(name).is_none_or(|b| b & Mechanics::CONTRACT_MASK == 0) {
@@ -211,7 +263,7 @@ impl Suite {
             }
         }
         for row in &self.report.results {
-            if let Err(message) = self.check_verdict(row.id) {
+            if let Err(NotHeld(message)) = self.check_verdict(row.id) {
                 problems.push(message);
             }
         }
@@ -246,12 +298,12 @@ impl Suite {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(format!(
+            Err(NotHeld(format!(
                 "{} ({}):\n  {}",
                 self.report.contract_id,
                 problems.len(),
                 problems.join("\n  ")
-            ))
+            )))
         }
     }
 
@@ -308,7 +360,7 @@ macro_rules! sep41_tests {
         #[allow(dead_code)]
         fn sep41_suite() -> &'static $crate::Suite {
             static RUN: ::std::sync::OnceLock<
-                ::std::result::Result<$crate::Suite, ::std::string::String>,
+                ::std::result::Result<$crate::Suite, $crate::SetupError>,
             > = ::std::sync::OnceLock::new();
             match RUN.get_or_init(|| {
                 let token: $crate::Token = $token;

@@ -219,25 +219,43 @@ pub fn read_safety_many(
     Ok(held)
 }
 
+/// Why a contract's WASM could not be hashed: what it runs instead, or why its code could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum NoWasm {
+    /// The address holds a Stellar Asset Contract.
+    #[error("it is a Stellar Asset Contract, not WASM")]
+    StellarAsset,
+    /// No contract instance at the address.
+    #[error("no contract instance at that address")]
+    Missing,
+    /// The instance or its code is archived.
+    #[error("its instance or code is archived")]
+    Archived,
+    /// The instance runs another contract's code.
+    #[error("it runs another contract's code (an external reference)")]
+    ExternalRef,
+    /// The read itself failed.
+    #[error("reading its code: {0}")]
+    Unread(String),
+}
+
 /// The SHA-256 (hex) of the WASM `contract` runs, read from the network: `Err` says what it runs
 /// instead (a Stellar Asset Contract, nothing, an archived entry) or why it could not be read.
 pub fn contract_wasm_sha256(
     rpc_url: &str,
     passphrase: &str,
     contract: [u8; 32],
-) -> Result<String, String> {
+) -> Result<String, NoWasm> {
     use assay_chain::tx::{ContractCode, NetworkClient};
     use stellar_xdr::{ContractId, Hash, ScAddress};
     let network = NetworkClient::new(rpc_url, passphrase);
     match network.contract_code(&ScAddress::Contract(ContractId(Hash(contract)))) {
         Ok(ContractCode::Wasm(code)) => Ok(sha256_hex(&code)),
-        Ok(ContractCode::StellarAsset) => Err("it is a Stellar Asset Contract, not WASM".into()),
-        Ok(ContractCode::Missing) => Err("no contract instance at that address".into()),
-        Ok(ContractCode::Archived) => Err("its instance or code is archived".into()),
-        Ok(ContractCode::ExternalRef(_)) => {
-            Err("it runs another contract's code (an external reference)".into())
-        }
-        Err(e) => Err(format!("reading its code: {e}")),
+        Ok(ContractCode::StellarAsset) => Err(NoWasm::StellarAsset),
+        Ok(ContractCode::Missing) => Err(NoWasm::Missing),
+        Ok(ContractCode::Archived) => Err(NoWasm::Archived),
+        Ok(ContractCode::ExternalRef(_)) => Err(NoWasm::ExternalRef),
+        Err(e) => Err(NoWasm::Unread(e.to_string())),
     }
 }
 

@@ -435,6 +435,14 @@ fn failed_on_chain_names_hash_ledger_and_operation_code() {
         other => panic!("expected an on-chain failure, got {other}"),
     }
     assert!(!err.may_have_written());
+    // A call that ran out of its simulated resources wrote nothing: it is simulated again (on the
+    // network, on the sequence number the failure consumed) and sent once more, never more than once.
+    assert_eq!(
+        s.sent().len(),
+        2,
+        "one retry after the resource-limit failure"
+    );
+    assert_eq!(s.count("simulateTransaction"), 2);
 }
 
 #[test]

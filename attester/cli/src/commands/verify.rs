@@ -495,7 +495,9 @@ impl Verifying<'_> {
                 sha256,
                 release_sha256: release,
             },
-            Err(reason) => StoreCode::Unchecked { reason },
+            Err(why) => StoreCode::Unchecked {
+                reason: why.to_string(),
+            },
         }
     }
 

@@ -578,3 +578,84 @@ fn hostile_bundle_files_end_with_a_clear_error() {
         "{err}"
     );
 }
+
+/// `history prune` keeps a bundle that `watch` wrote and a verdict standing on-chain still cites, after a
+/// later scan made another report the asset's latest: watch's typed chain reading says which bundle the
+/// registry cites (the same rule `attest`'s reading is held to in the test above).
+#[test]
+fn a_bundle_watch_wrote_survives_a_prune_while_its_verdict_stands() {
+    let w = World::start(&["aqua.network"]);
+    // AQUA as its eval subject has it: its stellar.toml claims it (accountability verified).
+    let asset = w.clear_aqua();
+    let ca = w.ca();
+    let history = w.dir.path().join("watched.sqlite3");
+    let history_arg = history.display().to_string();
+    let cfg = w.dir.path().join("watch.toml");
+    std::fs::write(
+        &cfg,
+        w.watch_toml(&ca, &history, &["aqua.network"])
+            + &format!("[[asset]]\nasset = \"{}\"\n", asset.core()),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["watch", "--once", "--config"])
+        .arg(&cfg)
+        .env("STELLAR_SECRET_KEY", attester_secret())
+        .env("HOME", w.dir.path())
+        .env_remove("ASSAY_HISTORY")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    let sac = assay_attest::sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();
+    let on_chain = read_safety(&w.rpc, w.registry, sac)
+        .unwrap()
+        .expect("watch attested the asset");
+    let cited = hex::encode(on_chain.evidence_hash);
+
+    // The issuer's stellar.toml is gone: a scan records a changed report, so the cited bundle is no longer
+    // the asset's latest; a prune of everything older than now must keep it all the same.
+    w.route(
+        "aqua.network",
+        "/.well-known/stellar.toml",
+        Reply::status(404),
+    );
+    let mut scan_args = vec![
+        "scan".to_string(),
+        asset.core().to_string(),
+        "--network".into(),
+        "local".into(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+        "--history".into(),
+        history_arg.clone(),
+        "--output".into(),
+        "json".into(),
+    ];
+    scan_args.extend(w.source_args(&ca));
+    let scan_args: Vec<&str> = scan_args.iter().map(String::as_str).collect();
+    let (_, out, err) = assay(&scan_args, &[], w.dir.path());
+    let rescanned = json_line(&out);
+    assert_ne!(
+        rescanned["accountability"], "verified",
+        "the report changed: {out}{err}"
+    );
+    let prune = [
+        "history",
+        "prune",
+        "--keep-days",
+        "0",
+        "--history",
+        &history_arg,
+    ];
+    let (code, out, err) = assay(&prune, &[], w.dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = assay(
+        &["evidence", &cited, "--history", &history_arg],
+        &[],
+        w.dir.path(),
+    );
+    assert_eq!(code, 0, "the cited bundle was pruned: {out}{err}");
+    let bundle: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(bundle["evidence_hash"], cited.as_str());
+}

@@ -129,6 +129,7 @@ fn assert_equivalent(tokens: Vec<(String, Value)>) {
             // A token neither can set up (the upgradable fixture has no way to fund a holder): the CLI
             // refuses it too, as a usage error with the same message.
             Err(why) => {
+                let why = why.to_string();
                 let out = cli("json");
                 let stderr = String::from_utf8_lossy(&out.stderr);
                 assert_eq!(out.status.code(), Some(64), "{name}: {stderr}");
