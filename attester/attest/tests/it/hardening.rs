@@ -136,6 +136,8 @@ fn item1_a_refusal_with_a_stricter_floor_revokes_the_weaker_entry() {
         w.serve_eval("aqua-clear-verified", AQUA, "aqua.network");
     };
     let clear_on_chain = |w: &World| {
+        // A revocation just before (the previous round's) vetoes a verdict written in its second.
+        w.after(assay_attest::verify::ledger_time(&w.rpc).unwrap());
         let outcomes = attest(w, &settings, std::slice::from_ref(&t), &w.rpc, false);
         assert!(
             matches!(&outcomes[0], Outcome::Written(Write { severity: 0, .. })),

@@ -30,18 +30,6 @@ fn write(w: &World, by: &Signer, token: [u8; 32], code: &CodeBinding, severity: 
     w.invoker(by).invoke(&f).expect("attestation written");
 }
 
-/// Waits (bounded) until the ledger clock has passed `t`, so the next write is newer than a
-/// revocation at `t`.
-fn after(w: &World, t: u64) {
-    for _ in 0..100 {
-        if assay_attest::verify::ledger_time(&w.rpc).unwrap() > t {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("the local network's clock did not pass {t}");
-}
-
 /// Registry, store and gate all refuse `token` as revoked.
 fn assert_refused_as_revoked(w: &World, token: [u8; 32], context: &str) {
     let policy = (3, 0, u64::MAX);
@@ -114,7 +102,7 @@ fn a_revocation_never_clears_another_attesters_critical_verdict_on_the_local_net
 
         // Y clears the token again, in a later ledger: still refused.
         let revoked_at = assay_attest::verify::ledger_time(&w.rpc).unwrap();
-        after(&w, revoked_at);
+        w.after(revoked_at);
         write(&w, &y, token, &code, 0);
         assert!(
             read_safety_by(&w.rpc, w.registry, token, y.public_key())

@@ -282,6 +282,18 @@ impl World {
         args
     }
 
+    /// Waits (bounded) until the ledger clock has passed `t`, so the next write is newer than a
+    /// revocation at `t`: the registry counts a verdict written in its revocation's second as older.
+    pub fn after(&self, t: u64) {
+        for _ in 0..100 {
+            if assay_attest::verify::ledger_time(&self.rpc).unwrap() > t {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the local network's clock did not pass {t}");
+    }
+
     /// The top of a `watch.toml` that points `assay watch` at this world (registry, network, sources,
     /// `history`, the CA and a connect-to rule per replayed `domains`); callers append their own keys and
     /// `[[asset]]` tables.
