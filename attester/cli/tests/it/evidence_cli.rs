@@ -54,6 +54,27 @@ fn verify_bundle_json(file: &Path, home: &Path) -> (i32, String, String) {
     )
 }
 
+/// `assay scan ASSET --history HISTORY --output json` against the world's replayed sources: the report,
+/// with stdout and stderr.
+fn scan_into_history(w: &World, ca: &Path, asset: &str, history: &str) -> (Value, String, String) {
+    let mut args = vec![
+        "scan".to_string(),
+        asset.to_string(),
+        "--network".into(),
+        "local".into(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+        "--history".into(),
+        history.to_string(),
+        "--output".into(),
+        "json".into(),
+    ];
+    args.extend(w.source_args(ca));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, out, err) = assay(&args, &[], w.dir.path());
+    (json_line(&out), out, err)
+}
+
 fn json_line(out: &str) -> Value {
     serde_json::from_str(out.lines().next().expect("a line")).expect("JSON")
 }
@@ -124,22 +145,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
     // A scan records the changed report, so the attested bundle is no longer AQUA's latest; a prune of
     // everything older than now keeps it all the same: `attest`'s typed chain reading says the attestation
     // on chain cites it.
-    let mut scan_args = vec![
-        "scan".to_string(),
-        aqua.clone(),
-        "--network".into(),
-        "local".into(),
-        "--network-passphrase".into(),
-        w.net.passphrase().to_string(),
-        "--history".into(),
-        history_arg.clone(),
-        "--output".into(),
-        "json".into(),
-    ];
-    scan_args.extend(w.source_args(&ca));
-    let scan_args: Vec<&str> = scan_args.iter().map(String::as_str).collect();
-    let (_, out, err) = assay(&scan_args, &[], w.dir.path());
-    let rescanned = json_line(&out);
+    let (rescanned, out, err) = scan_into_history(&w, &ca, &aqua, &history_arg);
     assert_eq!(rescanned["asset"]["code"], "AQUA", "{out}{err}");
     assert_ne!(
         rescanned["accountability"], "verified",
@@ -620,22 +626,7 @@ fn a_bundle_watch_wrote_survives_a_prune_while_its_verdict_stands() {
         "/.well-known/stellar.toml",
         Reply::status(404),
     );
-    let mut scan_args = vec![
-        "scan".to_string(),
-        asset.core().to_string(),
-        "--network".into(),
-        "local".into(),
-        "--network-passphrase".into(),
-        w.net.passphrase().to_string(),
-        "--history".into(),
-        history_arg.clone(),
-        "--output".into(),
-        "json".into(),
-    ];
-    scan_args.extend(w.source_args(&ca));
-    let scan_args: Vec<&str> = scan_args.iter().map(String::as_str).collect();
-    let (_, out, err) = assay(&scan_args, &[], w.dir.path());
-    let rescanned = json_line(&out);
+    let (rescanned, out, err) = scan_into_history(&w, &ca, &asset.core().to_string(), &history_arg);
     assert_ne!(
         rescanned["accountability"], "verified",
         "the report changed: {out}{err}"
