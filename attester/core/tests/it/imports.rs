@@ -64,6 +64,8 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("vulnerable-token", &[]),
     ("upgradable-token", &[]),
     ("read-floor", &[]),
+    // A verdict store that answers "safe" to everything: `verify`'s looser-store test.
+    ("loose-store", &["assay-registry-interface"]),
     ("assay-spec-shake", &[]),
 ];
 
