@@ -2,7 +2,7 @@
 //!
 //! Add the crate to `[dev-dependencies]`, build the token to WASM, and in a test file:
 //!
-//! ```ignore
+//! ```no_run
 //! assay_testkit::sep41_tests!(
 //!     assay_testkit::Token::wasm_file("target/wasm32v1-none/release/my_token.wasm")
 //!         .constructor_args(r#"["@admin", 7, "My Token", "MTK"]"#)
