@@ -146,13 +146,7 @@ fn attest_verify_and_watch_binaries() {
         ) + &format!("[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n"),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--config"])
-        .arg(&cfg)
-        .env("STELLAR_SECRET_KEY", &secret)
-        .env("HOME", w.dir.path())
-        .output()
-        .unwrap();
+    let out = crate::common::watch_once(&cfg, &secret, w.dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains(&secret) && !String::from_utf8_lossy(&out.stdout).contains(&secret));
     assert!(
@@ -183,13 +177,7 @@ fn attest_verify_and_watch_binaries() {
     w.net.admin_set_account_flags(&g_account(AQUA), 1).unwrap();
     let (code, _, _) = env.run(&["verify", &aqua]);
     assert_eq!(code, 3, "mismatch after the flag change");
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--config"])
-        .arg(&cfg)
-        .env("STELLAR_SECRET_KEY", &secret)
-        .env("HOME", w.dir.path())
-        .output()
-        .unwrap();
+    let out = crate::common::watch_once(&cfg, &secret, w.dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("\"event\":\"written\"") && stderr.contains("verdict changed"),

@@ -603,14 +603,7 @@ fn a_bundle_watch_wrote_survives_a_prune_while_its_verdict_stands() {
             + &format!("[[asset]]\nasset = \"{}\"\n", asset.core()),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--config"])
-        .arg(&cfg)
-        .env("STELLAR_SECRET_KEY", attester_secret())
-        .env("HOME", w.dir.path())
-        .env_remove("ASSAY_HISTORY")
-        .output()
-        .unwrap();
+    let out = crate::common::watch_once(&cfg, &attester_secret(), w.dir.path());
     let log = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{log}");
     let sac = assay_attest::sac::asset_contract_id(&asset.core(), &w.spec.passphrase).unwrap();

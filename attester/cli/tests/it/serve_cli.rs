@@ -155,13 +155,7 @@ fn serve_answers_from_the_store_watch_wrote() {
             + &format!("[[asset]]\nasset = \"{aqua}\"\n[[asset]]\nasset = \"{outg}\"\n"),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--config"])
-        .arg(&cfg)
-        .env("STELLAR_SECRET_KEY", &secret)
-        .env("HOME", w.dir.path())
-        .output()
-        .unwrap();
+    let out = crate::common::watch_once(&cfg, &secret, w.dir.path());
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -114,13 +114,7 @@ fn separate_once_runs_stop_at_the_shared_daily_budget() {
     .unwrap();
     let secret = format!("{}", stellar_strkey::ed25519::PrivateKey([12; 32]));
     let once = || -> (usize, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args(["watch", "--once", "--config"])
-            .arg(&cfg)
-            .env("STELLAR_SECRET_KEY", &secret)
-            .env("HOME", w.dir.path())
-            .output()
-            .unwrap();
+        let out = crate::common::watch_once(&cfg, &secret, w.dir.path());
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let written = stderr
             .lines()

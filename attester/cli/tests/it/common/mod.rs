@@ -449,6 +449,19 @@ pub fn assay_on_world(
 }
 
 /// What a finished command printed: its stdout, then its stderr.
+/// `assay watch --once --config CONFIG` with the signing key in `STELLAR_SECRET_KEY` and `home` as HOME
+/// (no `ASSAY_HISTORY` from the environment: the config names the history).
+pub fn watch_once(config: &Path, secret: &str, home: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["watch", "--once", "--config"])
+        .arg(config)
+        .env("STELLAR_SECRET_KEY", secret)
+        .env("HOME", home)
+        .env_remove("ASSAY_HISTORY")
+        .output()
+        .unwrap()
+}
+
 pub fn stdout_and_stderr(out: &Output) -> String {
     format!(
         "{}{}",
