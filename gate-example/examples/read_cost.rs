@@ -117,8 +117,16 @@ struct Breakdown {
     /// Every `InstantiateWasm*` cost type: building the module's instance (per import, export,
     /// function, data byte, plus the fixed part).
     instantiation: i64,
+    /// Modules instantiated (the fixed part is charged once per module).
+    modules: u64,
+    /// `InstantiateWasmInstructions`: the fixed part, whatever the module's size.
+    fixed: i64,
     imports: u64,
+    /// `InstantiateWasmImports`: what the imports cost.
+    imports_cpu: i64,
     exports: u64,
+    /// `InstantiateWasmExports`: what the exports cost.
+    exports_cpu: i64,
     /// `WasmInsnExec`: the contract's own instructions, run in the VM.
     wasm_logic: i64,
     /// `DispatchHostFunction` calls: every host function the contract called.
@@ -138,8 +146,14 @@ impl Breakdown {
         Breakdown {
             total: env.cost_estimate().resources().instructions,
             instantiation,
+            modules: budget
+                .tracker(ContractCostType::InstantiateWasmInstructions)
+                .iterations,
+            fixed: cpu(ContractCostType::InstantiateWasmInstructions),
             imports: count(ContractCostType::InstantiateWasmImports),
+            imports_cpu: cpu(ContractCostType::InstantiateWasmImports),
             exports: count(ContractCostType::InstantiateWasmExports),
+            exports_cpu: cpu(ContractCostType::InstantiateWasmExports),
             wasm_logic: cpu(ContractCostType::WasmInsnExec),
             // The host charges this cost type once per dispatched host function.
             host_calls: budget
@@ -153,74 +167,261 @@ impl Breakdown {
     fn rest(&self) -> i64 {
         self.total - self.instantiation - self.wasm_logic
     }
+
+    /// Everything but instantiation: the call's own code, its host calls, memory, the invocation.
+    fn execution(&self) -> i64 {
+        self.total - self.instantiation
+    }
+
+    /// The instantiation parts on one line: fixed, per import, per export, and the rest
+    /// (functions, globals, data segments).
+    fn instantiation_line(&self) -> String {
+        let per = |cpu: i64, n: u64| cpu / n.max(1) as i64;
+        format!(
+            "instantiation {} = fixed {} ({} module{}) + {} imports x {} + {} exports x {} + \
+             functions, globals and data {}",
+            self.instantiation,
+            self.fixed,
+            self.modules,
+            if self.modules == 1 { "" } else { "s" },
+            self.imports,
+            per(self.imports_cpu, self.imports),
+            self.exports,
+            per(self.exports_cpu, self.exports),
+            self.instantiation - self.fixed - self.imports_cpu - self.exports_cpu
+        )
+    }
+
+    /// The execution parts on one line.
+    fn execution_line(&self) -> String {
+        format!(
+            "execution {} = own code {} + host calls, memory and the invocation {} ({} host \
+             functions called)",
+            self.execution(),
+            self.wasm_logic,
+            self.rest(),
+            self.host_calls
+        )
+    }
 }
 
-/// Issue #35, item 5: the store's reads against the seeds' registry and the read floor, a full
-/// batch against every per-transaction limit, and where the store's CPU goes beside the floor's.
-fn print_issue_35_targets(
-    rows: &[Row],
-    store: &Breakdown,
-    floor: &Breakdown,
-    limits: &[(&str, f64, f64)],
-) {
-    let met = |ok: bool| if ok { "met" } else { "NOT met" };
-    let find = |name: &str| rows.iter().find(|r| r.name == name).unwrap();
-    let floor_row = find("WASM read floor (baseline)");
-    println!(
-        "
-issue #35 item 5 targets (CPU instructions):"
-    );
-    for (name, bound) in [
+/// The seeds' `attest` (issue #35, item 5's baseline for `attest`). No measured figure is recorded
+/// in this repository: issue #35 gives `attest` (1,030,945 then) as 2.4x the seeds', so this is
+/// 1,030,945 / 2.4, to the instruction.
+const SEED_ATTEST: i64 = 429_560;
+
+/// One of issue #35's item 5 cost targets: `measured` at most `bound` times `baseline`.
+struct Target<'a> {
+    what: &'a str,
+    measured: i64,
+    baseline_name: &'a str,
+    baseline: i64,
+    bound: f64,
+}
+
+impl Target<'_> {
+    fn ratio(&self) -> f64 {
+        self.measured as f64 / self.baseline as f64
+    }
+
+    fn met(&self) -> bool {
+        self.ratio() <= self.bound
+    }
+
+    /// The most `measured` may be.
+    fn limit(&self) -> i64 {
+        (self.baseline as f64 * self.bound) as i64
+    }
+
+    fn print(&self) {
+        println!(
+            "  {:<36} {:>9} = {:.2}x {} ({}); target <= {:.1}x ({}): {}",
+            self.what,
+            self.measured,
+            self.ratio(),
+            self.baseline_name,
+            self.baseline,
+            self.bound,
+            self.limit(),
+            if self.met() { "MET" } else { "NOT MET" }
+        );
+    }
+}
+
+/// What issue #35's item 5 is measured on, from one Env: the rows, and where the CPU of the store's
+/// reads, the read floor's read and `attest` goes.
+struct Item5<'a> {
+    rows: &'a [Row],
+    store_custom: &'a Breakdown,
+    store_sac: &'a Breakdown,
+    floor: &'a Breakdown,
+    attest: &'a Breakdown,
+    /// A full batch's use of each per-transaction limit: (name, used, limit).
+    limits: &'a [(&'a str, f64, f64)],
+}
+
+/// Issue #35, item 5: every target with its measured ratio, MET or NOT MET; the breakdown of the
+/// calls it is measured on; and, for each target NOT MET, the lower bound that explains it and the
+/// design that would reach it, computed from the same figures.
+fn print_issue_35_targets(m: &Item5) {
+    let find = |name: &str| m.rows.iter().find(|r| r.name == name).unwrap().instructions;
+    let floor = find("WASM read floor (baseline)");
+    let seeds = "the seeds' registry";
+    let reads = [
         ("store custom get_safety", 0.5),
         ("store custom is_safe", 0.5),
         ("store get_safety (SAC)", 0.6),
         ("store is_safe (SAC)", 0.6),
-    ] {
-        let row = find(name);
-        let seeds = row.instructions as f64 / SEED_GET_SAFETY as f64;
-        let over_floor = row.instructions as f64 / floor_row.instructions as f64;
-        println!(
-            "  {name}: {} = {seeds:.2}x the seeds' registry (target <= {bound:.1}x: {}); {over_floor:.2}x \
-             the read floor's {} (target <= 1.5x: {})",
-            row.instructions,
-            met(seeds <= bound),
-            floor_row.instructions,
-            met(over_floor <= 1.5)
-        );
+    ];
+    let mut targets: std::vec::Vec<Target> = reads
+        .iter()
+        .map(|(name, bound)| Target {
+            what: name,
+            measured: find(name),
+            baseline_name: seeds,
+            baseline: SEED_GET_SAFETY,
+            bound: *bound,
+        })
+        .collect();
+    // The floor's bound is the custom token's (0.5x the seeds' is 1.46x the floor); a SAC's read
+    // also calls the SAC's `admin()`, which its 0.6x allows for.
+    for name in ["store custom get_safety", "store custom is_safe"] {
+        targets.push(Target {
+            what: name,
+            measured: find(name),
+            baseline_name: "the read floor",
+            baseline: floor,
+            bound: 1.5,
+        });
     }
-    let attest = find("registry attest");
-    println!(
-        "  registry attest: {} (target <= 1.5x the seeds' attest: not checked here, the seeds' attest \
-         figure is not recorded in this repository)",
-        attest.instructions
-    );
-    let (worst, share) = limits
+    targets.push(Target {
+        what: "registry attest (publishes to the store)",
+        measured: find("registry attest"),
+        baseline_name: "the seeds' attest",
+        baseline: SEED_ATTEST,
+        bound: 1.5,
+    });
+    println!("\nissue #35 item 5 targets (CPU instructions, one Env, from WASM):");
+    for t in &targets {
+        t.print();
+    }
+    let (worst, share) = m
+        .limits
         .iter()
         .map(|(name, used, limit)| (*name, used / limit))
         .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a });
     println!(
-        "  attest_many of {MAX_BATCH_SIZE}: every per-transaction limit <= 70%: {} (the highest, {worst}, \
-         at {:.0}%)",
-        met(share <= 0.7),
-        share * 100.0
+        "  {:<36} highest per-transaction limit {worst} at {:.0}%; target <= 70%: {}",
+        format!("attest_many of {MAX_BATCH_SIZE} (the cap)"),
+        share * 100.0,
+        if share <= 0.7 { "MET" } else { "NOT MET" }
     );
     println!(
-        "  where store custom get_safety's CPU goes beside the read floor's: instantiation {} vs {} \
-         ({}/{} imports/exports vs {}/{}), own code {} vs {}, host calls and the rest {} vs {} ({} vs {} \
-         host functions called)",
-        store.instantiation,
-        floor.instantiation,
-        store.imports,
-        store.exports,
-        floor.imports,
-        floor.exports,
-        store.wasm_logic,
-        floor.wasm_logic,
-        store.rest(),
-        floor.rest(),
-        store.host_calls,
-        floor.host_calls
+        "  (the seeds' attest, {SEED_ATTEST}, is derived: issue #35 gives attest's 1,030,945 as 2.4x \
+         it; no measured figure is recorded)"
     );
+
+    println!("\nbreakdown (CPU instructions):");
+    for (label, b) in [
+        ("read floor get", m.floor),
+        ("store custom get_safety", m.store_custom),
+        ("store get_safety (SAC)", m.store_sac),
+        ("registry attest", m.attest),
+    ] {
+        println!("  {label}: total {}", b.total);
+        println!("    {}", b.instantiation_line());
+        println!("    {}", b.execution_line());
+    }
+
+    // Lower bounds, from the measured parts. A read of the store pays the store's instantiation
+    // (all of it: it grows with the module, not with the call) and at least what the floor's read
+    // executes (one persistent entry found by address); a read that checks the code binding also
+    // asks for the asset's executable.
+    let per_import = m.store_custom.imports_cpu / m.store_custom.imports.max(1) as i64;
+    let per_export = m.store_custom.exports_cpu / m.store_custom.exports.max(1) as i64;
+    let unmet: std::vec::Vec<&Target> = targets.iter().filter(|t| !t.met()).collect();
+    if unmet.is_empty() {
+        return;
+    }
+    println!("\nwhy the targets NOT MET are not met, and what would meet them:");
+    // Any read of the store pays its instantiation and at least what the floor's read executes; a
+    // SAC's read also calls the SAC's `admin()` (what its execution costs beyond a custom token's).
+    let read_bound = m.store_custom.instantiation + m.floor.execution();
+    let admin_call = m.store_sac.execution() - m.store_custom.execution();
+    for t in unmet.iter().filter(|t| t.what.starts_with("store")) {
+        let sac = t.what.contains("SAC");
+        let (b, lower, bound_name) = if sac {
+            (
+                m.store_sac,
+                read_bound + admin_call,
+                "instantiation + the floor's execution + the SAC's admin() call",
+            )
+        } else {
+            (
+                m.store_custom,
+                read_bound,
+                "instantiation + the floor's execution",
+            )
+        };
+        // With this read's own execution, how many imports the module may keep at its exports.
+        let room = t.limit() - b.execution() - (b.instantiation - b.imports_cpu);
+        let max_imports = room.div_euclid(per_import);
+        println!(
+            "  {} vs {}: lower bound {bound_name} = {lower} = {:.2}x (target {}); with this read's \
+             execution ({}) and {} exports the module may import at most {} host functions (it \
+             imports {}){}",
+            t.what,
+            t.baseline_name,
+            lower as f64 / t.baseline as f64,
+            t.limit(),
+            b.execution(),
+            b.exports,
+            max_imports.max(0),
+            b.imports,
+            if max_imports < 0 {
+                ": none can, the fixed part, the exports and the execution already exceed it"
+            } else {
+                ""
+            }
+        );
+    }
+    if unmet.iter().any(|t| t.what.starts_with("store")) {
+        // A module with only the reads the target names and the write that feeds them: get_safety,
+        // is_safe and publish, with the memory export; its imports: the entry's presence and
+        // value, the standing's values, the executable and its comparison, the clock, the publish's
+        // write, authorisation and TTL.
+        let (exports, imports) = (4, 9);
+        let design = m.store_custom.fixed
+            + exports * per_export
+            + imports * per_import
+            + m.store_custom.execution();
+        println!(
+            "  design that reaches them: a store module exporting only get_safety, is_safe and \
+             publish (+ memory: {exports} exports) with {imports} imports (has/get/put data, \
+             unpack, executable, compare, clock, require_auth, extend TTL) would cost about \
+             {design} = {:.2}x the seeds' registry and {:.2}x the floor for a custom get_safety: it \
+             drops is_safe_masked, assess, assess_many, version and registry (and the constructor), \
+             which the documented interface and the gate's assess need",
+            design as f64 / SEED_GET_SAFETY as f64,
+            design as f64 / floor as f64
+        );
+    }
+    if let Some(t) = unmet.iter().find(|t| t.what.starts_with("registry attest")) {
+        let lower = m.attest.instantiation;
+        println!(
+            "  {}: the two modules' instantiation alone is {lower} = {:.2}x the seeds' attest \
+             (target {}), before any verdict is written; {} is left for the registry's write, the \
+             fold and the store's publish, which cost {} here. Design that reaches it: the \
+             consumer-facing standing written by the registry itself (no second module to \
+             instantiate on a write) costs a read the registry's instantiation instead, which the \
+             store exists to avoid; or a registry split so that attest runs in a module of its own",
+            t.what,
+            lower as f64 / SEED_ATTEST as f64,
+            t.limit(),
+            t.limit() - lower,
+            m.attest.execution()
+        );
+    }
 }
 
 fn batch(env: &Env, n: u32) -> Vec<Attestation> {
@@ -369,6 +570,7 @@ fn main() {
     measure(&env, &mut rows, "registry attest", || {
         registry.attest(&attester, &sac, &0, &16, &hash, &live_code(&sac));
     });
+    let attest_breakdown = Breakdown::of_last_call(&env);
     registry.attest(&second, &sac, &0, &16, &hash, &live_code(&sac));
     registry.attest(&attester, &sac, &0, &16, &hash, &live_code(&sac));
     measure(&env, &mut rows, "registry version (no storage)", || {
@@ -425,6 +627,7 @@ fn main() {
     measure(&env, &mut rows, "store get_safety (SAC)", || {
         assert!(store.get_safety(&sac).is_some());
     });
+    let store_sac_breakdown = Breakdown::of_last_call(&env);
     measure(&env, &mut rows, "store is_safe (SAC)", || {
         assert!(store.is_safe(&sac, &2, &86_400));
     });
@@ -582,7 +785,14 @@ fn main() {
             TX_MEMORY_BYTES as f64,
         ),
     ];
-    print_issue_35_targets(&rows, &store_breakdown, &floor_breakdown, &limits);
+    print_issue_35_targets(&Item5 {
+        rows: &rows,
+        store_custom: &store_breakdown,
+        store_sac: &store_sac_breakdown,
+        floor: &floor_breakdown,
+        attest: &attest_breakdown,
+        limits: &limits,
+    });
     println!("where the CPU goes (top cost types):");
     for (label, costs) in [
         ("get_safety", &get_safety_budget),

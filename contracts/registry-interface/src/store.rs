@@ -37,31 +37,35 @@ use soroban_sdk::{contractclient, Address, Env, Val, Vec};
 
 use crate::{Assessment, Error, Safety};
 
-/// A published standing: a vector of [`standing::LEN`] values at these positions, stored under the
-/// asset's bare address. Times are ledger seconds, which fit the host's small-value encoding.
+/// A published standing: a vector of [`standing::LEN`] values at these positions. The store keeps
+/// the first [`standing::STORED_LEN`] under the asset's bare address (the asset, last, is the key
+/// and is not stored), so a read deserialises no address and converts nothing. Times are ledger
+/// seconds, which fit the host's small-value encoding.
 pub mod standing {
-    /// `Address`: the asset.
-    pub const ASSET: u32 = 0;
     /// `Option<Safety>`: the leading verdict as `get_safety` answers it; void if none counts.
-    pub const SAFETY: u32 = 1;
+    pub const SAFETY: u32 = 0;
     /// `u32`, `u32`, `u64`: the leading verdict's severity, mechanics bits and ledger time (0 if
     /// none counts), which the store judges without decoding the `Safety`.
-    pub const SEVERITY: u32 = 2;
-    pub const FLAGS: u32 = 3;
-    pub const ATTESTED_AT: u32 = 4;
+    pub const SEVERITY: u32 = 1;
+    pub const FLAGS: u32 = 2;
+    pub const ATTESTED_AT: u32 = 3;
     /// `u32`: the admission its writer wrote it under.
-    pub const ADMISSION: u32 = 5;
+    pub const ADMISSION: u32 = 4;
     /// `u32`, one of the `CODE_*` values: what the leading verdict is bound to.
-    pub const CODE: u32 = 6;
+    pub const CODE: u32 = 5;
     /// The live code's `Executable`, encoded, that the binding needs (`["Wasm", hash]` or
     /// `["StellarAsset"]`); void unless `CODE` is `CODE_WASM` or `CODE_STELLAR_ASSET`.
-    pub const EXECUTABLE: u32 = 7;
+    pub const EXECUTABLE: u32 = 6;
     /// `Option<Address>`: a Stellar Asset Contract binding's admin.
-    pub const ADMIN: u32 = 8;
+    pub const ADMIN: u32 = 7;
     /// `Option<u64>`: the asset's latest revocation, if any (`assess`'s `Revoked` while no verdict
     /// counts).
-    pub const REVOKED_AT: u32 = 9;
+    pub const REVOKED_AT: u32 = 8;
+    /// `Address`: the asset, the key the store keeps the rest under.
+    pub const ASSET: u32 = 9;
     pub const LEN: u32 = 10;
+    /// What the store keeps of a standing: every value before [`ASSET`].
+    pub const STORED_LEN: u32 = ASSET;
 
     /// No verdict counts.
     pub const CODE_NONE: u32 = 0;

@@ -547,6 +547,7 @@ fn bind_store(env: &Env, store: Address) -> Result<(), Error> {
     }
     storage::set_verdict_store(env, &store);
     storage::extend_instance(env);
+    storage::extend_verdict_store(env, &store);
     VerdictStoreBound { store }.publish(env);
     Ok(())
 }
@@ -576,7 +577,7 @@ fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
 /// else `CodeChanged` if any of them judged code that is no longer live.
 fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
     let mut live = LiveCode::new(asset);
-    fold_counting(env, asset, admissions, |record| {
+    fold_counting(env, asset, admissions, &mut RevokedAt::default(), |record| {
         live.matches_stored(env, record.code.to_val())
     })
 }
@@ -590,6 +591,7 @@ fn fold_counting(
     env: &Env,
     asset: &Address,
     admissions: &mut Admissions,
+    revoked: &mut RevokedAt,
     mut holds: impl FnMut(&Record) -> bool,
 ) -> Standing {
     let Some(records) = storage::verdicts(env, asset) else {
@@ -614,7 +616,7 @@ fn fold_counting(
     let Some(lead) = lead else {
         return Standing::None;
     };
-    let revoked_at = revoked_at(env, asset);
+    let revoked_at = revoked.get(env, asset);
     if vetoed(lead.attested_at, revoked_at) {
         // `vetoed` is only true with a revocation.
         return Standing::Revoked(revoked_at.unwrap_or_default());
@@ -628,6 +630,17 @@ fn fold_counting(
 /// The time of `asset`'s latest revocation, if any.
 fn revoked_at(env: &Env, asset: &Address) -> Option<u64> {
     storage::revocation(env, asset).map(|revocation| revocation.revoked_at)
+}
+
+/// An asset's [`revoked_at`], read from storage at most once: the fold and the standing it
+/// publishes both need it.
+#[derive(Default)]
+struct RevokedAt(Option<Option<u64>>);
+
+impl RevokedAt {
+    fn get(&mut self, env: &Env, asset: &Address) -> Option<u64> {
+        *self.0.get_or_insert_with(|| revoked_at(env, asset))
+    }
 }
 
 /// `attester`'s verdict on `asset` if it counts, is not vetoed by the revocation at `revoked_at`
@@ -780,6 +793,7 @@ fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
     }
     let standings = vec_of(env, &standings[..assets.len()]);
     VerdictStoreInterfaceClient::new(env, &store).publish(&standings, &ended_admission);
+    storage::extend_verdict_store(env, &store);
 }
 
 /// `asset`'s verdicts folded as the store keeps them (a [`standing`] vector): the verdict
@@ -791,7 +805,8 @@ fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -
     // that count agree on it.
     let mut first_code: Option<Vec<Val>> = None;
     let mut codes_agree = true;
-    let lead = match fold_counting(env, &asset, admissions, |record| {
+    let mut revoked = RevokedAt::default();
+    let lead = match fold_counting(env, &asset, admissions, &mut revoked, |record| {
         match &first_code {
             Some(code) => codes_agree &= *code == record.code,
             None => first_code = Some(record.code.clone()),
@@ -802,7 +817,7 @@ fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -
         // Vetoed: the store answers `Revoked(revoked_at)`, as for no verdict.
         Standing::None | Standing::Revoked(_) | Standing::CodeChanged => None,
     };
-    let revoked_at: Option<u64> = storage::revocation(env, &asset).map(|r| r.revoked_at);
+    let revoked_at = revoked.get(env, &asset);
     let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
     fields[standing::ASSET as usize] = asset.to_val();
     fields[standing::REVOKED_AT as usize] = revoked_at.into_val(env);

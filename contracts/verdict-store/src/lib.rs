@@ -10,26 +10,29 @@
 //! Each host function a module imports costs every call of it about 6,500 instructions, so this
 //! code converts no structure: it reads a published standing as a vector of values
 //! ([`standing`]), returns the `Safety` the registry encoded, builds an `Assessment` as the
-//! vector it encodes to, and reads times as small values (ledger seconds fit them).
+//! vector it encodes to, and reads times as small values (ledger seconds fit them), an age limit
+//! too (see [`max_age`]). It extends no TTL but its standings': the registry extends the store's
+//! instance and code each time it publishes, so no call here imports the instance extension.
 use assay_registry_interface::{
     rules::{admits, admits_masked, judge, Judged, Judgment},
     standing, Error, INTERFACE_VERSION, MAX_ASSESS_ASSETS, MAX_BATCH_SIZE,
 };
-use soroban_env_common::{Env as _, U32Val, U64Small};
+use soroban_env_common::{Env as _, U32Val, U64Object, U64Small};
 use soroban_sdk::{
     contract, contractimpl, contracttype, symbol_short,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
     Address, Env, EnvBase, Symbol, TryFromVal, Val, Vec,
 };
 
-/// Every write asks for the longest TTL there is and the host clamps it to the network maximum
-/// (as the registry does: reading the maximum would import two more host functions).
+/// Every standing written asks for the longest TTL there is and the host clamps it to the network
+/// maximum (as the registry does: reading the maximum would import two more host functions).
 const TTL_THRESHOLD: u32 = u32::MAX;
 const TTL_EXTEND_TO: u32 = u32::MAX;
 
 /// Storage keys. On the read path two keys are bare values, as in the registry, because a
 /// variant's key costs a read about 8,000 instructions more to convert:
-/// - persistent, keyed by the bare asset `Address`: its published [`standing`];
+/// - persistent, keyed by the bare asset `Address`: its published [`standing`] without the asset
+///   ([`standing::STORED_LEN`] values);
 /// - instance, keyed by a bare `u32` admission id: present once that admission ended.
 #[contracttype]
 #[derive(Clone, Debug, Eq, PartialEq)]
@@ -43,13 +46,13 @@ pub struct VerdictStore;
 
 #[contractimpl]
 impl VerdictStore {
-    /// Deploys a store for `registry`, which then binds it (`bind_verdict_store`).
+    /// Deploys a store for `registry`, which then binds it (`bind_verdict_store`) and from then
+    /// on extends its instance and code each time it publishes.
     ///
     /// # Arguments
     /// * `registry` - the only address that can publish here.
     pub fn __constructor(env: Env, registry: Address) {
         env.storage().instance().set(&DataKey::Registry, &registry);
-        extend_instance(&env);
     }
 
     /// Interface version of this code (the registry's).
@@ -71,43 +74,45 @@ impl VerdictStore {
     }
 
     /// The registry's `is_safe`, from the published standing.
-    pub fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: u64) -> bool {
+    /// `max_age_secs` is a `u64` (typed `Val` here, see [`max_age`]).
+    pub fn is_safe(env: Env, asset: Address, max_severity: u32, max_age_secs: Val) -> bool {
         match standing(&env, &asset) {
             Standing::Verdict { judged, .. } => {
-                admits(judged, max_severity, max_age_secs, now(&env))
+                admits(judged, max_severity, max_age(max_age_secs), now(&env))
             }
             Standing::None { .. } | Standing::CodeChanged => false,
         }
     }
 
-    /// The registry's `is_safe_masked`, from the published standing.
+    /// The registry's `is_safe_masked`, from the published standing (`max_age_secs` a `u64`).
     pub fn is_safe_masked(
         env: Env,
         asset: Address,
         forbidden_mask: u32,
-        max_age_secs: u64,
+        max_age_secs: Val,
     ) -> bool {
         match standing(&env, &asset) {
             Standing::Verdict { judged, .. } => {
-                admits_masked(judged, forbidden_mask, max_age_secs, now(&env))
+                admits_masked(judged, forbidden_mask, max_age(max_age_secs), now(&env))
             }
             Standing::None { .. } | Standing::CodeChanged => false,
         }
     }
 
-    /// The registry's `assess` (an `Assessment`), from the published standing.
+    /// The registry's `assess` (an `Assessment`), from the published standing (`max_age_secs` a
+    /// `u64`).
     pub fn assess(
         env: Env,
         asset: Address,
         max_severity: u32,
         forbidden_mask: u32,
-        max_age_secs: u64,
+        max_age_secs: Val,
     ) -> Val {
-        let policy = (max_severity, forbidden_mask, max_age_secs);
+        let policy = (max_severity, forbidden_mask, max_age(max_age_secs));
         assess(&env, &asset, policy, now(&env))
     }
 
-    /// The registry's `assess_many`, from the published standings.
+    /// The registry's `assess_many`, from the published standings (`max_age_secs` a `u64`).
     ///
     /// # Errors
     /// * [`Error::TooManyAssets`] (17) - more than `MAX_ASSESS_ASSETS` (10) assets.
@@ -116,7 +121,7 @@ impl VerdictStore {
         assets: Vec<Address>,
         max_severity: u32,
         forbidden_mask: u32,
-        max_age_secs: u64,
+        max_age_secs: Val,
     ) -> Result<Vec<Val>, Error> {
         let len = assets.len();
         if len > MAX_ASSESS_ASSETS {
@@ -126,7 +131,7 @@ impl VerdictStore {
         let assets_buf = &mut assets_buf[..len as usize];
         env.vec_unpack_to_slice(assets.to_object(), assets_buf)
             .unwrap_infallible();
-        let policy = (max_severity, forbidden_mask, max_age_secs);
+        let policy = (max_severity, forbidden_mask, max_age(max_age_secs));
         // One clock read for the batch: the ledger time is the same for every asset.
         let now = now(&env);
         for slot in assets_buf.iter_mut() {
@@ -137,6 +142,7 @@ impl VerdictStore {
     }
 
     /// Replaces the standing of each asset in `standings` and ends `ended_admission`, if given.
+    /// The registry extends this store's instance and code itself, in the same call.
     ///
     /// # Errors
     /// Host auth error unless the registry is the caller.
@@ -149,15 +155,27 @@ impl VerdictStore {
             .unwrap_infallible();
         let storage = env.storage().persistent();
         for published in published.iter() {
-            let published = Vec::<Val>::try_from_val(&env, published).unwrap_optimized();
-            let asset = fields(&env, &published)[standing::ASSET as usize];
-            storage.set(&asset, &published);
+            let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
+            // Traps unless it is a vector of exactly `LEN` values.
+            env.vec_unpack_to_slice(
+                Vec::<Val>::try_from_val(&env, published)
+                    .unwrap_optimized()
+                    .to_object(),
+                &mut fields,
+            )
+            .unwrap_infallible();
+            let asset = Address::try_from_val(&env, &fields[standing::ASSET as usize])
+                .unwrap_optimized()
+                .to_val();
+            let kept = env
+                .vec_new_from_slice(&fields[..standing::STORED_LEN as usize])
+                .unwrap_infallible();
+            storage.set(&asset, &kept.to_val());
             storage.extend_ttl(&asset, TTL_THRESHOLD, TTL_EXTEND_TO);
         }
         if let Some(admission) = ended_admission {
             env.storage().instance().set(&admission, &true);
         }
-        extend_instance(&env);
     }
 }
 
@@ -264,9 +282,9 @@ fn assess(env: &Env, asset: &Address, policy: (u32, u32, u64), now: u64) -> Val 
     }
 }
 
-/// A published standing's [`standing::LEN`] values, in one host call.
-fn fields(env: &Env, published: &Vec<Val>) -> [Val; standing::LEN as usize] {
-    let mut fields = [Val::VOID.to_val(); standing::LEN as usize];
+/// A kept standing's [`standing::STORED_LEN`] values, in one host call.
+fn fields(env: &Env, published: &Vec<Val>) -> [Val; standing::STORED_LEN as usize] {
+    let mut fields = [Val::VOID.to_val(); standing::STORED_LEN as usize];
     env.vec_unpack_to_slice(published.to_object(), &mut fields)
         .unwrap_infallible();
     fields
@@ -281,6 +299,19 @@ fn u32_at(fields: &[Val], at: u32) -> u32 {
 /// A ledger time: always a small value (seconds below 2^56), so no host conversion is imported.
 fn small_u64(val: Val) -> u64 {
     U64Small::try_from(val).unwrap_optimized().into()
+}
+
+/// An age limit (a `u64`) read without a host conversion, which would import one more function:
+/// a small value as it is, and a larger one (an object: 2^56 seconds or more) as `u64::MAX`,
+/// which it is as a limit: no age a ledger time allows reaches either. Anything else is not a
+/// `u64` and traps, as the typed argument's conversion would.
+fn max_age(val: Val) -> u64 {
+    if let Ok(small) = U64Small::try_from(val) {
+        small.into()
+    } else {
+        U64Object::try_from(val).unwrap_optimized();
+        u64::MAX
+    }
 }
 
 fn small_val(value: u64) -> Val {
@@ -304,12 +335,6 @@ fn registry(env: &Env) -> Address {
         .instance()
         .get(&DataKey::Registry)
         .unwrap_optimized()
-}
-
-fn extend_instance(env: &Env) {
-    env.storage()
-        .instance()
-        .extend_ttl(TTL_THRESHOLD, TTL_EXTEND_TO);
 }
 
 #[cfg(test)]

@@ -93,14 +93,17 @@ fn register_store(env: &Env, build: Build, registry: &Address) -> Address {
 }
 
 /// The policies every comparison reads under: ceilings, masks and windows on both sides of the
-/// verdicts the tests write, `max_age_secs = 0` included.
-const POLICIES: [(u32, u32, u64); 6] = [
+/// verdicts the tests write, `max_age_secs = 0` included, and windows too large for a small value
+/// (2^56 seconds and more: the store reads them without converting, as no limit).
+const POLICIES: [(u32, u32, u64); 8] = [
     (0, 0, 3_600),
     (2, 0, 86_400),
     (3, 6, 86_400),
     (3, 0, 600),
     (4, 0x3fff, 1),
     (3, 0, 0),
+    (3, 0, 1 << 56),
+    (4, 6, u64::MAX),
 ];
 
 /// Every read of the store against the registry's for `asset`: equal when `exact`, else the store
@@ -693,4 +696,50 @@ fn wasm_interface_holds_exactly_the_store_boundary() {
     ];
     expected.sort();
     assert_eq!(names, expected);
+}
+
+/// The registry extends the store's instance and code when it binds it and each time it publishes,
+/// so the store imports no extension of its own; a standing published is topped up; reads extend
+/// nothing.
+#[test]
+fn the_registry_keeps_its_store_alive_and_reads_extend_nothing() {
+    use soroban_sdk::testutils::{
+        storage::{Instance as _, Persistent as _},
+        Ledger as _,
+    };
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        let (env, store) = (&s.env, &s.store);
+        let instance_ttl = || env.as_contract(store, || env.storage().instance().get_ttl());
+        let max = env.as_contract(store, || env.storage().max_ttl());
+        assert_eq!(instance_ttl(), max, "{}: extended on binding", label(build));
+        let asset = new_token(env);
+        s.attest(0, &asset, 0, 0);
+        let standing_ttl = || env.as_contract(store, || env.storage().persistent().get_ttl(&asset));
+        assert_eq!(standing_ttl(), max, "{}: the standing", label(build));
+        let seq = env.ledger().sequence();
+        env.ledger().set_sequence_number(seq + 1_000);
+        assert!(s.store().get_safety(&asset).is_some());
+        assert!(s.store().is_safe(&asset, &0, &86_400));
+        assert!(matches!(
+            s.store().assess(&asset, &0, &0, &86_400),
+            Assessment::Safe(_)
+        ));
+        assert_eq!(env.cost_estimate().resources().write_entries, 0);
+        assert_eq!(
+            instance_ttl(),
+            max - 1_000,
+            "{}: reads never extend",
+            label(build)
+        );
+        assert_eq!(standing_ttl(), max - 1_000);
+        s.attest(1, &asset, 0, 0);
+        assert_eq!(
+            instance_ttl(),
+            max,
+            "{}: extended on publishing",
+            label(build)
+        );
+        assert_eq!(standing_ttl(), max);
+    });
 }
