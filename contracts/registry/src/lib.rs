@@ -261,7 +261,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
             return Err(Error::CodeMismatch);
         }
         let attested_at = now(&env);
-        write(
+        let written = write(
             &env,
             &asset,
             Record {
@@ -274,7 +274,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 code: encoded(&env, &code),
             },
         );
-        publish(&env, &[asset.to_val()], None);
+        publish(&env, &[asset.to_val()], Some(&[written]), None);
         storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
@@ -305,10 +305,11 @@ impl SafetyRegistryInterface for SafetyRegistry {
         }
         let attested_at = now(&env);
         let mut assets = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
+        let mut written = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
         for (i, a) in attestations.try_iter().enumerate() {
             let a = a.unwrap_optimized();
             assets[i] = a.asset.to_val();
-            write(
+            written[i] = write(
                 &env,
                 &a.asset,
                 Record {
@@ -322,7 +323,8 @@ impl SafetyRegistryInterface for SafetyRegistry {
                 },
             );
         }
-        publish(&env, &assets[..attestations.len() as usize], None);
+        let len = attestations.len() as usize;
+        publish(&env, &assets[..len], Some(&written[..len]), None);
         storage::extend_after_write(&env, &attester, admission);
         Ok(())
     }
@@ -535,7 +537,7 @@ impl SafetyRegistryInterface for SafetyRegistry {
         for (i, asset) in assets.to_vals().try_iter().enumerate() {
             raw[i] = asset.unwrap_optimized();
         }
-        publish(&env, &raw[..assets.len() as usize], None);
+        publish(&env, &raw[..assets.len() as usize], None, None);
         Ok(())
     }
 }
@@ -577,9 +579,15 @@ fn encoded(env: &Env, code: &CodeBinding) -> Vec<Val> {
 /// else `CodeChanged` if any of them judged code that is no longer live.
 fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing {
     let mut live = LiveCode::new(asset);
-    fold_counting(env, asset, admissions, &mut RevokedAt::default(), |record| {
-        live.matches_stored(env, record.code.to_val())
-    })
+    let records = storage::verdicts(env, asset);
+    fold_counting(
+        env,
+        asset,
+        records,
+        admissions,
+        &mut RevokedAt::default(),
+        |record| live.matches_stored(env, record.code.to_val()),
+    )
 }
 
 /// Of the verdicts on `asset` that count, the most severe (ties: the most recent) leads, each
@@ -590,11 +598,12 @@ fn standing(env: &Env, asset: &Address, admissions: &mut Admissions) -> Standing
 fn fold_counting(
     env: &Env,
     asset: &Address,
+    records: Option<Vec<Record>>,
     admissions: &mut Admissions,
     revoked: &mut RevokedAt,
     mut holds: impl FnMut(&Record) -> bool,
 ) -> Standing {
-    let Some(records) = storage::verdicts(env, asset) else {
+    let Some(records) = records else {
         return Standing::None;
     };
     let mut lead: Option<Record> = None;
@@ -772,7 +781,7 @@ fn change_attester(env: &Env, attester: Address, adding: bool) -> Result<(), Err
     } else {
         let admission = storage::admission(env, &attester).ok_or(Error::NotAttester)?;
         storage::remove_attester(env, &attester, admission);
-        publish(env, &[], Some(admission));
+        publish(env, &[], None, Some(admission));
         storage::extend_instance(env);
         AttesterRemoved { attester }.publish(env);
     }
@@ -780,8 +789,10 @@ fn change_attester(env: &Env, attester: Address, adding: bool) -> Result<(), Err
 }
 
 /// Publishes the standing of each of `assets` (encoded addresses) and the end of
-/// `ended_admission` to the verdict store, if one is bound, in one call.
-fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
+/// `ended_admission` to the verdict store, if one is bound, in one call. `written`, when given,
+/// holds each asset's verdicts as this call just wrote them (void: none left), folded instead of
+/// read back from storage.
+fn publish(env: &Env, assets: &[Val], written: Option<&[Val]>, ended_admission: Option<u32>) {
     let Some(store) = storage::verdict_store(env) else {
         return;
     };
@@ -789,7 +800,13 @@ fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
     let mut admissions = Admissions::new();
     for (i, raw) in assets.iter().enumerate() {
         let asset = Address::try_from_val(env, raw).unwrap_optimized();
-        standings[i] = standing_to_publish(env, asset, &mut admissions).to_val();
+        let records = match written {
+            // For an asset named twice in a batch the earlier list is stale, and the store keeps
+            // the last standing published for an asset, which is folded from the latest list.
+            Some(lists) => Option::<Vec<Record>>::try_from_val(env, &lists[i]).unwrap_optimized(),
+            None => storage::verdicts(env, &asset),
+        };
+        standings[i] = standing_to_publish(env, asset, records, &mut admissions).to_val();
     }
     let standings = vec_of(env, &standings[..assets.len()]);
     VerdictStoreInterfaceClient::new(env, &store).publish(&standings, &ended_admission);
@@ -800,13 +817,18 @@ fn publish(env: &Env, assets: &[Val], ended_admission: Option<u32>) {
 /// [`standing`](fn@standing) would answer with, its code not compared yet (the store compares it at
 /// read time), whether every verdict that counts was bound to the same code, and the latest
 /// revocation's time.
-fn standing_to_publish(env: &Env, asset: Address, admissions: &mut Admissions) -> Vec<Val> {
+fn standing_to_publish(
+    env: &Env,
+    asset: Address,
+    records: Option<Vec<Record>>,
+    admissions: &mut Admissions,
+) -> Vec<Val> {
     // The store compares the code with the live one at read time; here only whether the verdicts
     // that count agree on it.
     let mut first_code: Option<Vec<Val>> = None;
     let mut codes_agree = true;
     let mut revoked = RevokedAt::default();
-    let lead = match fold_counting(env, &asset, admissions, &mut revoked, |record| {
+    let lead = match fold_counting(env, &asset, records, admissions, &mut revoked, |record| {
         match &first_code {
             Some(code) => codes_agree &= *code == record.code,
             None => first_code = Some(record.code.clone()),
@@ -886,11 +908,12 @@ fn others(
 
 /// Stores the writer's verdict on `asset` as the most recent, replacing its earlier one and
 /// dropping verdicts that no longer count (their writers were removed; admission ids are never
-/// reused, so they never count again). At most one verdict per current attester remains.
-fn write(env: &Env, asset: &Address, record: Record) {
+/// reused, so they never count again). At most one verdict per current attester remains. Returns
+/// the list stored.
+fn write(env: &Env, asset: &Address, record: Record) -> Val {
     let (mut kept, len) = others(env, asset, &record.attester);
     kept[len] = record.clone().into_val(env);
-    storage::set_verdicts(env, asset, &kept[..=len]);
+    let written = storage::set_verdicts(env, asset, &kept[..=len]);
     Attested {
         asset: asset.clone(),
         attester: record.attester,
@@ -900,6 +923,7 @@ fn write(env: &Env, asset: &Address, record: Record) {
         attested_at: record.attested_at,
     }
     .publish(env);
+    written
 }
 
 /// Withdraws `attester`'s verdict on `asset` on behalf of `revoked_by` and leaves the trace, whose
@@ -916,11 +940,12 @@ fn withdraw(
         .safety();
     let revoked_at = now(env);
     let (kept, len) = others(env, asset, attester);
-    if len == 0 {
+    let written = if len == 0 {
         storage::remove_verdicts(env, asset);
+        Val::VOID.to_val()
     } else {
-        storage::set_verdicts(env, asset, &kept[..len]);
-    }
+        storage::set_verdicts(env, asset, &kept[..len])
+    };
     storage::set_revocation(
         env,
         asset,
@@ -930,7 +955,7 @@ fn withdraw(
             revoked,
         },
     );
-    publish(env, &[asset.to_val()], None);
+    publish(env, &[asset.to_val()], Some(&[written]), None);
     Revoked {
         asset: asset.clone(),
         attester: attester.clone(),

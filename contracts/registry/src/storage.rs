@@ -174,12 +174,14 @@ pub fn verdicts(env: &Env, asset: &Address) -> Option<Vec<Record>> {
 }
 
 /// Stores `asset`'s verdicts (encoded [`Record`]s, oldest first) through one host call from a
-/// stack buffer, as [`set_attesters`] does.
-pub fn set_verdicts(env: &Env, asset: &Address, records: &[Val]) {
+/// stack buffer, as [`set_attesters`] does, and returns the list stored (the same host object),
+/// which the publish of the same call folds instead of reading it back.
+pub fn set_verdicts(env: &Env, asset: &Address, records: &[Val]) -> Val {
     use soroban_sdk::EnvBase as _;
     let raw = env.vec_new_from_slice(records).unwrap_infallible();
     env.storage().persistent().set(asset, &raw);
     extend_persistent(env, asset);
+    raw.to_val()
 }
 
 /// Removes `asset`'s verdicts entry (its last verdict was withdrawn).

@@ -7,7 +7,7 @@ use assay_registry::testutils::{
     upgradable_token_wasm, upgrade_code, verdict_store_wasm, Build,
 };
 use assay_registry::{
-    standing, validate, Assessment, Error, PendingVerdictStore, SafetyRegistryClient,
+    standing, validate, Assessment, Attestation, Error, PendingVerdictStore, SafetyRegistryClient,
     VerdictStoreBound, VerdictStoreCancelled, VerdictStoreInterfaceClient, VerdictStoreProposed,
     MAX_ASSESS_ASSETS, MAX_BATCH_SIZE, SEVERITY_CRITICAL, SEVERITY_HIGH,
 };
@@ -741,5 +741,47 @@ fn the_registry_keeps_its_store_alive_and_reads_extend_nothing() {
             label(build)
         );
         assert_eq!(standing_ttl(), max);
+    });
+}
+
+/// A batch naming an asset twice publishes the standing folded from the later write (the registry
+/// folds each write's list as it stored it, and the store keeps the last standing of an asset), and
+/// a revocation publishes the list left: the store answers exactly as the registry after each.
+#[test]
+fn a_batch_naming_an_asset_twice_and_a_revocation_publish_the_latest_verdicts() {
+    for_each_build(|build| {
+        let s = Setup::new(build);
+        let (asset, other) = (new_token(&s.env), new_token(&s.env));
+        s.attest(1, &asset, SEVERITY_HIGH, 0);
+        let item = |asset: &Address, severity: u32| Attestation {
+            asset: asset.clone(),
+            severity,
+            flags: 0,
+            evidence_hash: BytesN::from_array(&s.env, &[severity as u8; 32]),
+            code: live_code(asset),
+        };
+        let batch = vec![
+            &s.env,
+            item(&asset, SEVERITY_CRITICAL),
+            item(&other, 0),
+            item(&asset, 0),
+        ];
+        s.registry().attest_many(&s.attesters[0], &batch);
+        // Attester 0's later clear verdict replaced its critical one; attester 1's high leads.
+        assert_eq!(
+            s.store().get_safety(&asset).map(|v| v.severity),
+            Some(SEVERITY_HIGH),
+            "{}",
+            label(build)
+        );
+        assert_store_answers(&s, &asset, true, &label(build));
+        assert_store_answers(&s, &other, true, &label(build));
+        s.registry().revoke(&s.attesters[1], &asset);
+        // Attester 0's clear verdict is older than the revocation: refused as revoked.
+        assert!(matches!(
+            s.store().assess(&asset, &4, &0, &86_400),
+            Assessment::Revoked(_)
+        ));
+        assert_store_answers(&s, &asset, true, &label(build));
     });
 }
