@@ -77,6 +77,21 @@ pub mod standing {
     /// The verdicts that counted were bound to different code, so one of them judged code that is
     /// not live: `CodeChanged`.
     pub const CODE_DISAGREES: u32 = 3;
+
+    /// The names of `Assessment`'s variants too long for a small symbol, in this order, which the
+    /// registry hands its store on binding (`publish`'s `names`): the store then creates no symbol,
+    /// a host function every call of it would pay to instantiate.
+    pub const NAMES: [&str; NAMES_LEN as usize] = [
+        "NotAttested",
+        "CodeChanged",
+        "SeverityTooHigh",
+        "ForbiddenMechanics",
+    ];
+    pub const NAMES_LEN: u32 = 4;
+    pub const NOT_ATTESTED: u32 = 0;
+    pub const CODE_CHANGED: u32 = 1;
+    pub const SEVERITY_TOO_HIGH: u32 = 2;
+    pub const FORBIDDEN_MECHANICS: u32 = 3;
 }
 
 /// `VerdictStoreInterfaceClient` calls a deployed verdict store from another contract.
@@ -120,10 +135,17 @@ pub trait VerdictStoreInterface {
     ) -> Result<Vec<Assessment>, Error>;
 
     /// Replaces the standing of each asset in `standings` (each a [`standing`] vector; the last
-    /// wins for an asset named twice), and ends `ended_admission`, if given: no leading verdict
-    /// written under it answers any more.
+    /// wins for an asset named twice), ends `ended_admission`, if given: no leading verdict
+    /// written under it answers any more, and keeps `names`, if given: the symbols of
+    /// [`standing::NAMES`], which the registry passes when it binds the store (`assess` and
+    /// `assess_many` trap until then; `get_safety`, `is_safe` and `is_safe_masked` answer).
     ///
     /// # Errors
     /// Host auth error unless the registry is the caller.
-    fn publish(env: Env, standings: Vec<Vec<Val>>, ended_admission: Option<u32>);
+    fn publish(
+        env: Env,
+        standings: Vec<Vec<Val>>,
+        ended_admission: Option<u32>,
+        names: Option<Vec<Val>>,
+    );
 }

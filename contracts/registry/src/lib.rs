@@ -16,7 +16,7 @@ use assay_registry_interface::rules::{admits, admits_masked, judge, vetoed, Judg
 use soroban_sdk::{
     contract, contractimpl,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
-    Address, BytesN, Env, Executable, IntoVal, TryFromVal, Val, Vec,
+    Address, BytesN, Env, Executable, IntoVal, Symbol, TryFromVal, Val, Vec,
 };
 
 mod events;
@@ -549,6 +549,16 @@ fn bind_store(env: &Env, store: Address) -> Result<(), Error> {
     }
     storage::set_verdict_store(env, &store);
     storage::extend_instance(env);
+    // The store creates no symbol of its own (see `standing::NAMES`): it keeps these.
+    let mut names = [Val::VOID.to_val(); standing::NAMES_LEN as usize];
+    for (slot, name) in names.iter_mut().zip(standing::NAMES) {
+        *slot = Symbol::new(env, name).to_val();
+    }
+    VerdictStoreInterfaceClient::new(env, &store).publish(
+        &Vec::new(env),
+        &None,
+        &Some(vec_of(env, &names)),
+    );
     storage::extend_verdict_store(env, &store);
     VerdictStoreBound { store }.publish(env);
     Ok(())
@@ -809,7 +819,7 @@ fn publish(env: &Env, assets: &[Val], written: Option<&[Val]>, ended_admission: 
         standings[i] = standing_to_publish(env, asset, records, &mut admissions).to_val();
     }
     let standings = vec_of(env, &standings[..assets.len()]);
-    VerdictStoreInterfaceClient::new(env, &store).publish(&standings, &ended_admission);
+    VerdictStoreInterfaceClient::new(env, &store).publish(&standings, &ended_admission, &None);
     storage::extend_verdict_store(env, &store);
 }
 

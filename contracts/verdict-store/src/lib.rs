@@ -19,7 +19,7 @@ use assay_registry_interface::{
 };
 use soroban_env_common::{Env as _, U32Val, U64Object, U64Small};
 use soroban_sdk::{
-    contract, contractimpl, contracttype, symbol_short,
+    contract, contractimpl, symbol_short,
     unwrap::{UnwrapInfallible, UnwrapOptimized},
     Address, Env, EnvBase, Symbol, TryFromVal, Val, Vec,
 };
@@ -29,17 +29,15 @@ use soroban_sdk::{
 const TTL_THRESHOLD: u32 = u32::MAX;
 const TTL_EXTEND_TO: u32 = u32::MAX;
 
-/// Storage keys. On the read path two keys are bare values, as in the registry, because a
-/// variant's key costs a read about 8,000 instructions more to convert:
+/// Storage keys, all bare values: a `#[contracttype]` key costs a read about 8,000 instructions
+/// more to convert, and its conversion imports the host's symbol creation into every call.
 /// - persistent, keyed by the bare asset `Address`: its published [`standing`] without the asset
 ///   ([`standing::STORED_LEN`] values);
-/// - instance, keyed by a bare `u32` admission id: present once that admission ended.
-#[contracttype]
-#[derive(Clone, Debug, Eq, PartialEq)]
-pub enum DataKey {
-    /// Instance: the registry that publishes here.
-    Registry,
-}
+/// - persistent, [`NAMES`]: the [`standing::NAMES`] symbols the registry hands over on binding;
+/// - instance, keyed by a bare `u32` admission id: present once that admission ended;
+/// - instance, [`REGISTRY`]: the registry that publishes here.
+const NAMES: Symbol = symbol_short!("names");
+const REGISTRY: Symbol = symbol_short!("registry");
 
 #[contract]
 pub struct VerdictStore;
@@ -52,7 +50,7 @@ impl VerdictStore {
     /// # Arguments
     /// * `registry` - the only address that can publish here.
     pub fn __constructor(env: Env, registry: Address) {
-        env.storage().instance().set(&DataKey::Registry, &registry);
+        env.storage().instance().set(&REGISTRY, &registry);
     }
 
     /// Interface version of this code (the registry's).
@@ -109,7 +107,7 @@ impl VerdictStore {
         max_age_secs: Val,
     ) -> Val {
         let policy = (max_severity, forbidden_mask, max_age(max_age_secs));
-        assess(&env, &asset, policy, now(&env))
+        assess(&env, &asset, policy, now(&env), &mut Names::default())
     }
 
     /// The registry's `assess_many`, from the published standings (`max_age_secs` a `u64`).
@@ -134,19 +132,26 @@ impl VerdictStore {
         let policy = (max_severity, forbidden_mask, max_age(max_age_secs));
         // One clock read for the batch: the ledger time is the same for every asset.
         let now = now(&env);
+        let mut names = Names::default();
         for slot in assets_buf.iter_mut() {
             let asset = Address::try_from_val(&env, slot).unwrap_optimized();
-            *slot = assess(&env, &asset, policy, now);
+            *slot = assess(&env, &asset, policy, now, &mut names);
         }
         Ok(vec_of(&env, assets_buf))
     }
 
-    /// Replaces the standing of each asset in `standings` and ends `ended_admission`, if given.
+    /// Replaces the standing of each asset in `standings`, ends `ended_admission`, if given, and
+    /// keeps the variant `names`, if given (the registry passes them when it binds this store).
     /// The registry extends this store's instance and code itself, in the same call.
     ///
     /// # Errors
     /// Host auth error unless the registry is the caller.
-    pub fn publish(env: Env, standings: Vec<Vec<Val>>, ended_admission: Option<u32>) {
+    pub fn publish(
+        env: Env,
+        standings: Vec<Vec<Val>>,
+        ended_admission: Option<u32>,
+        names: Option<Vec<Val>>,
+    ) {
         registry(&env).require_auth();
         // The registry publishes at most one batch of attestations at a time.
         let mut buf = [Val::VOID.to_val(); MAX_BATCH_SIZE as usize];
@@ -176,6 +181,15 @@ impl VerdictStore {
         if let Some(admission) = ended_admission {
             env.storage().instance().set(&admission, &true);
         }
+        if let Some(names) = names {
+            // Traps unless it holds exactly the names' count, each a symbol.
+            for name in unpack_names(&env, &names) {
+                Symbol::try_from_val(&env, &name).unwrap_optimized();
+            }
+            storage.set(&NAMES, &names);
+        }
+        // Kept alive with the standings: `assess` reads it for most refusals.
+        storage.extend_ttl(&NAMES, TTL_THRESHOLD, TTL_EXTEND_TO);
     }
 }
 
@@ -258,10 +272,33 @@ fn stellar_asset_admin(env: &Env, asset: &Address) -> Val {
     .unwrap_infallible()
 }
 
-/// `assess` under `policy` at ledger time `now`, encoded as the registry's `Assessment`.
-fn assess(env: &Env, asset: &Address, policy: (u32, u32, u64), now: u64) -> Val {
-    let variant = |name: &str, field: Option<Val>| -> Val {
-        let name = Symbol::new(env, name).to_val();
+/// The [`standing::NAMES`] symbols, read from storage once per call and only by an answer that
+/// needs one.
+#[derive(Default)]
+struct Names(Option<[Val; standing::NAMES_LEN as usize]>);
+
+impl Names {
+    /// The name at `at`; traps before the registry bound this store (no names yet).
+    fn get(&mut self, env: &Env, at: u32) -> Val {
+        let names = self.0.get_or_insert_with(|| {
+            let names: Vec<Val> = env.storage().persistent().get(&NAMES).unwrap_optimized();
+            unpack_names(env, &names)
+        });
+        names[at as usize]
+    }
+}
+
+fn unpack_names(env: &Env, names: &Vec<Val>) -> [Val; standing::NAMES_LEN as usize] {
+    let mut out = [Val::VOID.to_val(); standing::NAMES_LEN as usize];
+    env.vec_unpack_to_slice(names.to_object(), &mut out)
+        .unwrap_infallible();
+    out
+}
+
+/// `assess` under `policy` at ledger time `now`, encoded as the registry's `Assessment`. The
+/// short variant names are small symbols; the long ones come from `names`.
+fn assess(env: &Env, asset: &Address, policy: (u32, u32, u64), now: u64, names: &mut Names) -> Val {
+    let variant = |name: Val, field: Option<Val>| -> Val {
         match field {
             Some(field) => env.vec_new_from_slice(&[name, field]),
             None => env.vec_new_from_slice(&[name]),
@@ -269,16 +306,24 @@ fn assess(env: &Env, asset: &Address, policy: (u32, u32, u64), now: u64) -> Val 
         .unwrap_infallible()
         .to_val()
     };
+    let short = |name: Symbol| name.to_val();
     match standing(env, asset) {
         Standing::Verdict { safety, judged } => match judge(judged, policy, now) {
-            Judgment::Safe => variant("Safe", Some(safety)),
-            Judgment::Stale(age) => variant("Stale", Some(small_val(age))),
-            Judgment::SeverityTooHigh(s) => variant("SeverityTooHigh", Some(s.into())),
-            Judgment::ForbiddenMechanics(bits) => variant("ForbiddenMechanics", Some(bits.into())),
+            Judgment::Safe => variant(short(symbol_short!("Safe")), Some(safety)),
+            Judgment::Stale(age) => variant(short(symbol_short!("Stale")), Some(small_val(age))),
+            Judgment::SeverityTooHigh(s) => {
+                variant(names.get(env, standing::SEVERITY_TOO_HIGH), Some(s.into()))
+            }
+            Judgment::ForbiddenMechanics(bits) => variant(
+                names.get(env, standing::FORBIDDEN_MECHANICS),
+                Some(bits.into()),
+            ),
         },
-        Standing::CodeChanged => variant("CodeChanged", None),
-        Standing::None { revoked_at } if revoked_at.is_void() => variant("NotAttested", None),
-        Standing::None { revoked_at } => variant("Revoked", Some(revoked_at)),
+        Standing::CodeChanged => variant(names.get(env, standing::CODE_CHANGED), None),
+        Standing::None { revoked_at } if revoked_at.is_void() => {
+            variant(names.get(env, standing::NOT_ATTESTED), None)
+        }
+        Standing::None { revoked_at } => variant(short(symbol_short!("Revoked")), Some(revoked_at)),
     }
 }
 
@@ -333,7 +378,7 @@ fn registry(env: &Env) -> Address {
     // The constructor always stores it; `unwrap_optimized` traps without panic formatting.
     env.storage()
         .instance()
-        .get(&DataKey::Registry)
+        .get(&REGISTRY)
         .unwrap_optimized()
 }
 

@@ -646,31 +646,41 @@ fn only_the_registry_can_publish() {
         forged.set(standing::CODE, standing::CODE_NONE.into());
         forged.set(standing::REVOKED_AT, 5u64.into_val(&env));
         let standings = vec![&env, forged];
-        let refused = store.try_publish(&standings, &None);
+        // What the registry hands a store on binding; this store is bound to none.
+        let names: Vec<Val> = Vec::from_iter(
+            &env,
+            standing::NAMES
+                .iter()
+                .map(|name| Symbol::new(&env, name).to_val()),
+        );
+        let refused = store.try_publish(&standings, &None, &Some(names.clone()));
         assert_eq!(
             std::format!("{refused:?}"),
             "Err(Ok(Error(Context, InvalidAction)))",
             "{}",
             label(build)
         );
-        assert_eq!(
-            store.assess(&asset, &3, &0, &86_400),
-            Assessment::NotAttested
-        );
+        assert_eq!(store.get_safety(&asset), None);
+        // No names were handed over: `assess` traps rather than answer.
+        assert!(store.try_assess(&asset, &3, &0, &86_400).is_err());
         // The same call, authorised as the registry, lands: the refusal was the missing authorisation.
         env.mock_auths(&[MockAuth {
             address: &registry,
             invoke: &MockAuthInvoke {
                 contract: &store_id,
                 fn_name: "publish",
-                args: (standings.clone(), None::<u32>).into_val(&env),
+                args: (standings.clone(), None::<u32>, Some(names.clone())).into_val(&env),
                 sub_invokes: &[],
             },
         }]);
-        store.publish(&standings, &None);
+        store.publish(&standings, &None, &Some(names));
         assert_eq!(
             store.assess(&asset, &3, &0, &86_400),
             Assessment::Revoked(5)
+        );
+        assert_eq!(
+            store.assess(&Address::generate(&env), &3, &0, &86_400),
+            Assessment::NotAttested
         );
     });
 }
