@@ -376,10 +376,7 @@ fn vec_of(env: &Env, vals: &[Val]) -> Vec<Val> {
 
 fn registry(env: &Env) -> Address {
     // The constructor always stores it; `unwrap_optimized` traps without panic formatting.
-    env.storage()
-        .instance()
-        .get(&REGISTRY)
-        .unwrap_optimized()
+    env.storage().instance().get(&REGISTRY).unwrap_optimized()
 }
 
 #[cfg(test)]
