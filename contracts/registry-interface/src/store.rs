@@ -32,7 +32,10 @@
 //! The answers are the registry's values (`Option<Safety>`, `Assessment`), and this trait's client
 //! decodes them as such. The store's own interface section types `get_safety` and `assess` as
 //! `Val`: it returns the `Safety` the registry published without decoding it, since typing the
-//! return would make every call instantiate the host's map conversions.
+//! return would make every call instantiate the host's map conversions. It types `max_age_secs` as
+//! `Val` too (callers pass a `u64`): it reads a small value as it is and a larger one as no limit,
+//! without importing the host's `u64` conversion. It creates no symbol: `Assessment`'s long variant
+//! names are [`standing::NAMES`], which the registry hands over when it binds the store.
 use soroban_sdk::{contractclient, Address, Env, Val, Vec};
 
 use crate::{Assessment, Error, Safety};
