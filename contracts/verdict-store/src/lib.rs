@@ -188,8 +188,11 @@ impl VerdictStore {
             }
             storage.set(&NAMES, &names);
         }
-        // Kept alive with the standings: `assess` reads it for most refusals.
-        storage.extend_ttl(&NAMES, TTL_THRESHOLD, TTL_EXTEND_TO);
+        // Kept alive with the standings: `assess` reads it for most refusals. (Extending an
+        // absent entry would trap, and with it the registry's write.)
+        if storage.has(&NAMES) {
+            storage.extend_ttl(&NAMES, TTL_THRESHOLD, TTL_EXTEND_TO);
+        }
     }
 }
 

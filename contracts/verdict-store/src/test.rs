@@ -795,3 +795,43 @@ fn a_batch_naming_an_asset_twice_and_a_revocation_publish_the_latest_verdicts() 
         assert_store_answers(&s, &asset, true, &label(build));
     });
 }
+
+/// A store answers `assess` only once its registry handed it the variant names (on binding): a
+/// publish without them lands, and `assess` traps rather than answer until they come.
+#[test]
+fn assess_answers_once_the_names_are_handed_over() {
+    for_each_build(|build| {
+        let env = new_env_mocking_all_auths();
+        let registry = register_registry(&env, build, &Address::generate(&env));
+        let store = VerdictStoreInterfaceClient::new(&env, &register_store(&env, build, &registry));
+        let asset = Address::generate(&env);
+        let mut none: Vec<Val> = Vec::new(&env);
+        for _ in 0..standing::LEN {
+            none.push_back(Val::VOID.to_val());
+        }
+        none.set(standing::ASSET, asset.to_val());
+        none.set(standing::CODE, standing::CODE_NONE.into());
+        store.publish(&vec![&env, none], &None, &None);
+        assert_eq!(store.get_safety(&asset), None, "{}", label(build));
+        assert!(!store.is_safe(&asset, &4, &86_400));
+        assert!(store.try_assess(&asset, &3, &0, &86_400).is_err());
+        // Names that are not the names' count of symbols are refused.
+        let short = vec![&env, Symbol::new(&env, "NotAttested").to_val()];
+        assert!(store
+            .try_publish(&Vec::new(&env), &None, &Some(short))
+            .is_err());
+        let names: Vec<Val> = Vec::from_iter(
+            &env,
+            standing::NAMES
+                .iter()
+                .map(|name| Symbol::new(&env, name).to_val()),
+        );
+        store.publish(&Vec::new(&env), &None, &Some(names));
+        assert_eq!(
+            store.assess(&asset, &3, &0, &86_400),
+            Assessment::NotAttested,
+            "{}",
+            label(build)
+        );
+    });
+}
