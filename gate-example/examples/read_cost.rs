@@ -8,6 +8,12 @@
 //! measured in the same run, the `.wasm` sizes, and a full `attest_many` batch against the
 //! per-transaction limits. Figures come from the host's cost model, not wall-clock time.
 //!
+//! Issue #35, item 5: every cost target (the store's reads against the seeds' registry and the read
+//! floor, `attest` against the seeds', a full batch against every limit) with its ratio and MET / NOT
+//! MET; the breakdown of the calls they are measured on (instantiation: fixed, per import, per
+//! export; execution); and, for each target NOT MET, the lower bound that explains it and the
+//! design that would reach it, computed from the same run.
+//!
 //! A second baseline, `fixtures/read-floor`, is the least a WASM contract can do to answer a read
 //! (one persistent entry): the part of `get_safety` that any WASM contract pays is measured, not
 //! assumed.
