@@ -13,6 +13,7 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # Each step's wall time, printed as a table at the end (and on failure, up to the failing step), so where CI's
 # time goes is read off every run.
 timings=()
+lane_pid=""
 step_name=""
 step_start=0
 run_start=$(date +%s)
@@ -27,13 +28,99 @@ step() {
 }
 print_timings() {
     local rc=$?
+    if [ -n "$lane_pid" ]; then kill_tree "$lane_pid"; fi
     end_step
     step_name=""
     printf '\n== step times (wall)\n' >&2
     printf '%s\n' "${timings[@]}" >&2
+    if [ -f "$root/target/ci-logs/times" ]; then cat "$root/target/ci-logs/times" >&2; fi
     printf '%6d s  total (exit %d)\n' "$(($(date +%s) - run_start))" "$rc" >&2
 }
 trap print_timings EXIT
+
+# The second lane. The projects with a workspace of their own (examples/token, examples/integrator,
+# fixtures/third-party) compile in target directories of their own and run no test whose outcome depends on
+# time, so they run beside the workspace's steps instead of after them, at the lowest CPU priority (nice 19):
+# they take the CPU the workspace's steps leave idle (a link on one core, tests waiting on local networks and
+# child processes) and next to nothing from them. Each lane step's output goes to target/ci-logs/<step>.log,
+# printed when the lane is waited for; its wall time joins the table; a failure fails the run.
+lane_dir="$root/target/ci-logs"
+# Runs one lane step with its output in its log; under the lane's `set -e`, a failure ends the lane there.
+lane_step() {
+    local name="$1" slug="$2"
+    shift 2
+    local started
+    started=$(date +%s)
+    printf '%s\n' "$slug" >"$lane_dir/current"
+    "$@" >"$lane_dir/$slug.log" 2>&1
+    printf '%6d s  (second lane) %s\n' "$(($(date +%s) - started))" "$name" >>"$lane_dir/times"
+}
+start_lane() {
+    rm -rf "$lane_dir"
+    mkdir -p "$lane_dir"
+    (
+        set -euo pipefail
+        renice -n 19 -p "$BASHPID" >/dev/null
+        lane_step "consumer projects: example token, integrator example" consumers consumer_projects
+        lane_step "third-party fixtures" third-party third_party_fixtures
+        rm -f "$lane_dir/current"
+    ) &
+    lane_pid=$!
+}
+wait_lane() {
+    local rc=0
+    wait "$lane_pid" || rc=$?
+    lane_pid=""
+    if [ "$rc" != 0 ]; then
+        local failed
+        failed="$(cat "$lane_dir/current" 2>/dev/null || echo unknown)"
+        printf 'the second lane failed in %s (exit %d); its output:\n' "$failed" "$rc" >&2
+        cat "$lane_dir/$failed.log" >&2 || true
+        exit 1
+    fi
+}
+# A run that ends early stops the lane and everything it started.
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+}
+
+# Two projects as they would live in their own repositories, each with its own workspace and Cargo.lock, built
+# from its own directory: examples/token, a token author's project whose tests run Assay's suite per check and
+# the power assertion (assay-testkit, docs/token-tests.md) on its WASM, built as the author's `stellar contract
+# build` would (scripts/build-wasm.sh example-token, in the `contracts to wasm` step); and examples/integrator,
+# a consumer of the registry (docs/integrating.md) with the registry's .wasm placed where a consumer puts a
+# release. Both use one target directory, made anew before the lane starts: each resolves from its own lock,
+# and the Soroban host graph the two share (same versions, same dev profile) is compiled once instead of twice.
+# The planted-defect test of assay-testkit (in the tests step) builds a copy of the example token in the same
+# directory; cargo's lock on it orders the two.
+consumer_target="$root/target/consumers"
+consumer_projects() {
+    (
+        cd examples/token
+        cargo fmt --check
+        CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
+        CARGO_TARGET_DIR="$consumer_target" EXAMPLE_TOKEN_WASM="$root/target/wasm/example_token.wasm" cargo test --locked
+    )
+    cp target/wasm/assay_registry.wasm target/wasm/assay_verdict_store.wasm examples/integrator/wasm/
+    (
+        cd examples/integrator
+        cargo fmt --check
+        CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
+        CARGO_TARGET_DIR="$consumer_target" cargo test --locked
+    )
+}
+
+# fixtures/third-party has its own workspace and Cargo.lock (soroban-sdk 28 for OpenZeppelin's stellar-tokens).
+third_party_fixtures() {
+    (
+        cd fixtures/third-party
+        cargo fmt --check
+        CARGO_TARGET_DIR="$root/target/third-party" cargo clippy --all-targets --locked -- -D warnings
+        CARGO_TARGET_DIR="$root/target/third-party" cargo test --locked
+    )
+}
 
 step "setup"
 scripts/setup.sh
@@ -43,6 +130,11 @@ cargo fmt --all --check
 
 step "contracts to wasm"
 scripts/build-wasm.sh
+scripts/build-wasm.sh example-token
+
+# The second lane starts as soon as the modules it reads exist, from a fresh consumer target directory.
+rm -rf "$consumer_target"
+start_lane
 
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -85,32 +177,6 @@ for v in $strkey_versions; do
     } ;; esac
 done
 
-step "consumer projects: example token, integrator example"
-# Two projects as they would live in their own repositories, each with its own workspace and Cargo.lock, built
-# from its own directory: examples/token, a token author's project whose tests run Assay's suite per check and
-# the power assertion (assay-testkit, docs/token-tests.md) on its WASM, built as the author's `stellar contract
-# build` would (scripts/build-wasm.sh example-token); and examples/integrator, a consumer of the registry
-# (docs/integrating.md) with the registry's .wasm placed where a consumer puts a release. Both start from one
-# fresh target directory, made anew here: each resolves from its own lock, and the Soroban host graph the two
-# share (same versions, same dev profile) is compiled once instead of twice. The planted-defect test of
-# assay-testkit (in the tests step below) builds a copy of the example token in the same directory.
-consumer_target="$root/target/consumers"
-rm -rf "$consumer_target"
-scripts/build-wasm.sh example-token
-(
-    cd examples/token
-    cargo fmt --check
-    CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
-    CARGO_TARGET_DIR="$consumer_target" EXAMPLE_TOKEN_WASM="$root/target/wasm/example_token.wasm" cargo test --locked
-)
-cp target/wasm/assay_registry.wasm target/wasm/assay_verdict_store.wasm examples/integrator/wasm/
-(
-    cd examples/integrator
-    cargo fmt --check
-    CARGO_TARGET_DIR="$consumer_target" cargo clippy --all-targets --locked -- -D warnings
-    CARGO_TARGET_DIR="$consumer_target" cargo test --locked
-)
-
 step "tests"
 cargo test --workspace --locked
 
@@ -120,15 +186,8 @@ for feature in $(sed -n '/^\[features\]/,/^\[/s/^\([a-z-]*\) = \[\]$/\1/p' fixtu
     cargo test --locked -p power-token --lib --features "$feature"
 done
 
-step "third-party fixtures"
-# fixtures/third-party has its own workspace and Cargo.lock (soroban-sdk 28 for OpenZeppelin's stellar-tokens).
-third_party_target="$root/target/third-party"
-(
-    cd fixtures/third-party
-    cargo fmt --check
-    CARGO_TARGET_DIR="$third_party_target" cargo clippy --all-targets --locked -- -D warnings
-    CARGO_TARGET_DIR="$third_party_target" cargo test --locked
-)
+step "waiting for the second lane"
+wait_lane
 
 # The README's first command, scripts/demo.sh, runs before this script in .ci/run (from a clone with nothing
 # built, as a newcomer runs it); the demo itself is also a test (attester/cli/tests/it/demo.rs).

@@ -660,7 +660,7 @@ fn doc_commands_run_as_written_against_local_stand_ins() {
     let mut script = String::from("cd \"$1\"\n");
     for (i, c) in runnable.iter().enumerate() {
         script.push_str(&format!(
-            "{{\n{}\n}} >\"$2/{i}.out\" 2>\"$2/{i}.err\" </dev/null\necho \"{i} $?\" >>\"$2/status\"\n",
+            "t0=$(date +%s%N)\n{{\n{}\n}} >\"$2/{i}.out\" 2>\"$2/{i}.err\" </dev/null\necho \"{i} $? $(( ($(date +%s%N) - t0) / 1000000 ))\" >>\"$2/status\"\n",
             c.script
         ));
     }
@@ -696,10 +696,14 @@ fn doc_commands_run_as_written_against_local_stand_ins() {
     let codes = std::fs::read_to_string(out.join("status")).unwrap_or_default();
     let mut failures = Vec::new();
     for (i, c) in runnable.iter().enumerate() {
-        let code: Option<i32> = codes
+        // "<index> <exit code> <milliseconds>", one line per command.
+        let record: Vec<&str> = codes
             .lines()
             .find_map(|l| l.strip_prefix(&format!("{i} ")))
-            .and_then(|v| v.trim().parse().ok());
+            .map(|v| v.split_whitespace().collect())
+            .unwrap_or_default();
+        let code: Option<i32> = record.first().and_then(|v| v.parse().ok());
+        let millis: u64 = record.get(1).and_then(|v| v.parse().ok()).unwrap_or(0);
         let stdout = std::fs::read_to_string(out.join(format!("{i}.out"))).unwrap_or_default();
         let stderr = std::fs::read_to_string(out.join(format!("{i}.err"))).unwrap_or_default();
         let want = EXPECTED_EXIT
@@ -715,7 +719,13 @@ fn doc_commands_run_as_written_against_local_stand_ins() {
                 problems.push(format!("stdout lacks {needle:?}"));
             }
         }
-        eprintln!("{}:{} [{code:?}] {}", c.file, c.line, c.text);
+        eprintln!(
+            "{}:{} [{code:?}, {:.1} s] {}",
+            c.file,
+            c.line,
+            millis as f64 / 1000.0,
+            c.text
+        );
         if !problems.is_empty() {
             failures.push(format!(
                 "{}:{}: {}\n  {}\n  stdout: {}\n  stderr: {}",
