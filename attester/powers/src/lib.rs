@@ -405,7 +405,11 @@ impl Survey {
                     continue; // the same state as an earlier argument set: the same effect
                 }
                 let authorizers = observe::authorizers(&call.auth);
-                let after = observer.observe(sandbox, world);
+                let after = if before.unchanged_by(&call) {
+                    before.clone()
+                } else {
+                    observer.observe(sandbox, world)
+                };
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&function.name, &authorizers, &args, world) {
@@ -550,7 +554,11 @@ impl Survey {
                         continue;
                     }
                     let second = observe::authorizers(&call.auth);
-                    let after = observer.observe(sandbox, world);
+                    let after = if mid.unchanged_by(&call) {
+                        mid.clone()
+                    } else {
+                        observer.observe(sandbox, world)
+                    };
                     for effect in classify(world, &mid, &after, &call, &second) {
                         if effect
                             .holder()

@@ -151,9 +151,18 @@ pub struct Observation {
     /// Contracts (other than the token) the first holder's transfer reads the instance of: the contracts
     /// it calls into.
     pub transfer_calls_into: BTreeSet<ScAddress>,
+    /// Every ledger entry the reads above touched (their footprints, present or absent, and the token's
+    /// instance): the host is deterministic, so the same entries give the same observation.
+    pub read: BTreeSet<LedgerKey>,
 }
 
 impl Observation {
+    /// Whether `call` left this observation as it was: it wrote no entry the observation read, so reading
+    /// again would run the same calls on the same entries. Observing again is then work with a known answer.
+    pub fn unchanged_by(&self, call: &assay_localnet::Call) -> bool {
+        call.writes.iter().all(|w| !self.read.contains(&w.key))
+    }
+
     /// The first watched holder's balance.
     pub fn holder_balance(&self, world: &World) -> Option<i128> {
         world
@@ -177,11 +186,22 @@ impl Observer {
 
     /// `balance(address)`, when it answers an i128.
     pub fn balance(&mut self, sandbox: &mut Sandbox, address: &ScAddress) -> Option<i128> {
+        self.balance_reading(sandbox, address, &mut BTreeSet::new())
+    }
+
+    /// [`Observer::balance`], adding the entries the read touched to `read`.
+    fn balance_reading(
+        &mut self,
+        sandbox: &mut Sandbox,
+        address: &ScAddress,
+        read: &mut BTreeSet<LedgerKey>,
+    ) -> Option<i128> {
         let call = sandbox.simulate(
             &self.token,
             "balance",
             vec![ScVal::Address(address.clone())],
         );
+        footprint_into(&call.footprint, read);
         match call.result {
             Ok(ScVal::I128(p)) => Some((i128::from(p.hi) << 64) | i128::from(p.lo)),
             _ => None,
@@ -270,11 +290,12 @@ impl Observer {
 
     /// Everything compared before and after a call.
     pub fn observe(&mut self, sandbox: &mut Sandbox, world: &World) -> Observation {
+        let mut read = BTreeSet::from([instance_key(&self.token)]);
         let balances = world
             .watched()
             .into_iter()
             .map(|a| {
-                let b = self.balance(sandbox, &a);
+                let b = self.balance_reading(sandbox, &a, &mut read);
                 (a, b)
             })
             .collect();
@@ -296,6 +317,7 @@ impl Observer {
                 if i == 0 {
                     transfer_calls_into = instances_read(&call.footprint, &world.token);
                 }
+                footprint_into(&call.footprint, &mut read);
                 call.succeeded()
             })
             .collect();
@@ -304,6 +326,7 @@ impl Observer {
             can_send,
             executable: self.executable(sandbox),
             transfer_calls_into,
+            read,
         }
     }
 
@@ -326,6 +349,12 @@ pub fn instance_key(contract: &ScAddress) -> LedgerKey {
         key: ScVal::LedgerKeyContractInstance,
         durability: ContractDataDurability::Persistent,
     })
+}
+
+/// Adds every key of `footprint` to `read`.
+fn footprint_into(footprint: &stellar_xdr::LedgerFootprint, read: &mut BTreeSet<LedgerKey>) {
+    read.extend(footprint.read_only.iter().cloned());
+    read.extend(footprint.read_write.iter().cloned());
 }
 
 /// Contracts other than `token` whose instance a call's footprint reads.
