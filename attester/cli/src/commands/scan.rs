@@ -31,6 +31,7 @@ When several outcomes apply, the highest-priority code wins: 64, then 1, then 2.
 Examples:
   assay scan USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN
   assay scan --output json AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA SHX-GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH
+  assay scan --output junit USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN > scan.xml   (CI: --output sarif too)
   assay scan --connect-to horizon.stellar.org:443:127.0.0.1:8443 --cacert ca.pem USDC-GA5Z...
   assay scan --network testnet --rpc-url https://soroban-testnet.stellar.org CDLZ...
   assay scan --network testnet --rpc-url https://soroban-testnet.stellar.org USDC-GBBD...   (no Horizon needed)
