@@ -448,3 +448,83 @@ fn scan_sarif_validates_with_one_result_per_fail_and_per_power() {
         assert_eq!(notes.len(), undetermined.len(), "{subject}: {notes:?}");
     }
 }
+
+/// A token contract on the local network, scanned by its code: each power discovery observed is a SARIF
+/// result under its mechanics name, located at the contract, and its report's checks are the JUnit cases.
+#[test]
+fn scan_of_a_token_contract_gives_one_result_per_power_discovery_observed() {
+    let w = crate::world::World::start(&[]);
+    let ca = w.ca();
+    let token = crate::powers_cli::deploy(&w, "take_burn", 61, [0x42; 32]);
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let scan = |output: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["scan", &id, "--network", "local", "--no-history"])
+            .args(["--output", output])
+            .args(["--rpc-url", &w.net.rpc_url()])
+            .args(["--network-passphrase", w.net.passphrase()])
+            .args(w.source_args(&ca))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", w.dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        (out.status.code(), stdout)
+    };
+    let (code, json) = scan("json");
+    assert!(matches!(code, Some(0 | 2)), "{json}");
+    let report: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert!(
+        report["mechanics"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("admin_clawback")),
+        "{report}"
+    );
+
+    let (sarif_code, sarif) = scan("sarif");
+    assert_eq!(sarif_code, code, "{sarif}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("contract.sarif");
+    std::fs::write(&file, &sarif).unwrap();
+    assert_eq!(
+        multitool_errors(&file, dir.path()),
+        Vec::<String>::new(),
+        "{sarif}"
+    );
+    let log: Value = serde_json::from_str(&sarif).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    // One per power the survey holds, each under its mechanics name; no FAIL.
+    let observed = report["powers"]["powers"].as_array().unwrap().len()
+        + report["powers"]["unclassified"].as_array().unwrap().len();
+    assert_eq!(results.len(), observed, "{sarif}");
+    let clawback = (results.iter())
+        .find(|r| r["ruleId"] == "admin_clawback")
+        .unwrap_or_else(|| panic!("no admin_clawback result: {sarif}"));
+    assert_eq!(clawback["level"], "error");
+    assert!(
+        clawback["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("`rebalance` "),
+        "{clawback}"
+    );
+    for r in results {
+        let location = &r["locations"][0]["logicalLocations"][0];
+        assert_eq!(location["name"], id.as_str());
+        assert_eq!(location["kind"], "module");
+    }
+
+    let (junit_code, junit) = scan("junit");
+    assert_eq!(junit_code, code, "{junit}");
+    let parsed = junitparser(dir.path(), "contract", &junit);
+    let checks: Vec<&Value> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| &f["check"])
+        .collect();
+    let cases: Vec<&Value> = (parsed["cases"].as_array().unwrap().iter())
+        .map(|c| &c["name"])
+        .collect();
+    assert_eq!(cases, checks, "{junit}");
+    assert_eq!(parsed["failures"], 0, "{junit}");
+}
