@@ -260,6 +260,8 @@ mod tests {
             executable: Some(ContractExecutable::Wasm(Hash([1; 32]))),
             transfer_calls_into: BTreeSet::new(),
             read: BTreeSet::new(),
+            balance_reads: BTreeMap::new(),
+            send_reads: vec![],
         }
     }
 

@@ -413,7 +413,7 @@ impl Survey {
                 let after = if before.unchanged_by(&call) {
                     before.clone()
                 } else {
-                    observer.observe(sandbox, world)
+                    observer.observe_after(sandbox, world, &before, &call)
                 };
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
@@ -584,7 +584,7 @@ impl Survey {
                     let after = if mid.unchanged_by(call) {
                         mid.clone()
                     } else {
-                        observer.observe(sandbox, world)
+                        observer.observe_after(sandbox, world, &mid, call)
                     };
                     for effect in classify(world, &mid, &after, call, &second) {
                         if effect
