@@ -259,6 +259,9 @@ mod tests {
             can_send: can_send.to_vec(),
             executable: Some(ContractExecutable::Wasm(Hash([1; 32]))),
             transfer_calls_into: BTreeSet::new(),
+            read: BTreeSet::new(),
+            balance_reads: BTreeMap::new(),
+            send_reads: vec![],
         }
     }
 

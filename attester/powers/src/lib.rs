@@ -346,6 +346,9 @@ struct Survey {
     preparers: Vec<Preparer>,
     /// Privileged writers left out by [`MAX_PREPARERS`].
     preparers_left_out: Vec<String>,
+    /// Every call of the pass from its base state, by function and arguments: a sequence's second call that
+    /// reads nothing its preparing write changed runs the same from that write's state.
+    first_calls: BTreeMap<(String, Vec<u8>), assay_localnet::Call>,
 }
 
 impl Survey {
@@ -392,9 +395,11 @@ impl Survey {
                 sandbox.restore(&base);
                 self.invocations += 1;
                 let call = sandbox.invoke(&world.token, &function.name, args.clone());
-                if let Some(e) = call.upstream_error {
-                    return Err(DiscoveryError::Upstream(e));
+                if let Some(e) = &call.upstream_error {
+                    return Err(DiscoveryError::Upstream(e.clone()));
                 }
+                self.first_calls
+                    .insert(call_key(&function.name, &args), call.clone());
                 if call.succeeded() {
                     answered += 1;
                 }
@@ -405,11 +410,15 @@ impl Survey {
                     continue; // the same state as an earlier argument set: the same effect
                 }
                 let authorizers = observe::authorizers(&call.auth);
-                let after = observer.observe(sandbox, world);
+                let after = if before.unchanged_by(&call) {
+                    before.clone()
+                } else {
+                    observer.observe_after(sandbox, world, &before, &call)
+                };
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&function.name, &authorizers, &args, world) {
-                        self.prepare(sandbox, &function.name, &authorizers);
+                        self.prepare(sandbox, &function.name, &authorizers, &call);
                         self.unclassified
                             .entry(function.name.clone())
                             .or_insert(authorizers);
@@ -453,7 +462,13 @@ impl Survey {
     }
 
     /// Keeps the state a privileged write of no observed effect left, to probe again from it.
-    fn prepare(&mut self, sandbox: &Sandbox, function: &str, authorizers: &[ScAddress]) {
+    fn prepare(
+        &mut self,
+        sandbox: &Sandbox,
+        function: &str,
+        authorizers: &[ScAddress],
+        call: &assay_localnet::Call,
+    ) {
         if self.preparers.iter().any(|p| p.function == function) {
             return; // one state per function: its most likely argument set's
         }
@@ -467,6 +482,7 @@ impl Survey {
             function: function.to_string(),
             authorizers: authorizers.to_vec(),
             state: sandbox.checkpoint(),
+            written: call.writes.iter().map(|w| w.key.clone()).collect(),
         });
     }
 
@@ -509,6 +525,7 @@ impl Survey {
             .map(|p| (p.function.clone(), p.effect.kind()))
             .collect();
         let preparers = std::mem::take(&mut self.preparers);
+        let first_calls = std::mem::take(&mut self.first_calls);
         let per_function = bounds.per_function.min(SEQUENCE_SETS);
         let mut calls = 0usize;
         for (n, prep) in preparers.iter().enumerate() {
@@ -537,21 +554,39 @@ impl Survey {
                         return Ok(());
                     }
                     calls += 1;
-                    sandbox.restore(&prep.state);
                     self.invocations += 1;
-                    let call = sandbox.invoke(&world.token, &function.name, args);
-                    if let Some(e) = call.upstream_error {
-                        return Err(DiscoveryError::Upstream(e));
+                    // The same call from the base state read no entry the preparing write changed, so from
+                    // its state the host runs it the same (it is deterministic): its result, writes,
+                    // authorizations and events are known. It runs again only when its writes change
+                    // what the observation reads, to observe the state they leave.
+                    let known = (first_calls.get(&call_key(&function.name, &args)))
+                        .filter(|c| prep.untouched(&c.footprint))
+                        .filter(|c| !c.succeeded() || c.writes.is_empty() || mid.unchanged_by(c));
+                    let ran;
+                    let call = match known {
+                        Some(call) => call,
+                        None => {
+                            sandbox.restore(&prep.state);
+                            ran = sandbox.invoke(&world.token, &function.name, args);
+                            &ran
+                        }
+                    };
+                    if let Some(e) = &call.upstream_error {
+                        return Err(DiscoveryError::Upstream(e.clone()));
                     }
                     if !call.succeeded() || call.writes.is_empty() {
                         continue;
                     }
-                    if !seen_writes.insert(fingerprint(&call)) {
+                    if !seen_writes.insert(fingerprint(call)) {
                         continue;
                     }
                     let second = observe::authorizers(&call.auth);
-                    let after = observer.observe(sandbox, world);
-                    for effect in classify(world, &mid, &after, &call, &second) {
+                    let after = if mid.unchanged_by(call) {
+                        mid.clone()
+                    } else {
+                        observer.observe_after(sandbox, world, &mid, call)
+                    };
+                    for effect in classify(world, &mid, &after, call, &second) {
                         if effect
                             .holder()
                             .is_some_and(|h| prep.authorizers.contains(h))
@@ -585,7 +620,7 @@ impl Survey {
                             authorized_by: resolve(&union),
                             effect,
                             label: label_for(&function.name),
-                            events: events_of(&call),
+                            events: events_of(call),
                             steps: vec![
                                 Step {
                                     function: prep.function.clone(),
@@ -671,6 +706,25 @@ struct Preparer {
     function: String,
     authorizers: Vec<ScAddress>,
     state: assay_localnet::Checkpoint,
+    /// The entries it changed: its state is the base state but for these.
+    written: BTreeSet<stellar_xdr::LedgerKey>,
+}
+
+impl Preparer {
+    /// Whether a call that touched `footprint` from the base state read none of the entries this one changed.
+    fn untouched(&self, footprint: &stellar_xdr::LedgerFootprint) -> bool {
+        (footprint.read_only.iter())
+            .chain(footprint.read_write.iter())
+            .all(|k| !self.written.contains(k))
+    }
+}
+
+/// A call's key among the pass's calls: the function and its arguments as XDR.
+fn call_key(function: &str, args: &[ScVal]) -> (String, Vec<u8>) {
+    let args: Vec<u8> = (args.iter())
+        .flat_map(|a| a.to_xdr(Limits::none()).unwrap_or_default())
+        .collect();
+    (function.to_string(), args)
 }
 
 /// Privileged writes whose state discovery probes again from (one per function, the first seen, of

@@ -151,9 +151,22 @@ pub struct Observation {
     /// Contracts (other than the token) the first holder's transfer reads the instance of: the contracts
     /// it calls into.
     pub transfer_calls_into: BTreeSet<ScAddress>,
+    /// Every ledger entry the reads above touched (their footprints, present or absent, and the token's
+    /// instance): the host is deterministic, so the same entries give the same observation.
+    pub read: BTreeSet<LedgerKey>,
+    /// Per watched address, the entries its balance read touched.
+    pub balance_reads: BTreeMap<ScAddress, BTreeSet<LedgerKey>>,
+    /// Per watched holder, the entries its transfer touched.
+    pub send_reads: Vec<BTreeSet<LedgerKey>>,
 }
 
 impl Observation {
+    /// Whether `call` left this observation as it was: it wrote no entry the observation read, so reading
+    /// again would run the same calls on the same entries. Observing again is then work with a known answer.
+    pub fn unchanged_by(&self, call: &assay_localnet::Call) -> bool {
+        call.writes.iter().all(|w| !self.read.contains(&w.key))
+    }
+
     /// The first watched holder's balance.
     pub fn holder_balance(&self, world: &World) -> Option<i128> {
         world
@@ -177,11 +190,22 @@ impl Observer {
 
     /// `balance(address)`, when it answers an i128.
     pub fn balance(&mut self, sandbox: &mut Sandbox, address: &ScAddress) -> Option<i128> {
+        self.balance_reading(sandbox, address, &mut BTreeSet::new())
+    }
+
+    /// [`Observer::balance`], adding the entries the read touched to `read`.
+    fn balance_reading(
+        &mut self,
+        sandbox: &mut Sandbox,
+        address: &ScAddress,
+        read: &mut BTreeSet<LedgerKey>,
+    ) -> Option<i128> {
         let call = sandbox.simulate(
             &self.token,
             "balance",
             vec![ScVal::Address(address.clone())],
         );
+        footprint_into(&call.footprint, read);
         match call.result {
             Ok(ScVal::I128(p)) => Some((i128::from(p.hi) << 64) | i128::from(p.lo)),
             _ => None,
@@ -270,20 +294,61 @@ impl Observer {
 
     /// Everything compared before and after a call.
     pub fn observe(&mut self, sandbox: &mut Sandbox, world: &World) -> Observation {
-        let balances = world
-            .watched()
-            .into_iter()
-            .map(|a| {
-                let b = self.balance(sandbox, &a);
-                (a, b)
-            })
-            .collect();
+        self.observe_reusing(sandbox, world, None)
+    }
+
+    /// The observation after `call`, which ran from the state `prev` was read in: a read whose entries the
+    /// call did not write is kept (the host is deterministic: the same entries give the same answer), the
+    /// others are read again.
+    pub fn observe_after(
+        &mut self,
+        sandbox: &mut Sandbox,
+        world: &World,
+        prev: &Observation,
+        call: &assay_localnet::Call,
+    ) -> Observation {
+        let written: BTreeSet<LedgerKey> = call.writes.iter().map(|w| w.key.clone()).collect();
+        self.observe_reusing(sandbox, world, Some((prev, &written)))
+    }
+
+    fn observe_reusing(
+        &mut self,
+        sandbox: &mut Sandbox,
+        world: &World,
+        prev: Option<(&Observation, &BTreeSet<LedgerKey>)>,
+    ) -> Observation {
+        let mut read = BTreeSet::from([instance_key(&self.token)]);
+        let mut balances = BTreeMap::new();
+        let mut balance_reads = BTreeMap::new();
+        for a in world.watched() {
+            let kept = prev.and_then(|(p, written)| {
+                let footprint = p.balance_reads.get(&a)?;
+                let balance = *p.balances.get(&a)?;
+                footprint
+                    .is_disjoint(written)
+                    .then(|| (balance, footprint.clone()))
+            });
+            let (balance, footprint) = kept.unwrap_or_else(|| {
+                let mut footprint = BTreeSet::new();
+                let balance = self.balance_reading(sandbox, &a, &mut footprint);
+                (balance, footprint)
+            });
+            read.extend(footprint.iter().cloned());
+            balances.insert(a.clone(), balance);
+            balance_reads.insert(a, footprint);
+        }
         let mut transfer_calls_into = BTreeSet::new();
-        let can_send = world
-            .holders
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
+        let mut can_send = Vec::new();
+        let mut send_reads = Vec::new();
+        for (i, h) in world.holders.iter().enumerate() {
+            let kept = prev.and_then(|(p, written)| {
+                let footprint = p.send_reads.get(i)?;
+                let sends = *p.can_send.get(i)?;
+                footprint
+                    .is_disjoint(written)
+                    .then(|| (sends, footprint.clone(), p.transfer_calls_into.clone()))
+            });
+            let (sends, footprint, calls_into) = kept.unwrap_or_else(|| {
                 let call = sandbox.simulate(
                     &world.token,
                     "transfer",
@@ -293,17 +358,26 @@ impl Observer {
                         i128_val(1),
                     ],
                 );
-                if i == 0 {
-                    transfer_calls_into = instances_read(&call.footprint, &world.token);
-                }
-                call.succeeded()
-            })
-            .collect();
+                let mut footprint = BTreeSet::new();
+                footprint_into(&call.footprint, &mut footprint);
+                let calls_into = instances_read(&call.footprint, &world.token);
+                (call.succeeded(), footprint, calls_into)
+            });
+            if i == 0 {
+                transfer_calls_into = calls_into;
+            }
+            read.extend(footprint.iter().cloned());
+            can_send.push(sends);
+            send_reads.push(footprint);
+        }
         Observation {
             balances,
             can_send,
             executable: self.executable(sandbox),
             transfer_calls_into,
+            read,
+            balance_reads,
+            send_reads,
         }
     }
 
@@ -326,6 +400,12 @@ pub fn instance_key(contract: &ScAddress) -> LedgerKey {
         key: ScVal::LedgerKeyContractInstance,
         durability: ContractDataDurability::Persistent,
     })
+}
+
+/// Adds every key of `footprint` to `read`.
+fn footprint_into(footprint: &stellar_xdr::LedgerFootprint, read: &mut BTreeSet<LedgerKey>) {
+    read.extend(footprint.read_only.iter().cloned());
+    read.extend(footprint.read_write.iter().cloned());
 }
 
 /// Contracts other than `token` whose instance a call's footprint reads.

@@ -80,5 +80,5 @@ pub fn run(args: ExposureArgs) -> CommandResult {
         concurrency: check_concurrency(args.concurrency)?,
         history: None,
     };
-    run_request(&request, args.output, &args.progress)
+    run_request(&request, args.output.into(), &args.progress)
 }

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use assay_attest::scan_reports::{scan_reports, ScanRequest, ScannedAsset};
 use assay_attest::AttestError;
 use assay_core::exit;
-use assay_core::{Asset, Token};
+use assay_core::{Asset, Report, Token};
 use assay_scan::history::History;
 use assay_scan::options::check_base_url;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
+use super::ci_formats::{scan_junit, scan_sarif, Scanned};
 use super::scan_progress::ProgressLine;
 use super::shared::{
     scan_passphrase, CacheArgs, NetworkArgs, OutputFormat, ProgressArgs, SourceArgs,
@@ -30,6 +31,7 @@ When several outcomes apply, the highest-priority code wins: 64, then 1, then 2.
 Examples:
   assay scan USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN
   assay scan --output json AQUA:GBNZILSTVQZ4R7IKQDGHYGY2QXL5QOFJYQMXPKWRRM5PAV7Y4M67AQUA SHX-GDSTRSHXHGJ7ZIVRBXEYE5Q74XUVCUSEKEBR7UCHEUUEK72N7I7KJ6JH
+  assay scan --output junit USDC-GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN > scan.xml   (CI: --output sarif too)
   assay scan --connect-to horizon.stellar.org:443:127.0.0.1:8443 --cacert ca.pem USDC-GA5Z...
   assay scan --network testnet --rpc-url https://soroban-testnet.stellar.org CDLZ...
   assay scan --network testnet --rpc-url https://soroban-testnet.stellar.org USDC-GBBD...   (no Horizon needed)
@@ -78,9 +80,12 @@ pub struct ScanArgs {
     #[arg(long)]
     pub sep41: bool,
 
-    /// Output format: text for people, json for one schema_version 1 report per line.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    /// Output format: text for people, json for one schema_version 1 report per line, junit for JUnit XML
+    /// (a suite per asset, a case per check: an escalation to critical a failure, a check that could not
+    /// conclude or an unverified accountability skipped), sarif for SARIF 2.1.0 (a result per FAIL and per
+    /// power found, located at the asset).
+    #[arg(long, value_enum, default_value_t = ScanOutput::Text)]
+    pub output: ScanOutput,
 
     #[command(flatten)]
     pub network: NetworkArgs,
@@ -118,6 +123,28 @@ pub struct ScanArgs {
     pub progress: ProgressArgs,
 }
 
+/// `assay scan`'s output formats: `assay exposure`'s two ([`OutputFormat`]) and the CI formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScanOutput {
+    /// For people.
+    Text,
+    /// One schema_version 1 report per line, for machines.
+    Json,
+    /// JUnit XML: a test suite per asset, a test case per check of its report.
+    Junit,
+    /// SARIF 2.1.0: a result per FAIL and per power found.
+    Sarif,
+}
+
+impl From<OutputFormat> for ScanOutput {
+    fn from(output: OutputFormat) -> ScanOutput {
+        match output {
+            OutputFormat::Text => ScanOutput::Text,
+            OutputFormat::Json => ScanOutput::Json,
+        }
+    }
+}
+
 /// The network `scan` reads when none is named.
 const MAINNET: &str = "mainnet";
 
@@ -132,7 +159,7 @@ pub fn run(args: ScanArgs) -> CommandResult {
 /// one path once their flags are resolved.
 pub(crate) fn run_request(
     request: &ScanRequest,
-    output: OutputFormat,
+    output: ScanOutput,
     progress: &ProgressArgs,
 ) -> CommandResult {
     let line = ProgressLine::start(!progress.no_progress);
@@ -142,7 +169,7 @@ pub(crate) fn run_request(
     });
     drop(line);
     let scanned = scanned?;
-    if request.every_trustline && scanned.outcomes.is_empty() && output == OutputFormat::Text {
+    if request.every_trustline && scanned.outcomes.is_empty() && output == ScanOutput::Text {
         println!(
             "{} holds no trustline to a classic asset",
             request.holder.as_deref().unwrap_or_default()
@@ -243,10 +270,13 @@ pub(crate) fn check_concurrency(concurrency: usize) -> Result<usize, CommandErro
 }
 
 /// Prints every report (classic assets, then token contracts) and returns the exit code they make: 1 when
-/// one has no report (its error on stderr), else 2 when one is undetermined, else 0.
-fn render(outcomes: Vec<ScannedAsset>, output: OutputFormat) -> CommandResult {
+/// one has no report (its error on stderr), else 2 when one is undetermined, else 0. Text and JSON print
+/// each report as it comes; JUnit and SARIF print one document over all of them (an asset with no report in
+/// it too).
+fn render(outcomes: Vec<ScannedAsset>, output: ScanOutput) -> CommandResult {
     let mut code = exit::OK;
     let mut stdout = std::io::stdout().lock();
+    let mut documents: Vec<(String, Result<Report, String>)> = Vec::new();
     for ScannedAsset {
         name,
         report,
@@ -256,11 +286,10 @@ fn render(outcomes: Vec<ScannedAsset>, output: OutputFormat) -> CommandResult {
         let report = match report {
             Ok(report) => report,
             Err(message) => {
-                eprintln!(
-                    "assay scan: {name}: {}",
-                    assay_core::redact::text(&message.to_string())
-                );
+                let message = assay_core::redact::text(&message.to_string());
+                eprintln!("assay scan: {name}: {message}");
                 code = exit::ERROR;
+                documents.push((name, Err(message)));
                 continue;
             }
         };
@@ -268,15 +297,34 @@ fn render(outcomes: Vec<ScannedAsset>, output: OutputFormat) -> CommandResult {
             code = exit::UNDETERMINED;
         }
         let rendered = match output {
-            OutputFormat::Json => {
+            ScanOutput::Json => {
                 serde_json::to_string(&report).expect("a report always serialises") + "\n"
             }
-            OutputFormat::Text => {
+            ScanOutput::Text => {
                 let suite = suite.map(|run| run.render_text(&name)).unwrap_or_default();
                 super::scan_text::render(&report) + &suite
             }
+            ScanOutput::Junit | ScanOutput::Sarif => {
+                documents.push((name, Ok(report)));
+                continue;
+            }
         };
         if let Err(err) = stdout.write_all(rendered.as_bytes()) {
+            return failed(format!("cannot write the report to stdout: {err}"));
+        }
+    }
+    if matches!(output, ScanOutput::Junit | ScanOutput::Sarif) {
+        let scanned: Vec<Scanned> = (documents.iter())
+            .map(|(name, report)| Scanned {
+                name,
+                report: report.as_ref().map_err(String::clone),
+            })
+            .collect();
+        let document = match output {
+            ScanOutput::Junit => scan_junit(&scanned),
+            _ => scan_sarif(&scanned),
+        };
+        if let Err(err) = stdout.write_all(document.as_bytes()) {
             return failed(format!("cannot write the report to stdout: {err}"));
         }
     }

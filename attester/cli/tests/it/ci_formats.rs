@@ -65,11 +65,12 @@ fn json_run(name: &str, args: &str) -> Value {
     serde_json::from_str(&stdout).expect("--output json is JSON")
 }
 
-#[test]
-fn junit_reads_back_one_case_per_check_with_failures_and_skips_as_the_run_found_them() {
+/// `xml` as junitparser reads it: the totals and, per case, its name, classname, kind (pass, failure,
+/// skipped, error), message and text.
+fn junitparser(dir: &Path, name: &str, xml: &str) -> Value {
     let reader = r#"
 import json, sys
-from junitparser import JUnitXml, Failure, Skipped
+from junitparser import JUnitXml, Failure, Skipped, Error
 xml = JUnitXml.fromfile(sys.argv[1])
 cases = []
 for suite in xml:
@@ -78,26 +79,34 @@ for suite in xml:
         for r in case.result:
             if isinstance(r, Failure): kind, message, text = "failure", r.message, r.text
             elif isinstance(r, Skipped): kind, message = "skipped", r.message
-        cases.append({"name": case.name, "kind": kind, "message": message, "text": text})
-print(json.dumps({"tests": xml.tests, "failures": xml.failures, "skipped": xml.skipped, "cases": cases}))
+            elif isinstance(r, Error): kind, message = "error", r.message
+        cases.append({"suite": suite.name, "name": case.name, "classname": case.classname, "kind": kind,
+                      "message": message, "text": text, "out": case.system_out})
+print(json.dumps({"tests": xml.tests, "failures": xml.failures, "skipped": xml.skipped,
+                  "errors": xml.errors, "cases": cases}))
 "#;
+    let file = dir.join(format!("{name}.xml"));
+    std::fs::write(&file, xml).unwrap();
+    let out = Command::new("/usr/bin/python3")
+        .args(["-c", reader])
+        .arg(&file)
+        .output()
+        .expect("/usr/bin/python3 runs (scripts/setup.sh installs python3-junitparser)");
+    assert!(
+        out.status.success(),
+        "junitparser refused {name}: {}\n{xml}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn junit_reads_back_one_case_per_check_with_failures_and_skips_as_the_run_found_them() {
     let dir = tempfile::tempdir().unwrap();
     for (name, args, code) in TOKENS {
         let (xml, exit) = sep41(name, args, "junit");
         assert_eq!(exit, code, "{name}: {xml}");
-        let file = dir.path().join(format!("{name}.xml"));
-        std::fs::write(&file, &xml).unwrap();
-        let out = Command::new("/usr/bin/python3")
-            .args(["-c", reader])
-            .arg(&file)
-            .output()
-            .expect("/usr/bin/python3 runs (scripts/setup.sh installs python3-junitparser)");
-        assert!(
-            out.status.success(),
-            "junitparser refused {name}: {}\n{xml}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let parsed = junitparser(dir.path(), name, &xml);
         let json = json_run(name, args);
         let rows = json["results"].as_array().unwrap();
         let cases = parsed["cases"].as_array().unwrap();
@@ -253,4 +262,269 @@ fn sarif_validates_with_one_result_per_fail_and_per_power() {
             _ => assert!(results.is_empty(), "{name}: {sarif}"),
         }
     }
+}
+
+/// The `assay scan` subjects, replayed from testdata/eval like scan_eval's: the eval subject, the kinds of its
+/// findings' cases in report order (`*` for every finding not named: pass), the SARIF results' rule ids.
+type ScanSubject = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
+const SCAN_SUBJECTS: [ScanSubject; 4] = [
+    // Clean: clear, verified, flags locked; every check passes, no result.
+    ("shx-clear-flagslocked", &[], &[]),
+    // FAILs: a curated blocklist hit escalates to critical; its domain does not claim it (skipped, not a
+    // FAIL: accountability never moves severity); it can freeze (a power).
+    (
+        "repo-blocklisted-unverified",
+        &[("reputation", "failure"), ("sep1-domain", "skipped")],
+        &["reputation", "auth_revocable"],
+    ),
+    // Powers: freeze and clawback, verified, no FAIL.
+    (
+        "usdz-clawback-verified",
+        &[],
+        &["auth_revocable", "auth_clawback_enabled"],
+    ),
+    // A reputation source down: that check could not conclude (skipped), never a pass.
+    (
+        "doge-reputation-outage",
+        &[("reputation", "skipped"), ("sep1-domain", "skipped")],
+        &["auth_revocable"],
+    ),
+];
+
+fn eval_subject(name: &str) -> PathBuf {
+    crate::scan_eval::eval_dir().join(name)
+}
+
+#[test]
+fn scan_junit_reads_back_one_case_per_check_as_the_report_judged_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (subject, kinds, _) in SCAN_SUBJECTS {
+        let (_, json) = crate::scan_eval::run_subject_as(&eval_subject(subject), "json");
+        let (_, run) = crate::scan_eval::run_subject_as(&eval_subject(subject), "junit");
+        assert_eq!(run.code, json.code, "{subject}: {}", run.stderr);
+        let report = json.report();
+        let parsed = junitparser(dir.path(), subject, &run.stdout);
+        let findings = report["findings"].as_array().unwrap();
+        let cases = parsed["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), findings.len(), "{subject}: one case per check");
+        let asset = format!(
+            "{}-{}",
+            report["asset"]["code"].as_str().unwrap(),
+            report["asset"]["issuer"].as_str().unwrap()
+        );
+        let mut counted = (0, 0);
+        for (case, finding) in cases.iter().zip(findings) {
+            let check = finding["check"].as_str().unwrap();
+            assert_eq!(case["name"], check, "{subject}");
+            assert_eq!(case["classname"], format!("scan.{asset}"));
+            let want = kinds
+                .iter()
+                .find(|(c, _)| *c == check)
+                .map_or("pass", |(_, k)| k);
+            assert_eq!(case["kind"], want, "{subject} {check}: {case}");
+            let reasoning = finding["reasoning"].as_str().unwrap();
+            match want {
+                "failure" => {
+                    counted.0 += 1;
+                    assert_eq!(finding["severity"], "critical");
+                    assert_eq!(case["message"], format!("{check} FAIL: {reasoning}"));
+                    // The text: every evidence line the verdict rests on.
+                    for e in finding["evidence"].as_array().unwrap() {
+                        assert!(case["text"]
+                            .as_str()
+                            .unwrap()
+                            .contains(e["claim"].as_str().unwrap()));
+                    }
+                }
+                "skipped" => {
+                    counted.1 += 1;
+                    let message = case["message"].as_str().unwrap();
+                    assert!(message.ends_with(reasoning), "{message}");
+                    if finding["undetermined"] == true {
+                        assert!(
+                            message.starts_with("UNDETERMINED (did not answer: "),
+                            "{message}"
+                        );
+                    } else {
+                        assert!(
+                            message.starts_with("accountability unverified: "),
+                            "{message}"
+                        );
+                    }
+                }
+                _ => {
+                    assert_eq!(finding["undetermined"], false);
+                    let out = case["out"].as_str().unwrap();
+                    assert!(out.contains(reasoning), "{out}");
+                    assert!(
+                        out.contains(&format!(
+                            "severity {}",
+                            finding["severity"].as_str().unwrap()
+                        )),
+                        "{out}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            (
+                parsed["failures"].as_u64().unwrap(),
+                parsed["skipped"].as_u64().unwrap()
+            ),
+            (counted.0, counted.1)
+        );
+        assert_eq!(parsed["errors"], 0);
+    }
+}
+
+#[test]
+fn scan_sarif_validates_with_one_result_per_fail_and_per_power() {
+    let dir = tempfile::tempdir().unwrap();
+    for (subject, _, rule_ids) in SCAN_SUBJECTS {
+        let (_, json) = crate::scan_eval::run_subject_as(&eval_subject(subject), "json");
+        let (_, run) = crate::scan_eval::run_subject_as(&eval_subject(subject), "sarif");
+        assert_eq!(run.code, json.code, "{subject}: {}", run.stderr);
+        let file = dir.path().join(format!("{subject}.sarif"));
+        std::fs::write(&file, &run.stdout).unwrap();
+        assert_eq!(
+            multitool_errors(&file, dir.path()),
+            Vec::<String>::new(),
+            "{subject}: {}",
+            run.stdout
+        );
+        let report = json.report();
+        let log: Value = serde_json::from_str(&run.stdout).unwrap();
+        let sarif_run = &log["runs"][0];
+        let rules = sarif_run["tool"]["driver"]["rules"].as_array().unwrap();
+        let results = sarif_run["results"].as_array().unwrap();
+        let ids: Vec<&str> = results
+            .iter()
+            .map(|r| r["ruleId"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, rule_ids.to_vec(), "{subject}: {}", run.stdout);
+        let asset = format!(
+            "{}-{}",
+            report["asset"]["code"].as_str().unwrap(),
+            report["asset"]["issuer"].as_str().unwrap()
+        );
+        for r in results {
+            assert_eq!(
+                rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+                r["ruleId"]
+            );
+            assert_eq!(
+                r["locations"][0]["logicalLocations"][0]["name"],
+                asset.as_str()
+            );
+        }
+        // The FAILs are the report's escalations to critical; the powers, its capability bits.
+        let fails: Vec<&str> = (report["findings"].as_array().unwrap().iter())
+            .filter(|f| f["escalation"] == true && f["severity"] == "critical")
+            .map(|f| f["check"].as_str().unwrap())
+            .collect();
+        let powers: Vec<&str> = (report["mechanics"].as_array().unwrap().iter())
+            .map(|m| m.as_str().unwrap())
+            .filter(|m| m.starts_with("auth_") && *m != "auth_immutable")
+            .collect();
+        assert_eq!(ids, [fails, powers].concat(), "{subject}");
+        for r in results {
+            let level = match r["ruleId"].as_str().unwrap() {
+                "reputation" | "auth_clawback_enabled" => "error",
+                "auth_revocable" => "warning",
+                other => panic!("{subject}: unexpected rule {other}"),
+            };
+            assert_eq!(r["level"], level, "{r}");
+        }
+        // What could not conclude is a notification, never silence.
+        let notes = sarif_run["invocations"][0]["toolExecutionNotifications"]
+            .as_array()
+            .unwrap();
+        let undetermined = report["undetermined_checks"].as_array().unwrap();
+        assert_eq!(notes.len(), undetermined.len(), "{subject}: {notes:?}");
+    }
+}
+
+/// A token contract on the local network, scanned by its code: each power discovery observed is a SARIF
+/// result under its mechanics name, located at the contract, and its report's checks are the JUnit cases.
+#[test]
+fn scan_of_a_token_contract_gives_one_result_per_power_discovery_observed() {
+    let w = crate::world::World::start(&[]);
+    let ca = w.ca();
+    let token = crate::powers_cli::deploy(&w, "take_burn", 61, [0x42; 32]);
+    let id = format!("{}", stellar_strkey::Contract(token));
+    let scan = |output: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["scan", &id, "--network", "local", "--no-history"])
+            .args(["--output", output])
+            .args(["--rpc-url", &w.net.rpc_url()])
+            .args(["--network-passphrase", w.net.passphrase()])
+            .args(w.source_args(&ca))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", w.dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        (out.status.code(), stdout)
+    };
+    let (code, json) = scan("json");
+    assert!(matches!(code, Some(0 | 2)), "{json}");
+    let report: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert!(
+        report["mechanics"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("admin_clawback")),
+        "{report}"
+    );
+
+    let (sarif_code, sarif) = scan("sarif");
+    assert_eq!(sarif_code, code, "{sarif}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("contract.sarif");
+    std::fs::write(&file, &sarif).unwrap();
+    assert_eq!(
+        multitool_errors(&file, dir.path()),
+        Vec::<String>::new(),
+        "{sarif}"
+    );
+    let log: Value = serde_json::from_str(&sarif).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    // One per power the survey holds, each under its mechanics name; no FAIL.
+    let observed = report["powers"]["powers"].as_array().unwrap().len()
+        + report["powers"]["unclassified"].as_array().unwrap().len();
+    assert_eq!(results.len(), observed, "{sarif}");
+    let clawback = (results.iter())
+        .find(|r| r["ruleId"] == "admin_clawback")
+        .unwrap_or_else(|| panic!("no admin_clawback result: {sarif}"));
+    assert_eq!(clawback["level"], "error");
+    assert!(
+        clawback["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("`rebalance` "),
+        "{clawback}"
+    );
+    for r in results {
+        let location = &r["locations"][0]["logicalLocations"][0];
+        assert_eq!(location["name"], id.as_str());
+        assert_eq!(location["kind"], "module");
+    }
+
+    let (junit_code, junit) = scan("junit");
+    assert_eq!(junit_code, code, "{junit}");
+    let parsed = junitparser(dir.path(), "contract", &junit);
+    let checks: Vec<&Value> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| &f["check"])
+        .collect();
+    let cases: Vec<&Value> = (parsed["cases"].as_array().unwrap().iter())
+        .map(|c| &c["name"])
+        .collect();
+    assert_eq!(cases, checks, "{junit}");
+    assert_eq!(parsed["failures"], 0, "{junit}");
 }

@@ -15,6 +15,7 @@ mod demo;
 mod docs_commands;
 mod evidence_cli;
 mod exposure_cli;
+mod fixture_tokens;
 mod history_cli;
 mod integrator_ts;
 mod latent_freeze_cli;

@@ -13,7 +13,7 @@ use assay_scan::testsupport::Reply;
 use common::*;
 use serde_json::Value;
 
-fn eval_dir() -> PathBuf {
+pub(crate) fn eval_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/eval")
 }
 
@@ -68,6 +68,11 @@ fn path_of(url: &str) -> String {
 }
 
 fn run_subject(dir: &Path) -> (Value, Run) {
+    run_subject_as(dir, "json")
+}
+
+/// Scans the eval subject in `dir` with `--output output`: its expected report and the run.
+pub(crate) fn run_subject_as(dir: &Path, output: &str) -> (Value, Run) {
     let subject: Value = serde_json::from_str(&read(dir, "subject.json").unwrap()).unwrap();
     let expected: Value = serde_json::from_str(&read(dir, "expected.json").unwrap()).unwrap();
     let (code, issuer) = subject["asset"].as_str().unwrap().split_once('-').unwrap();
@@ -130,7 +135,7 @@ fn run_subject(dir: &Path) -> (Value, Run) {
         &[
             "scan",
             "--output",
-            "json",
+            output,
             "--timeout",
             "1",
             "--no-cache",

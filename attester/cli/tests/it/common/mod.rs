@@ -361,34 +361,7 @@ pub fn ensure_wasm(root: &Path) {
     }
 }
 
-/// True when a `.wasm` is missing or older than the newest file under `sources` (directories are
-/// walked; `target` and `test_snapshots`, which builds and tests write, are not sources).
-pub fn wasm_is_stale(wasm: &[PathBuf], sources: &[PathBuf]) -> bool {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let Some(oldest_wasm) = wasm.iter().map(|p| modified(p)).collect::<Option<Vec<_>>>() else {
-        return true;
-    };
-    let newest_source = sources.iter().filter_map(|p| newest_file(p)).max();
-    match (oldest_wasm.into_iter().min(), newest_source) {
-        (Some(wasm), Some(source)) => source > wasm,
-        (None, _) => false,
-        (Some(_), None) => false,
-    }
-}
-
-/// The latest modification time of `path`, or of any file below it.
-fn newest_file(path: &Path) -> Option<std::time::SystemTime> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_dir() {
-        return meta.modified().ok();
-    }
-    std::fs::read_dir(path)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| !matches!(e.file_name().to_str(), Some("target" | "test_snapshots")))
-        .filter_map(|e| newest_file(&e.path()))
-        .max()
-}
+pub use crate::fixture_tokens::wasm_is_stale;
 
 #[test]
 fn a_wasm_older_than_its_source_or_missing_is_stale() {
