@@ -196,6 +196,7 @@ pub fn discover(
             .collect(),
         cut: survey.cut,
         unobservable: survey.unobservable,
+        reach: None,
     })
 }
 
@@ -596,6 +597,7 @@ impl Survey {
                                     authorized_by: resolve(&second),
                                 },
                             ],
+                            usable_from: None,
                         });
                     }
                 }
@@ -641,6 +643,7 @@ impl Survey {
             label: label_for(function),
             events: events_of(call),
             steps: vec![],
+            usable_from: None,
         });
     }
 }

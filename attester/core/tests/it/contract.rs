@@ -56,6 +56,7 @@ fn survey(powers: Vec<ObservedPower>) -> PowerSurvey {
         unclassified: vec![],
         cut: vec![],
         unobservable: None,
+        reach: None,
     }
 }
 
@@ -84,6 +85,7 @@ fn power(function: &str, effect: PowerEffect) -> ObservedPower {
         label: None,
         events: vec![],
         steps: vec![],
+        usable_from: None,
     }
 }
 
