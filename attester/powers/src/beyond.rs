@@ -28,6 +28,9 @@ const LATER_PRECISION: u64 = 3_600;
 
 /// Module constants tried per integer position.
 pub const MODULE_VALUES: usize = 16;
+/// Module constants tried per integer position of a SEP-41 write (the suite exercises those; a key in
+/// their amounts is unlikely, and every token has five of them).
+pub const INTERFACE_MODULE_VALUES: usize = 4;
 /// Instance-storage addresses tried per address position.
 pub const INSTANCE_ADDRESSES: usize = 8;
 /// Invocations the module values may take per token.
@@ -151,6 +154,7 @@ pub fn instance_addresses(sandbox: &Sandbox, token: &ScAddress) -> Vec<ScAddress
 pub fn module_sets(
     positions: &[Vec<ScVal>],
     constants: &[i128],
+    per_position: usize,
     addresses: &[ScAddress],
 ) -> Vec<Vec<ScVal>> {
     let Some(first) = positions
@@ -172,7 +176,7 @@ pub fn module_sets(
             like => constants
                 .iter()
                 .filter_map(|c| integer_like(like, *c))
-                .take(MODULE_VALUES)
+                .take(per_position)
                 .collect(),
         };
         // A position the spec does not type holds mixed kinds: only typed positions are seeded.
@@ -211,7 +215,7 @@ mod tests {
             vec![ScVal::Bool(true), ScVal::Bool(false)],
             vec![ScVal::U64(1), ScVal::U64(0)],
         ];
-        let sets = module_sets(&positions, &[1, 77, -3, 9_000], &[]);
+        let sets = module_sets(&positions, &[1, 77, -3, 9_000], MODULE_VALUES, &[]);
         assert_eq!(
             sets,
             vec![
@@ -221,7 +225,9 @@ mod tests {
         );
         // An untyped position (mixed kinds) takes none.
         let mixed = vec![vec![ScVal::U32(1), ScVal::Bool(true)]];
-        assert!(module_sets(&mixed, &[77], &[]).is_empty());
+        assert!(module_sets(&mixed, &[77], MODULE_VALUES, &[]).is_empty());
+        // The per-position bound.
+        assert_eq!(module_sets(&positions, &[77, 9_000], 1, &[]).len(), 1);
     }
 
     #[test]

@@ -526,6 +526,13 @@ impl Survey {
             let before = observer.observe(sandbox, world);
             let mut still_refused = Vec::new();
             for set in sets {
+                if started.elapsed() > bounds.budget {
+                    self.reach.later_cut = true;
+                    self.cut.push(format!("later clock: {BUDGET_CUT}"));
+                    sandbox.set_clock(today);
+                    sandbox.restore(base);
+                    return Ok(());
+                }
                 sandbox.restore(base);
                 sandbox.set_clock(at);
                 self.invocations += 1;
@@ -625,7 +632,17 @@ impl Survey {
         let mut calls = 0usize;
         for function in order {
             let built = candidates.for_function(&function.name, function.arity);
-            let sets = beyond::module_sets(&built.positions, &constants.values, &addresses);
+            let per_position = if SEP41_WRITES.contains(&function.name.as_str()) {
+                beyond::INTERFACE_MODULE_VALUES
+            } else {
+                beyond::MODULE_VALUES
+            };
+            let sets = beyond::module_sets(
+                &built.positions,
+                &constants.values,
+                per_position,
+                &addresses,
+            );
             let mut seen_writes = BTreeSet::new();
             for args in sets {
                 if calls >= beyond::MAX_MODULE_CALLS || started.elapsed() > bounds.budget {

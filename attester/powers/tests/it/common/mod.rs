@@ -129,11 +129,17 @@ impl Deployed {
         )
         .expect("discovery runs");
         // The figure the discovery's cost is measured by (`--nocapture` shows it).
+        let reach = survey.reach.clone().unwrap_or_default();
         eprintln!(
-            "discovery in {}: {:.2} s, {} invocations",
+            "discovery in {}: {:.2} s, {} invocations (later clock: {} refused sets{}; module values: {} in {} invocations{})",
             std::thread::current().name().unwrap_or("?"),
             started.elapsed().as_secs_f64(),
-            survey.invocations
+            survey.invocations,
+            reach.later_sets,
+            if reach.later_cut { ", cut" } else { "" },
+            reach.module_values,
+            reach.module_calls,
+            if reach.module_cut { ", cut" } else { "" },
         );
         survey
     }
