@@ -414,6 +414,34 @@ mod tests {
         }
     }
 
+    #[test]
+    fn when_usable_and_the_reach_are_absent_from_older_json_and_round_trip() {
+        let plain = survey(vec![power(PowerEffect::CreatesSupply {
+            credited: "GA".into(),
+            amount: "1".into(),
+        })]);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(
+            !json.contains("usable_from") && !json.contains("reach"),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<PowerSurvey>(&json).unwrap(), plain);
+        let mut later = plain.clone();
+        later.powers[0].usable_from = crate::time::Timestamp::from_unix(1_800_000_000);
+        later.reach = Some(Reach {
+            later_sets: 2,
+            later_offsets: vec![3_600],
+            module_values: 5,
+            ..Reach::default()
+        });
+        let json = serde_json::to_string(&later).unwrap();
+        assert!(
+            json.contains("\"usable_from\":\"2027-01-15T08:00:00Z\""),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<PowerSurvey>(&json).unwrap(), later);
+    }
+
     fn survey(powers: Vec<ObservedPower>) -> PowerSurvey {
         PowerSurvey {
             wasm_hash: "00".into(),
