@@ -388,6 +388,7 @@ mod tests {
             label: None,
             events: vec![],
             steps: vec![],
+            usable_from: None,
         };
         let mint = power(
             "mint",
@@ -414,6 +415,7 @@ mod tests {
             unclassified: vec![],
             cut: vec![],
             unobservable: None,
+            reach: None,
         };
         let recorded: Vec<(String, String)> =
             assay_core::contract::behaviour_claims(&survey(vec![mint.clone(), take.clone()]))

@@ -259,8 +259,12 @@ impl Seen {
             } else {
                 ""
             };
+            let from = p
+                .usable_from
+                .map(|t| format!(" from {t}"))
+                .unwrap_or_default();
             self.powers.push(format!(
-                "{} through `{}`{label}, usable by {}{dormant}",
+                "{} through `{}`{label}, usable by {}{from}{dormant}",
                 p.effect.kind(),
                 p.function,
                 p.authorization()
@@ -320,17 +324,26 @@ pub fn behaviour_claims(survey: &PowerSurvey) -> Vec<String> {
 /// `FUNCTION authorized by WHO: EFFECT` (the effect's stable wording: no run numbers).
 ///
 /// A power a sequence of calls showed reads `FIRST then SECOND, authorized by WHO then WHO: EFFECT`.
+///
+/// A power refused at the ledger's time and shown with the clock moved forward says so before the effect,
+/// in words free of the run's dates (`…, usable only later (refused at the ledger's time, shown with the
+/// clock moved forward): EFFECT`), so the effect's wording still ends the line.
 fn power_claim(p: &crate::powers::ObservedPower) -> String {
+    let later = if p.usable_from.is_some() {
+        ", usable only later (refused at the ledger's time, shown with the clock moved forward)"
+    } else {
+        ""
+    };
     if p.steps.is_empty() {
         format!(
-            "{} authorized by {}: {}",
+            "{} authorized by {}{later}: {}",
             p.function,
             p.holders(),
             p.effect.stable_claim()
         )
     } else {
         format!(
-            "{}, authorized by {}: {}",
+            "{}, authorized by {}{later}: {}",
             p.function,
             p.authorization(),
             p.effect.stable_claim()

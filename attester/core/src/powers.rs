@@ -225,6 +225,10 @@ pub struct ObservedPower {
     /// sequence and whose authorization it asked for, in order. Empty for a power one call shows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<Step>,
+    /// For a power refused at the ledger's time and shown with the clock moved forward: the earliest
+    /// instant discovery saw it work (to the hour). `None`: usable now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usable_from: Option<crate::time::Timestamp>,
 }
 
 /// One call of a sequence that showed a power.
@@ -312,6 +316,27 @@ pub struct PowerSurvey {
     /// Why powers over balances could not be observed at all (no holder held units), when so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unobservable: Option<String>,
+    /// How far the search went past today's clock and values (absent in surveys made before it did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<Reach>,
+}
+
+/// The search past today's clock and today's values: what was re-probed, and whether a bound cut it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reach {
+    /// Argument sets refused at the ledger's time that were re-probed with the clock moved forward.
+    pub later_sets: u32,
+    /// The clock offsets tried (seconds after the ledger's time).
+    pub later_offsets: Vec<u64>,
+    /// Whether a bound left refused argument sets out of the later-clock probe.
+    pub later_cut: bool,
+    /// Values the module itself holds (its integer constants, the addresses in its instance storage)
+    /// tried as arguments.
+    pub module_values: u32,
+    /// Invocations those values took.
+    pub module_calls: u32,
+    /// Whether a bound left module values or functions out.
+    pub module_cut: bool,
 }
 
 impl PowerSurvey {
@@ -385,7 +410,36 @@ mod tests {
             label: None,
             events: vec![],
             steps: vec![],
+            usable_from: None,
         }
+    }
+
+    #[test]
+    fn when_usable_and_the_reach_are_absent_from_older_json_and_round_trip() {
+        let plain = survey(vec![power(PowerEffect::CreatesSupply {
+            credited: "GA".into(),
+            amount: "1".into(),
+        })]);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(
+            !json.contains("usable_from") && !json.contains("reach"),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<PowerSurvey>(&json).unwrap(), plain);
+        let mut later = plain.clone();
+        later.powers[0].usable_from = crate::time::Timestamp::from_unix(1_800_000_000);
+        later.reach = Some(Reach {
+            later_sets: 2,
+            later_offsets: vec![3_600],
+            module_values: 5,
+            ..Reach::default()
+        });
+        let json = serde_json::to_string(&later).unwrap();
+        assert!(
+            json.contains("\"usable_from\":\"2027-01-15T08:00:00Z\""),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<PowerSurvey>(&json).unwrap(), later);
     }
 
     fn survey(powers: Vec<ObservedPower>) -> PowerSurvey {
@@ -399,6 +453,7 @@ mod tests {
             unclassified: vec![],
             cut: vec![],
             unobservable: None,
+            reach: None,
         }
     }
 

@@ -43,6 +43,27 @@ pub struct Sandbox {
     made_up: Arc<BTreeSet<ScAddress>>,
 }
 
+/// A ledger clock: the sequence number and close time (Unix seconds) calls run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub sequence: u32,
+    pub timestamp: u64,
+}
+
+impl Clock {
+    /// Seconds a ledger takes to close on the public networks: how far the sequence moves with the time.
+    pub const LEDGER_SECS: u64 = 5;
+
+    /// This clock `seconds` later, its sequence moved by as many ledgers as close in that time.
+    pub fn later(self, seconds: u64) -> Clock {
+        let ledgers = u32::try_from(seconds / Self::LEDGER_SECS).unwrap_or(u32::MAX);
+        Clock {
+            sequence: self.sequence.saturating_add(ledgers),
+            timestamp: self.timestamp.saturating_add(seconds),
+        }
+    }
+}
+
 /// The state of a [`Sandbox`] at one moment, to return to.
 #[derive(Clone)]
 pub struct Checkpoint {
@@ -138,6 +159,22 @@ impl Sandbox {
         self.ledger_info.sequence_number
     }
 
+    /// The ledger clock calls run at: sequence number and close time (Unix seconds).
+    pub fn clock(&self) -> Clock {
+        Clock {
+            sequence: self.ledger_info.sequence_number,
+            timestamp: self.ledger_info.timestamp,
+        }
+    }
+
+    /// Runs later calls at `clock` (a probe of what a token does once time has passed). Entries whose TTL
+    /// ends before its sequence are read as the host reads them there: a temporary entry as absent, an
+    /// archived persistent entry restored (protocol 23's automatic restore).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.ledger_info.sequence_number = clock.sequence;
+        self.ledger_info.timestamp = clock.timestamp;
+    }
+
     /// Declares `addresses` made up for this sandbox (parties derived from a private seed that no one
     /// else uses): in fork mode a key that names one is absent, and the upstream is never asked for it.
     pub fn made_up(&mut self, addresses: impl IntoIterator<Item = ScAddress>) {
@@ -200,14 +237,16 @@ impl Sandbox {
             for w in &call.writes {
                 match &w.after {
                     Some(entry) => {
-                        let live =
-                            self.entries
-                                .get(&w.key)
-                                .and_then(|s| s.live_until)
-                                .or_else(|| {
-                                    crate::state::durability(&w.key)
-                                        .map(|_| seq.saturating_add(MAX_ENTRY_TTL - 1))
-                                });
+                        let live = self
+                            .entries
+                            .get(&w.key)
+                            .and_then(|s| s.live_until)
+                            // An entry past its TTL (a later clock) was restored or re-created.
+                            .filter(|l| *l >= seq)
+                            .or_else(|| {
+                                crate::state::durability(&w.key)
+                                    .map(|_| seq.saturating_add(MAX_ENTRY_TTL - 1))
+                            });
                         overlay.put(w.key.clone(), entry.clone(), live);
                     }
                     None => overlay.remove(w.key.clone()),

@@ -18,7 +18,9 @@
 
 mod args;
 mod authority;
+mod beyond;
 mod classify;
+mod constants;
 pub mod fork;
 mod observe;
 mod spec;
@@ -28,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use assay_chain::strkey_of;
 use assay_core::powers::{
-    label_for, ObservedPower, PowerSurvey, Step, UnclassifiedWrite, BUDGET_CUT,
+    label_for, ObservedPower, PowerSurvey, Reach, Step, UnclassifiedWrite, BUDGET_CUT,
 };
 use assay_localnet::Sandbox;
 use sha2::{Digest, Sha256};
@@ -169,10 +171,12 @@ pub fn discover(
         .iter()
         .filter(|e| !NOT_PROBED.contains(&e.name.as_str()))
         .collect();
+    let constants = constants::read(&target.wasm);
     let search = Search {
         target,
         functions: &functions,
         spec: &spec,
+        constants: &constants,
         bounds,
         started,
     };
@@ -196,6 +200,7 @@ pub fn discover(
             .collect(),
         cut: survey.cut,
         unobservable: survey.unobservable,
+        reach: Some(survey.reach),
     })
 }
 
@@ -256,6 +261,7 @@ struct Search<'a> {
     target: &'a Target,
     functions: &'a [&'a assay_core::parse::ExportedFunction],
     spec: &'a spec::Spec,
+    constants: &'a constants::ModuleConstants,
     bounds: Bounds,
     started: Instant,
 }
@@ -282,6 +288,7 @@ impl Search<'_> {
                 world,
                 self.functions,
                 self.spec,
+                self.constants,
                 self.bounds,
                 self.started,
             )?;
@@ -349,6 +356,10 @@ struct Survey {
     /// Every call of the pass from its base state, by function and arguments: a sequence's second call that
     /// reads nothing its preparing write changed runs the same from that write's state.
     first_calls: BTreeMap<(String, Vec<u8>), assay_localnet::Call>,
+    /// Argument sets refused at the ledger's time, to try again with the clock moved forward.
+    refused: Vec<beyond::Refused>,
+    /// How far the search went past today's clock and values.
+    reach: Reach,
 }
 
 impl Survey {
@@ -360,6 +371,7 @@ impl Survey {
         world: &World,
         functions: &[&assay_core::parse::ExportedFunction],
         spec: &spec::Spec,
+        constants: &constants::ModuleConstants,
         bounds: Bounds,
         started: Instant,
     ) -> Result<(), DiscoveryError> {
@@ -379,6 +391,7 @@ impl Survey {
                     .push(format!("{}: {}", function.name, ARGUMENTS_CUT));
             }
             let mut seen_writes = BTreeSet::new();
+            let mut refused = Vec::new();
             let (mut tried, mut answered) = (0usize, 0usize);
             let mut out_of_time = false;
             let mut combinations = Combinations::new(&built.positions);
@@ -402,6 +415,8 @@ impl Survey {
                     .insert(call_key(&function.name, &args), call.clone());
                 if call.succeeded() {
                     answered += 1;
+                } else if refused.len() < beyond::LATER_SETS_PER_FUNCTION {
+                    refused.push(args.clone());
                 }
                 if !call.succeeded() || call.writes.is_empty() {
                     continue;
@@ -441,6 +456,14 @@ impl Survey {
             if !out_of_time && answered == 0 && !SEP41_WRITES.contains(&function.name.as_str()) {
                 self.cut.push(refused_every_set(&function.name, tried));
             }
+            if !SEP41_WRITES.contains(&function.name.as_str()) {
+                self.refused
+                    .extend(refused.into_iter().map(|args| beyond::Refused {
+                        function: function.name.clone(),
+                        args,
+                        every_set: answered == 0,
+                    }));
+            }
             if tried >= bounds.per_function && combinations.next().is_some() {
                 self.cut.push(format!(
                     "{}: stopped after {} argument sets (the per-function bound)",
@@ -448,6 +471,19 @@ impl Survey {
                 ));
             }
         }
+        self.later(sandbox, observer, world, &base, bounds, started)?;
+        self.module_values(
+            sandbox,
+            observer,
+            world,
+            functions,
+            &candidates,
+            constants,
+            &base,
+            &before,
+            bounds,
+            started,
+        )?;
         self.sequences(
             sandbox,
             observer,
@@ -458,6 +494,212 @@ impl Survey {
             started,
         )?;
         sandbox.restore(&base);
+        Ok(())
+    }
+
+    /// Argument sets refused at the ledger's time, tried again with the clock moved forward; a power shown
+    /// there is recorded with the earliest time it works from (see [`beyond`]).
+    fn later(
+        &mut self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &World,
+        base: &assay_localnet::Checkpoint,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Result<(), DiscoveryError> {
+        let today = sandbox.clock();
+        let (mut sets, cut) = beyond::later_sets(std::mem::take(&mut self.refused));
+        self.reach.later_sets = sets.len() as u32;
+        self.reach.later_cut = cut;
+        if cut {
+            self.cut.push(format!(
+                "later clock: only the first {} refused argument sets re-probed (the bound)",
+                beyond::MAX_LATER_SETS
+            ));
+        }
+        let mut previous = 0u64;
+        for offset in beyond::LATER_OFFSETS {
+            if sets.is_empty() {
+                break;
+            }
+            if started.elapsed() > bounds.budget {
+                self.reach.later_cut = true;
+                self.cut.push(format!("later clock: {BUDGET_CUT}"));
+                break;
+            }
+            self.reach.later_offsets.push(offset);
+            let at = today.later(offset);
+            sandbox.restore(base);
+            sandbox.set_clock(at);
+            let before = observer.observe(sandbox, world);
+            let mut still_refused = Vec::new();
+            for set in sets {
+                if started.elapsed() > bounds.budget {
+                    self.reach.later_cut = true;
+                    self.cut.push(format!("later clock: {BUDGET_CUT}"));
+                    sandbox.set_clock(today);
+                    sandbox.restore(base);
+                    return Ok(());
+                }
+                sandbox.restore(base);
+                sandbox.set_clock(at);
+                self.invocations += 1;
+                let call = sandbox.invoke(&world.token, &set.function, set.args.clone());
+                if let Some(e) = call.upstream_error {
+                    sandbox.set_clock(today);
+                    return Err(DiscoveryError::Upstream(e));
+                }
+                if !call.succeeded() {
+                    still_refused.push(set);
+                    continue;
+                }
+                if call.writes.is_empty() {
+                    continue;
+                }
+                let authorizers = observe::authorizers(&call.auth);
+                let after = observer.observe(sandbox, world);
+                let effects = classify(world, &before, &after, &call, &authorizers);
+                if effects.is_empty() {
+                    if privileged(&set.function, &authorizers, &set.args, world) {
+                        self.unclassified
+                            .entry(set.function.clone())
+                            .or_insert(authorizers);
+                    }
+                    continue;
+                }
+                let mut probes = 0u32;
+                let found = beyond::earliest(previous, offset, |t| {
+                    probes += 1;
+                    beyond::works_at(
+                        sandbox,
+                        base,
+                        today.later(t),
+                        &world.token,
+                        &set.function,
+                        &set.args,
+                    )
+                });
+                self.invocations += probes;
+                let from = beyond::usable_from(today, found);
+                self.classified.insert(set.function.clone());
+                let prefix = format!("{}: refused every argument set tried", set.function);
+                self.cut.retain(|c| !c.starts_with(&prefix));
+                let known = self.powers.len();
+                for effect in effects {
+                    self.record(
+                        sandbox,
+                        &set.function,
+                        &set.args,
+                        &call,
+                        &authorizers,
+                        effect,
+                        world,
+                    );
+                }
+                for p in &mut self.powers[known..] {
+                    p.usable_from = from;
+                }
+            }
+            sets = still_refused;
+            previous = offset;
+        }
+        sandbox.set_clock(today);
+        sandbox.restore(base);
+        Ok(())
+    }
+
+    /// Functions no call showed a power of, tried with the module's own values (see [`beyond`]): its
+    /// integer constants in integer positions, its instance storage's addresses in address positions.
+    #[allow(clippy::too_many_arguments)]
+    fn module_values(
+        &mut self,
+        sandbox: &mut Sandbox,
+        observer: &mut Observer,
+        world: &World,
+        functions: &[&assay_core::parse::ExportedFunction],
+        candidates: &Candidates,
+        constants: &constants::ModuleConstants,
+        base: &assay_localnet::Checkpoint,
+        before: &observe::Observation,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Result<(), DiscoveryError> {
+        sandbox.restore(base);
+        let addresses = beyond::instance_addresses(sandbox, &world.token);
+        self.reach.module_values = (constants.values.len().min(beyond::MODULE_VALUES)
+            + addresses.len().min(beyond::INSTANCE_ADDRESSES))
+            as u32;
+        self.reach.module_cut = constants.values.len() > beyond::MODULE_VALUES
+            || addresses.len() > beyond::INSTANCE_ADDRESSES;
+        // The interface's writes last: a key is likelier in a function of the token's own.
+        let mut order: Vec<&&assay_core::parse::ExportedFunction> = functions
+            .iter()
+            .filter(|f| !self.classified.contains(&f.name))
+            .collect();
+        order.sort_by_key(|f| SEP41_WRITES.contains(&f.name.as_str()));
+        let mut calls = 0usize;
+        for function in order {
+            let built = candidates.for_function(&function.name, function.arity);
+            let per_position = if SEP41_WRITES.contains(&function.name.as_str()) {
+                beyond::INTERFACE_MODULE_VALUES
+            } else {
+                beyond::MODULE_VALUES
+            };
+            let sets = beyond::module_sets(
+                &built.positions,
+                &constants.values,
+                per_position,
+                &addresses,
+            );
+            let mut seen_writes = BTreeSet::new();
+            for args in sets {
+                if calls >= beyond::MAX_MODULE_CALLS || started.elapsed() > bounds.budget {
+                    self.reach.module_cut = true;
+                    self.cut.push(format!(
+                        "module values: stopped at {}: the bound of {} invocations or the time budget",
+                        function.name,
+                        beyond::MAX_MODULE_CALLS
+                    ));
+                    self.reach.module_calls = calls as u32;
+                    sandbox.restore(base);
+                    return Ok(());
+                }
+                calls += 1;
+                sandbox.restore(base);
+                self.invocations += 1;
+                let call = sandbox.invoke(&world.token, &function.name, args.clone());
+                if let Some(e) = call.upstream_error {
+                    return Err(DiscoveryError::Upstream(e));
+                }
+                if !call.succeeded() || call.writes.is_empty() {
+                    continue;
+                }
+                if !seen_writes.insert(fingerprint(&call)) {
+                    continue;
+                }
+                let authorizers = observe::authorizers(&call.auth);
+                let after = observer.observe(sandbox, world);
+                let effects = classify(world, before, &after, &call, &authorizers);
+                if effects.is_empty() {
+                    continue;
+                }
+                self.classified.insert(function.name.clone());
+                for effect in effects {
+                    self.record(
+                        sandbox,
+                        &function.name,
+                        &args,
+                        &call,
+                        &authorizers,
+                        effect,
+                        world,
+                    );
+                }
+            }
+        }
+        self.reach.module_calls = calls as u32;
+        sandbox.restore(base);
         Ok(())
     }
 
@@ -631,6 +873,7 @@ impl Survey {
                                     authorized_by: resolve(&second),
                                 },
                             ],
+                            usable_from: None,
                         });
                     }
                 }
@@ -676,6 +919,7 @@ impl Survey {
             label: label_for(function),
             events: events_of(call),
             steps: vec![],
+            usable_from: None,
         });
     }
 }

@@ -26,9 +26,13 @@ pub(crate) fn render_powers(out: &mut String, survey: &assay_core::powers::Power
             .as_ref()
             .map(|l| format!(" [{l}]"))
             .unwrap_or_default();
+        let from = p
+            .usable_from
+            .map(|t| format!(", usable from {t} (refused at the ledger's time)"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "    {} {}{label}: usable by {}",
+            "    {} {}{label}: usable by {}{from}",
             p.function,
             p.effect.kind(),
             p.authorization()
@@ -42,6 +46,35 @@ pub(crate) fn render_powers(out: &mut String, survey: &assay_core::powers::Power
             "    {} writes state whose effect on holders was not classified: usable by {}",
             u.function,
             by.join(" and ")
+        );
+    }
+    if let Some(r) = &survey.reach {
+        let offsets: Vec<String> = r
+            .later_offsets
+            .iter()
+            .map(|s| match s {
+                s if s % 86_400 == 0 => format!("+{} d", s / 86_400),
+                s => format!("+{} h", s / 3_600),
+            })
+            .collect();
+        let cut = |c: bool| if c { "; a bound cut them" } else { "" };
+        let _ = writeln!(
+            out,
+            "    later clock: {} refused argument sets re-probed{}{}",
+            r.later_sets,
+            if offsets.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", offsets.join(", "))
+            },
+            cut(r.later_cut)
+        );
+        let _ = writeln!(
+            out,
+            "    module values: {} of the module's constants and stored addresses tried in {} invocations{}",
+            r.module_values,
+            r.module_calls,
+            cut(r.module_cut)
         );
     }
     for cut in &survey.cut {
@@ -140,4 +173,63 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "  scanned at {}", report.scanned_at);
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_powers;
+    use assay_core::powers::{Authority, ObservedPower, PowerEffect, PowerSurvey, Reach};
+
+    #[test]
+    fn a_power_usable_later_shows_from_when_and_the_reach_is_counted() {
+        let survey = PowerSurvey {
+            wasm_hash: "ab".into(),
+            ledger: 7,
+            probed: vec!["settle".into()],
+            invocations: 40,
+            holders: vec!["GHOLDER".into()],
+            powers: vec![ObservedPower {
+                function: "settle".into(),
+                authorized_by: vec![Authority {
+                    address: "GADMIN".into(),
+                    control: "1 key".into(),
+                    locked: false,
+                }],
+                effect: PowerEffect::TakesBalance {
+                    holder: "GHOLDER".into(),
+                    amount: "2".into(),
+                    moved_to: None,
+                },
+                label: None,
+                events: vec![],
+                steps: vec![],
+                usable_from: assay_core::time::Timestamp::from_unix(1_800_000_000),
+            }],
+            unclassified: vec![],
+            cut: vec![],
+            unobservable: None,
+            reach: Some(Reach {
+                later_sets: 3,
+                later_offsets: vec![3_600, 86_400, 604_800],
+                later_cut: false,
+                module_values: 17,
+                module_calls: 24,
+                module_cut: true,
+            }),
+        };
+        let mut out = String::new();
+        render_powers(&mut out, &survey);
+        assert!(
+            out.contains("usable by GADMIN (1 key, 0 s), usable from 2027-01-15T08:00:00Z (refused at the ledger's time)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("later clock: 3 refused argument sets re-probed at +1 h, +1 d, +7 d\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("module values: 17 of the module's constants and stored addresses tried in 24 invocations; a bound cut them"),
+            "{out}"
+        );
+    }
 }

@@ -830,6 +830,7 @@ mod tests {
             label: None,
             events: vec![],
             steps: vec![],
+            usable_from: None,
         };
         let at = |when: &str, powers: Vec<ObservedPower>| Report {
             scanned_at: when.parse().unwrap(),
@@ -843,6 +844,7 @@ mod tests {
                 unclassified: vec![],
                 cut: vec![],
                 unobservable: None,
+                reach: None,
             }),
             ..report.clone()
         };

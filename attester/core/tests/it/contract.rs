@@ -56,6 +56,7 @@ fn survey(powers: Vec<ObservedPower>) -> PowerSurvey {
         unclassified: vec![],
         cut: vec![],
         unobservable: None,
+        reach: None,
     }
 }
 
@@ -84,6 +85,7 @@ fn power(function: &str, effect: PowerEffect) -> ObservedPower {
         label: None,
         events: vec![],
         steps: vec![],
+        usable_from: None,
     }
 }
 
@@ -571,4 +573,36 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_power_usable_only_later_says_so_before_its_effect_and_names_no_date_in_evidence() {
+    let later = ObservedPower {
+        usable_from: assay_core::time::Timestamp::from_unix(1_800_000_000),
+        ..power("settle", takes())
+    };
+    let r = evaluate_contract(&subject_with(code(&[], &[]), vec![later]), None).unwrap();
+    assert_eq!(r.mechanics.bits(), Mechanics::ADMIN_CLAWBACK);
+    let c = claims(&r);
+    let line = c
+        .iter()
+        .find(|l| l.starts_with("settle authorized by"))
+        .expect("the power's evidence line");
+    assert!(
+        line.contains(", usable only later (refused at the ledger's time, shown with the clock moved forward): "),
+        "{line}"
+    );
+    assert!(!line.contains("2027"), "no date in the evidence: {line}");
+    assert_eq!(
+        assay_core::bundle::behaviour_bit(line),
+        Some(Mechanics::ADMIN_CLAWBACK),
+        "{line}"
+    );
+    let reasoning: Vec<&str> = r.findings.iter().map(|f| f.reasoning.as_str()).collect();
+    assert!(
+        reasoning
+            .iter()
+            .any(|t| t.contains("from 2027-01-15T08:00:00Z")),
+        "{reasoning:?}"
+    );
 }

@@ -11,3 +11,4 @@ mod interop_js;
 mod ledger_close;
 mod refusals;
 mod sac_classic;
+mod sandbox_clock;

@@ -339,3 +339,61 @@ fn an_allowance_the_admin_writes_for_itself_is_a_power_to_take_the_balance() {
     assert_steps_by_admin(&d, p, ["grant_spending", "transfer_from"]);
     assert_eq!(p.label, None, "found without naming any function");
 }
+
+#[test]
+fn a_burn_refused_for_seven_days_is_found_with_when_it_becomes_usable() {
+    let d = deploy("clock-burn");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "settle");
+    assert!(
+        matches!(&p.effect, PowerEffect::TakesBalance { moved_to: None, holder: h, .. } if *h == strkey_of(&holder())),
+        "{p:#?}"
+    );
+    assert_eq!(p.label, None, "settle is in no vocabulary");
+    assert_eq!(Mechanics::ADMIN_CLAWBACK, p.effect.bit());
+    assert_admins(&d, p);
+    // Usable from seven days after deployment (the sandbox's clock is the network's), to the hour.
+    let now = d.net.sandbox().expect("sandbox").clock().timestamp as i64;
+    let from = p
+        .usable_from
+        .expect("a power usable only later says from when")
+        .unix();
+    let week = 7 * 86_400;
+    assert!(
+        from >= now + week - 3_600 && from <= now + week + 3_600,
+        "usable from {from}, deployed about {now}"
+    );
+    let reach = s.reach.as_ref().expect("the survey says how far it went");
+    assert!(reach.later_sets >= 1, "{reach:?}");
+    assert_eq!(reach.later_offsets[..3], [3_600, 86_400, 7 * 86_400]);
+    assert!(
+        !s.cut.iter().any(|c| c.starts_with("settle:")),
+        "settle was observed: {:?}",
+        s.cut
+    );
+}
+
+#[test]
+fn a_sweep_keyed_on_a_compiled_constant_is_found_with_the_modules_own_values() {
+    let d = deploy("constant-keyed");
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_CLAWBACK);
+    assert_eq!(p.function, "sweep");
+    assert!(
+        matches!(
+            &p.effect,
+            PowerEffect::TakesBalance { moved_to: Some(to), holder: h, .. }
+                if *h == strkey_of(&holder()) && *to == strkey_of(&d.admin.sc_address())
+        ),
+        "{p:#?}"
+    );
+    assert_eq!(p.label, None);
+    assert_eq!(p.usable_from, None, "usable now");
+    assert_admins(&d, p);
+    let reach = s.reach.as_ref().expect("the survey says how far it went");
+    assert!(
+        reach.module_values >= 1 && reach.module_calls >= 1,
+        "{reach:?}"
+    );
+}

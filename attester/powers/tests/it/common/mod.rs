@@ -117,7 +117,8 @@ impl Deployed {
     /// Runs discovery with `holders` as the candidates, within `bounds`.
     pub fn discover_within(&self, holders: &[ScAddress], bounds: Bounds) -> PowerSurvey {
         let mut sandbox = self.net.sandbox().expect("sandbox");
-        discover(
+        let started = std::time::Instant::now();
+        let survey = discover(
             &mut sandbox,
             &Target {
                 contract: self.token.clone(),
@@ -126,7 +127,21 @@ impl Deployed {
             holders,
             bounds,
         )
-        .expect("discovery runs")
+        .expect("discovery runs");
+        // The figure the discovery's cost is measured by (`--nocapture` shows it).
+        let reach = survey.reach.clone().unwrap_or_default();
+        eprintln!(
+            "discovery in {}: {:.2} s, {} invocations (later clock: {} refused sets{}; module values: {} in {} invocations{})",
+            std::thread::current().name().unwrap_or("?"),
+            started.elapsed().as_secs_f64(),
+            survey.invocations,
+            reach.later_sets,
+            if reach.later_cut { ", cut" } else { "" },
+            reach.module_values,
+            reach.module_calls,
+            if reach.module_cut { ", cut" } else { "" },
+        );
+        survey
     }
 }
 
