@@ -10,7 +10,9 @@
 //! - a holder's transfer that succeeded before the call is refused after it → freeze (`admin_freeze`);
 //! - a balance rises with no matching debit → creates supply (`admin_mint`);
 //! - the token's executable changes, or a contract its transfer calls into is replaced → `code_mutable`;
-//! - a privileged call writes state whose effect on holders none of these explains → `admin_unclassified`.
+//! - a privileged call writes state whose effect on holders none of these explains → `admin_unclassified`;
+//!   but not a party acting on its own state as any holder may for itself (an owner delegating its own
+//!   votes: [`own_act`]).
 //!
 //! A function's name never decides anything: the vocabulary in [`assay_core::powers::label_for`] only labels
 //! what was observed. The work is bounded (invocations per function, a time budget per token) and the
@@ -23,6 +25,7 @@ mod classify;
 mod constants;
 pub mod fork;
 mod observe;
+mod own_act;
 mod spec;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -345,6 +348,10 @@ struct Survey {
     classified: BTreeSet<String>,
     /// Privileged writers with no classified effect so far, and who authorized them.
     unclassified: BTreeMap<String, Vec<ScAddress>>,
+    /// Functions a call of which was shown to be its authorizers' own act ([`own_act`]).
+    own_acts: BTreeSet<String>,
+    /// Privileged writes of no effect no plain party was at hand to compare with, and who authorized them.
+    unchecked: BTreeMap<String, Vec<ScAddress>>,
     cut: Vec<String>,
     unobservable: Option<String>,
     /// A call that created supply for the first holder, to fund it when nobody held units.
@@ -433,10 +440,17 @@ impl Survey {
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&function.name, &authorizers, &args, world) {
+                        // Probed again from its state even when it is the party's own act: a second
+                        // call may act on what it wrote.
                         self.prepare(sandbox, &function.name, &authorizers, &call);
-                        self.unclassified
-                            .entry(function.name.clone())
-                            .or_insert(authorizers);
+                        self.privileged_write(
+                            sandbox,
+                            (&base, &before),
+                            world,
+                            &function.name,
+                            &args,
+                            &call,
+                        );
                     }
                     continue;
                 }
@@ -472,6 +486,7 @@ impl Survey {
             }
         }
         self.later(sandbox, observer, world, &base, bounds, started)?;
+        self.settle_own_acts();
         self.module_values(
             sandbox,
             observer,
@@ -562,9 +577,14 @@ impl Survey {
                 let effects = classify(world, &before, &after, &call, &authorizers);
                 if effects.is_empty() {
                     if privileged(&set.function, &authorizers, &set.args, world) {
-                        self.unclassified
-                            .entry(set.function.clone())
-                            .or_insert(authorizers);
+                        self.privileged_write(
+                            sandbox,
+                            (base, &before),
+                            world,
+                            &set.function,
+                            &set.args,
+                            &call,
+                        );
                     }
                     continue;
                 }
@@ -685,6 +705,9 @@ impl Survey {
                     continue;
                 }
                 self.classified.insert(function.name.clone());
+                // A module value made it work: the refusal of every other set is no longer the whole story.
+                let prefix = format!("{}: refused every argument set tried", function.name);
+                self.cut.retain(|c| !c.starts_with(&prefix));
                 for effect in effects {
                     self.record(
                         sandbox,
@@ -701,6 +724,63 @@ impl Survey {
         self.reach.module_calls = calls as u32;
         sandbox.restore(base);
         Ok(())
+    }
+
+    /// A privileged write of no observed effect, made from `from` (the state and its observation): an
+    /// unclassified write, unless it was its authorizers acting on their own state (see [`own_act`]), which
+    /// is no power over others. A call no plain party was at hand to compare with is held back: it counts
+    /// only if no other call of the function showed the party's own act ([`Survey::settle_own_acts`]).
+    fn privileged_write(
+        &mut self,
+        sandbox: &mut Sandbox,
+        from: (&assay_localnet::Checkpoint, &observe::Observation),
+        world: &World,
+        function: &str,
+        args: &[ScVal],
+        call: &assay_localnet::Call,
+    ) {
+        let authorizers = observe::authorizers(&call.auth);
+        if self.unclassified.contains_key(function) {
+            return; // already a power of its own: nothing to ask
+        }
+        let (base, before) = from;
+        let own = own_act::acts_for_itself(
+            sandbox,
+            base,
+            world,
+            before,
+            function,
+            args,
+            call,
+            &authorizers,
+        );
+        match own {
+            own_act::Own::Yes => {
+                self.invocations += 1;
+                self.own_acts.insert(function.to_string());
+            }
+            own_act::Own::Unchecked => {
+                self.unchecked
+                    .entry(function.to_string())
+                    .or_insert(authorizers);
+            }
+            own_act::Own::No | own_act::Own::NotAsked => {
+                self.invocations += u32::from(own == own_act::Own::No);
+                self.unclassified
+                    .entry(function.to_string())
+                    .or_insert(authorizers);
+            }
+        }
+    }
+
+    /// Privileged writes no plain party could be compared with are unclassified, but for functions whose
+    /// other calls showed the party's own act.
+    fn settle_own_acts(&mut self) {
+        for (function, by) in std::mem::take(&mut self.unchecked) {
+            if !self.own_acts.contains(&function) {
+                self.unclassified.entry(function).or_insert(by);
+            }
+        }
     }
 
     /// Keeps the state a privileged write of no observed effect left, to probe again from it.

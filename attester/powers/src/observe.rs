@@ -213,8 +213,9 @@ impl Observer {
     }
 
     /// The parties the contract names: what its zero-argument functions return when that is an address,
-    /// and the members of the roles a symbol-list getter names (through any function the spec types
-    /// `(Symbol, u32) -> Address`). Found by type and value, not by name.
+    /// the members of the roles a symbol-list getter names (through any function the spec types
+    /// `(Symbol, u32) -> Address`), and the addresses its instance storage holds (at most
+    /// [`crate::beyond::INSTANCE_ADDRESSES`]). Found by type and value, not by name.
     ///
     /// Stops at `deadline` (a token may export a thousand functions that each run until the host's budget
     /// traps): the third value then says how many of the getters were left unread.
@@ -289,6 +290,15 @@ impl Observer {
                 }
             }
         }
+        // The parties the contract keeps in its instance storage: an owner stored with no getter
+        // (OpenZeppelin's pausable example) is as much its party as one a getter returns, and its balance is
+        // watched like theirs (else its own transfer would read as units created from nothing).
+        let stored = crate::beyond::instance_addresses(sandbox, &self.token);
+        let unnamed: Vec<ScAddress> = (stored.into_iter())
+            .filter(|a| !addresses.contains(a))
+            .take(crate::beyond::INSTANCE_ADDRESSES)
+            .collect();
+        addresses.extend(unnamed);
         (addresses, roles, None)
     }
 

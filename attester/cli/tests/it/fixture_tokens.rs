@@ -84,6 +84,7 @@ fn third_party() -> Vec<(&'static str, Value, &'static str)> {
             "mint",
         ),
         ("tp_oz_capped", json!([1_000_000]), "mint"),
+        ("tp_oz_votes", json!(["@admin"]), "mint"),
         (
             "tp_oz_rwa_token",
             json!(["Real", "RWA", "@admin", "@admin", "@admin", "@admin"]),

@@ -20,6 +20,7 @@ mod history_cli;
 mod integrator_ts;
 mod latent_freeze_cli;
 mod localnet_fork_cli;
+mod modes_cli;
 mod powers_cli;
 mod quorum_cli;
 mod release_profile;

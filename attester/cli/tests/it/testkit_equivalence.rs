@@ -36,7 +36,7 @@ fn the_in_test_run_and_the_cli_agree_on_every_fixture_and_third_party_token() {
     let count = |prefix: &str| tokens.iter().filter(|t| t.name.starts_with(prefix)).count();
     assert!(count("defect_token_") >= 16, "{tokens:?}");
     assert!(count("power_token_") >= 8, "{tokens:?}");
-    assert_eq!(count("tp_"), 6, "{tokens:?}");
+    assert_eq!(count("tp_"), 7, "{tokens:?}");
     ensure_built(&tokens);
     assert_equivalent(tokens);
 }

@@ -263,3 +263,48 @@ fn the_rwa_tokens_operator_powers_are_each_found() {
         assert!(s.bits() & bit != 0, "bit {bit}: {s:#?}");
     }
 }
+
+/// OpenZeppelin's votes token: the owner's mint is its power over supply; `delegate(account, delegatee)`
+/// asks only `account`'s authorization and moves only `account`'s own votes, so it is no power over
+/// anyone (neither a power nor an unclassified write), whether the owner holds units or not.
+#[test]
+fn votes_token_mints_as_its_owner_and_delegating_ones_own_votes_is_no_power() {
+    let d = Deployed::new(tp("tp_oz_votes"), |admin| {
+        vec![ScVal::Address(admin.sc_address())]
+    });
+    let owner = strkey_of(&d.admin.sc_address());
+    let no_delegate = |s: &PowerSurvey| {
+        assert!(
+            (s.powers.iter().map(|p| &p.function))
+                .chain(s.unclassified.iter().map(|u| &u.function))
+                .all(|f| !f.contains("delegate")),
+            "{s:#?}"
+        );
+    };
+    // Nobody holds units: discovery funds its own holder through the owner's mint.
+    let s = d.discover(&[]);
+    assert_eq!(s.unobservable, None, "{s:#?}");
+    let mint = find(&s, "mint");
+    assert!(matches!(mint.effect, PowerEffect::CreatesSupply { .. }));
+    assert_eq!(mint.authorized_by[0].address, owner);
+    no_delegate(&s);
+    assert_eq!(
+        s.bits() & !Mechanics::ADMIN_UNCLASSIFIED,
+        Mechanics::ADMIN_MINT,
+        "{s:#?}"
+    );
+    // The owner holds units too, so its delegation moves real votes: still its own act.
+    let holder = ScAddress::Account(assay_chain::account_id([0x63; 32]));
+    for (to, units) in [(d.admin.sc_address(), 1_000_000), (holder.clone(), 5_000)] {
+        d.admin_call("mint", vec![ScVal::Address(to), i128_val(units)]);
+    }
+    let s = d.discover(&[holder]);
+    assert_eq!(s.unobservable, None, "{s:#?}");
+    assert_eq!(find(&s, "mint").authorized_by[0].address, owner);
+    no_delegate(&s);
+    assert_eq!(
+        s.bits() & !Mechanics::ADMIN_UNCLASSIFIED,
+        Mechanics::ADMIN_MINT,
+        "{s:#?}"
+    );
+}

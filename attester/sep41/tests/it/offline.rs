@@ -363,7 +363,7 @@ fn openzeppelin_allowlist_token_fails_nothing_and_names_the_unallowed_spender() 
     assert_status(&report, "sep41-burn", Pass);
 }
 
-/// OpenZeppelin's blocklist, pausable and capped tokens and the soroban-examples token: no FAIL.
+/// OpenZeppelin's blocklist, pausable, capped and votes tokens and the soroban-examples token: no FAIL.
 #[test]
 fn other_third_party_tokens_fail_nothing() {
     for (name, args) in [
@@ -376,6 +376,7 @@ fn other_third_party_tokens_fail_nothing() {
             serde_json::json!(["Pause", "PAU", "@admin", 0]),
         ),
         ("tp_oz_capped", serde_json::json!([1_000_000])),
+        ("tp_oz_votes", serde_json::json!(["@admin"])),
         (
             "tp_soroban_token",
             serde_json::json!(["@admin", 7, "Token", "TOK"]),

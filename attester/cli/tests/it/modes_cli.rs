@@ -1,0 +1,254 @@
+//! One answer in every mode: `assay sep41 --wasm` offline, `assay sep41 C…` on a fork of a local network,
+//! and `assay scan C…` on that network find the same powers on the same token. OpenZeppelin's pausable
+//! token offline names its pause (a freeze of everyone, by the owner its constructor named), whether or not
+//! the owner holds units.
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+use stellar_xdr::ScVal;
+
+use crate::fixture_tokens::{ensure_built, wasm, FixtureToken};
+use crate::world::*;
+
+/// `assay ARGS --output json`: the JSON report on stdout (whatever the exit code: a FAIL or an
+/// UNVERIFIABLE row says nothing here), with what was printed when it is not one.
+fn json_of(out: &Output, what: &str) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what}: not one JSON report ({e}): {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// `assay sep41 --wasm target/wasm/NAME.wasm --constructor-args ARGS --mint-fn MINT --output json`.
+fn offline(token: &FixtureToken) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_assay"));
+    c.args(["sep41", "--wasm", wasm(&token.name).to_str().unwrap()])
+        .args(["--constructor-args", &token.args.to_string()])
+        .args(["--mint-fn", token.mint_fn, "--output", "json"]);
+    c
+}
+
+/// A power as the modes are compared: function, effect, and the freeze's reach or whether a balance taken
+/// was moved (addresses differ between runs; what was done does not).
+fn powers_of(survey: &Value, what: &str) -> Vec<String> {
+    let list = |k: &str| {
+        survey[k]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: no `{k}` in {survey}"))
+            .clone()
+    };
+    let mut out: Vec<String> = (list("powers").iter())
+        .map(|p| {
+            let reach = match (&p["scope"], &p["moved_to"]) {
+                (Value::String(scope), _) => format!(" ({scope})"),
+                (_, Value::String(_)) => " (moved)".into(),
+                _ => String::new(),
+            };
+            format!(
+                "{}: {}{reach}",
+                p["function"].as_str().unwrap(),
+                p["effect"].as_str().unwrap()
+            )
+        })
+        .chain(
+            (list("unclassified").iter())
+                .map(|u| format!("{}: unclassified", u["function"].as_str().unwrap())),
+        )
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn pausable(initial_supply: i64) -> FixtureToken {
+    FixtureToken {
+        name: "tp_oz_pausable".into(),
+        args: json!(["Pause", "PAU", "@admin", initial_supply]),
+        mint_fn: "mint",
+    }
+}
+
+#[test]
+fn sep41_wasm_names_the_pausable_tokens_pause_of_everyone_and_its_owner() {
+    // The owner holds the initial supply (the case reported: only `mint` was named), or nothing at all.
+    for supply in [1_000_000, 0] {
+        let token = pausable(supply);
+        ensure_built(std::slice::from_ref(&token));
+        let out = offline(&token).output().expect("assay runs");
+        let report = json_of(&out, "sep41 --wasm");
+        let survey = &report["powers"];
+        let what = format!("initial supply {supply}: {survey}");
+        let find = |f: &str| {
+            (survey["powers"].as_array().unwrap().iter())
+                .find(|p| p["function"] == f)
+                .unwrap_or_else(|| panic!("no power through {f}; {what}"))
+                .clone()
+        };
+        let pause = find("pause");
+        assert_eq!(pause["effect"], "freezes", "{what}");
+        assert_eq!(pause["scope"], "everyone", "{what}");
+        assert_eq!(pause["label"], "pause", "{what}");
+        // Who holds it: the owner the constructor named ("@admin"), who also mints, one key.
+        let mint = find("mint");
+        assert_eq!(mint["effect"], "creates_supply", "{what}");
+        assert_eq!(pause["authorized_by"], mint["authorized_by"], "{what}");
+        assert_eq!(
+            pause["authorized_by"].as_array().unwrap().len(),
+            1,
+            "{what}"
+        );
+        assert_eq!(pause["authorized_by"][0]["control"], "1 key", "{what}");
+        let holders: Vec<&Value> = survey["holders"].as_array().unwrap().iter().collect();
+        assert!(
+            !holders.contains(&&pause["authorized_by"][0]["address"]) || supply > 0,
+            "the owner holds nothing here, so it is no watched holder: {what}"
+        );
+        // Found, so no bound line says it refused everything.
+        let cut = survey["cut"].as_array().unwrap();
+        assert!(
+            cut.iter()
+                .all(|c| !c.as_str().unwrap().starts_with("pause:")),
+            "{what}"
+        );
+        assert_eq!(survey.get("unobservable"), None, "{what}");
+    }
+}
+
+/// The tokens compared: each fixtures/third-party token that stands alone (the RWA token needs its
+/// compliance and verifier contracts, which one offline deployment cannot have).
+fn compared() -> Vec<FixtureToken> {
+    let t = |name: &str, args: Value| FixtureToken {
+        name: name.into(),
+        args,
+        mint_fn: "mint",
+    };
+    vec![
+        pausable(1_000_000),
+        t(
+            "tp_oz_blocklist",
+            json!(["Block", "BLK", "@holder", "@admin", 1000]),
+        ),
+        t(
+            "tp_oz_allowlist",
+            json!(["Allow", "ALW", "@holder", "@admin", 1000]),
+        ),
+        t("tp_oz_capped", json!([1_000_000])),
+        t("tp_oz_votes", json!(["@admin"])),
+        t("tp_soroban_token", json!(["@admin", 7, "Token", "TOK"])),
+    ]
+}
+
+/// `args` for a deployment on the world: `@admin` the world's admin, `@holder` its holder, numbers as the
+/// spec types them (the constructors here take `i128` amounts and a `u32` decimals).
+fn on_world(w: &World, token: &FixtureToken) -> Vec<ScVal> {
+    let account = |s: &assay_chain::Signer| assay_attest::registry::account_val(s.public_key());
+    let items = token.args.as_array().unwrap();
+    items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) if s == "@admin" => account(&w.admin),
+            Value::String(s) if s == "@holder" => account(&w.holder),
+            Value::String(s) => string(s),
+            // soroban-examples' `decimal: u32` follows the admin; every other number is an amount.
+            Value::Number(n) if token.name == "tp_soroban_token" => {
+                ScVal::U32(n.as_u64().unwrap() as u32)
+            }
+            Value::Number(n) => assay_sep41::checks::i128_val(i128::from(n.as_i64().unwrap())),
+            other => panic!("{other}"),
+        })
+        .collect()
+}
+
+#[test]
+fn every_mode_finds_the_same_powers_on_the_third_party_tokens() {
+    let tokens = compared();
+    ensure_built(&tokens);
+    let w = World::start(&[]);
+    let ca = w.ca();
+    for (n, token) in tokens.iter().enumerate() {
+        // Offline in its own process while the network modes run.
+        let offline_run = offline(token)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("assay runs");
+        // The same deployment on the network: the holder funded as an offline run funds it (the
+        // constructor credits it, or the admin mints it 1,000), so events name it.
+        let id = w.deploy(&token.name, 90 + n as u8, on_world(&w, token));
+        let names_holder = token.args.to_string().contains("@holder");
+        if !names_holder {
+            let holder = assay_attest::registry::account_val(w.holder.public_key());
+            let f = assay_attest::registry::call(
+                id,
+                token.mint_fn,
+                vec![holder, assay_sep41::checks::i128_val(1000)],
+            );
+            w.invoker(&w.admin).invoke(&f).expect("mint to the holder");
+        }
+        let contract = format!("{}", stellar_strkey::Contract(id));
+        let network = [
+            "--rpc-url".to_string(),
+            w.net.rpc_url(),
+            "--network-passphrase".into(),
+            w.net.passphrase().to_string(),
+        ];
+        let forked = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["sep41", &contract, "--output", "json"])
+            .args(&network)
+            .env_remove("STELLAR_NETWORK")
+            .output()
+            .expect("assay runs");
+        let scanned = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["scan", &contract, "--network", "local", "--no-history"])
+            .args(["--output", "json"])
+            .args(&network)
+            .args(w.source_args(&ca))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", w.dir.path())
+            .output()
+            .expect("assay runs");
+        let offline_out = offline_run.wait_with_output().expect("assay runs");
+        let name = &token.name;
+        let modes = [
+            (
+                "sep41 --wasm",
+                json_of(&offline_out, name)["powers"].clone(),
+            ),
+            ("sep41 forked", json_of(&forked, name)["powers"].clone()),
+            ("scan", {
+                let first = String::from_utf8_lossy(&scanned.stdout)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let report: Value = serde_json::from_str(&first)
+                    .unwrap_or_else(|e| panic!("{name}: scan ({e}): {first}"));
+                report["powers"].clone()
+            }),
+        ];
+        let sets: Vec<(&str, Vec<String>)> = (modes.iter())
+            .map(|(mode, survey)| (*mode, powers_of(survey, &format!("{name} {mode}"))))
+            .collect();
+        eprintln!("modes: {name}: {:?}", sets[0].1);
+        assert!(
+            !sets[0].1.is_empty(),
+            "{name}: every token here grants a power"
+        );
+        for (mode, set) in &sets[1..] {
+            assert_eq!(
+                set,
+                &sets[0].1,
+                "{name}: {mode} against sep41 --wasm\n{mode}: {}\nsep41 --wasm: {}",
+                modes.iter().find(|m| m.0 == *mode).unwrap().1,
+                modes[0].1
+            );
+        }
+        for (mode, survey) in &modes {
+            assert_eq!(survey.get("unobservable"), None, "{name} {mode}: {survey}");
+        }
+    }
+}
