@@ -19,18 +19,20 @@ mod events;
 // `.wasm` carries only what it calls.
 use assay_registry_interface::SafetyRegistryInterfaceClient as SafetyRegistryClient;
 pub use assay_registry_interface::{
-    Assessment, Safety, MECH_ADMIN_CLAWBACK, MECH_ADMIN_FREEZE, MECH_AUTH_CLAWBACK_ENABLED,
-    MECH_AUTH_REVOCABLE, MECH_CODE_MUTABLE,
+    Assessment, Safety, MECH_ADMIN_CLAWBACK, MECH_ADMIN_FREEZE, MECH_ADMIN_TRANSFER_FEE,
+    MECH_AUTH_CLAWBACK_ENABLED, MECH_AUTH_REVOCABLE, MECH_CODE_MUTABLE,
 };
 pub use error::Error;
 pub use events::{Deposited, Withdrawn};
 /// Default forbidden mechanics: freezing and confiscation, by issuer flags (bits 1, 2) or by a
-/// token's code (bits 10, 11), and code that can be replaced (bit 9): 3,590.
+/// token's code (bits 10, 11), code that can be replaced (bit 9), and a transfer fee the admin
+/// sets (bit 14: what a deposit delivers is the admin's to decide): 19,974.
 pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE
     | MECH_AUTH_CLAWBACK_ENABLED
     | MECH_CODE_MUTABLE
     | MECH_ADMIN_CLAWBACK
-    | MECH_ADMIN_FREEZE;
+    | MECH_ADMIN_FREEZE
+    | MECH_ADMIN_TRANSFER_FEE;
 /// Default severity ceiling: medium.
 pub const MAX_SEVERITY: u32 = 2;
 /// Default freshness window: 24 hours.
@@ -59,7 +61,7 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Ceiling 2, forbidden mechanics 3,590 (bits 1, 2, 9, 10, 11), 24 h.
+    /// Ceiling 2, forbidden mechanics 19,974 (bits 1, 2, 9, 10, 11, 14), 24 h.
     pub fn default_policy() -> Self {
         Policy {
             max_severity: MAX_SEVERITY,
@@ -87,7 +89,7 @@ pub struct Gate;
 impl Gate {
     /// # Arguments
     /// * `registry` - the Assay registry to consult.
-    /// * `policy` - `None` for the defaults (ceiling 2, mask 3,590, 86,400 s).
+    /// * `policy` - `None` for the defaults (ceiling 2, mask 19,974, 86,400 s).
     ///
     /// # Errors
     /// * [`Error::InvalidPolicy`] (5) - ceiling above 3 or `max_age_secs` of 0.

@@ -170,14 +170,14 @@ fn error_codes_are_pinned() {
 }
 
 #[test]
-fn defaults_are_ceiling_2_mask_3590_and_one_day() {
+fn defaults_are_ceiling_2_mask_19974_and_one_day() {
     for_each_build(|build| {
         let s = Setup::new(build);
         assert_eq!(
             s.gate().policy(),
             Policy {
                 max_severity: 2,
-                forbidden_mask: 2 | 4 | (1 << 9) | (1 << 10) | (1 << 11),
+                forbidden_mask: 2 | 4 | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 14),
                 max_age_secs: 86_400
             }
         );
@@ -287,6 +287,10 @@ fn forbidden_mechanics_are_refused_within_the_ceiling() {
         s.assert_withdraw_succeeds(25);
         // A custom token whose admin can freeze (bit 11) sits within the ceiling but is refused.
         s.attest(2, MECH_ADMIN_FREEZE | (1 << 12));
+        s.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
+        // A custom token whose admin sets a transfer fee (bit 14) at its floor, medium: within
+        // the ceiling, refused by the mask.
+        s.attest(2, MECH_ADMIN_TRANSFER_FEE);
         s.assert_deposit_refused(Error::IssuerCanTakeIt, 3);
         // Minting alone (bit 12) is not forbidden.
         s.attest(0, 1 << 12);

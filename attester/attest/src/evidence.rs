@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::evidence_binding;
 use crate::sep41::Sep41Outcome;
 
-/// The bundle of `report` under the evidence version its attestation is written in (v7), with the suite
+/// The bundle of `report` under the evidence version its attestation is written in (v8), with the suite
 /// run's snapshot and survey and the power discovery's snapshot; `None` for a report with no severity to
 /// hash (unevaluated: never attested).
 pub fn bundle_of(

@@ -540,6 +540,7 @@ mod tests {
             ("admin_freeze", abi::MECH_ADMIN_FREEZE),
             ("admin_mint", abi::MECH_ADMIN_MINT),
             ("admin_unclassified", abi::MECH_ADMIN_UNCLASSIFIED),
+            ("admin_transfer_fee", abi::MECH_ADMIN_TRANSFER_FEE),
         ];
         for (bit, name) in Mechanics::NAMES {
             let registry = registry_bits.iter().find(|(n, _)| *n == name);
@@ -554,14 +555,9 @@ mod tests {
             abi::KNOWN_FLAGS_MASK,
             "a registry bit is missing from this table"
         );
-        // The core never sets a bit the registry refuses; the registry's only bit the core may
-        // not know yet is admin_unclassified (13), which the core adds with the same value.
-        assert_eq!(Mechanics::KNOWN_MASK & !abi::KNOWN_FLAGS_MASK, 0);
-        let registry_only = abi::KNOWN_FLAGS_MASK & !Mechanics::KNOWN_MASK;
-        assert!(
-            registry_only == 0 || registry_only == abi::MECH_ADMIN_UNCLASSIFIED,
-            "bits {registry_only:#x} are the registry's only"
-        );
+        // The core never sets a bit the registry refuses, and knows every bit the registry does.
+        assert_eq!(Mechanics::KNOWN_MASK, abi::KNOWN_FLAGS_MASK);
+        assert_eq!(Mechanics::CONTRACT_MASK, abi::CONTRACT_MASK);
         assert_eq!(Mechanics::CAPABILITY_MASK, abi::CAPABILITY_MASK);
 
         // The severity a bit implies is the lowest the registry accepts it at (sep41_violation

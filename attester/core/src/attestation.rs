@@ -44,7 +44,7 @@ pub enum Refusal {
         bits: String,
     },
     /// Rule 5: the preimage version does not fit the subject (v4 is for token contracts only, v1-v3 for
-    /// classic assets only).
+    /// classic assets only), or does not bind a bit the report carries (bit 14 before v8).
     #[error("attest: evidence version {version} does not apply to {asset}: {expected}")]
     WrongVersion {
         /// The version asked for.
@@ -172,10 +172,17 @@ pub fn attestation_params(
             version: version.to_string(),
             asset: report.asset.to_string(),
             expected: if contract {
-                "a token contract is hashed with v7, v5 or v4"
+                "a token contract is hashed with v8, v7, v5 or v4"
             } else {
-                "a classic asset is hashed with v7, v6, v3, v2 or v1"
+                "a classic asset is hashed with v8, v7, v6, v3, v2 or v1"
             },
+        });
+    }
+    if report.mechanics.has(Mechanics::ADMIN_TRANSFER_FEE) && !version.binds_transfer_fee() {
+        return Err(Refusal::WrongVersion {
+            version: version.to_string(),
+            asset: report.asset.to_string(),
+            expected: "admin_transfer_fee (bit 14) is bound from v8 on: hash it with v8",
         });
     }
     let holder_bits = report.mechanics.bits() & Mechanics::HOLDER_MASK;

@@ -40,7 +40,7 @@ pub struct Bundle {
     pub bundle_format: u32,
     /// SHA-256 of the preimage, lowercase hex: the value an attestation holds on chain.
     pub evidence_hash: String,
-    /// The preimage version (1 to 7).
+    /// The preimage version (1 to 8).
     pub evidence_version: u8,
     /// The preimage, one line per element, without the line feeds (unescaped text is never stored here:
     /// these are the hashed bytes).
@@ -344,6 +344,11 @@ pub fn behaviour_bit(claim: &str) -> Option<u32> {
         .ends_with("writes state; its effect on holders was not classified within the bound")
     {
         Some(Mechanics::ADMIN_UNCLASSIFIED)
+    } else if crate::powers::TRANSFER_FEE_CLAIMS
+        .iter()
+        .any(|t| claim.ends_with(t))
+    {
+        Some(Mechanics::ADMIN_TRANSFER_FEE)
     } else if claim.ends_with("the token's executable changed")
         || claim.contains("that transfer calls into was replaced in the token's storage")
         || claim.contains("the executable is an external reference to ")
@@ -352,6 +357,19 @@ pub fn behaviour_bit(claim: &str) -> Option<u32> {
         Some(Mechanics::CODE_MUTABLE)
     } else {
         None
+    }
+}
+
+/// The severity an observed power's claim implies beyond its bit's floor: high for a transfer fee seen to
+/// deliver nothing of what a holder sends (bit 14's floor is medium).
+pub fn behaviour_severity(claim: &str) -> Severity {
+    if crate::powers::TRANSFER_FEE_CLAIMS[..2]
+        .iter()
+        .any(|t| claim.ends_with(t))
+    {
+        Severity::High
+    } else {
+        Severity::Clear
     }
 }
 
@@ -384,10 +402,13 @@ pub fn rederive(lines: &[String], version: EvidenceVersion) -> Result<Rederived,
     let contract = parsed.names_contract(version);
     let stated = Stated::read(&parsed, contract)?;
     let (mut bits, mut base, latent_alternative) = if contract {
-        let bits = contract_bits(&parsed);
+        let (bits, least) = contract_bits(&parsed, version);
         (
             bits,
-            Mechanics::from_bits(bits).unwrap_or_default().floor(),
+            Mechanics::from_bits(bits)
+                .unwrap_or_default()
+                .floor()
+                .max(least),
             None,
         )
     } else {
@@ -524,8 +545,10 @@ impl Stated {
     }
 }
 
-/// A token contract's bits: update imports and external code (bit 9), v4's spec names, observed powers.
-fn contract_bits(parsed: &Parsed) -> u32 {
+/// A token contract's bits (update imports and external code: bit 9; v4's spec names; observed powers) and
+/// the least severity its claims imply beyond the bits' floor. A transfer-fee claim gives bit 14 from v8 on
+/// only: before, no version bound it.
+fn contract_bits(parsed: &Parsed, version: EvidenceVersion) -> (u32, Severity) {
     let claims = |source: &'static str| parsed.claims(source);
     let mut bits = 0u32;
     for claim in claims(SOURCE_CONTRACT_CODE) {
@@ -538,10 +561,16 @@ fn contract_bits(parsed: &Parsed) -> u32 {
             bits |= v4_spec_bit(function);
         }
     }
+    let mut least = Severity::Clear;
     for claim in claims(SOURCE_CONTRACT_BEHAVIOUR) {
-        bits |= behaviour_bit(claim).unwrap_or(0);
+        let bit = behaviour_bit(claim).unwrap_or(0);
+        if bit == Mechanics::ADMIN_TRANSFER_FEE && !version.binds_transfer_fee() {
+            continue;
+        }
+        bits |= bit;
+        least = least.max(behaviour_severity(claim));
     }
-    bits
+    (bits, least)
 }
 
 /// A classic asset's bits and base severity from the flag copies, the signers, domain and reputation
@@ -699,6 +728,34 @@ mod tests {
             PowerEffect::ReplacesDependency {
                 dependency: "C".into(),
             },
+            PowerEffect::TransferFee {
+                holder: "G".into(),
+                sent: "10".into(),
+                delivered: "7".into(),
+                share_bps: 3_000,
+                credited: Some("G2".into()),
+            },
+            PowerEffect::TransferFee {
+                holder: "G".into(),
+                sent: "10".into(),
+                delivered: "7".into(),
+                share_bps: 3_000,
+                credited: None,
+            },
+            PowerEffect::TransferFee {
+                holder: "G".into(),
+                sent: "10".into(),
+                delivered: "0".into(),
+                share_bps: crate::powers::FULL_SHARE_BPS,
+                credited: Some("G2".into()),
+            },
+            PowerEffect::TransferFee {
+                holder: "G".into(),
+                sent: "10".into(),
+                delivered: "0".into(),
+                share_bps: crate::powers::FULL_SHARE_BPS,
+                credited: None,
+            },
         ];
         for effect in effects {
             let claim = format!(
@@ -706,6 +763,12 @@ mod tests {
                 effect.stable_claim()
             );
             assert_eq!(behaviour_bit(&claim), Some(effect.bit()), "{claim}");
+            let severity = if effect.takes_every_transfer() {
+                Severity::High
+            } else {
+                Severity::Clear
+            };
+            assert_eq!(behaviour_severity(&claim), severity, "{claim}");
         }
     }
 }

@@ -2,8 +2,9 @@
 //! discovery observed on a fork, its `admin()`, the admin account's home domain and stellar.toml), the two
 //! pure checks that judge them (`contract-mechanics`, `contract-domain`), and the evaluation into a report.
 //!
-//! Severity of a custom token is the floor its mechanics bits imply (bits 9-13, see
-//! [`Mechanics::floor`]); a SEP-41 FAIL escalates to critical. The bits come from behaviour observed on a
+//! Severity of a custom token is the floor its mechanics bits imply (bits 9-14, see
+//! [`Mechanics::floor`]), high for a transfer fee seen to deliver nothing; a SEP-41 FAIL escalates to
+//! critical. The bits come from behaviour observed on a
 //! fork ([`crate::powers`]) and from the code's host imports — never from a function's name. Accountability
 //! is never undetermined: no admin account or no home domain is `unverified`.
 
@@ -187,10 +188,12 @@ fn code_unread(mut f: Finding, a: &Attempt) -> Finding {
     f
 }
 
-/// What the judgment has seen so far: the mechanics bits and, for the reasoning, one phrase per power.
+/// What the judgment has seen so far: the mechanics bits, the least severity an observation implies beyond
+/// their floor, and, for the reasoning, one phrase per power.
 #[derive(Default)]
 struct Seen {
     bits: u32,
+    least: Option<crate::model::Severity>,
     powers: Vec<String>,
 }
 
@@ -263,8 +266,22 @@ impl Seen {
                 .usable_from
                 .map(|t| format!(" from {t}"))
                 .unwrap_or_default();
+            let share = match &p.effect {
+                PowerEffect::TransferFee { share_bps, .. } => {
+                    format!(
+                        " ({} of it not delivered)",
+                        crate::powers::share_text(*share_bps)
+                    )
+                }
+                _ => String::new(),
+            };
+            if p.effect.takes_every_transfer() {
+                // Bit 14's floor is medium; a fee that leaves the recipient nothing confiscates every
+                // transfer.
+                self.least = Some(crate::model::Severity::High);
+            }
             self.powers.push(format!(
-                "{} through `{}`{label}, usable by {}{from}{dormant}",
+                "{}{share} through `{}`{label}, usable by {}{from}{dormant}",
                 p.effect.kind(),
                 p.function,
                 p.authorization()
@@ -286,16 +303,17 @@ impl Seen {
     /// The severity the strongest power implies, and the reasoning that names every power seen.
     fn conclude(self, mut f: Finding) -> Finding {
         f.mechanics = Mechanics::from_bits(self.bits).unwrap_or_default();
-        f.severity = Rating::Level(f.mechanics.floor());
+        let floor = f.mechanics.floor();
+        let level = self.least.map_or(floor, |least| floor.max(least));
+        f.severity = Rating::Level(level);
         let observed = if self.powers.is_empty() {
             "No call was seen to take, freeze or create a balance or to replace the code, and the code imports no \
              update function."
                 .to_string()
         } else {
             format!(
-                "The code {}. Severity is the floor the strongest of these implies: {}.",
+                "The code {}. Severity is the floor the strongest of these implies: {level}.",
                 self.powers.join("; "),
-                f.mechanics.floor()
             )
         };
         f.reasoning = if f.undetermined {

@@ -1,5 +1,6 @@
 //! `evidence_hash`: SHA-256 over a line-oriented preimage (versions v1, v2, v3 and v6 for classic assets; v4
-//! and v5 for custom token contracts; v7 for both, with no operator endpoint in it).
+//! and v5 for custom token contracts; v7 for both, with no operator endpoint in it; v8, v7's lines, the first
+//! to bind mechanics bit 14).
 //!
 //! Each line is `key<TAB>value<LF>` (the final line too). Values and each evidence field are escaped in one
 //! pass (`\` → `\\`, TAB → `\t`, LF → `\n`, CR → `\r`); evidence lines are built escaped, then sorted
@@ -40,8 +41,14 @@ pub enum EvidenceVersion {
     /// a token contract, with no operator endpoint in them: an evidence line read from the operator's
     /// Horizon or stellar-rpc carries the endpoint's kind and the request relative to it
     /// ([`operator_free_url`]) in place of the URL, so two attesters that read the same facts through
-    /// different servers compute the same hash. Default for new attestations of every subject.
+    /// different servers compute the same hash. The default for every subject before v8.
     V7,
+    /// `assay-evidence-v8`: the v7 lines, and the first version that binds mechanics bit 14
+    /// (`admin_transfer_fee`) with its `contract/behaviour` claim (after a privileged call a holder's
+    /// transfer delivers less than it sends to its recipient, or nothing, which rates high). A report
+    /// carrying bit 14 is hashed in v8 only: an earlier version's re-derivation reads no bit from that
+    /// claim. Default for new attestations of every subject.
+    V8,
 }
 
 /// Evidence sources that only v6 and later bind: a report hashed in an earlier version leaves their lines
@@ -51,9 +58,9 @@ pub const V6_ONLY_SOURCES: [&str; 1] = [crate::evidence::SOURCE_ISSUER_SIGNERS];
 
 impl EvidenceVersion {
     /// The version new attestations use.
-    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V7;
+    pub const DEFAULT: EvidenceVersion = EvidenceVersion::V8;
 
-    /// The version's number (1 to 7).
+    /// The version's number (1 to 8).
     pub fn number(self) -> u8 {
         match self {
             EvidenceVersion::V1 => 1,
@@ -63,21 +70,22 @@ impl EvidenceVersion {
             EvidenceVersion::V5 => 5,
             EvidenceVersion::V6 => 6,
             EvidenceVersion::V7 => 7,
+            EvidenceVersion::V8 => 8,
         }
     }
 
-    /// Whether this version hashes only custom token contracts (v4, v5). v7 hashes either subject; see
+    /// Whether this version hashes only custom token contracts (v4, v5). v7 and v8 hash either subject; see
     /// [`EvidenceVersion::hashes_contract`].
     pub fn is_contract(self) -> bool {
         matches!(self, EvidenceVersion::V4 | EvidenceVersion::V5)
     }
 
-    /// Whether this version can hash a token contract (v4, v5, v7).
+    /// Whether this version can hash a token contract (v4, v5, v7, v8).
     pub fn admits_contract(self) -> bool {
         self.is_contract() || self >= EvidenceVersion::V7
     }
 
-    /// Whether this version can hash a classic asset (v1-v3, v6, v7).
+    /// Whether this version can hash a classic asset (v1-v3, v6, v7, v8).
     pub fn admits_classic(self) -> bool {
         !self.is_contract()
     }
@@ -93,7 +101,12 @@ impl EvidenceVersion {
         self >= EvidenceVersion::V7
     }
 
-    /// The version new attestations of `asset` use: v7 for every subject.
+    /// Whether this version binds mechanics bit 14 (`admin_transfer_fee`) and its claim (v8 on).
+    pub fn binds_transfer_fee(self) -> bool {
+        self >= EvidenceVersion::V8
+    }
+
+    /// The version new attestations of `asset` use: v8 for every subject.
     pub fn default_for(_asset: &crate::token::Token) -> EvidenceVersion {
         EvidenceVersion::DEFAULT
     }
@@ -102,11 +115,13 @@ impl EvidenceVersion {
     pub fn candidates_for(asset: &crate::token::Token) -> &'static [EvidenceVersion] {
         match asset {
             crate::token::Token::Contract(_) => &[
+                EvidenceVersion::V8,
                 EvidenceVersion::V7,
                 EvidenceVersion::V5,
                 EvidenceVersion::V4,
             ],
             _ => &[
+                EvidenceVersion::V8,
                 EvidenceVersion::V7,
                 EvidenceVersion::V6,
                 EvidenceVersion::V3,
@@ -138,7 +153,7 @@ impl fmt::Display for EvidenceVersion {
 /// An evidence version text that names none of the versions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown evidence version {0:?}: expected 7 (any subject), 1, 2, 3, 6 (classic assets), 4 or 5 (token contracts)"
+    "unknown evidence version {0:?}: expected 8 or 7 (any subject), 1, 2, 3, 6 (classic assets), 4 or 5 (token contracts)"
 )]
 pub struct UnknownEvidenceVersion(pub String);
 
@@ -154,6 +169,7 @@ impl FromStr for EvidenceVersion {
             "5" => Ok(EvidenceVersion::V5),
             "6" => Ok(EvidenceVersion::V6),
             "7" => Ok(EvidenceVersion::V7),
+            "8" => Ok(EvidenceVersion::V8),
             _ => Err(UnknownEvidenceVersion(s.to_string())),
         }
     }
@@ -516,11 +532,23 @@ mod tests {
     #[test]
     fn v7_parses_and_admits_both_subjects() {
         assert_eq!("v7".parse::<EvidenceVersion>(), Ok(EvidenceVersion::V7));
-        assert_eq!(EvidenceVersion::DEFAULT, EvidenceVersion::V7);
         assert!(EvidenceVersion::V7.admits_contract() && EvidenceVersion::V7.admits_classic());
         assert!(!EvidenceVersion::V6.admits_contract() && !EvidenceVersion::V5.admits_classic());
         assert!(EvidenceVersion::V7.hashes_contract(TOKEN));
         assert!(!EvidenceVersion::V7.hashes_contract(&format!("XRP-{ISSUER}")));
         assert!(!EvidenceVersion::V7.hashes_contract("native"));
+    }
+
+    #[test]
+    fn v8_is_the_default_for_both_subjects_and_the_first_to_bind_bit_14() {
+        assert_eq!("8".parse::<EvidenceVersion>(), Ok(EvidenceVersion::V8));
+        assert_eq!("v8".parse::<EvidenceVersion>(), Ok(EvidenceVersion::V8));
+        assert!("9".parse::<EvidenceVersion>().is_err());
+        assert_eq!(EvidenceVersion::DEFAULT, EvidenceVersion::V8);
+        assert!(EvidenceVersion::V8.admits_contract() && EvidenceVersion::V8.admits_classic());
+        assert!(EvidenceVersion::V8.hashes_contract(TOKEN));
+        assert!(EvidenceVersion::V8.operator_free());
+        assert!(EvidenceVersion::V8.binds_transfer_fee());
+        assert!(!EvidenceVersion::V7.binds_transfer_fee());
     }
 }

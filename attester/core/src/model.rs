@@ -210,6 +210,11 @@ impl Mechanics {
     /// Bit 13: a privileged entry point wrote state but its effect on holders could not be classified within
     /// the search's bound; the report names it. Recorded; no severity floor.
     pub const ADMIN_UNCLASSIFIED: u32 = 8192;
+    /// Bit 14: after a privileged call, a holder's transfer of N was seen to deliver less than N to its
+    /// recipient (the rest burned or credited to someone else): the admin can change what every
+    /// transfer delivers. Implies at least medium; the `contract-mechanics` check rates it high when the
+    /// transfer was seen to deliver nothing.
+    pub const ADMIN_TRANSFER_FEE: u32 = 16384;
 
     /// Bits 0-2: mask a bitset with this to read the issuer's powers.
     pub const CAPABILITY_MASK: u32 = 7;
@@ -217,13 +222,13 @@ impl Mechanics {
     pub const CONFISCATION_MASK: u32 = 4;
     /// Bits 6-7: one holder's own trustline (clawback enabled on it, deauthorized). Off-chain only.
     pub const HOLDER_MASK: u32 = 64 | 128;
-    /// Bits 9-13: powers a custom token's code was seen to grant.
-    pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096 | 8192;
+    /// Bits 9-14: powers a custom token's code was seen to grant.
+    pub const CONTRACT_MASK: u32 = 512 | 1024 | 2048 | 4096 | 8192 | 16384;
     /// Every defined bit.
-    pub const KNOWN_MASK: u32 = 16383;
+    pub const KNOWN_MASK: u32 = 32767;
 
     /// Names in bit order.
-    pub const NAMES: [(u32, &'static str); 14] = [
+    pub const NAMES: [(u32, &'static str); 15] = [
         (Self::AUTH_REQUIRED, "auth_required"),
         (Self::AUTH_REVOCABLE, "auth_revocable"),
         (Self::AUTH_CLAWBACK_ENABLED, "auth_clawback_enabled"),
@@ -241,16 +246,18 @@ impl Mechanics {
         (Self::ADMIN_FREEZE, "admin_freeze"),
         (Self::ADMIN_MINT, "admin_mint"),
         (Self::ADMIN_UNCLASSIFIED, "admin_unclassified"),
+        (Self::ADMIN_TRANSFER_FEE, "admin_transfer_fee"),
     ];
 
     /// The lowest severity the set bits imply (the registry's consistency rule): clawback (bit 2),
-    /// `code_mutable` (9) or `admin_clawback` (10) → high; revocable (1) or `admin_freeze` (11) → medium;
-    /// auth required (0) → low; otherwise clear. `admin_mint` (12), `admin_unclassified` (13) and the report bits imply nothing.
+    /// `code_mutable` (9) or `admin_clawback` (10) → high; revocable (1), `admin_freeze` (11) or
+    /// `admin_transfer_fee` (14) → medium; auth required (0) → low; otherwise clear. `admin_mint` (12),
+    /// `admin_unclassified` (13) and the report bits imply nothing.
     pub fn floor(self) -> Severity {
         let b = self.0;
         if b & (Self::AUTH_CLAWBACK_ENABLED | Self::CODE_MUTABLE | Self::ADMIN_CLAWBACK) != 0 {
             Severity::High
-        } else if b & (Self::AUTH_REVOCABLE | Self::ADMIN_FREEZE) != 0 {
+        } else if b & (Self::AUTH_REVOCABLE | Self::ADMIN_FREEZE | Self::ADMIN_TRANSFER_FEE) != 0 {
             Severity::Medium
         } else if b & Self::AUTH_REQUIRED != 0 {
             Severity::Low
@@ -370,7 +377,11 @@ mod tests {
         );
         assert_eq!(m.capabilities().bits(), 6);
         assert_eq!(Mechanics::SEP41_VIOLATION, 1 << 8);
-        assert!(Mechanics::from_bits(1 << 14).is_none());
+        assert!(Mechanics::from_bits(1 << 15).is_none());
+        assert_eq!(
+            Mechanics::from_bits(1 << 14).unwrap().names(),
+            ["admin_transfer_fee"]
+        );
         assert_eq!(
             Mechanics::from_bits(1 << 13).unwrap().names(),
             ["admin_unclassified"]
@@ -402,6 +413,11 @@ mod tests {
         assert_eq!(floor(Mechanics::ADMIN_CLAWBACK), Severity::High);
         assert_eq!(floor(Mechanics::ADMIN_FREEZE), Severity::Medium);
         assert_eq!(floor(Mechanics::ADMIN_MINT), Severity::Clear);
+        assert_eq!(floor(Mechanics::ADMIN_TRANSFER_FEE), Severity::Medium);
+        assert_eq!(
+            floor(Mechanics::ADMIN_TRANSFER_FEE | Mechanics::ADMIN_CLAWBACK),
+            Severity::High
+        );
         assert_eq!(
             floor(Mechanics::ADMIN_MINT | Mechanics::ADMIN_FREEZE),
             Severity::Medium

@@ -94,6 +94,45 @@ pub enum PowerEffect {
         /// The import (`module.name (label)`).
         import: String,
     },
+    /// After the call, a holder's transfer delivers a smaller share of what it sends to its recipient than
+    /// before it: the rest is burned or credited to someone else, on every transfer.
+    TransferFee {
+        /// The holder whose transfer was measured.
+        holder: String,
+        /// Units the measured transfer took from the holder.
+        sent: String,
+        /// Units its recipient received, after the call.
+        delivered: String,
+        /// The share of what was sent that did not reach the recipient after the call, in basis points
+        /// (10,000 exactly when nothing was delivered; a delivery above zero is at most 9,999).
+        share_bps: u32,
+        /// The watched address credited with (most of) the rest, when one was; absent: burned, or credited
+        /// to no address discovery watches.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        credited: Option<String>,
+    },
+}
+
+/// A share of 10,000 basis points: the transfer delivered nothing.
+pub const FULL_SHARE_BPS: u32 = 10_000;
+
+/// The share of `sent` that `delivered` leaves out, in basis points rounded to the nearest (half up): 10,000
+/// only when nothing was delivered, at most 9,999 otherwise, 0 when all of it (or more) arrived. `sent`
+/// must be above zero.
+pub fn undelivered_share_bps(sent: i128, delivered: i128) -> u32 {
+    if sent <= 0 || delivered >= sent {
+        return 0;
+    }
+    if delivered <= 0 {
+        return FULL_SHARE_BPS;
+    }
+    let missing = sent - delivered;
+    // missing / sent in basis points without overflow: sent may be near i128::MAX.
+    let bps = match missing.checked_mul(20_000) {
+        Some(twice) => ((twice / sent + 1) / 2).min(i128::from(FULL_SHARE_BPS)),
+        None => ((missing as f64 / sent as f64) * 10_000.0).round() as i128,
+    };
+    (bps as u32).min(FULL_SHARE_BPS - 1)
 }
 
 impl PowerEffect {
@@ -107,7 +146,14 @@ impl PowerEffect {
             | PowerEffect::ReplacesDependency { .. }
             | PowerEffect::ExternalCode { .. }
             | PowerEffect::ImportsCodeUpdate { .. } => Mechanics::CODE_MUTABLE,
+            PowerEffect::TransferFee { .. } => Mechanics::ADMIN_TRANSFER_FEE,
         }
+    }
+
+    /// Whether the effect was seen to leave a holder with nothing of what it sends: a transfer fee that
+    /// took everything (rated high, above bit 14's medium floor).
+    pub fn takes_every_transfer(&self) -> bool {
+        matches!(self, PowerEffect::TransferFee { share_bps, .. } if *share_bps >= FULL_SHARE_BPS)
     }
 
     /// The kind, in the words of the report ("takes a holder's balance", …).
@@ -132,6 +178,7 @@ impl PowerEffect {
             }
             PowerEffect::ExternalCode { .. } => "runs code another contract owns (CAP-85)",
             PowerEffect::ImportsCodeUpdate { .. } => "can replace the token's code",
+            PowerEffect::TransferFee { .. } => "changes what a holder's transfer delivers",
         }
     }
 
@@ -166,6 +213,16 @@ impl PowerEffect {
                 format!("the executable is an external reference to {owner}")
             }
             PowerEffect::ImportsCodeUpdate { import } => format!("the code imports {import}"),
+            PowerEffect::TransferFee { credited, .. } => {
+                let full = self.takes_every_transfer();
+                match (full, credited.is_some()) {
+                    (true, true) => TRANSFER_FEE_CLAIMS[0],
+                    (true, false) => TRANSFER_FEE_CLAIMS[1],
+                    (false, true) => TRANSFER_FEE_CLAIMS[2],
+                    (false, false) => TRANSFER_FEE_CLAIMS[3],
+                }
+                .into()
+            }
         }
     }
 
@@ -198,8 +255,46 @@ impl PowerEffect {
             PowerEffect::ReplacesCode { before, after } => {
                 format!("the executable changed from {before} to {after}")
             }
+            PowerEffect::TransferFee {
+                holder,
+                sent,
+                delivered,
+                share_bps,
+                credited,
+            } => {
+                let rest = match credited {
+                    Some(to) => format!("{to} was credited the rest"),
+                    None => "no watched address was credited the rest (burned)".into(),
+                };
+                format!(
+                    "after the call {holder}'s transfer of {sent} delivered {delivered} to its recipient \
+                     ({} not delivered); {rest}",
+                    share_text(*share_bps)
+                )
+            }
             other => other.stable_claim(),
         }
+    }
+}
+
+/// The stable claims of a transfer fee (no run numbers): nothing delivered, credited elsewhere or not; less
+/// delivered, credited elsewhere or not. The first two rate high.
+pub const TRANSFER_FEE_CLAIMS: [&str; 4] = [
+    "after the call a holder's transfer delivers nothing of what it sends to its recipient; another address is credited with it",
+    "after the call a holder's transfer delivers nothing of what it sends to its recipient; no watched address is credited with it",
+    "after the call a holder's transfer delivers less than it sends to its recipient; another address is credited with the rest",
+    "after the call a holder's transfer delivers less than it sends to its recipient; no watched address is credited with the rest",
+];
+
+/// A share in basis points as a percentage: `30 %`, `0.25 %`, `100 %`.
+pub fn share_text(bps: u32) -> String {
+    let (whole, part) = (bps / 100, bps % 100);
+    if part == 0 {
+        format!("{whole} %")
+    } else if part % 10 == 0 {
+        format!("{whole}.{} %", part / 10)
+    } else {
+        format!("{whole}.{part:02} %")
     }
 }
 
@@ -510,6 +605,60 @@ mod tests {
             Some("SEP-57 forced transfer")
         );
         assert_eq!(label_for("rebalance"), None);
+    }
+
+    #[test]
+    fn a_transfer_fee_sets_bit_14_and_its_share_rounds_to_basis_points() {
+        let fee = |share_bps, credited: Option<&str>| PowerEffect::TransferFee {
+            holder: "GA".into(),
+            sent: "10000".into(),
+            delivered: "7000".into(),
+            share_bps,
+            credited: credited.map(str::to_string),
+        };
+        assert_eq!(
+            survey(vec![power(fee(3_000, Some("GB")))]).bits(),
+            Mechanics::ADMIN_TRANSFER_FEE
+        );
+        assert!(!fee(3_000, Some("GB")).takes_every_transfer());
+        assert!(fee(FULL_SHARE_BPS, None).takes_every_transfer());
+        assert_eq!(undelivered_share_bps(10_000, 7_000), 3_000);
+        assert_eq!(undelivered_share_bps(999_998, 699_999), 3_000);
+        assert_eq!(undelivered_share_bps(10, 0), FULL_SHARE_BPS);
+        assert_eq!(
+            undelivered_share_bps(1_000_000, 1),
+            9_999,
+            "anything delivered is short of everything"
+        );
+        assert_eq!(undelivered_share_bps(10, 10), 0);
+        assert_eq!(undelivered_share_bps(10, 12), 0);
+        assert_eq!(undelivered_share_bps(i128::MAX, i128::MAX / 2), 5_000);
+        assert_eq!(share_text(3_000), "30 %");
+        assert_eq!(share_text(25), "0.25 %");
+        assert_eq!(share_text(10), "0.1 %");
+        assert_eq!(share_text(FULL_SHARE_BPS), "100 %");
+        // Four distinct claims, none with a number; the share shows only in the detail.
+        let claims: std::collections::BTreeSet<String> = [
+            fee(FULL_SHARE_BPS, Some("GB")),
+            fee(FULL_SHARE_BPS, None),
+            fee(3_000, Some("GB")),
+            fee(3_000, None),
+        ]
+        .iter()
+        .map(PowerEffect::stable_claim)
+        .collect();
+        assert_eq!(claims.len(), 4);
+        assert!(
+            claims.iter().all(|c| !c.contains(char::is_numeric)),
+            "{claims:?}"
+        );
+        assert_eq!(
+            fee(2_999, Some("GB")).stable_claim(),
+            fee(3_000, Some("GC")).stable_claim()
+        );
+        assert!(fee(3_000, Some("GB"))
+            .detail()
+            .contains("(30 % not delivered)"));
     }
 
     #[test]

@@ -32,13 +32,22 @@ pub enum Effect {
     ReplacesDependency {
         dependency: ScAddress,
     },
+    /// The first holder's transfer delivers a smaller share of what it sends than before the call.
+    TransferFee {
+        holder: ScAddress,
+        sent: i128,
+        delivered: i128,
+        credited: Option<ScAddress>,
+    },
 }
 
 impl Effect {
     /// The holder an effect on one holder names (taken from, frozen).
     pub fn holder(&self) -> Option<&ScAddress> {
         match self {
-            Effect::Takes { holder, .. } | Effect::Freezes { holder, .. } => Some(holder),
+            Effect::Takes { holder, .. }
+            | Effect::Freezes { holder, .. }
+            | Effect::TransferFee { holder, .. } => Some(holder),
             _ => None,
         }
     }
@@ -69,6 +78,18 @@ impl Effect {
             Effect::ReplacesCode { before, after } => PowerEffect::ReplacesCode { before, after },
             Effect::ReplacesDependency { dependency } => PowerEffect::ReplacesDependency {
                 dependency: strkey_of(&dependency),
+            },
+            Effect::TransferFee {
+                holder,
+                sent,
+                delivered,
+                credited,
+            } => PowerEffect::TransferFee {
+                holder: strkey_of(&holder),
+                sent: sent.to_string(),
+                delivered: delivered.to_string(),
+                share_bps: assay_core::powers::undelivered_share_bps(sent, delivered),
+                credited: credited.as_ref().map(strkey_of),
             },
         }
     }
@@ -164,7 +185,32 @@ pub fn classify(
     for dependency in replaced_dependencies(call, &before.transfer_calls_into) {
         effects.push(Effect::ReplacesDependency { dependency });
     }
+    if let Some(fee) = transfer_fee(world, before, after, authorizers) {
+        effects.push(fee);
+    }
     effects
+}
+
+/// The first holder's transfer delivers a smaller share of what it sends after the call than before it,
+/// and neither the holder nor its recipient authorized the call (a party changing its own terms is not a
+/// power over it).
+fn transfer_fee(
+    world: &World,
+    before: &Observation,
+    after: &Observation,
+    authorizers: &[ScAddress],
+) -> Option<Effect> {
+    let (then, now) = (before.delivery.as_ref()?, after.delivery.as_ref()?);
+    let holder = world.holders.first()?;
+    if authorizers.contains(holder) || authorizers.contains(&world.recipient) {
+        return None;
+    }
+    now.delivers_less_than(then).then(|| Effect::TransferFee {
+        holder: holder.clone(),
+        sent: now.sent,
+        delivered: now.delivered,
+        credited: now.credited.as_ref().map(|(a, _)| a.clone()),
+    })
 }
 
 /// Contracts the transfer called into before the call whose address a write removed from stored state.
@@ -229,6 +275,7 @@ fn addresses_in(v: &ScVal, out: &mut BTreeSet<ScAddress>, depth: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observe::Delivery;
     use std::collections::BTreeMap;
     use stellar_xdr::{ContractId, Hash, LedgerFootprint};
 
@@ -262,7 +309,73 @@ mod tests {
             read: BTreeSet::new(),
             balance_reads: BTreeMap::new(),
             send_reads: vec![],
+            delivery: None,
+            delivery_reads: BTreeSet::new(),
         }
+    }
+
+    fn delivery(sent: i128, delivered: i128, credited: Option<u8>) -> Option<Delivery> {
+        Some(Delivery {
+            sent,
+            delivered,
+            credited: credited.map(|n| (account(n), sent - delivered)),
+        })
+    }
+
+    #[test]
+    fn a_transfer_that_delivers_a_smaller_share_after_the_call_is_a_transfer_fee() {
+        let w = world();
+        let mut before = obs(&[(1, 100), (2, 2), (3, 0), (5, 0)], [true, true]);
+        before.delivery = delivery(100, 100, None);
+        let mut after = before.clone();
+        after.delivery = delivery(100, 70, Some(5));
+        assert_eq!(
+            classify(&w, &before, &after, &call(), &[account(5)]),
+            [Effect::TransferFee {
+                holder: account(1),
+                sent: 100,
+                delivered: 70,
+                credited: Some(account(5)),
+            }]
+        );
+        // Everything kept back and burned.
+        after.delivery = delivery(100, 0, None);
+        assert!(matches!(
+            classify(&w, &before, &after, &call(), &[account(5)]).as_slice(),
+            [Effect::TransferFee {
+                delivered: 0,
+                credited: None,
+                ..
+            }]
+        ));
+        // The holder (or its recipient) changing its own terms is not a power over it.
+        assert!(classify(&w, &before, &after, &call(), &[account(1)]).is_empty());
+        assert!(classify(&w, &before, &after, &call(), &[account(3)]).is_empty());
+        // The same share of a different amount (a mint or a take moved the balance), or a transfer
+        // refused after the call (a freeze's, judged as one), is no fee.
+        after.delivery = delivery(50, 50, None);
+        assert!(classify(&w, &before, &after, &call(), &[account(5)]).is_empty());
+        after.delivery = None;
+        assert!(classify(&w, &before, &after, &call(), &[account(5)]).is_empty());
+        // A token that kept a share back before the call only has a power if the call raised it.
+        before.delivery = delivery(100, 90, Some(5));
+        after.delivery = delivery(200, 180, Some(5));
+        assert!(classify(&w, &before, &after, &call(), &[account(5)]).is_empty());
+        after.delivery = delivery(200, 170, Some(5));
+        assert_eq!(
+            classify(&w, &before, &after, &call(), &[account(5)]).len(),
+            1
+        );
+        // A 1 % fee rounded up, on a balance one unit larger: rounding, not a fee the call raised.
+        before.delivery = delivery(1_000, 990, Some(5));
+        after.delivery = delivery(1_001, 990, Some(5));
+        assert!(classify(&w, &before, &after, &call(), &[account(5)]).is_empty());
+        // The same amount sent: one unit less is less.
+        after.delivery = delivery(1_000, 989, Some(5));
+        assert_eq!(
+            classify(&w, &before, &after, &call(), &[account(5)]).len(),
+            1
+        );
     }
 
     fn call() -> Call {

@@ -9,6 +9,8 @@
 //! - a holder's balance falls without the holder's authorization → takes a balance (`admin_clawback`);
 //! - a holder's transfer that succeeded before the call is refused after it → freeze (`admin_freeze`);
 //! - a balance rises with no matching debit → creates supply (`admin_mint`);
+//! - the first holder's transfer of its balance delivers a smaller share to its recipient than before the
+//!   call (the rest burned or credited elsewhere) → `admin_transfer_fee`, with the share not delivered;
 //! - the token's executable changes, or a contract its transfer calls into is replaced → `code_mutable`;
 //! - a privileged call writes state whose effect on holders none of these explains → `admin_unclassified`;
 //!   but not a party acting on its own state as any holder may for itself (an owner delegating its own
@@ -982,11 +984,21 @@ impl Survey {
             }
         }
         let kind = effect.kind();
-        if self
+        if let Some(known) = self
             .powers
-            .iter()
-            .any(|p| p.function == function && p.effect.kind() == kind)
+            .iter_mut()
+            .find(|p| p.function == function && p.effect.kind() == kind)
         {
+            // One power per function and kind; a transfer fee keeps the largest share an argument set showed.
+            use assay_core::powers::PowerEffect::TransferFee;
+            let larger = matches!(
+                (&known.effect, &effect),
+                (TransferFee { share_bps: was, .. }, TransferFee { share_bps: now, .. }) if now > was
+            );
+            if larger {
+                known.effect = effect;
+                known.events = events_of(call);
+            }
             return;
         }
         self.powers.push(ObservedPower {

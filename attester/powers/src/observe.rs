@@ -1,5 +1,6 @@
 //! What discovery watches, and reading it: the holders' and other parties' balances, whether each holder
-//! can still send, the token's executable, and the contracts its transfer calls into.
+//! can still send, what the first holder's transfer delivers, the token's executable, and the contracts its
+//! transfer calls into.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -158,6 +159,44 @@ pub struct Observation {
     pub balance_reads: BTreeMap<ScAddress, BTreeSet<LedgerKey>>,
     /// Per watched holder, the entries its transfer touched.
     pub send_reads: Vec<BTreeSet<LedgerKey>>,
+    /// What the first holder's transfer of its whole balance to the recipient delivers (run, then undone);
+    /// `None` when it has no units, sends to itself, or the transfer is refused.
+    pub delivery: Option<Delivery>,
+    /// The entries that measurement touched: the transfer's footprint and the balances read after it.
+    pub delivery_reads: BTreeSet<LedgerKey>,
+}
+
+/// What one holder's transfer did to the watched balances: the judge of a transfer fee is what arrived, not
+/// what the token's events or functions say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// Units the holder's balance fell by.
+    pub sent: i128,
+    /// Units the recipient's balance rose by.
+    pub delivered: i128,
+    /// The watched address (neither the holder nor the recipient) whose balance rose most, and by how much.
+    pub credited: Option<(ScAddress, i128)>,
+}
+
+impl Delivery {
+    /// Whether this delivers a smaller share of what it sends than `earlier` did. The same amount sent: any
+    /// unit less. Another amount (a call moved the holder's balance): less than `earlier`'s share of it by
+    /// more than a token's own rounding can explain (a fee rounded to a unit moves the share of a different
+    /// amount by up to a unit per multiple of the earlier amount).
+    pub fn delivers_less_than(&self, earlier: &Delivery) -> bool {
+        if self.sent <= 0 || earlier.sent <= 0 {
+            return false;
+        }
+        if self.sent == earlier.sent {
+            return self.delivered < earlier.delivered;
+        }
+        let slack = 1 + self.sent / earlier.sent;
+        let expected = match earlier.delivered.checked_mul(self.sent) {
+            Some(scaled) => scaled / earlier.sent,
+            None => ((earlier.delivered as f64 / earlier.sent as f64) * self.sent as f64) as i128,
+        };
+        self.delivered.saturating_add(slack) < expected
+    }
 }
 
 impl Observation {
@@ -347,6 +386,14 @@ impl Observer {
             balances.insert(a.clone(), balance);
             balance_reads.insert(a, footprint);
         }
+        let kept_delivery = prev.and_then(|(p, written)| {
+            p.delivery_reads
+                .is_disjoint(written)
+                .then(|| (p.delivery.clone(), p.delivery_reads.clone()))
+        });
+        let (delivery, delivery_reads) = kept_delivery
+            .unwrap_or_else(|| self.delivery(sandbox, world, &balances, &balance_reads));
+        read.extend(delivery_reads.iter().cloned());
         let mut transfer_calls_into = BTreeSet::new();
         let mut can_send = Vec::new();
         let mut send_reads = Vec::new();
@@ -388,7 +435,82 @@ impl Observer {
             read,
             balance_reads,
             send_reads,
+            delivery,
+            delivery_reads,
         }
+    }
+
+    /// Runs the first holder's transfer of its whole balance to the recipient, reads what each watched
+    /// balance did, and undoes it. Only the balances whose reads the transfer wrote are read again (the
+    /// host is deterministic: the others did not move). The whole balance, so the smallest share a token
+    /// keeps back still shows as a unit.
+    fn delivery(
+        &mut self,
+        sandbox: &mut Sandbox,
+        world: &World,
+        balances: &BTreeMap<ScAddress, Option<i128>>,
+        balance_reads: &BTreeMap<ScAddress, BTreeSet<LedgerKey>>,
+    ) -> (Option<Delivery>, BTreeSet<LedgerKey>) {
+        let mut reads = BTreeSet::new();
+        let Some(holder) = world.holders.first() else {
+            return (None, reads);
+        };
+        if let Some(footprint) = balance_reads.get(holder) {
+            reads.extend(footprint.iter().cloned());
+        }
+        let units = balances.get(holder).copied().flatten().filter(|b| *b > 0);
+        let Some(units) = units.filter(|_| *holder != world.recipient) else {
+            return (None, reads);
+        };
+        let base = sandbox.checkpoint();
+        let call = sandbox.invoke(
+            &world.token,
+            "transfer",
+            vec![
+                ScVal::Address(holder.clone()),
+                ScVal::Address(world.recipient.clone()),
+                i128_val(units),
+            ],
+        );
+        footprint_into(&call.footprint, &mut reads);
+        let mut delivery = None;
+        if call.succeeded() && call.upstream_error.is_none() {
+            let written: BTreeSet<LedgerKey> = call.writes.iter().map(|w| w.key.clone()).collect();
+            let mut deltas: BTreeMap<&ScAddress, i128> = BTreeMap::new();
+            for (a, before) in balances {
+                let Some(before) = *before else {
+                    continue;
+                };
+                let moved = balance_reads
+                    .get(a)
+                    .is_none_or(|footprint| !footprint.is_disjoint(&written));
+                if !moved {
+                    continue;
+                }
+                let mut footprint = BTreeSet::new();
+                let now = self.balance_reading(sandbox, a, &mut footprint);
+                reads.extend(footprint);
+                if let Some(d) = now.and_then(|now| now.checked_sub(before)) {
+                    deltas.insert(a, d);
+                }
+            }
+            let delta = |a: &ScAddress| deltas.get(a).copied().unwrap_or(0);
+            let sent = delta(holder).checked_neg().unwrap_or(0);
+            let credited = deltas
+                .iter()
+                .filter(|(a, d)| ***a != *holder && ***a != world.recipient && **d > 0)
+                .max_by_key(|(_, d)| **d)
+                .map(|(a, d)| ((*a).clone(), *d));
+            if sent > 0 {
+                delivery = Some(Delivery {
+                    sent,
+                    delivered: delta(&world.recipient),
+                    credited,
+                });
+            }
+        }
+        sandbox.restore(&base);
+        (delivery, reads)
     }
 
     fn executable(&self, sandbox: &Sandbox) -> Option<ContractExecutable> {

@@ -243,7 +243,7 @@ impl Suite {
 
     /// Panics unless every check holds ([`Suite::assert_check`]) and discovery ran to completion and
     /// observed no power but the named ones (mechanics names: `admin_mint`, `admin_freeze`,
-    /// `admin_clawback`, `code_mutable`, `admin_unclassified`). The message lists every broken check
+    /// `admin_clawback`, `code_mutable`, `admin_unclassified`, `admin_transfer_fee`). The message lists every broken check
     /// and every unexpected power with the function that showed it.
     pub fn assert_only_powers(&self, allowed: &[&str]) {
         if let Err(message) = self.only_powers(allowed) {
@@ -258,7 +258,7 @@ impl Suite {
             if Mechanics::bit_named(name).is_none_or(|b| b & Mechanics::CONTRACT_MASK == 0) {
                 problems.push(format!(
                     "{name:?} is not a power discovery reports (admin_mint, admin_freeze, \
-                     admin_clawback, code_mutable, admin_unclassified)"
+                     admin_clawback, code_mutable, admin_unclassified, admin_transfer_fee)"
                 ));
             }
         }

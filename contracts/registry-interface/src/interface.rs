@@ -31,15 +31,16 @@ use crate::{
 /// `SafetyRegistryInterfaceClient` calls a deployed registry from another contract.
 #[contractclient(name = "SafetyRegistryInterfaceClient")]
 pub trait SafetyRegistryInterface {
-    /// Interface version of this code (7: a revocation withdraws only its attester's verdict and
-    /// vetoes the admission of older ones, a leaving attester writes only critical verdicts, the
-    /// verdict store is bound after notice (`apply_verdict_store`, `cancel_verdict_store`,
-    /// `pending_verdict_store`); 6: a verdict store for consumers' reads, `bind_verdict_store`,
-    /// `verdict_store`, `republish`; 5: fail-closed reads across attesters, verdicts bound to
-    /// the code they judged, attester changes with notice, `assess_many`; 4: per-attester
-    /// verdicts, `get_safety_by`, `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with
-    /// notice; 3 added `cancel_admin_transfer` to version 2; the earlier registry had none of
-    /// these).
+    /// Interface version of this code (8: `attest` and `attest_many` accept mechanics bit 14
+    /// `admin_transfer_fee`, at least medium, and the policy masks refuse it; 7: a revocation
+    /// withdraws only its attester's verdict and vetoes the admission of older ones, a leaving
+    /// attester writes only critical verdicts, the verdict store is bound after notice
+    /// (`apply_verdict_store`, `cancel_verdict_store`, `pending_verdict_store`); 6: a verdict
+    /// store for consumers' reads, `bind_verdict_store`, `verdict_store`, `republish`; 5:
+    /// fail-closed reads across attesters, verdicts bound to the code they judged, attester
+    /// changes with notice, `assess_many`; 4: per-attester verdicts, `get_safety_by`,
+    /// `is_safe_quorum`, `assess`, `admin_revoke` and upgrades with notice; 3 added
+    /// `cancel_admin_transfer` to version 2; the earlier registry had none of these).
     fn version(env: Env) -> u32;
 
     /// The current admin.

@@ -16,8 +16,8 @@ mod types;
 pub use error::Error;
 
 /// Interface version of the registry and its verdict store, bumped whenever a function is added
-/// or changes.
-pub const INTERFACE_VERSION: u32 = 7;
+/// or changes (what a write accepts included: 8 accepts mechanics bit 14).
+pub const INTERFACE_VERSION: u32 = 8;
 pub use interface::{SafetyRegistryInterface, SafetyRegistryInterfaceClient};
 pub use mechanics::*;
 pub use store::{standing, VerdictStoreInterface, VerdictStoreInterfaceClient};

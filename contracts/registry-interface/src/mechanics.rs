@@ -36,6 +36,10 @@ pub const MECH_ADMIN_MINT: u32 = 1 << 12;
 /// Bit 13: a privileged entry point writes state but its effect on holders could not be
 /// classified within the bound; recorded, no floor.
 pub const MECH_ADMIN_UNCLASSIFIED: u32 = 1 << 13;
+/// Bit 14: the admin can change what a holder's transfer delivers (after a privileged call, a
+/// transfer of N credits its recipient less than N); implies at least medium (high when the
+/// attester saw it deliver nothing, which the severity carries).
+pub const MECH_ADMIN_TRANSFER_FEE: u32 = 1 << 14;
 
 /// Bits 0-2: powers the issuer holds over every balance.
 pub const CAPABILITY_MASK: u32 =
@@ -43,21 +47,24 @@ pub const CAPABILITY_MASK: u32 =
 /// The power to take a balance, whether the issuer's flags (bit 2) or a token's code (bit 10)
 /// grant it.
 pub const CONFISCATION_MASK: u32 = MECH_AUTH_CLAWBACK_ENABLED | MECH_ADMIN_CLAWBACK;
-/// Policy mask for `is_safe_masked`: refuse confiscation (bits 2, 10) and code that can be
-/// replaced with code that confiscates (bit 9).
-pub const POLICY_MASK_CONFISCATION_ONLY: u32 = CONFISCATION_MASK | MECH_CODE_MUTABLE;
-/// Policy mask for `is_safe_masked`: refuse confiscation and freezing (bits 1, 2, 10, 11) and
-/// replaceable code (bit 9).
+/// Policy mask for `is_safe_masked`: refuse confiscation (bits 2, 10), code that can be replaced
+/// with code that confiscates (bit 9) and a transfer fee the admin sets (bit 14: up to all a
+/// holder's transfer sends).
+pub const POLICY_MASK_CONFISCATION_ONLY: u32 =
+    CONFISCATION_MASK | MECH_CODE_MUTABLE | MECH_ADMIN_TRANSFER_FEE;
+/// Policy mask for `is_safe_masked`: refuse confiscation and freezing (bits 1, 2, 10, 11),
+/// replaceable code (bit 9) and an admin's transfer fee (bit 14).
 pub const POLICY_MASK_FREEZE_INCLUSIVE: u32 =
     POLICY_MASK_CONFISCATION_ONLY | MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE;
-/// Bits 9-13: powers a custom token's code grants, and the entry points it could not classify.
+/// Bits 9-14: powers a custom token's code grants, and the entry points it could not classify.
 pub const CONTRACT_MASK: u32 = MECH_CODE_MUTABLE
     | MECH_ADMIN_CLAWBACK
     | MECH_ADMIN_FREEZE
     | MECH_ADMIN_MINT
-    | MECH_ADMIN_UNCLASSIFIED;
+    | MECH_ADMIN_UNCLASSIFIED
+    | MECH_ADMIN_TRANSFER_FEE;
 /// Every bit with a meaning; anything above is reserved and refused.
-pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_UNCLASSIFIED << 1) - 1;
+pub const KNOWN_FLAGS_MASK: u32 = (MECH_ADMIN_TRANSFER_FEE << 1) - 1;
 
 /// Largest `attest_many` batch. One `attest` event is about 320 bytes with its evidence hash and
 /// its attester as a topic, and a transaction may emit 16,384 bytes of events: 35 events stay at
@@ -90,7 +97,7 @@ pub fn validate(severity: u32, flags: u32) -> Result<(), Error> {
     let implied =
         if flags & (MECH_AUTH_CLAWBACK_ENABLED | MECH_CODE_MUTABLE | MECH_ADMIN_CLAWBACK) != 0 {
             SEVERITY_HIGH
-        } else if flags & (MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE) != 0 {
+        } else if flags & (MECH_AUTH_REVOCABLE | MECH_ADMIN_FREEZE | MECH_ADMIN_TRANSFER_FEE) != 0 {
             SEVERITY_MEDIUM
         } else if flags & MECH_AUTH_REQUIRED != 0 {
             SEVERITY_LOW

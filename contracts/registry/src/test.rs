@@ -179,16 +179,22 @@ fn error_codes_are_pinned() {
 fn masks_and_bits_match_the_published_abi() {
     assert_eq!(CAPABILITY_MASK, 7);
     assert_eq!(CONFISCATION_MASK, 4 | 1024);
-    assert_eq!(POLICY_MASK_CONFISCATION_ONLY, 4 | 512 | 1024);
-    assert_eq!(POLICY_MASK_FREEZE_INCLUSIVE, 2 | 4 | 512 | 1024 | 2048);
+    assert_eq!(POLICY_MASK_CONFISCATION_ONLY, 4 | 512 | 1024 | 16384);
+    assert_eq!(POLICY_MASK_CONFISCATION_ONLY, 17924);
+    assert_eq!(
+        POLICY_MASK_FREEZE_INCLUSIVE,
+        2 | 4 | 512 | 1024 | 2048 | 16384
+    );
+    assert_eq!(POLICY_MASK_FREEZE_INCLUSIVE, 19974);
     assert_eq!(MECH_SEP41_VIOLATION, 256);
     assert_eq!(MECH_CODE_MUTABLE, 512);
     assert_eq!(MECH_ADMIN_CLAWBACK, 1024);
     assert_eq!(MECH_ADMIN_FREEZE, 2048);
     assert_eq!(MECH_ADMIN_MINT, 4096);
     assert_eq!(MECH_ADMIN_UNCLASSIFIED, 8192);
-    assert_eq!(CONTRACT_MASK, 15872);
-    assert_eq!(KNOWN_FLAGS_MASK, 16383);
+    assert_eq!(MECH_ADMIN_TRANSFER_FEE, 16384);
+    assert_eq!(CONTRACT_MASK, 32256);
+    assert_eq!(KNOWN_FLAGS_MASK, 32767);
     assert_eq!(MAX_BATCH_SIZE, 35);
     assert_eq!(MAX_ATTESTERS, 16);
     assert_eq!(MAX_QUORUM_ATTESTERS, 10);
@@ -271,7 +277,7 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
             3,
         );
         assert_contract_error(
-            c.try_attest(a, &asset, &4, &(1 << 14), &h, &live_code(&asset)),
+            c.try_attest(a, &asset, &4, &(1 << 15), &h, &live_code(&asset)),
             Error::ReservedFlags,
             8,
         );
@@ -304,6 +310,9 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
             (2, MECH_ADMIN_CLAWBACK),
             (1, MECH_ADMIN_FREEZE),
             (0, MECH_ADMIN_FREEZE | MECH_ADMIN_MINT),
+            // admin_transfer_fee below medium: a clear (or low) verdict with bit 14 is refused.
+            (0, MECH_ADMIN_TRANSFER_FEE),
+            (1, MECH_ADMIN_TRANSFER_FEE | MECH_ADMIN_UNCLASSIFIED),
         ] {
             assert_contract_error(
                 c.try_attest(a, &asset, &severity, &flags, &h, &live_code(&asset)),
@@ -368,8 +377,28 @@ fn attest_refuses_invalid_verdicts_in_rule_order() {
             &live_code(&asset),
         );
         assert_eq!(c.get_safety(&asset).unwrap().flags, MECH_ADMIN_UNCLASSIFIED);
+        // admin_transfer_fee (bit 14) at its floor, medium, and above it (high: a fee seen to
+        // take everything a transfer sends).
+        c.attest(
+            a,
+            &asset,
+            &2,
+            &MECH_ADMIN_TRANSFER_FEE,
+            &h,
+            &live_code(&asset),
+        );
+        assert_eq!(c.get_safety(&asset).unwrap().flags, MECH_ADMIN_TRANSFER_FEE);
+        c.attest(
+            a,
+            &asset,
+            &3,
+            &MECH_ADMIN_TRANSFER_FEE,
+            &h,
+            &live_code(&asset),
+        );
+        assert_eq!(c.get_safety(&asset).unwrap().severity, 3);
         c.attest(a, &asset, &4, &KNOWN_FLAGS_MASK, &h, &live_code(&asset));
-        assert_eq!(c.get_safety(&asset).unwrap().flags, 16383);
+        assert_eq!(c.get_safety(&asset).unwrap().flags, 32767);
     });
 }
 

@@ -19,15 +19,19 @@ pub const MECH_CODE_MUTABLE: u32 = 1 << 9;
 pub const MECH_ADMIN_CLAWBACK: u32 = 1 << 10;
 /// Mechanics bit 11: a custom token's code can freeze a balance.
 pub const MECH_ADMIN_FREEZE: u32 = 1 << 11;
+/// Mechanics bit 14: a custom token's admin can change what a transfer delivers (a fee it sets).
+pub const MECH_ADMIN_TRANSFER_FEE: u32 = 1 << 14;
 /// Highest severity accepted: 2 (medium).
 pub const MAX_SEVERITY: u32 = 2;
 /// Mechanics that refuse a token whatever its severity: freezing and confiscation, by the issuer's
-/// flags or by a token's code, and replaceable code (the registry's `POLICY_MASK_FREEZE_INCLUSIVE`).
+/// flags or by a token's code, replaceable code and a transfer fee the admin sets (the registry's
+/// `POLICY_MASK_FREEZE_INCLUSIVE`).
 pub const REFUSED_MECHANICS: u32 = MECH_AUTH_REVOCABLE
     | MECH_AUTH_CLAWBACK_ENABLED
     | MECH_CODE_MUTABLE
     | MECH_ADMIN_CLAWBACK
-    | MECH_ADMIN_FREEZE;
+    | MECH_ADMIN_FREEZE
+    | MECH_ADMIN_TRANSFER_FEE;
 /// Oldest verdict accepted, in seconds.
 pub const MAX_AGE_SECS: u64 = 86_400;
 

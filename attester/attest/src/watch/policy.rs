@@ -197,7 +197,7 @@ mod tests {
         let (report, params) = judged("xrp-clear-unlocked");
         assert_eq!(
             (params.severity, params.flags, params.evidence_version),
-            (2, 2, 7)
+            (2, 2, 8)
         );
         let held = written_under_the_old_rule(&report, 0, 0);
         assert_eq!(

@@ -149,7 +149,7 @@ fn attest_read_back_gate_and_verify_on_localnet() {
         matches!(
             v,
             Verdict::Agreement {
-                evidence_version: 7,
+                evidence_version: 8,
                 ..
             }
         ),

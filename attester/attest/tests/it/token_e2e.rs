@@ -85,7 +85,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
         Outcome::Written(Write {
             severity: 0,
             flags: 4096,
-            evidence_version: 7,
+            evidence_version: 8,
             ..
         })
     ));
@@ -95,7 +95,7 @@ fn custom_tokens_are_attested_by_their_code_and_the_gate_follows() {
         matches!(
             verify(&w, conformant, Some(&suite)),
             Verdict::Agreement {
-                evidence_version: 7,
+                evidence_version: 8,
                 ..
             }
         ),

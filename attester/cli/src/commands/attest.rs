@@ -43,10 +43,12 @@ the effect before vs after decides the bits, never a function's name. A holder's
 its authorization sets admin_clawback (bit 10, at least high); a holder's transfer refused after a call
 admin_freeze (bit 11, at least medium); supply created admin_mint (bit 12, no floor); replaced code or a
 replaced contract its transfer calls into, or an import of the contract-update function, code_mutable
-(bit 9, at least high); a privileged write nobody could classify admin_unclassified (bit 13, no floor).
+(bit 9, at least high); a privileged write nobody could classify admin_unclassified (bit 13, no floor);
+a holder's transfer delivering less than it sends after a privileged call admin_transfer_fee (bit 14, at
+least medium; high when it delivers nothing).
 A discovery that could not run, or had no holder to watch, leaves the report undetermined (not attested).
 Accountability is verified when the admin() account's home domain lists the contract in [[CURRENCIES]].
-Its evidence hash is v5. A Stellar Asset Contract named by C… is judged by its issuer's flags, plus its
+Its evidence hash is v8. A Stellar Asset Contract named by C… is judged by its issuer's flags, plus its
 current admin().
 
 A refused report still proves the issuer flags it read (its capability floor). When that floor is

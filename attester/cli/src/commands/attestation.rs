@@ -22,7 +22,8 @@ Refusal rules, checked in this order (the first that matches is reported):
   2 stale         the report says stale, or its age at --as-of is strictly past --max-age
   3 undetermined  a check could not complete (a source did not answer, or no home_domain to key the blocklist)
   4 inconsistent  the clawback bit is set below severity high (the registry would reject it)
-  5 version       --evidence-version does not fit the subject (7 either; 1-3 or 6 classic, 4 or 5 token contract)
+  5 version       --evidence-version does not fit the subject (8 or 7 either; 1-3 or 6 classic, 4 or 5 token
+                  contract), or does not bind a bit the report carries (admin_transfer_fee: v8 only)
   6 holder        the report carries one holder's trustline (scan --holder, assay exposure): off-chain only
 
 Exit codes:
@@ -40,7 +41,7 @@ Examples:
     about = "Print the attestation parameters (severity, flags, evidence_hash) for a scan report",
     long_about = "Derives what an attester writes on chain from a schema_version 1 report produced by \
 `assay scan --output json` or written by hand: severity, the mechanics bitset (flags) and the evidence_hash \
-(SHA-256 over the evidence preimage, version 6 by default for a classic asset, 4 for a token contract). Refuses any report that must not go on chain.",
+(SHA-256 over the evidence preimage, version 8 by default for either subject). Refuses any report that must not go on chain.",
     after_help = AFTER_HELP
 )]
 pub struct AttestationArgs {
@@ -48,9 +49,10 @@ pub struct AttestationArgs {
     #[arg(long, value_name = "FILE|-")]
     from_report: PathBuf,
 
-    /// Evidence preimage version: 7 (the default, either subject: no operator endpoint hashed); 1, 2, 3 or 6
-    /// for a classic asset, 4 or 5 for a token contract (to reproduce an attestation written in one).
-    #[arg(long, value_name = "1-7", value_parser = parse_version)]
+    /// Evidence preimage version: 8 (the default, either subject: no operator endpoint hashed, bit 14
+    /// bound); 7 either subject; 1, 2, 3 or 6 for a classic asset, 4 or 5 for a token contract (to
+    /// reproduce an attestation written in one).
+    #[arg(long, value_name = "1-8", value_parser = parse_version)]
     evidence_version: Option<EvidenceVersion>,
 
     /// Print only `SEVERITY<TAB>FLAGS<TAB>HASH`.
@@ -147,7 +149,7 @@ fn rule_hint(refusal: &Refusal) -> &'static str {
             "rule 4 (inconsistent): the report contradicts itself; re-scan rather than editing it"
         }
         Refusal::WrongVersion { .. } => {
-            "rule 5 (version): drop --evidence-version, or pick 7 (either subject), 1-3 or 6 for a classic asset, 4 or 5 for a token contract"
+            "rule 5 (version): drop --evidence-version, or pick 8 or 7 (either subject; 8 for admin_transfer_fee), 1-3 or 6 for a classic asset, 4 or 5 for a token contract"
         }
         Refusal::HolderSpecific { .. } => {
             "rule 6 (holder): a report made with --holder (or by assay exposure) describes one holder; scan without it"

@@ -232,4 +232,53 @@ mod tests {
             "{out}"
         );
     }
+
+    #[test]
+    fn a_transfer_fee_shows_its_share_who_was_credited_and_who_authorizes_it() {
+        let survey = PowerSurvey {
+            wasm_hash: "ab".into(),
+            ledger: 7,
+            probed: vec!["set_levy".into()],
+            invocations: 227,
+            holders: vec!["GHOLDER".into()],
+            powers: vec![ObservedPower {
+                function: "set_levy".into(),
+                authorized_by: vec![Authority {
+                    address: "GADMIN".into(),
+                    control: "1 key".into(),
+                    locked: false,
+                }],
+                effect: PowerEffect::TransferFee {
+                    holder: "GHOLDER".into(),
+                    sent: "999998".into(),
+                    delivered: "699999".into(),
+                    share_bps: 3_000,
+                    credited: Some("GADMIN".into()),
+                },
+                label: None,
+                events: vec![],
+                steps: vec![],
+                usable_from: None,
+            }],
+            unclassified: vec![],
+            cut: vec![],
+            unobservable: None,
+            reach: None,
+        };
+        let mut out = String::new();
+        render_powers(&mut out, &survey);
+        assert!(
+            out.contains(
+                "set_levy changes what a holder's transfer delivers: usable by GADMIN (1 key, 0 s)\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "observed: after the call GHOLDER's transfer of 999998 delivered 699999 to its recipient \
+                 (30 % not delivered); GADMIN was credited the rest"
+            ),
+            "{out}"
+        );
+    }
 }

@@ -27,8 +27,8 @@ const AFTER_HELP: &str = "\
 Reads get_safety (the most severe verdict that counts among the current attesters'), or with --attester G…
 that attester's own verdict (get_safety_by), by simulation only (nothing is signed or sent), scans the asset
 fresh (cache bypassed), recomputes the evidence hash in the preimage version that matches the on-chain value
-(v7, v6, v3, v2 or v1 for a classic asset; v7, v5 or v4 for a token contract), and compares severity, then
-flags, then hash. The age is
+(v8, v7, v6, v3, v2 or v1 for a classic asset; v8, v7, v5 or v4 for a token contract), and compares
+severity, then flags, then hash. The age is
 measured on the ledger clock. A token contract (C…) is read again from the network exactly as `assay
 attest` reads it. An attestation written with --sep41 binds the suite's verdicts: when the fresh scan
 alone does not reproduce the on-chain hash, verify re-runs the suite keyless on a fork of the registry's

@@ -96,9 +96,9 @@ fn raw_parameters_from_an_eval_report() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["evidence_hash"], fields[2]);
     assert_eq!(v["severity_name"], "critical");
-    // Attested in v7 by default (v6's lines, who can use the issuer's powers included, with no operator
-    // endpoint).
-    assert_eq!(v["evidence_version"], 7);
+    // Attested in v8 by default (v6's lines, who can use the issuer's powers included, with no operator
+    // endpoint, as in v7).
+    assert_eq!(v["evidence_version"], 8);
     assert!(!v["preimage"]
         .as_str()
         .unwrap()
@@ -280,7 +280,7 @@ fn usage_errors_exit_64() {
             "--from-report",
             hand,
             "--evidence-version",
-            "8",
+            "9",
         ],
         vec![
             "attestation",

@@ -208,7 +208,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         powers_snapshot["assay_fork"]
     );
     assert!(bundles[0].1.get("powers_snapshot").is_none());
-    // Evidence v7: the hashed lines name no operator endpoint (the local network's Horizon and RPC).
+    // Evidence v7 on (v8 by default): the hashed lines name no operator endpoint (the local network's Horizon and RPC).
     let endpoint = w.net.rpc_url();
     let host = endpoint["http://".len()..]
         .split('/')
@@ -216,7 +216,7 @@ fn bundles_reverify_offline_after_a_source_changed_and_a_tampered_line_is_named(
         .unwrap()
         .to_string();
     for (_, bundle) in &bundles {
-        assert_eq!(bundle["evidence_version"], 7, "{bundle}");
+        assert_eq!(bundle["evidence_version"], 8, "{bundle}");
         let lines = bundle["lines"].as_array().unwrap();
         assert!(
             lines.iter().all(|l| !l.as_str().unwrap().contains(&host)),

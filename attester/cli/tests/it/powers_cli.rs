@@ -97,7 +97,7 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
     let ca = w.ca();
     let holder = [0x42; 32];
     // feature, mechanics names, severity, the function that exercised it, its label.
-    let cases: [Case; 11] = [
+    let cases: [Case; 13] = [
         ("take_burn", &["admin_clawback"], "high", "rebalance", None),
         ("take_move", &["admin_clawback"], "high", "recover", None),
         ("freeze_one", &["admin_freeze"], "medium", "set_mode", None),
@@ -136,6 +136,21 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
             &["admin_clawback"],
             "high",
             "grant_spending then transfer_from",
+            None,
+        ),
+        // A levy on every transfer: medium at 30 %, high when the recipient receives nothing.
+        (
+            "transfer_fee",
+            &["admin_transfer_fee"],
+            "medium",
+            "set_levy",
+            None,
+        ),
+        (
+            "transfer_fee_full",
+            &["admin_transfer_fee"],
+            "high",
+            "set_levy",
             None,
         ),
         ("control", &[], "clear", "", None),
@@ -179,6 +194,16 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
                 assert_eq!(p["authorized_by"][0]["address"], admin, "{feature}");
                 assert_eq!(p["authorized_by"][0]["control"], "1 key", "{feature}");
                 assert_eq!(p["label"].as_str(), label, "{feature}");
+                if function == "set_levy" {
+                    let share = if feature == "transfer_fee" {
+                        3_000
+                    } else {
+                        10_000
+                    };
+                    assert_eq!(p["effect"], "transfer_fee", "{report}");
+                    assert_eq!(p["share_bps"], share, "{report}");
+                    assert_eq!(p["credited"], admin, "the rest goes to the admin: {report}");
+                }
             }
         }
     }
@@ -202,6 +227,8 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
         ("unclassified", 0, 8192),
         ("two_step", 3, 1024),
         ("admin_allowance", 3, 1024),
+        ("transfer_fee", 2, 16384),
+        ("transfer_fee_full", 3, 16384),
         ("control", 0, 0),
     ]
     .into_iter()
@@ -219,10 +246,13 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
             (severity, flags),
             "{feature}: {text}"
         );
-        // The gate's default mask forbids freezing, confiscation and replaceable code (3,590); a mint or
-        // an unclassified write is recorded, not forbidden.
+        // The gate's default mask forbids freezing, confiscation, replaceable code and a transfer fee
+        // the admin sets (19,974); a mint or an unclassified write is recorded, not forbidden.
         let admitted = w.gate_check(token).is_ok();
-        assert_eq!(admitted, flags & 3590 == 0, "{feature}: {text}");
+        assert_eq!(admitted, flags & 19_974 == 0, "{feature}: {text}");
+        if feature.starts_with("transfer_fee") {
+            assert!(!admitted, "{feature}: the gate refuses it");
+        }
     }
 }
 
@@ -259,6 +289,8 @@ fn offline_runs_report_each_power_and_judge_its_event() {
             Some("grant_spending then transfer_from"),
             None,
         ),
+        ("transfer_fee", Some("set_levy"), None),
+        ("transfer_fee_full", Some("set_levy"), None),
         ("control", None, None),
     ] {
         let wasm = root.join(format!("target/wasm/power_token_{feature}.wasm"));

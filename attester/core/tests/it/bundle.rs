@@ -128,6 +128,51 @@ fn contract_vectors_rederive() {
 }
 
 #[test]
+fn v8_binds_a_transfer_fee_and_rates_one_that_delivers_nothing_high() {
+    let lines = vector_lines("contract-transfer-fee-v8");
+    let derived = rederive(&lines, EvidenceVersion::V8).unwrap();
+    assert_eq!(derived.mechanics, Mechanics::ADMIN_TRANSFER_FEE);
+    assert_eq!(derived.severity, assay_core::Severity::High);
+    assert_eq!(derived.base_severity, assay_core::Severity::High);
+    // Stated medium, the claims still give high: refused, naming both.
+    let medium: Vec<String> = lines
+        .iter()
+        .map(|l| match l.as_str() {
+            "severity\t3" => "severity\t2".to_string(),
+            "base_severity\t3" => "base_severity\t2".to_string(),
+            _ => l.clone(),
+        })
+        .collect();
+    let refused = rederive(&medium, EvidenceVersion::V8).unwrap_err();
+    assert!(
+        matches!(&refused, BundleError::Rederived(d) if d.iter().any(|d| d.starts_with("severity: the lines state 2, their claims give 3"))),
+        "{refused}"
+    );
+    // A share short of everything is medium, bit 14's floor.
+    let partial: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            l.replace("severity\t3", "severity\t2").replace(
+                "delivers nothing of what it sends to its recipient; another address is credited with it",
+                "delivers less than it sends to its recipient; another address is credited with the rest",
+            )
+        })
+        .collect();
+    let derived = rederive(&partial, EvidenceVersion::V8).unwrap();
+    assert_eq!(
+        (derived.severity, derived.mechanics),
+        (assay_core::Severity::Medium, Mechanics::ADMIN_TRANSFER_FEE)
+    );
+    // Under v7 no claim gives bit 14: the same lines with v7's header do not re-derive.
+    let mut v7 = lines.clone();
+    v7[0] = "assay-evidence-v7".into();
+    assert!(matches!(
+        rederive(&v7, EvidenceVersion::V7),
+        Err(BundleError::Rederived(_))
+    ));
+}
+
+#[test]
 fn v7_vectors_rederive_for_both_subjects() {
     let derived = rederive(&vector_lines("contract-behaviour-v7"), EvidenceVersion::V7).unwrap();
     assert_eq!(derived.mechanics, Mechanics::ADMIN_MINT);

@@ -485,7 +485,7 @@ fn versions_fit_their_subject() {
             Err(Refusal::WrongVersion { .. })
         ));
     }
-    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V7);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V8);
     let v7 = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V7, true)
         .expect("v7 hashes a token contract");
     assert!(
@@ -513,6 +513,80 @@ fn a_report_edited_below_its_floor_is_refused() {
     ));
 }
 
+/// A levy the admin sets: `share_bps` of a holder's transfer of 10,000 goes to the admin.
+fn levy(share_bps: u32) -> PowerEffect {
+    PowerEffect::TransferFee {
+        holder: "GBHOLDER".into(),
+        sent: "10000".into(),
+        delivered: (10_000 - share_bps).to_string(),
+        share_bps,
+        credited: Some(ADMIN.into()),
+    }
+}
+
+#[test]
+fn a_transfer_fee_is_medium_high_when_it_delivers_nothing_and_hashes_from_v8() {
+    use assay_core::bundle::{check_bundle, Bundle};
+    for (share, severity, percent) in [
+        (3_000, Severity::Medium, "30 %"),
+        (assay_core::powers::FULL_SHARE_BPS, Severity::High, "100 %"),
+    ] {
+        let s = subject_with(code(&[], &[]), vec![power("set_levy", levy(share))]);
+        let r = evaluate_contract(&s, None).unwrap();
+        assert_eq!(r.mechanics.bits(), Mechanics::ADMIN_TRANSFER_FEE);
+        assert_eq!(r.mechanics.names(), ["admin_transfer_fee"]);
+        assert_eq!(r.severity, Rating::Level(severity), "{share}");
+        assert_eq!(r.base_severity, Rating::Level(severity));
+        assert!(!r.undetermined);
+        // The evidence line names the function and who authorizes it, in words free of the run's numbers;
+        // the reasoning (not hashed) gives the share.
+        let line = claims(&r)
+            .into_iter()
+            .find(|c| c.starts_with("set_levy authorized by "))
+            .expect("a behaviour line");
+        assert!(line.starts_with(&format!(
+            "set_levy authorized by {ADMIN} (1 key, 0 s): after the call"
+        )));
+        let effect = line.rsplit_once(": ").unwrap().1;
+        assert!(!effect.contains(char::is_numeric), "{line}");
+        let mechanics = r
+            .findings
+            .iter()
+            .find(|f| f.check == "contract-mechanics")
+            .unwrap();
+        assert!(
+            mechanics.reasoning.contains(&format!(
+                "changes what a holder's transfer delivers ({percent} of it not delivered) through `set_levy`"
+            )),
+            "{}",
+            mechanics.reasoning
+        );
+        // Bound from v8 on: an earlier version is refused, v8 writes the bit at the severity.
+        for v in [
+            EvidenceVersion::V4,
+            EvidenceVersion::V5,
+            EvidenceVersion::V7,
+        ] {
+            assert!(
+                matches!(
+                    attestation_params(&r, at(), Freshness::default(), v, false),
+                    Err(Refusal::WrongVersion { .. })
+                ),
+                "{v}"
+            );
+        }
+        let p =
+            attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V8, true).unwrap();
+        assert_eq!((p.severity, p.flags), (severity.level(), 16384));
+        // Its bundle re-derives the same verdict from the lines alone.
+        let derived = check_bundle(&Bundle::of(&r, EvidenceVersion::V8).unwrap()).unwrap();
+        assert_eq!(
+            (derived.severity, derived.mechanics),
+            (severity, Mechanics::ADMIN_TRANSFER_FEE)
+        );
+    }
+}
+
 fn status() -> impl Strategy<Value = Sep41Status> {
     prop_oneof![
         Just(Sep41Status::Pass),
@@ -530,6 +604,8 @@ fn effect() -> impl Strategy<Value = PowerEffect> {
         Just(PowerEffect::ReplacesDependency {
             dependency: TOKEN.into()
         }),
+        Just(levy(2_500)),
+        Just(levy(assay_core::powers::FULL_SHARE_BPS)),
     ]
 }
 
@@ -557,7 +633,7 @@ proptest! {
         let s = subject_with(code(&imports, &["mint", "clawback"]), powers);
         let check = rows.as_ref().map(|r| sep41(r));
         let r = evaluate_contract(&s, check.as_ref()).unwrap();
-        if let Ok(p) = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::V4, false) {
+        if let Ok(p) = attestation_params(&r, at(), Freshness::default(), EvidenceVersion::DEFAULT, false) {
             let floor = Mechanics::from_bits(p.flags).unwrap().floor();
             prop_assert!(p.severity >= floor.level(), "{} below {floor}", p.severity);
             if p.flags & Mechanics::SEP41_VIOLATION != 0 {

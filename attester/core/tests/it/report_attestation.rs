@@ -382,10 +382,14 @@ fn v6_binds_the_signers_line_and_earlier_versions_leave_it_out() {
     old.evidence.retain(|(s, _, _)| s != SOURCE_ISSUER_SIGNERS);
     assert_eq!(v3.evidence_hash, evidence_hash(&old, EvidenceVersion::V3));
     assert_ne!(v3.evidence_hash, v6.evidence_hash);
-    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V7);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V8);
     assert_eq!(
-        EvidenceVersion::candidates_for(&r.asset)[..2],
-        [EvidenceVersion::V7, EvidenceVersion::V6]
+        EvidenceVersion::candidates_for(&r.asset)[..3],
+        [
+            EvidenceVersion::V8,
+            EvidenceVersion::V7,
+            EvidenceVersion::V6
+        ]
     );
     // v7 binds the signers line too, with the Horizon endpoint out of it.
     let v7 = attestation_params(&r, at, Freshness::default(), EvidenceVersion::V7, true).unwrap();

@@ -121,7 +121,7 @@ fn a_sac_named_by_its_address_carries_its_issuers_latent_freeze_and_who_can_act(
     );
     assert!(r.mechanics.has(assay_core::Mechanics::AUTH_REVOCABLE));
     assert_eq!(r.who_can_act.as_deref(), Some("1 key"));
-    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V7);
+    assert_eq!(EvidenceVersion::default_for(&r.asset), EvidenceVersion::V8);
     let never = Freshness { window_secs: 0 };
     let p = attestation_params(&r, r.scanned_at, never, EvidenceVersion::V6, true).unwrap();
     let pre = p.preimage.unwrap();

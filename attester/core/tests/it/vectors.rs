@@ -470,3 +470,67 @@ fn v7_token_contract_binds_no_operator_endpoint_and_a_token_line() {
         pin("contract-behaviour-v7", &p, EvidenceVersion::V7);
     }
 }
+
+/// A token whose admin's levy takes everything a holder's transfer sends: bit 14, high, in v8 (the first
+/// version that binds the bit). The claim is the crate's own wording, so the vector pins it.
+fn transfer_fee_full(horizon: &str) -> PreimageInput {
+    use assay_core::powers::PowerEffect;
+    let claim = PowerEffect::TransferFee {
+        holder: ADMIN.into(),
+        sent: "999998".into(),
+        delivered: "0".into(),
+        share_bps: assay_core::powers::FULL_SHARE_BPS,
+        credited: Some(ADMIN.into()),
+    }
+    .stable_claim();
+    let mut p = base(
+        TOKEN.into(),
+        Severity::High,
+        Severity::High,
+        false,
+        16384,
+        Accountability::Verified,
+    );
+    p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
+    p.network = Some(TEST.into());
+    p.scanner = Some("v0.1.0".into());
+    p.evidence = vec![
+        ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
+        ev(
+            "contract/behaviour",
+            TOKEN,
+            &format!("set_levy authorized by {ADMIN} (1 key, 0 s): {claim}"),
+        ),
+        ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
+        ev(
+            "horizon",
+            &format!("{horizon}/accounts/{ADMIN}"),
+            "home_domain \"token.example\"",
+        ),
+        ev(
+            "stellar.toml",
+            "https://token.example/.well-known/stellar.toml",
+            &format!("CURRENCIES claims contract {TOKEN}"),
+        ),
+    ];
+    p
+}
+
+#[test]
+fn v8_binds_a_transfer_fee_of_everything_as_high() {
+    for horizon in OPERATOR_HORIZONS {
+        pin(
+            "contract-transfer-fee-v8",
+            &transfer_fee_full(horizon),
+            EvidenceVersion::V8,
+        );
+    }
+    // The v8 lines are v7's under their own header: nothing else moved.
+    let p = transfer_fee_full(OPERATOR_HORIZONS[0]);
+    let v7 = preimage(&p, EvidenceVersion::V7);
+    let v8 = preimage(&p, EvidenceVersion::V8);
+    assert_eq!(
+        v7.strip_prefix("assay-evidence-v7\n"),
+        v8.strip_prefix("assay-evidence-v8\n")
+    );
+}

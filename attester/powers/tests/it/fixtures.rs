@@ -77,3 +77,22 @@ fn replacing_the_code_is_observed_through_the_upgrade_call() {
     );
     assert!(survey.bits() & Mechanics::CODE_MUTABLE != 0);
 }
+
+/// A token that keeps 1 % of every transfer for its admin from the start (conformant-token's planted
+/// `fee-on-transfer` defect, the SEP-41 suite's to FAIL): no call raises the share, so it is no power of
+/// the admin's (bit 14 is a share a call changes), however its mint moves the holder's balance and the
+/// fee's rounding with it.
+#[test]
+fn a_fee_the_token_always_kept_is_not_a_transfer_fee_power() {
+    let d = conformant("defect-token", "defect_token_fee_on_transfer");
+    let survey = d.discover(&[holder()]);
+    assert_eq!(survey.unobservable, None, "{survey:#?}");
+    assert_eq!(survey.bits(), Mechanics::ADMIN_MINT, "{survey:#?}");
+    assert!(
+        survey
+            .powers
+            .iter()
+            .all(|p| !matches!(p.effect, PowerEffect::TransferFee { .. })),
+        "{survey:#?}"
+    );
+}

@@ -397,3 +397,52 @@ fn a_sweep_keyed_on_a_compiled_constant_is_found_with_the_modules_own_values() {
         "{reach:?}"
     );
 }
+
+/// The levy fixtures: `set_levy`, which only the admin can call, makes every later transfer send a share to
+/// the admin. Found by what the holder's own transfer delivered before and after it, with the share.
+fn assert_levy(feature: &str, share: u32) {
+    let d = deploy(feature);
+    let s = d.discover(&[holder()]);
+    let p = only_power(&s, Mechanics::ADMIN_TRANSFER_FEE);
+    assert_eq!(p.function, "set_levy");
+    assert_eq!(p.label, None, "set_levy is in no vocabulary");
+    assert_eq!(p.usable_from, None, "usable now");
+    assert!(p.steps.is_empty(), "one privileged call shows it: {p:#?}");
+    assert_admins(&d, p);
+    assert!(s.unclassified.is_empty(), "{s:#?}");
+    let PowerEffect::TransferFee {
+        holder: measured,
+        sent,
+        delivered,
+        share_bps,
+        credited,
+    } = &p.effect
+    else {
+        panic!("not a transfer fee: {p:#?}");
+    };
+    assert_eq!(*measured, strkey_of(&holder()));
+    assert_eq!(*share_bps, share, "{p:#?}");
+    let (sent, delivered): (i128, i128) = (sent.parse().unwrap(), delivered.parse().unwrap());
+    assert!(sent > 0, "{p:#?}");
+    assert_eq!(
+        delivered,
+        sent - sent * i128::from(share) / 10_000,
+        "{p:#?}"
+    );
+    assert_eq!(
+        credited.as_deref(),
+        Some(strkey_of(&d.admin.sc_address()).as_str()),
+        "the rest went to the admin: {p:#?}"
+    );
+    assert_eq!(p.effect.takes_every_transfer(), share == 10_000);
+}
+
+#[test]
+fn a_levy_of_30_percent_the_admin_sets_on_every_transfer_is_a_transfer_fee() {
+    assert_levy("transfer-fee", 3_000);
+}
+
+#[test]
+fn a_levy_of_everything_the_admin_sets_on_every_transfer_is_a_transfer_fee_of_100_percent() {
+    assert_levy("transfer-fee-full", 10_000);
+}

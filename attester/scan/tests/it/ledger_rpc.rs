@@ -404,7 +404,7 @@ async fn two_operators_with_different_endpoints_attest_the_same_v7_hash() {
     );
     assert_eq!(
         EvidenceVersion::default_for(&a.asset),
-        EvidenceVersion::V7,
+        EvidenceVersion::V8,
         "new attestations use it"
     );
     for report in [&a, &b] {

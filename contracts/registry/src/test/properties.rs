@@ -348,6 +348,7 @@ const POLICY_MASKS: [(u32, &[u32]); 3] = [
             crate::MECH_AUTH_CLAWBACK_ENABLED,
             crate::MECH_ADMIN_CLAWBACK,
             crate::MECH_CODE_MUTABLE,
+            crate::MECH_ADMIN_TRANSFER_FEE,
         ],
     ),
     (
@@ -358,6 +359,7 @@ const POLICY_MASKS: [(u32, &[u32]); 3] = [
             crate::MECH_CODE_MUTABLE,
             crate::MECH_AUTH_REVOCABLE,
             crate::MECH_ADMIN_FREEZE,
+            crate::MECH_ADMIN_TRANSFER_FEE,
         ],
     ),
 ];
