@@ -457,17 +457,15 @@ impl Survey {
                     continue;
                 }
                 self.classified.insert(function.name.clone());
-                for effect in effects {
-                    self.record(
-                        sandbox,
-                        &function.name,
-                        &args,
-                        &call,
-                        &authorizers,
-                        effect,
-                        world,
-                    );
-                }
+                self.record(
+                    sandbox,
+                    &function.name,
+                    &args,
+                    &call,
+                    &authorizers,
+                    effects,
+                    world,
+                );
             }
             if !out_of_time && answered == 0 && !SEP41_WRITES.contains(&function.name.as_str()) {
                 self.cut.push(refused_every_set(&function.name, tried));
@@ -608,17 +606,15 @@ impl Survey {
                 let prefix = format!("{}: refused every argument set tried", set.function);
                 self.cut.retain(|c| !c.starts_with(&prefix));
                 let known = self.powers.len();
-                for effect in effects {
-                    self.record(
-                        sandbox,
-                        &set.function,
-                        &set.args,
-                        &call,
-                        &authorizers,
-                        effect,
-                        world,
-                    );
-                }
+                self.record(
+                    sandbox,
+                    &set.function,
+                    &set.args,
+                    &call,
+                    &authorizers,
+                    effects,
+                    world,
+                );
                 for p in &mut self.powers[known..] {
                     p.usable_from = from;
                 }
@@ -710,17 +706,15 @@ impl Survey {
                 // A module value made it work: the refusal of every other set is no longer the whole story.
                 let prefix = format!("{}: refused every argument set tried", function.name);
                 self.cut.retain(|c| !c.starts_with(&prefix));
-                for effect in effects {
-                    self.record(
-                        sandbox,
-                        &function.name,
-                        &args,
-                        &call,
-                        &authorizers,
-                        effect,
-                        world,
-                    );
-                }
+                self.record(
+                    sandbox,
+                    &function.name,
+                    &args,
+                    &call,
+                    &authorizers,
+                    effects,
+                    world,
+                );
             }
         }
         self.reach.module_calls = calls as u32;
@@ -966,6 +960,23 @@ impl Survey {
 
     #[allow(clippy::too_many_arguments)]
     fn record(
+        &mut self,
+        sandbox: &mut Sandbox,
+        function: &str,
+        args: &[ScVal],
+        call: &assay_localnet::Call,
+        authorizers: &[ScAddress],
+        effects: Vec<Effect>,
+        world: &World,
+    ) {
+        for effect in effects {
+            self.record_one(sandbox, function, args, call, authorizers, effect, world);
+        }
+    }
+
+    /// Records one observed effect of `call` as a power (or, for a new holder, as the funding).
+    #[allow(clippy::too_many_arguments)]
+    fn record_one(
         &mut self,
         sandbox: &mut Sandbox,
         function: &str,
