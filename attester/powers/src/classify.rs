@@ -241,7 +241,7 @@ fn addresses_in_entry(data: &LedgerEntryData, out: &mut BTreeSet<ScAddress>) {
 }
 
 /// Addresses anywhere in a value (bounded depth: a stored value is not an attacker's stack).
-fn addresses_in(v: &ScVal, out: &mut BTreeSet<ScAddress>, depth: u8) {
+pub(crate) fn addresses_in(v: &ScVal, out: &mut BTreeSet<ScAddress>, depth: u8) {
     if depth > 16 {
         return;
     }

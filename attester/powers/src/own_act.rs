@@ -12,6 +12,7 @@ use stellar_xdr::{
     LedgerEntryData, LedgerKey, LedgerKeyContractData, ScAddress, ScMap, ScMapEntry, ScVal, ScVec,
 };
 
+use crate::classify::addresses_in;
 use crate::observe::{self, Observation, World};
 
 /// What [`acts_for_itself`] found.
@@ -41,7 +42,7 @@ pub fn acts_for_itself(
     call: &Call,
     authorizers: &[ScAddress],
 ) -> Own {
-    let mut named = Vec::new();
+    let mut named = BTreeSet::new();
     for a in args {
         addresses_in(a, &mut named, 0);
     }
@@ -114,7 +115,7 @@ fn names_a_party(key: &LedgerKey) -> bool {
     let LedgerKey::ContractData(d) = key else {
         return true;
     };
-    let mut out = Vec::new();
+    let mut out = BTreeSet::new();
     addresses_in(&d.key, &mut out, 0);
     !out.is_empty()
 }
@@ -176,22 +177,6 @@ fn substitute(v: &ScVal, swaps: &[(ScAddress, ScAddress)], depth: u8) -> ScVal {
                 .unwrap_or_else(|_| v.clone())
         }
         other => other.clone(),
-    }
-}
-
-/// Every address in `v`, a few levels deep.
-fn addresses_in(v: &ScVal, out: &mut Vec<ScAddress>, depth: u8) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match v {
-        ScVal::Address(a) if !out.contains(a) => out.push(a.clone()),
-        ScVal::Vec(Some(items)) => items.iter().for_each(|i| addresses_in(i, out, depth + 1)),
-        ScVal::Map(Some(m)) => m.iter().for_each(|e| {
-            addresses_in(&e.key, out, depth + 1);
-            addresses_in(&e.val, out, depth + 1);
-        }),
-        _ => {}
     }
 }
 
