@@ -434,41 +434,48 @@ fn v7_classic_binds_no_operator_endpoint() {
 #[test]
 fn v7_token_contract_binds_no_operator_endpoint_and_a_token_line() {
     for horizon in OPERATOR_HORIZONS {
-        let mut p = base(
-            TOKEN.into(),
+        let p = admin_token(
+            horizon,
             Severity::Clear,
-            Severity::Clear,
-            false,
             4096,
-            Accountability::Verified,
+            format!(
+                "mint authorized by {ADMIN} (1 key, 0 s): a balance rose by the units asked with no \
+                 matching debit"
+            ),
         );
-        p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
-        p.network = Some(TEST.into());
-        p.scanner = Some("v0.1.0".into());
-        p.evidence = vec![
-            ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
-            ev(
-                "contract/behaviour",
-                TOKEN,
-                &format!(
-                    "mint authorized by {ADMIN} (1 key, 0 s): a balance rose by the units asked with no \
-                     matching debit"
-                ),
-            ),
-            ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
-            ev(
-                "horizon",
-                &format!("{horizon}/accounts/{ADMIN}"),
-                "home_domain \"token.example\"",
-            ),
-            ev(
-                "stellar.toml",
-                "https://token.example/.well-known/stellar.toml",
-                &format!("CURRENCIES claims contract {TOKEN}"),
-            ),
-        ];
         pin("contract-behaviour-v7", &p, EvidenceVersion::V7);
     }
+}
+
+/// A token contract whose admin, verified through its home domain, holds the power `behaviour` describes.
+fn admin_token(horizon: &str, severity: Severity, flags: u32, behaviour: String) -> PreimageInput {
+    let mut p = base(
+        TOKEN.into(),
+        severity,
+        severity,
+        false,
+        flags,
+        Accountability::Verified,
+    );
+    p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
+    p.network = Some(TEST.into());
+    p.scanner = Some("v0.1.0".into());
+    p.evidence = vec![
+        ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
+        ev("contract/behaviour", TOKEN, &behaviour),
+        ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
+        ev(
+            "horizon",
+            &format!("{horizon}/accounts/{ADMIN}"),
+            "home_domain \"token.example\"",
+        ),
+        ev(
+            "stellar.toml",
+            "https://token.example/.well-known/stellar.toml",
+            &format!("CURRENCIES claims contract {TOKEN}"),
+        ),
+    ];
+    p
 }
 
 /// A token whose admin's levy takes everything a holder's transfer sends: bit 14, high, in v8 (the first
@@ -483,37 +490,12 @@ fn transfer_fee_full(horizon: &str) -> PreimageInput {
         credited: Some(ADMIN.into()),
     }
     .stable_claim();
-    let mut p = base(
-        TOKEN.into(),
+    admin_token(
+        horizon,
         Severity::High,
-        Severity::High,
-        false,
         16384,
-        Accountability::Verified,
-    );
-    p.checks = vec!["contract-mechanics".into(), "contract-domain".into()];
-    p.network = Some(TEST.into());
-    p.scanner = Some("v0.1.0".into());
-    p.evidence = vec![
-        ev("contract/wasm", TOKEN, &format!("wasm {}", "ab".repeat(32))),
-        ev(
-            "contract/behaviour",
-            TOKEN,
-            &format!("set_levy authorized by {ADMIN} (1 key, 0 s): {claim}"),
-        ),
-        ev("contract/admin", TOKEN, &format!("admin() is {ADMIN}")),
-        ev(
-            "horizon",
-            &format!("{horizon}/accounts/{ADMIN}"),
-            "home_domain \"token.example\"",
-        ),
-        ev(
-            "stellar.toml",
-            "https://token.example/.well-known/stellar.toml",
-            &format!("CURRENCIES claims contract {TOKEN}"),
-        ),
-    ];
-    p
+        format!("set_levy authorized by {ADMIN} (1 key, 0 s): {claim}"),
+    )
 }
 
 #[test]
