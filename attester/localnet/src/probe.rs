@@ -9,22 +9,19 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use soroban_env_host::budget::Budget;
-use soroban_env_host::e2e_invoke::{
-    invoke_host_function_in_recording_mode, RecordingInvocationAuthMode,
-    RecordingInvocationAuthParams,
-};
 use soroban_env_host::storage::SnapshotSource;
 use soroban_env_host::xdr::{
     AccountId, ContractCodeEntry, ContractCodeEntryExt, ContractEvent, Hash, HostFunction,
     InvokeContractArgs, LedgerEntry, LedgerEntryData, LedgerEntryExt, LedgerFootprint, LedgerKey,
-    LedgerKeyContractCode, Limits, ReadXdr, ScAddress, ScEnvMetaEntry,
-    ScEnvMetaEntryInterfaceVersion, ScSymbol, ScVal, SorobanAuthorizationEntry, WriteXdr,
+    LedgerKeyContractCode, Limits, ScAddress, ScEnvMetaEntry, ScEnvMetaEntryInterfaceVersion,
+    ScSymbol, ScVal, SorobanAuthorizationEntry, WriteXdr,
 };
-use soroban_env_host::LedgerInfo;
+use soroban_env_host::{LedgerInfo, ModuleCache};
 use soroban_simulation::NetworkConfig;
 
 use crate::error::LocalNetError;
 use crate::genesis::{MAX_ENTRY_TTL, PROTOCOL_VERSION};
+use crate::record;
 use crate::source::{EntrySource, Fallthrough, Snapshot};
 use crate::state::{EntryMap, Overlay, Stored};
 use crate::xdrutil::{sha256, to_bytes};
@@ -41,6 +38,8 @@ pub struct Sandbox {
     calls: u64,
     /// Addresses made up for this sandbox: keys naming them are never asked of a fork's upstream.
     made_up: Arc<BTreeSet<ScAddress>>,
+    /// Contract code parsed once for every call of this sandbox.
+    modules: ModuleCache,
 }
 
 /// A ledger clock: the sequence number and close time (Unix seconds) calls run at.
@@ -149,6 +148,7 @@ impl LocalNet {
             source: crate::xdrutil::account_id(sha256(b"assay sandbox source: nobody's account")),
             calls: 0,
             made_up: Arc::default(),
+            modules: crate::host::new_module_cache().map_err(LocalNetError::Genesis)?,
         })
     }
 }
@@ -323,20 +323,16 @@ impl Sandbox {
         let snapshot = Rc::new(self.snapshot());
         let mut seed = to_bytes(&host_fn);
         seed.extend_from_slice(&self.calls.to_be_bytes());
-        let mut diagnostics = Vec::new();
-        let outcome = invoke_host_function_in_recording_mode(
-            &budget,
-            false,
-            &host_fn,
-            &self.source,
-            RecordingInvocationAuthMode::Recording(RecordingInvocationAuthParams {
-                disable_non_root_auth: false,
-                use_address_v2: false,
-            }),
-            self.ledger_info.clone(),
+        let outcome = record::invoke(
+            record::Invocation {
+                budget: &budget,
+                source: &self.source,
+                ledger_info: self.ledger_info.clone(),
+                prng_seed: sha256(&seed),
+            },
+            host_fn,
             snapshot.clone(),
-            sha256(&seed),
-            &mut diagnostics,
+            &self.modules,
         );
         let upstream_error = self.fork.as_ref().and_then(|f| f.take_error());
         let r = match outcome {
@@ -352,15 +348,8 @@ impl Sandbox {
             }
         };
         let mut writes = Vec::new();
-        if r.invoke_result.is_ok() {
-            for change in r.ledger_changes.iter().filter(|c| !c.read_only) {
-                let Ok(key) = LedgerKey::from_xdr(&change.encoded_key, Limits::none()) else {
-                    continue;
-                };
-                let after = change
-                    .encoded_new_value
-                    .as_ref()
-                    .and_then(|v| LedgerEntry::from_xdr(v, Limits::none()).ok());
+        if r.result.is_ok() {
+            for (key, after) in r.stored {
                 let before = snapshot
                     .get(&Rc::new(key.clone()))
                     .ok()
@@ -376,14 +365,23 @@ impl Sandbox {
                 }
             }
         }
+        // Read-write: the entries the call changed; everything else it touched read-only.
+        let read_write: Vec<LedgerKey> = writes.iter().map(|w| w.key.clone()).collect();
+        let read_only: Vec<LedgerKey> = (r.footprint.into_iter())
+            .filter(|k| !read_write.contains(k))
+            .collect();
+        let footprint = LedgerFootprint {
+            read_only: read_only.try_into().unwrap_or_default(),
+            read_write: read_write.try_into().unwrap_or_default(),
+        };
         Call {
-            result: r.invoke_result.map_err(|e| CallError::Failed {
+            result: r.result.map_err(|e| CallError::Failed {
                 function: function.to_string(),
                 error: format!("{:?}", e.error),
             }),
             auth: r.auth,
-            footprint: r.resources.footprint,
-            events: r.contract_events,
+            footprint,
+            events: r.events,
             writes,
             upstream_error,
         }
