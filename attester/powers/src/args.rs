@@ -449,6 +449,7 @@ mod bound_tests {
             token: a.clone(),
             holders: vec![a.clone()],
             recipient: a.clone(),
+            second_recipient: None,
             fresh: vec![a.clone()],
             authorities: vec![],
             roles: vec![],

@@ -288,6 +288,7 @@ mod tests {
             token: ScAddress::Contract(ContractId(Hash([9; 32]))),
             holders: vec![account(1), account(2)],
             recipient: account(3),
+            second_recipient: None,
             fresh: vec![account(4)],
             authorities: vec![account(5)],
             roles: vec![],

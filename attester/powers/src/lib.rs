@@ -248,6 +248,7 @@ fn set_up_world(
         token: target.contract.clone(),
         holders,
         recipient: fresh[1].clone(),
+        second_recipient: None,
         fresh,
         authorities,
         roles,

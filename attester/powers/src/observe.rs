@@ -23,6 +23,9 @@ pub struct World {
     pub holders: Vec<ScAddress>,
     /// Where test transfers go.
     pub recipient: ScAddress,
+    /// Another address the first holder could send to: a send the recipient refuses is retried here, so
+    /// a call that blocks the recipient alone is not read as a freeze of every sender.
+    pub second_recipient: Option<ScAddress>,
     /// Addresses nobody holds a key to, never parties of the token.
     pub fresh: Vec<ScAddress>,
     /// The parties the contract itself names: addresses its zero-argument getters return, role members.
@@ -94,7 +97,8 @@ impl World {
     /// Picks where test transfers go: the first of a fresh address, the second holder, the parties the
     /// contract names and, last, the holder itself that the first holder can send one unit to now (an
     /// allowlist token refuses addresses it never allowed, but a holder it allowed can still send to
-    /// itself). Keeps the fresh address when none can receive.
+    /// itself). Keeps the fresh address when none can receive. The next one that can receive is the second
+    /// recipient.
     pub fn choose_recipient(&mut self, sandbox: &mut Sandbox) {
         let Some(holder) = self.holders.first().cloned() else {
             return;
@@ -105,20 +109,23 @@ impl World {
             .filter(|a| *a != holder)
             .chain(std::iter::once(holder.clone()))
             .collect();
-        for c in candidates {
-            let call = sandbox.simulate(
-                &self.token,
-                "transfer",
-                vec![
-                    ScVal::Address(holder.clone()),
-                    ScVal::Address(c.clone()),
-                    i128_val(1),
-                ],
-            );
-            if call.succeeded() {
-                self.recipient = c;
-                return;
-            }
+        let token = self.token.clone();
+        let mut receiving = candidates.into_iter().filter(|c| {
+            sandbox
+                .simulate(
+                    &token,
+                    "transfer",
+                    vec![
+                        ScVal::Address(holder.clone()),
+                        ScVal::Address(c.clone()),
+                        i128_val(1),
+                    ],
+                )
+                .succeeded()
+        });
+        if let Some(first) = receiving.next() {
+            self.recipient = first;
+            self.second_recipient = receiving.next();
         }
     }
 
@@ -145,7 +152,8 @@ impl World {
 pub struct Observation {
     /// Balances of the watched addresses (`None`: the read failed).
     pub balances: BTreeMap<ScAddress, Option<i128>>,
-    /// Per watched holder: whether a transfer of one unit to the recipient succeeds.
+    /// Per watched holder: whether a transfer of one unit to the recipient (or, when it refuses, to the
+    /// second recipient) succeeds.
     pub can_send: Vec<bool>,
     /// The token's executable.
     pub executable: Option<ContractExecutable>,
@@ -406,19 +414,29 @@ impl Observer {
                     .then(|| (sends, footprint.clone(), p.transfer_calls_into.clone()))
             });
             let (sends, footprint, calls_into) = kept.unwrap_or_else(|| {
-                let call = sandbox.simulate(
-                    &world.token,
-                    "transfer",
-                    vec![
-                        ScVal::Address(h.clone()),
-                        ScVal::Address(world.recipient.clone()),
-                        i128_val(1),
-                    ],
-                );
+                let send_to = |sandbox: &mut Sandbox, to: &ScAddress| {
+                    sandbox.simulate(
+                        &world.token,
+                        "transfer",
+                        vec![
+                            ScVal::Address(h.clone()),
+                            ScVal::Address(to.clone()),
+                            i128_val(1),
+                        ],
+                    )
+                };
+                let call = send_to(sandbox, &world.recipient);
                 let mut footprint = BTreeSet::new();
                 footprint_into(&call.footprint, &mut footprint);
                 let calls_into = instances_read(&call.footprint, &world.token);
-                (call.succeeded(), footprint, calls_into)
+                let mut sends = call.succeeded();
+                // A holder still sends when only the recipient refuses to receive.
+                if let Some(second) = world.second_recipient.as_ref().filter(|_| !sends) {
+                    let retry = send_to(sandbox, second);
+                    footprint_into(&retry.footprint, &mut footprint);
+                    sends = retry.succeeded();
+                }
+                (sends, footprint, calls_into)
             });
             if i == 0 {
                 transfer_calls_into = calls_into;

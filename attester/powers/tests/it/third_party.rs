@@ -84,6 +84,19 @@ fn blocklist_block_user_freezes_one_account_as_the_manager_role() {
         "{block:#?}"
     );
     assert_eq!(block.label.as_deref(), Some("blocklist"));
+    // Blocking the address the probe's transfers go to stops those transfers, not every sender's.
+    let everyone: Vec<_> = (s.powers.iter())
+        .filter(|p| {
+            matches!(
+                p.effect,
+                PowerEffect::Freezes {
+                    scope: FreezeScope::Everyone,
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert!(everyone.is_empty(), "no freeze of everyone: {everyone:#?}");
     assert_eq!(
         block.authorized_by[0].address,
         strkey_of(&manager()),
@@ -107,8 +120,24 @@ fn allowlist_disallow_user_freezes_one_account() {
     assert_eq!(s.unobservable, None, "{s:#?}");
     let disallow = find(&s, "disallow_user");
     assert!(
-        matches!(disallow.effect, PowerEffect::Freezes { .. }),
+        matches!(
+            disallow.effect,
+            PowerEffect::Freezes {
+                scope: FreezeScope::OneAccount,
+                ..
+            }
+        ),
         "{disallow:#?}"
+    );
+    assert!(
+        !(s.powers.iter()).any(|p| matches!(
+            p.effect,
+            PowerEffect::Freezes {
+                scope: FreezeScope::Everyone,
+                ..
+            }
+        )),
+        "no freeze of everyone: {s:#?}"
     );
     assert_eq!(disallow.authorized_by[0].address, strkey_of(&manager()));
 }
