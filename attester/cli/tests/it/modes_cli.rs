@@ -164,8 +164,44 @@ fn on_world(w: &World, token: &FixtureToken) -> Vec<ScVal> {
 
 #[test]
 fn every_mode_finds_the_same_powers_on_the_third_party_tokens() {
-    let tokens = compared();
-    ensure_built(&tokens);
+    compare_modes(&compared(), 90);
+}
+
+/// Our own power fixtures, one per class of power (two steps, an allowance the admin writes, a clock, a
+/// constant, transfer fees at 30 % and 100 %, ...) and the control, which has none. `swappable-ledger` is
+/// left out: its ledger contract must be deployed first, which an offline run cannot do.
+#[test]
+fn every_mode_finds_the_same_powers_on_the_power_fixtures() {
+    let tokens: Vec<FixtureToken> = (crate::fixture_tokens::tokens().into_iter())
+        .filter(|t| t.name.starts_with("power_token_"))
+        .map(|t| FixtureToken {
+            args: json!(["@admin", "@holder", 1_000_000]),
+            ..t
+        })
+        .collect();
+    let names: Vec<&str> = tokens.iter().map(|t| t.name.as_str()).collect();
+    for class in [
+        "control",
+        "two_step",
+        "admin_allowance",
+        "clock_burn",
+        "constant_keyed",
+        "transfer_fee",
+        "transfer_fee_full",
+    ] {
+        assert!(
+            names.contains(&format!("power_token_{class}").as_str()),
+            "{names:?}"
+        );
+    }
+    compare_modes(&tokens, 120);
+}
+
+/// Deploys each token on one local network (salts from `salt`) and requires `assay sep41 --wasm`,
+/// `assay sep41 C…` forked and `assay scan C…` to report the same powers; every token but the control
+/// grants one.
+fn compare_modes(tokens: &[FixtureToken], salt: u8) {
+    ensure_built(tokens);
     let w = World::start(&[]);
     let ca = w.ca();
     for (n, token) in tokens.iter().enumerate() {
@@ -177,7 +213,7 @@ fn every_mode_finds_the_same_powers_on_the_third_party_tokens() {
             .expect("assay runs");
         // The same deployment on the network: the holder funded as an offline run funds it (the
         // constructor credits it, or the admin mints it 1,000), so events name it.
-        let id = w.deploy(&token.name, 90 + n as u8, on_world(&w, token));
+        let id = w.deploy(&token.name, salt + n as u8, on_world(&w, token));
         let names_holder = token.args.to_string().contains("@holder");
         if !names_holder {
             let holder = assay_attest::registry::account_val(w.holder.public_key());
@@ -234,9 +270,11 @@ fn every_mode_finds_the_same_powers_on_the_third_party_tokens() {
             .map(|(mode, survey)| (*mode, powers_of(survey, &format!("{name} {mode}"))))
             .collect();
         eprintln!("modes: {name}: {:?}", sets[0].1);
-        assert!(
-            !sets[0].1.is_empty(),
-            "{name}: every token here grants a power"
+        assert_eq!(
+            sets[0].1.is_empty(),
+            name.ends_with("_control"),
+            "{name}: every token here but the control grants a power: {:?}",
+            sets[0].1
         );
         for (mode, set) in &sets[1..] {
             assert_eq!(
