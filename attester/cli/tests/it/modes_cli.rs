@@ -1,7 +1,8 @@
 //! One answer in every mode: `assay sep41 --wasm` offline, `assay sep41 C…` on a fork of a local network,
-//! and `assay scan C…` on that network find the same powers on the same token. OpenZeppelin's pausable
-//! token offline names its pause (a freeze of everyone, by the owner its constructor named), whether or not
-//! the owner holds units.
+//! and `assay scan C…` on that network find the same powers on the same token: the third-party tokens that
+//! stand alone, our power fixtures (one per class and the control), and OpenZeppelin's RWA token in the two
+//! network modes (the offline run refuses it, saying why). OpenZeppelin's pausable token offline names its
+//! pause (a freeze of everyone, by the owner its constructor named), whether or not the owner holds units.
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
@@ -197,6 +198,95 @@ fn every_mode_finds_the_same_powers_on_the_power_fixtures() {
     compare_modes(&tokens, 120);
 }
 
+/// OpenZeppelin's SEP-57 (RWA) token holds and moves units only for accounts its identity verifier has
+/// verified, and its compliance contract must be bound to it: a deployment an offline run cannot make.
+/// The two network modes find the same powers on it (its operator's forced transfer, burn and mint, the
+/// freezes, the pause, the replaceable compliance), and the offline run refuses it saying why, never a
+/// silent empty survey.
+#[test]
+fn both_network_modes_find_the_same_powers_on_the_rwa_token() {
+    let names = [
+        "tp_oz_rwa_token",
+        "tp_oz_rwa_compliance",
+        "tp_oz_rwa_verifier",
+    ];
+    let parts: Vec<FixtureToken> = (names.iter())
+        .map(|n| FixtureToken {
+            name: n.to_string(),
+            args: json!(["Real", "RWA", "@admin", "@admin", "@admin", "@admin"]),
+            mint_fn: "mint",
+        })
+        .collect();
+    ensure_built(&parts);
+    let offline_out = offline(&parts[0]).output().expect("assay runs");
+    assert_ne!(offline_out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&offline_out.stderr).to_string()
+        + &String::from_utf8_lossy(&offline_out.stdout);
+    assert!(said.contains("mint"), "the refusal names the mint: {said}");
+
+    let w = World::start(&[]);
+    let ca = w.ca();
+    let admin = assay_attest::registry::account_val(w.admin.public_key());
+    let holder = assay_attest::registry::account_val(w.holder.public_key());
+    let contract = |id: [u8; 32]| {
+        ScVal::Address(stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(
+            stellar_xdr::Hash(id),
+        )))
+    };
+    let compliance = w.deploy(names[1], 140, vec![admin.clone(), admin.clone()]);
+    let verifier = w.deploy(names[2], 141, vec![admin.clone(), admin.clone()]);
+    let token = w.deploy(
+        names[0],
+        142,
+        vec![
+            string("Real"),
+            string("RWA"),
+            admin.clone(),
+            admin.clone(),
+            contract(compliance),
+            contract(verifier),
+        ],
+    );
+    let invoke = |id: [u8; 32], function: &str, args: Vec<ScVal>| {
+        let f = assay_attest::registry::call(id, function, args);
+        (w.invoker(&w.admin).invoke(&f)).unwrap_or_else(|e| panic!("{function}: {e}"));
+    };
+    invoke(
+        compliance,
+        "bind_token",
+        vec![contract(token), admin.clone()],
+    );
+    // Two verified accounts, so a forced transfer has a recipient that may receive.
+    for account in [&holder, &admin] {
+        let verified = vec![account.clone(), ScVal::Bool(true), admin.clone()];
+        invoke(verifier, "set_verified", verified);
+    }
+    let units = assay_sep41::checks::i128_val(1_000);
+    invoke(token, "mint", vec![holder, units, admin]);
+
+    let [forked, scanned] = network_runs(&w, &ca, token);
+    let (forked_set, scanned_set) = (
+        powers_of(&forked, "rwa sep41 forked"),
+        powers_of(&scanned, "rwa scan"),
+    );
+    eprintln!("modes: tp_oz_rwa_token: {forked_set:?}");
+    assert_eq!(
+        scanned_set, forked_set,
+        "scan against sep41 forked\nscan: {scanned}\nsep41 forked: {forked}"
+    );
+    for function in ["forced_transfer", "burn", "mint", "pause"] {
+        assert!(
+            forked_set
+                .iter()
+                .any(|p| p.starts_with(&format!("{function}: "))),
+            "{function}: {forked_set:?}"
+        );
+    }
+    for survey in [&forked, &scanned] {
+        assert_eq!(survey.get("unobservable"), None, "{survey}");
+    }
+}
+
 /// Deploys each token on one local network (salts from `salt`) and requires `assay sep41 --wasm`,
 /// `assay sep41 C…` forked and `assay scan C…` to report the same powers; every token but the control
 /// grants one.
@@ -224,29 +314,7 @@ fn compare_modes(tokens: &[FixtureToken], salt: u8) {
             );
             w.invoker(&w.admin).invoke(&f).expect("mint to the holder");
         }
-        let contract = format!("{}", stellar_strkey::Contract(id));
-        let network = [
-            "--rpc-url".to_string(),
-            w.net.rpc_url(),
-            "--network-passphrase".into(),
-            w.net.passphrase().to_string(),
-        ];
-        let forked = Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args(["sep41", &contract, "--output", "json"])
-            .args(&network)
-            .env_remove("STELLAR_NETWORK")
-            .output()
-            .expect("assay runs");
-        let scanned = Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args(["scan", &contract, "--network", "local", "--no-history"])
-            .args(["--output", "json"])
-            .args(&network)
-            .args(w.source_args(&ca))
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", w.dir.path())
-            .output()
-            .expect("assay runs");
+        let [forked, scanned] = network_runs(&w, &ca, id);
         let offline_out = offline_run.wait_with_output().expect("assay runs");
         let name = &token.name;
         let modes = [
@@ -254,17 +322,8 @@ fn compare_modes(tokens: &[FixtureToken], salt: u8) {
                 "sep41 --wasm",
                 json_of(&offline_out, name)["powers"].clone(),
             ),
-            ("sep41 forked", json_of(&forked, name)["powers"].clone()),
-            ("scan", {
-                let first = String::from_utf8_lossy(&scanned.stdout)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
-                let report: Value = serde_json::from_str(&first)
-                    .unwrap_or_else(|e| panic!("{name}: scan ({e}): {first}"));
-                report["powers"].clone()
-            }),
+            ("sep41 forked", forked),
+            ("scan", scanned),
         ];
         let sets: Vec<(&str, Vec<String>)> = (modes.iter())
             .map(|(mode, survey)| (*mode, powers_of(survey, &format!("{name} {mode}"))))
@@ -289,4 +348,46 @@ fn compare_modes(tokens: &[FixtureToken], salt: u8) {
             assert_eq!(survey.get("unobservable"), None, "{name} {mode}: {survey}");
         }
     }
+}
+
+/// `assay sep41 C…` forked from the world's network and `assay scan C…` on it: each one's power survey.
+fn network_runs(w: &World, ca: &std::path::Path, id: [u8; 32]) -> [Value; 2] {
+    let contract = format!("{}", stellar_strkey::Contract(id));
+    let network = [
+        "--rpc-url".to_string(),
+        w.net.rpc_url(),
+        "--network-passphrase".into(),
+        w.net.passphrase().to_string(),
+    ];
+    let forked = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["sep41", &contract, "--output", "json"])
+        .args(&network)
+        .env_remove("STELLAR_NETWORK")
+        .output()
+        .expect("assay runs");
+    let scanned = Command::new(env!("CARGO_BIN_EXE_assay"))
+        .args(["scan", &contract, "--network", "local", "--no-history"])
+        .args(["--output", "json"])
+        .args(&network)
+        .args(w.source_args(&ca))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", w.dir.path())
+        .output()
+        .expect("assay runs");
+    let scanned_first = String::from_utf8_lossy(&scanned.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let scan_report: Value = serde_json::from_str(&scanned_first).unwrap_or_else(|e| {
+        panic!(
+            "{contract}: scan ({e}): {scanned_first}{}",
+            String::from_utf8_lossy(&scanned.stderr)
+        )
+    });
+    [
+        json_of(&forked, &contract)["powers"].clone(),
+        scan_report["powers"].clone(),
+    ]
 }
