@@ -97,7 +97,7 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
     let ca = w.ca();
     let holder = [0x42; 32];
     // feature, mechanics names, severity, the function that exercised it, its label.
-    let cases: [Case; 13] = [
+    let cases: [Case; 15] = [
         ("take_burn", &["admin_clawback"], "high", "rebalance", None),
         ("take_move", &["admin_clawback"], "high", "recover", None),
         ("freeze_one", &["admin_freeze"], "medium", "set_mode", None),
@@ -138,6 +138,9 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
             "grant_spending then transfer_from",
             None,
         ),
+        // A burn the clock holds back for seven days, and a sweep keyed on a constant of the module.
+        ("clock_burn", &["admin_clawback"], "high", "settle", None),
+        ("constant_keyed", &["admin_clawback"], "high", "sweep", None),
         // A levy on every transfer: medium at 30 %, high when the recipient receives nothing.
         (
             "transfer_fee",
@@ -194,6 +197,19 @@ fn every_power_is_found_by_what_it_does_and_the_control_stays_clear() {
                 assert_eq!(p["authorized_by"][0]["address"], admin, "{feature}");
                 assert_eq!(p["authorized_by"][0]["control"], "1 key", "{feature}");
                 assert_eq!(p["label"].as_str(), label, "{feature}");
+                // Usable only later: when, in the report; every other power is usable now.
+                let usable_from = p.get("usable_from").and_then(|u| u.as_str());
+                if feature == "clock_burn" {
+                    let when = usable_from.unwrap_or_else(|| panic!("no usable_from: {report}"));
+                    let now = assay_core::time::Timestamp::now().unix();
+                    let later = (when.parse::<assay_core::time::Timestamp>())
+                        .unwrap_or_else(|e| panic!("{when}: {e}: {report}"))
+                        .unix();
+                    let days = (later - now) as f64 / 86_400.0;
+                    assert!((6.9..=7.1).contains(&days), "{when}: {days} days from now");
+                } else {
+                    assert_eq!(usable_from, None, "{feature}: {report}");
+                }
                 if function == "set_levy" {
                     let share = if feature == "transfer_fee" {
                         3_000
@@ -227,6 +243,8 @@ fn attest_writes_each_power_with_its_floor_and_the_gate_follows() {
         ("unclassified", 0, 8192),
         ("two_step", 3, 1024),
         ("admin_allowance", 3, 1024),
+        ("clock_burn", 3, 1024),
+        ("constant_keyed", 3, 1024),
         ("transfer_fee", 2, 16384),
         ("transfer_fee_full", 3, 16384),
         ("control", 0, 0),
@@ -289,6 +307,8 @@ fn offline_runs_report_each_power_and_judge_its_event() {
             Some("grant_spending then transfer_from"),
             None,
         ),
+        ("clock_burn", Some("settle"), None),
+        ("constant_keyed", Some("sweep"), None),
         ("transfer_fee", Some("set_levy"), None),
         ("transfer_fee_full", Some("set_levy"), None),
         ("control", None, None),
