@@ -8,6 +8,13 @@
 //! the upstream round trips made while it ran) is printed separately.
 //! Targets: the 27 checks plus power discovery, cold, under 10 s and at most 80 upstream round trips.
 //!
+//! Then the sweep: every power fixture (one per class of power, the control included) and every
+//! fixtures/third-party token (OpenZeppelin's RWA token with its compliance and verifier contracts) is
+//! deployed on the same upstream with a funded holder and run the same way, cold. Per token it prints
+//! the whole run's wall time and upstream round trips, discovery's share, its invocations and what it
+//! found, against the targets of discovery with sequences, later clocks and module values: at most 60 s
+//! and 80 upstream round trips per token (the 80 of the whole run is the conformant token's target above).
+//!
 //!     cargo run --release -p assay-sep41 --example fork_bench [-- LEDGER_CLOSE_MS]
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,7 +26,7 @@ use assay_sep41::{
     fork::{run_fork, ForkOptions, ForkRun},
     BeforeSuite,
 };
-use stellar_xdr::{CreateAccountOp, OperationBody, ScString, ScVal};
+use stellar_xdr::{CreateAccountOp, OperationBody, ScAddress, ScString, ScVal};
 
 mod support;
 
@@ -70,18 +77,9 @@ fn main() {
         before_suite: None,
     };
     // Discovery as `assay sep41 C…` runs it, with its upstream round trips counted while it runs.
-    let share: Arc<Mutex<(Duration, u64)>> = Default::default();
-    let measured = share.clone();
+    let share: Share = Default::default();
     let options = ForkOptions {
-        before_suite: Some(BeforeSuite(Arc::new(move |net, contract, holders| {
-            let trips = || net.fork_stats().map_or(0, |s| s.upstream_round_trips);
-            let (started, before) = (Instant::now(), trips());
-            let found =
-                assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
-                    .map_err(Into::into);
-            *measured.lock().unwrap() = (started.elapsed(), trips() - before);
-            found
-        }))),
+        before_suite: Some(counted_discovery(&share)),
         ..options
     };
     println!(
@@ -107,6 +105,253 @@ fn main() {
     println!(
         "  target: the checks plus discovery, cold, under 10 s and at most 80 upstream round trips -> {}",
         if met { "met" } else { "NOT met" }
+    );
+
+    let deployer = Deployer {
+        network: &network,
+        admin: &admin,
+        holder: &holder,
+    };
+    sweep(&deployer, options);
+}
+
+/// Discovery's wall time and the upstream round trips made while it ran.
+type Share = Arc<Mutex<(Duration, u64)>>;
+
+/// Discovery as `assay sep41 C…` runs it before the suite, its share of the run written to `share`.
+fn counted_discovery(share: &Share) -> BeforeSuite {
+    let measured = share.clone();
+    BeforeSuite(Arc::new(move |net, contract, holders| {
+        let trips = || net.fork_stats().map_or(0, |s| s.upstream_round_trips);
+        let (started, before) = (Instant::now(), trips());
+        let found =
+            assay_powers::discover_on(net, contract, holders, assay_powers::Bounds::default())
+                .map_err(Into::into);
+        *measured.lock().unwrap() = (started.elapsed(), trips() - before);
+        found
+    }))
+}
+
+/// Deploys on the upstream as its admin and funds its holder.
+struct Deployer<'a> {
+    network: &'a NetworkClient,
+    admin: &'a Signer,
+    holder: &'a Signer,
+}
+
+impl Deployer<'_> {
+    fn deploy(&self, wasm: &[u8], salt: u8, args: Vec<ScVal>) -> ScAddress {
+        let hash = self.network.upload_wasm(self.admin, wasm).expect("upload");
+        (self.network)
+            .create_contract(self.admin, hash, [salt; 32], args)
+            .expect("deploy")
+    }
+
+    fn invoke(&self, contract: &ScAddress, function: &str, args: Vec<ScVal>) {
+        let outcome = self.network.invoke(self.admin, contract, function, args);
+        assert!(
+            matches!(outcome, Ok(InvokeOutcome::Landed { .. })),
+            "{function}: {outcome:?}"
+        );
+    }
+
+    fn admin(&self) -> ScVal {
+        ScVal::Address(self.admin.sc_address())
+    }
+
+    fn holder(&self) -> ScVal {
+        ScVal::Address(self.holder.sc_address())
+    }
+}
+
+/// The power fixtures' classes: the control, then each feature of fixtures/power-token.
+fn power_classes() -> Vec<String> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let manifest = std::fs::read_to_string(root.join("fixtures/power-token/Cargo.toml"))
+        .expect("fixtures/power-token/Cargo.toml");
+    let mut in_features = false;
+    let mut out = vec!["control".to_string()];
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            in_features = line.trim() == "[features]";
+        } else if let Some(name) = line.strip_suffix(" = []").filter(|_| in_features) {
+            out.push(name.trim().replace('-', "_"));
+        }
+    }
+    out
+}
+
+/// Deploys each power fixture and third-party token with a funded holder and runs each cold.
+fn sweep(d: &Deployer, options: ForkOptions) {
+    let classes = power_classes();
+    let power_names: Vec<String> = (classes.iter())
+        .map(|c| format!("power_token_{c}"))
+        .chain(["power_ledger".to_string()])
+        .collect();
+    let power_refs: Vec<&str> = power_names.iter().map(String::as_str).collect();
+    let mut power_wasm = support::built_wasm(&["power-token", "power-ledger"], &power_refs);
+    let ledger_wasm = power_wasm.pop().expect("power_ledger");
+    const THIRD_PARTY: [&str; 9] = [
+        "tp_oz_pausable",
+        "tp_oz_blocklist",
+        "tp_oz_allowlist",
+        "tp_oz_capped",
+        "tp_oz_votes",
+        "tp_soroban_token",
+        "tp_oz_rwa_token",
+        "tp_oz_rwa_compliance",
+        "tp_oz_rwa_verifier",
+    ];
+    let tp_wasm = support::built_wasm(&["third-party"], &THIRD_PARTY);
+    let tp = |name: &str| &tp_wasm[THIRD_PARTY.iter().position(|n| *n == name).unwrap()];
+    let text = |s: &str| ScVal::String(ScString(s.try_into().expect("short")));
+    let amount = |n: u64| i128_val(i128::from(n));
+    let (admin, holder) = (d.admin(), d.holder());
+    let mint_to_holder = |token: &ScAddress| {
+        d.invoke(token, "mint", vec![holder.clone(), amount(1_000)]);
+    };
+
+    let mut tokens: Vec<(String, ScAddress)> = Vec::new();
+    for (n, (class, wasm)) in classes.iter().zip(&power_wasm).enumerate() {
+        let mut args = vec![admin.clone(), holder.clone(), amount(1_000_000)];
+        if class == "swappable_ledger" {
+            let book = d.deploy(&ledger_wasm, 200, vec![]);
+            args.push(ScVal::Address(book));
+        }
+        let salt = 100 + n as u8;
+        tokens.push((format!("power_token_{class}"), d.deploy(wasm, salt, args)));
+    }
+    let pausable = d.deploy(
+        tp("tp_oz_pausable"),
+        150,
+        vec![text("Pause"), text("PAU"), admin.clone(), amount(1_000_000)],
+    );
+    mint_to_holder(&pausable);
+    tokens.push(("tp_oz_pausable".into(), pausable));
+    for (n, (name, symbol, wasm)) in [
+        ("Block", "BLK", "tp_oz_blocklist"),
+        ("Allow", "ALW", "tp_oz_allowlist"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let args = vec![
+            text(name),
+            text(symbol),
+            holder.clone(),
+            admin.clone(),
+            amount(1_000),
+        ];
+        tokens.push((wasm.into(), d.deploy(tp(wasm), 151 + n as u8, args)));
+    }
+    let capped = d.deploy(tp("tp_oz_capped"), 153, vec![amount(1_000_000)]);
+    mint_to_holder(&capped);
+    tokens.push(("tp_oz_capped".into(), capped));
+    let votes = d.deploy(tp("tp_oz_votes"), 154, vec![admin.clone()]);
+    mint_to_holder(&votes);
+    tokens.push(("tp_oz_votes".into(), votes));
+    let examples_token = d.deploy(
+        tp("tp_soroban_token"),
+        155,
+        vec![admin.clone(), ScVal::U32(7), text("Token"), text("TOK")],
+    );
+    mint_to_holder(&examples_token);
+    tokens.push(("tp_soroban_token".into(), examples_token));
+    // SEP-57: only verified accounts hold it, and its mint names an operator.
+    let compliance = d.deploy(
+        tp("tp_oz_rwa_compliance"),
+        156,
+        vec![admin.clone(), admin.clone()],
+    );
+    let verifier = d.deploy(
+        tp("tp_oz_rwa_verifier"),
+        157,
+        vec![admin.clone(), admin.clone()],
+    );
+    let rwa_args = vec![
+        text("Real"),
+        text("RWA"),
+        admin.clone(),
+        admin.clone(),
+        ScVal::Address(compliance.clone()),
+        ScVal::Address(verifier.clone()),
+    ];
+    let rwa = d.deploy(tp("tp_oz_rwa_token"), 158, rwa_args);
+    let bind = vec![ScVal::Address(rwa.clone()), admin.clone()];
+    d.invoke(&compliance, "bind_token", bind);
+    // Two verified accounts, so a forced transfer has a recipient that may receive.
+    for account in [&holder, &admin] {
+        let verify = vec![account.clone(), ScVal::Bool(true), admin.clone()];
+        d.invoke(&verifier, "set_verified", verify);
+    }
+    let mint = vec![holder.clone(), amount(1_000), admin.clone()];
+    d.invoke(&rwa, "mint", mint);
+    tokens.push(("tp_oz_rwa_token".into(), rwa));
+
+    println!(
+        "\npower discovery (sequences, later clocks, module values) per token, cold cache, {} tokens",
+        tokens.len()
+    );
+    let mut missed = Vec::new();
+    for (name, contract) in &tokens {
+        let cache = std::env::temp_dir().join(format!(
+            "assay-fork-bench-{}-{name}.json",
+            std::process::id()
+        ));
+        let share: Share = Default::default();
+        let options = ForkOptions {
+            cache: Some(cache.clone()),
+            holder: Some(assay_chain::strkey_of(&d.holder.sc_address())),
+            before_suite: Some(counted_discovery(&share)),
+            ..options.clone()
+        };
+        let run = run_fork(contract, &options).expect("cold fork run");
+        let _ = std::fs::remove_file(&cache);
+        let (discovery_time, discovery_trips) = *share.lock().unwrap();
+        let found = match &run.powers {
+            Some(Ok(s)) => {
+                let mut functions: Vec<&str> =
+                    s.powers.iter().map(|p| p.function.as_str()).collect();
+                functions.dedup();
+                format!(
+                    "{} invocations over {} functions, {} powers [{}]{}{}",
+                    s.invocations,
+                    s.probed.len(),
+                    s.powers.len(),
+                    functions.join(", "),
+                    if s.cut.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {} cut", s.cut.len())
+                    },
+                    s.unobservable
+                        .as_ref()
+                        .map_or(String::new(), |u| format!(", unobservable: {u}"))
+                )
+            }
+            Some(Err(e)) => format!("discovery failed: {e}"),
+            None => "discovery did not run".into(),
+        };
+        let met = discovery_time.as_secs_f64() <= 60.0 && discovery_trips <= 80;
+        if !met {
+            missed.push(name.clone());
+        }
+        println!(
+            "  {name}: {:.2} s wall, {} upstream round trips; discovery {:.2} s, {} round trips, {found}{}",
+            run.time.as_secs_f64(),
+            run.upstream_round_trips,
+            discovery_time.as_secs_f64(),
+            discovery_trips,
+            if met { "" } else { " -> NOT met" }
+        );
+    }
+    println!(
+        "  target: each token's discovery, cold, at most 60 s and 80 upstream round trips -> {}",
+        if missed.is_empty() {
+            "met by every token".to_string()
+        } else {
+            format!("NOT met by {}", missed.join(", "))
+        }
     );
 }
 

@@ -11,11 +11,25 @@ pub fn ledger_close_ms() -> u64 {
 
 /// The conformant token's WASM, built first with `scripts/build-wasm.sh`.
 pub fn conformant_token_wasm() -> Vec<u8> {
+    built_wasm(&["conformant-token"], &["conformant_token"]).remove(0)
+}
+
+/// `target/wasm/NAME.wasm` of each name, after `scripts/build-wasm.sh PACKAGES` (cargo recompiles only
+/// what changed).
+pub fn built_wasm(packages: &[&str], names: &[&str]) -> Vec<Vec<u8>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let status = Command::new(root.join("scripts/build-wasm.sh"))
-        .arg("conformant-token")
+        .args(packages)
         .status()
         .expect("scripts/build-wasm.sh runs");
-    assert!(status.success(), "scripts/build-wasm.sh failed");
-    std::fs::read(root.join("target/wasm/conformant_token.wasm")).expect("built wasm")
+    assert!(
+        status.success(),
+        "scripts/build-wasm.sh {packages:?} failed"
+    );
+    (names.iter())
+        .map(|n| {
+            let path = root.join(format!("target/wasm/{n}.wasm"));
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .collect()
 }
