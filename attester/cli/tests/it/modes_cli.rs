@@ -369,7 +369,7 @@ fn network_runs(w: &World, ca: &std::path::Path, id: [u8; 32]) -> [Value; 2] {
         .args(["scan", &contract, "--network", "local", "--no-history"])
         .args(["--output", "json"])
         .args(&network)
-        .args(w.source_args(&ca))
+        .args(w.source_args(ca))
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", w.dir.path())
