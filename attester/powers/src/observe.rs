@@ -57,11 +57,7 @@ impl World {
         let call = sandbox.invoke(
             &self.token,
             "transfer",
-            vec![
-                ScVal::Address(first),
-                ScVal::Address(plain.clone()),
-                i128_val(units / 2),
-            ],
+            transfer_args(&first, &plain, units / 2),
         );
         if call.succeeded() && observer.balance(sandbox, &plain).is_some_and(|b| b > 0) {
             self.holders.insert(0, plain);
@@ -88,15 +84,7 @@ impl World {
         for second in receivers {
             let had = observer.balance(sandbox, &second).unwrap_or(0);
             let base = sandbox.checkpoint();
-            let call = sandbox.invoke(
-                &self.token,
-                "transfer",
-                vec![
-                    ScVal::Address(holder.clone()),
-                    ScVal::Address(second.clone()),
-                    i128_val(2),
-                ],
-            );
+            let call = sandbox.invoke(&self.token, "transfer", transfer_args(&holder, &second, 2));
             if call.succeeded() && observer.balance(sandbox, &second) == had.checked_add(2) {
                 self.holders.push(second);
                 return;
@@ -130,15 +118,7 @@ impl World {
         let token = self.token.clone();
         let mut receiving = candidates.into_iter().filter(|c| {
             sandbox
-                .simulate(
-                    &token,
-                    "transfer",
-                    vec![
-                        ScVal::Address(holder.clone()),
-                        ScVal::Address(c.clone()),
-                        i128_val(1),
-                    ],
-                )
+                .simulate(&token, "transfer", transfer_args(&holder, c, 1))
                 .succeeded()
         });
         if let Some(first) = receiving.next() {
@@ -433,15 +413,7 @@ impl Observer {
             });
             let (sends, footprint, calls_into) = kept.unwrap_or_else(|| {
                 let send_to = |sandbox: &mut Sandbox, to: &ScAddress| {
-                    sandbox.simulate(
-                        &world.token,
-                        "transfer",
-                        vec![
-                            ScVal::Address(h.clone()),
-                            ScVal::Address(to.clone()),
-                            i128_val(1),
-                        ],
-                    )
+                    sandbox.simulate(&world.token, "transfer", transfer_args(h, to, 1))
                 };
                 let call = send_to(sandbox, &world.recipient);
                 let mut footprint = BTreeSet::new();
@@ -502,11 +474,7 @@ impl Observer {
         let call = sandbox.invoke(
             &world.token,
             "transfer",
-            vec![
-                ScVal::Address(holder.clone()),
-                ScVal::Address(world.recipient.clone()),
-                i128_val(units),
-            ],
+            transfer_args(holder, &world.recipient, units),
         );
         footprint_into(&call.footprint, &mut reads);
         let mut delivery = None;
@@ -607,4 +575,13 @@ pub fn authorizers(auth: &[SorobanAuthorizationEntry]) -> Vec<ScAddress> {
         }
     }
     out
+}
+
+/// SEP-41 `transfer(from, to, amount)`'s arguments.
+fn transfer_args(from: &ScAddress, to: &ScAddress, amount: i128) -> Vec<ScVal> {
+    vec![
+        ScVal::Address(from.clone()),
+        ScVal::Address(to.clone()),
+        i128_val(amount),
+    ]
 }
