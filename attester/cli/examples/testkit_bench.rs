@@ -1,5 +1,5 @@
-//! The in-test cost a token author pays: for each token of fixtures/ and fixtures/third-party (the list the
-//! equivalence test runs), one assay-testkit run (power discovery plus the 27-check suite, on a fresh
+//! The in-test cost a token author pays: for each token of fixtures/ and fixtures/third-party (the lists the
+//! equivalence test runs, the tokens deployed with a set-up file among them), one assay-testkit run (power discovery plus the 27-check suite, on a fresh
 //! embedded network), timed, one token after another so no two share the cores.
 //!
 //! ```sh
@@ -19,15 +19,31 @@ mod fixture_tokens;
 
 fn main() {
     let filters: Vec<String> = std::env::args().skip(1).collect();
-    let tokens: Vec<fixture_tokens::FixtureToken> = fixture_tokens::tokens()
-        .into_iter()
-        .filter(|t| filters.is_empty() || filters.iter().any(|f| t.name.contains(f.as_str())))
+    let chosen =
+        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let standalone: Vec<fixture_tokens::FixtureToken> = (fixture_tokens::tokens().into_iter())
+        .filter(|t| chosen(&t.name))
         .collect();
+    fixture_tokens::ensure_built(&standalone);
+    let mut tokens: Vec<(String, Token)> = (standalone.iter())
+        .map(|t| {
+            let token = Token::wasm_file(fixture_tokens::wasm(&t.name))
+                .constructor_args(t.args.to_string())
+                .mint_fn(t.mint_fn);
+            (t.name.clone(), token)
+        })
+        .collect();
+    for t in fixture_tokens::set_up_tokens() {
+        if chosen(t.name) {
+            t.ensure_built();
+            let token = Token::wasm_file(fixture_tokens::wasm(t.name)).setup_file(t.setup_path());
+            tokens.push((format!("{} (set-up file)", t.name), token));
+        }
+    }
     if tokens.is_empty() {
         eprintln!("testkit_bench: no token's name contains any of {filters:?}");
         std::process::exit(64);
     }
-    fixture_tokens::ensure_built(&tokens);
     println!(
         "{:<44} {:>8} {:>8} {:>10} {:>8} {:>12}",
         "token", "d+s (s)", "setup", "discovery", "suite", "invocations"
@@ -35,15 +51,11 @@ fn main() {
     let started = Instant::now();
     let mut slowest = (String::new(), 0.0f64);
     let mut over = 0;
-    for t in &tokens {
-        let run = Token::wasm_file(fixture_tokens::wasm(&t.name))
-            .constructor_args(t.args.to_string())
-            .mint_fn(t.mint_fn)
-            .run();
-        let suite = match run {
+    for (name, token) in &tokens {
+        let suite = match token.run() {
             Ok(suite) => suite,
             Err(why) => {
-                println!("{:<44} refused before the suite: {why}", t.name);
+                println!("{name:<44} refused before the suite: {why}");
                 continue;
             }
         };
@@ -54,7 +66,7 @@ fn main() {
             .map_or("-".to_string(), |s| s.invocations.to_string());
         println!(
             "{:<44} {:>8.1} {:>8.1} {:>10.1} {:>8.1} {:>12}",
-            t.name,
+            name,
             figure,
             suite.setup_time.as_secs_f64(),
             suite.discovery_time.as_secs_f64(),
@@ -62,7 +74,7 @@ fn main() {
             invocations
         );
         if figure > slowest.1 {
-            slowest = (t.name.clone(), figure);
+            slowest = (name.clone(), figure);
         }
         if figure > 10.0 {
             over += 1;

@@ -24,6 +24,7 @@ use assay_localnet::{LocalNet, LocalNetConfig};
 use assay_sep41::{
     checks::i128_val,
     fork::{run_fork, ForkOptions, ForkRun},
+    offline::{deploy_token, Deployment, OfflineToken, Parties},
     BeforeSuite,
 };
 use stellar_xdr::{CreateAccountOp, OperationBody, ScAddress, ScString, ScVal};
@@ -155,6 +156,29 @@ impl Deployer<'_> {
         );
     }
 
+    /// Deploys `wasm` with the deployment its set-up file (relative to the workspace root) describes, as
+    /// `assay sep41 --wasm --setup` deploys it offline.
+    fn deploy_with_setup(&self, wasm: &[u8], setup: &str) -> ScAddress {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let deployment = Deployment::load(&root.join(setup)).expect("the set-up file");
+        let subject = OfflineToken::Wasm {
+            wasm: wasm.to_vec(),
+            origin: setup.into(),
+            constructor_args: deployment.constructor_args.clone(),
+            mint_fn: "mint".into(),
+            deployment,
+        };
+        let spender = Signer::generate();
+        let parties = Parties {
+            admin: self.admin,
+            holder: self.holder,
+            spender: &spender,
+        };
+        (deploy_token(self.network, &parties, &subject, 1_000))
+            .unwrap_or_else(|e| panic!("{setup}: {e}"))
+            .contract
+    }
+
     fn admin(&self) -> ScVal {
         ScVal::Address(self.admin.sc_address())
     }
@@ -186,12 +210,12 @@ fn sweep(d: &Deployer, options: ForkOptions) {
     let classes = power_classes();
     let power_names: Vec<String> = (classes.iter())
         .map(|c| format!("power_token_{c}"))
-        .chain(["power_ledger".to_string()])
         .collect();
     let power_refs: Vec<&str> = power_names.iter().map(String::as_str).collect();
-    let mut power_wasm = support::built_wasm(&["power-token", "power-ledger"], &power_refs);
-    let ledger_wasm = power_wasm.pop().expect("power_ledger");
-    const THIRD_PARTY: [&str; 9] = [
+    // power-ledger is built for the swappable-ledger fixture's set-up file, which reads it from target/wasm.
+    let power_wasm = support::built_wasm(&["power-token", "power-ledger"], &power_refs);
+    // The RWA token's compliance and verifier are built with it, for its set-up file.
+    const THIRD_PARTY: [&str; 7] = [
         "tp_oz_pausable",
         "tp_oz_blocklist",
         "tp_oz_allowlist",
@@ -199,8 +223,6 @@ fn sweep(d: &Deployer, options: ForkOptions) {
         "tp_oz_votes",
         "tp_soroban_token",
         "tp_oz_rwa_token",
-        "tp_oz_rwa_compliance",
-        "tp_oz_rwa_verifier",
     ];
     let tp_wasm = support::built_wasm(&["third-party"], &THIRD_PARTY);
     let tp = |name: &str| &tp_wasm[THIRD_PARTY.iter().position(|n| *n == name).unwrap()];
@@ -213,13 +235,15 @@ fn sweep(d: &Deployer, options: ForkOptions) {
 
     let mut tokens: Vec<(String, ScAddress)> = Vec::new();
     for (n, (class, wasm)) in classes.iter().zip(&power_wasm).enumerate() {
-        let mut args = vec![admin.clone(), holder.clone(), amount(1_000_000)];
+        let name = format!("power_token_{class}");
         if class == "swappable_ledger" {
-            let book = d.deploy(&ledger_wasm, 200, vec![]);
-            args.push(ScVal::Address(book));
+            // Its ledger contract first, named in its constructor.
+            let setup = "fixtures/power-token/swappable-ledger.setup.json";
+            tokens.push((name, d.deploy_with_setup(wasm, setup)));
+            continue;
         }
-        let salt = 100 + n as u8;
-        tokens.push((format!("power_token_{class}"), d.deploy(wasm, salt, args)));
+        let args = vec![admin.clone(), holder.clone(), amount(1_000_000)];
+        tokens.push((name, d.deploy(wasm, 100 + n as u8, args)));
     }
     let pausable = d.deploy(
         tp("tp_oz_pausable"),
@@ -257,35 +281,12 @@ fn sweep(d: &Deployer, options: ForkOptions) {
     );
     mint_to_holder(&examples_token);
     tokens.push(("tp_soroban_token".into(), examples_token));
-    // SEP-57: only verified accounts hold it, and its mint names an operator.
-    let compliance = d.deploy(
-        tp("tp_oz_rwa_compliance"),
-        156,
-        vec![admin.clone(), admin.clone()],
+    // SEP-57: only verified accounts hold it, and its mint names an operator: its set-up file deploys
+    // its compliance and verifier, verifies the parties and mints to the holder.
+    let rwa = d.deploy_with_setup(
+        tp("tp_oz_rwa_token"),
+        "fixtures/third-party/oz-rwa.setup.json",
     );
-    let verifier = d.deploy(
-        tp("tp_oz_rwa_verifier"),
-        157,
-        vec![admin.clone(), admin.clone()],
-    );
-    let rwa_args = vec![
-        text("Real"),
-        text("RWA"),
-        admin.clone(),
-        admin.clone(),
-        ScVal::Address(compliance.clone()),
-        ScVal::Address(verifier.clone()),
-    ];
-    let rwa = d.deploy(tp("tp_oz_rwa_token"), 158, rwa_args);
-    let bind = vec![ScVal::Address(rwa.clone()), admin.clone()];
-    d.invoke(&compliance, "bind_token", bind);
-    // Two verified accounts, so a forced transfer has a recipient that may receive.
-    for account in [&holder, &admin] {
-        let verify = vec![account.clone(), ScVal::Bool(true), admin.clone()];
-        d.invoke(&verifier, "set_verified", verify);
-    }
-    let mint = vec![holder.clone(), amount(1_000), admin.clone()];
-    d.invoke(&rwa, "mint", mint);
     tokens.push(("tp_oz_rwa_token".into(), rwa));
 
     println!(

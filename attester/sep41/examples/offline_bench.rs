@@ -38,6 +38,7 @@ fn main() {
         origin: "conformant_token.wasm".into(),
         constructor_args: None,
         mint_fn: "mint".into(),
+        deployment: Default::default(),
     };
     let options = OfflineOptions {
         ledger_close_ms: close_ms,

@@ -638,7 +638,10 @@ impl Run<'_> {
             let simulated = self.chain.simulate(function, args, Authorization::Record);
             if let Ok(Simulation::Ran { .. }) = simulated {
                 return Err(unverifiable(format!(
-                    "refused with the suite's spender as a party ({}), yet the same {function}                      runs with the holder in its place: the token does not accept the spender (a                      permissioned token's allowlist, blocklist or identity check), a premise the                      run lacks; {}",
+                    "refused with the suite's spender as a party ({}), yet the same {function} \
+                     runs with the holder in its place: the token does not accept the spender (a \
+                     permissioned token's allowlist, blocklist or identity check), a premise the \
+                     run lacks; {}",
                     first_line(error),
                     self.config.spender.address_hint
                 )));
@@ -646,7 +649,8 @@ impl Run<'_> {
         }
         if matches!(self.observe_balance(Who::Holder), Observed::Value(0)) {
             return Err(unverifiable(format!(
-                "refused ({}) for a holder the token never credited: a permissioned token refuses                  accounts it has not allowed or verified, so the refusal shows nothing; {}",
+                "refused ({}) for a holder the token never credited: a permissioned token refuses \
+                 accounts it has not allowed or verified, so the refusal shows nothing; {}",
                 first_line(error),
                 self.config.funding_hint
             )));
@@ -662,7 +666,9 @@ impl Run<'_> {
         match self.chain.simulate("transfer", args, Authorization::Record) {
             Ok(Simulation::Refused(error)) if !error.contains(TRUSTLINE_TRAP) => {
                 Err(unverifiable(format!(
-                    "the token also refuses a valid 1-unit transfer from the holder to the spender                      ({}), so refusing {refused_call} shows nothing: it does not accept these                      parties (a permissioned token's allowlist, blocklist or identity check); {}",
+                    "the token also refuses a valid 1-unit transfer from the holder to the spender \
+                     ({}), so refusing {refused_call} shows nothing: it does not accept these \
+                     parties (a permissioned token's allowlist, blocklist or identity check); {}",
                     first_line(&error),
                     self.config.spender.address_hint
                 )))

@@ -6,6 +6,7 @@
 //! missing, SKIPPED on harness faults, NOT_IMPLEMENTED when the spec lacks the member.
 pub mod chain;
 pub mod checks;
+pub mod deployment;
 pub mod describe;
 pub mod fork;
 pub mod hook;

@@ -12,6 +12,7 @@ use stellar_xdr::{
     ScVal, SetOptionsOp, SetTrustLineFlagsOp,
 };
 
+pub use crate::deployment::Deployment;
 use crate::{
     chain::RpcChain,
     checks::{i128_of, i128_val, run_suite, Party, SuiteConfig},
@@ -22,14 +23,16 @@ use crate::{
 /// The token an offline run deploys on its embedded network.
 #[derive(Debug, Clone)]
 pub enum OfflineToken {
-    /// A token WASM: constructor arguments (JSON) and the admin-only mint function's name. A
-    /// constructor that credits the holder (`"@holder"` among its arguments) funds it instead, and
-    /// the token then needs no mint function.
+    /// A token WASM: constructor arguments (JSON), the admin-only mint function's name, and the
+    /// contracts and calls around it ([`Deployment`], empty for a token that stands alone). A
+    /// constructor or set-up call that credits the holder (`"@holder"` among its arguments) funds it
+    /// instead, and the token then needs no mint function.
     Wasm {
         wasm: Vec<u8>,
         origin: String,
         constructor_args: Option<Value>,
         mint_fn: String,
+        deployment: Deployment,
     },
     /// A Stellar Asset Contract for a fresh asset with this code.
     Sac { code: String },
@@ -105,67 +108,13 @@ pub fn run_offline(
     create_accounts(&localnet, &network, &[&admin, &holder, &spender])?;
     // Every real network has the native asset's contract; a token may call it.
     network.deploy_sac(&admin, &Asset::Native)?;
-
-    let (contract, declared) = match subject {
-        OfflineToken::Wasm {
-            wasm,
-            origin,
-            constructor_args,
-            mint_fn,
-        } => {
-            let spec = ContractSpec::from_wasm(wasm, origin)?;
-            let placeholders = Placeholders {
-                admin: admin.address(),
-                holder: holder.address(),
-                spender: spender.address(),
-            };
-            let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
-            let names_holder = constructor_names_holder(constructor_args.as_ref());
-            if !spec.declares(mint_fn) && !names_holder {
-                return Err(OfflineError::Usage(format!(
-                    "{origin} declares no `{mint_fn}` function to fund the holder; pass \
-                     --mint-fn NAME (a function taking (to: Address, amount: i128)), or \
-                     --constructor-args with \"@holder\" where the constructor credits an account"
-                )));
-            }
-            let hash = network.upload_wasm(&admin, wasm)?;
-            let salt = Signer::generate().public_key();
-            let contract = network.create_contract(&admin, hash, salt, args)?;
-            // A constructor that credited the holder funded it: nothing is minted on top.
-            let funded = names_holder
-                && holder_balance(&network, &holder, &contract)?.is_some_and(|b| b > 0);
-            if !funded {
-                if !spec.declares(mint_fn) {
-                    return Err(OfflineError::Usage(format!(
-                        "{origin}: the constructor took \"@holder\" but credited it nothing, and \
-                         the token declares no `{mint_fn}` function to fund it; pass \
-                         --constructor-args that credit \"@holder\", or --mint-fn NAME"
-                    )));
-                }
-                mint(
-                    &network,
-                    &admin,
-                    &contract,
-                    mint_fn,
-                    &holder,
-                    options.holder_units,
-                )?;
-            }
-            (contract, Some(spec.sep41_declared()))
-        }
-        OfflineToken::Sac { code } => {
-            let contract = deploy_sac(&network, &admin, &holder, &spender, code)?;
-            mint(
-                &network,
-                &admin,
-                &contract,
-                "mint",
-                &holder,
-                options.holder_units,
-            )?;
-            (contract, None)
-        }
+    let parties = Parties {
+        admin: &admin,
+        holder: &holder,
+        spender: &spender,
     };
+    let Deployed { contract, declared } =
+        deploy_token(&network, &parties, subject, options.holder_units)?;
     let setup_round_trips = network.rpc.round_trips();
     let setup_time = setup_started.elapsed();
 
@@ -204,6 +153,187 @@ pub fn run_offline(
         powers,
         discovery_time,
     })
+}
+
+/// The run's three parties, whose keys sign the deployment's calls.
+pub struct Parties<'a> {
+    pub admin: &'a Signer,
+    pub holder: &'a Signer,
+    pub spender: &'a Signer,
+}
+
+/// The token as deployed: its address and, for a WASM, the SEP-41 members its spec declares.
+pub struct Deployed {
+    pub contract: ScAddress,
+    pub declared: Option<std::collections::BTreeSet<String>>,
+}
+
+/// Deploys `subject` on `network` (whose parties have accounts): a WASM token's deployment (contracts
+/// first, then the token, then the set-up calls), then the holder funded with `holder_units` unless the
+/// constructor or a call credited it. The same steps an offline run takes, for any network a test or a
+/// benchmark wants the token on.
+pub fn deploy_token(
+    network: &NetworkClient,
+    parties: &Parties,
+    subject: &OfflineToken,
+    holder_units: i128,
+) -> Result<Deployed, OfflineError> {
+    let (admin, holder, spender) = (parties.admin, parties.holder, parties.spender);
+    match subject {
+        OfflineToken::Wasm {
+            wasm,
+            origin,
+            constructor_args,
+            mint_fn,
+            deployment,
+        } => {
+            deployment.check().map_err(OfflineError::Usage)?;
+            let spec = ContractSpec::from_wasm(wasm, origin)?;
+            let mut placeholders = Placeholders {
+                admin: admin.address(),
+                holder: holder.address(),
+                spender: spender.address(),
+                contracts: Default::default(),
+            };
+            let names_holder = deployment.names_holder(constructor_args.as_ref());
+            check_mint_fn(&spec, origin, mint_fn, names_holder)?;
+            let mut specs = std::collections::BTreeMap::new();
+            for helper in &deployment.contracts {
+                let helper_spec = ContractSpec::from_wasm(&helper.wasm, &helper.origin)?;
+                let args = helper_spec
+                    .constructor_args(helper.constructor_args.as_ref(), &placeholders)
+                    .map_err(|e| in_contract(&helper.name, e))?;
+                let address = create(network, admin, &helper.wasm, args)?;
+                placeholders
+                    .contracts
+                    .insert(helper.name.clone(), strkey_of(&address));
+                specs.insert(helper.name.clone(), (helper_spec, address));
+            }
+            let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
+            let contract = create(network, admin, wasm, args)?;
+            (placeholders.contracts).insert("token".into(), strkey_of(&contract));
+            specs.insert("token".into(), (spec, contract.clone()));
+            for (n, call) in deployment.calls.iter().enumerate() {
+                let label = format!(
+                    "set-up call {} ({}.{})",
+                    n + 1,
+                    call.contract,
+                    call.function
+                );
+                let target = call.contract.trim_start_matches('@');
+                let (target_spec, address) = &specs[target];
+                let args =
+                    target_spec.call_args(&call.function, &call.args, &label, &placeholders)?;
+                let signer = match call.signer.as_str() {
+                    "@holder" => holder,
+                    "@spender" => spender,
+                    _ => admin,
+                };
+                match network.invoke(signer, address, &call.function, args)? {
+                    assay_chain::InvokeOutcome::Landed { .. } => {}
+                    other => {
+                        return Err(OfflineError::Usage(format!(
+                        "{label}, signed by {}: {}; check the call against the contract, or the \
+                             steps before it",
+                        call.signer,
+                        outcome_text(&other)
+                    )))
+                    }
+                }
+            }
+            let (spec, contract) = specs.remove("token").expect("the token was deployed");
+            // A constructor or call that credited the holder funded it: nothing is minted on top.
+            let funded =
+                names_holder && holder_balance(network, holder, &contract)?.is_some_and(|b| b > 0);
+            if !funded {
+                if !spec.declares(mint_fn) {
+                    return Err(OfflineError::Usage(format!(
+                        "{origin}: the deployment named \"@holder\" but credited it nothing, and \
+                         the token declares no `{mint_fn}` function to fund it; pass \
+                         --constructor-args or a set-up call that credits \"@holder\", or --mint-fn NAME"
+                    )));
+                }
+                mint(network, admin, &contract, mint_fn, holder, holder_units)?;
+            }
+            Ok(Deployed {
+                contract,
+                declared: Some(spec.sep41_declared()),
+            })
+        }
+        OfflineToken::Sac { code } => {
+            let contract = deploy_sac(network, admin, holder, spender, code)?;
+            mint(network, admin, &contract, "mint", holder, holder_units)?;
+            Ok(Deployed {
+                contract,
+                declared: None,
+            })
+        }
+    }
+}
+
+/// The holder can be funded: the deployment credits it, or `mint_fn` is declared as `(to: Address,
+/// amount: i128)`.
+fn check_mint_fn(
+    spec: &ContractSpec,
+    origin: &str,
+    mint_fn: &str,
+    names_holder: bool,
+) -> Result<(), OfflineError> {
+    if names_holder {
+        return Ok(());
+    }
+    let how = "pass --mint-fn NAME (a function taking (to: Address, amount: i128)), \
+               --constructor-args with \"@holder\" where the constructor credits an account, or \
+               --setup FILE with a call that credits \"@holder\"";
+    match spec.params(mint_fn) {
+        None => Err(OfflineError::Usage(format!(
+            "{origin} declares no `{mint_fn}` function to fund the holder; {how}"
+        ))),
+        Some(params)
+            if !matches!(
+                params.iter().map(|(_, ty)| ty).collect::<Vec<_>>()[..],
+                [
+                    stellar_xdr::ScSpecTypeDef::Address,
+                    stellar_xdr::ScSpecTypeDef::I128
+                ]
+            ) =>
+        {
+            let shape: Vec<&str> = params.iter().map(|(name, _)| name.as_str()).collect();
+            Err(OfflineError::Usage(format!(
+                "{origin}: `{mint_fn}` takes ({}), not (to: Address, amount: i128), so it cannot \
+                 fund the holder by itself; {how}",
+                shape.join(", ")
+            )))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// A deployment contract's constructor error, naming the contract.
+fn in_contract(name: &str, e: SpecError) -> OfflineError {
+    OfflineError::Usage(format!("contract \"{name}\" of the set-up: {e}"))
+}
+
+/// Uploads `wasm` and creates a contract from it (a fresh salt) as `admin`.
+fn create(
+    network: &NetworkClient,
+    admin: &Signer,
+    wasm: &[u8],
+    args: Vec<ScVal>,
+) -> Result<ScAddress, ChainError> {
+    let hash = network.upload_wasm(admin, wasm)?;
+    let salt = Signer::generate().public_key();
+    network.create_contract(admin, hash, salt, args)
+}
+
+fn outcome_text(outcome: &assay_chain::InvokeOutcome) -> String {
+    use assay_chain::InvokeOutcome::*;
+    match outcome {
+        Refused(why) => format!("simulation refused it ({why})"),
+        Archived(why) => format!("archived state stands in the way ({why})"),
+        FailedOnChain { code, .. } => format!("it failed on the ledger ({code})"),
+        Landed { .. } => "it landed".into(),
+    }
 }
 
 /// A party whose key the embedded network generated.
@@ -255,16 +385,6 @@ pub(crate) fn create_accounts(
     };
     network.submit_classic(&root, parties.iter().map(create).collect())?;
     Ok(())
-}
-
-/// Whether the constructor arguments name the holder (`"@holder"`, in an array or an object).
-fn constructor_names_holder(args: Option<&Value>) -> bool {
-    match args {
-        Some(Value::String(s)) => s == "@holder",
-        Some(Value::Array(items)) => items.iter().any(|v| constructor_names_holder(Some(v))),
-        Some(Value::Object(map)) => map.values().any(|v| constructor_names_holder(Some(v))),
-        _ => false,
-    }
 }
 
 /// The holder's balance right after deployment, when it reads as an amount (the suite judges a

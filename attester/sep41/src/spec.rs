@@ -13,10 +13,16 @@ pub enum SpecError {
     NotWasm(String),
     #[error("{0} has no readable contract spec (a `contractspecv0` section): {1}")]
     Unreadable(String, String),
-    #[error("constructor argument `{param}`: {reason}")]
-    Argument { param: String, reason: String },
-    #[error("--constructor-args: {0}")]
-    Shape(String),
+    /// One argument of `function` (`constructor` for the constructor) does not convert.
+    #[error("{function} argument `{param}`: {reason}")]
+    Argument {
+        function: String,
+        param: String,
+        reason: String,
+    },
+    /// The arguments as a whole do not fit the parameters; `given` names where they came from.
+    #[error("{given}: {reason}")]
+    Shape { given: String, reason: String },
 }
 
 /// Why a JSON value is not a contract value of the parameter's type.
@@ -47,6 +53,14 @@ pub enum ValueError {
     /// A string, symbol, byte string or list beyond what a contract value holds.
     #[error("{0}")]
     Limit(&'static str),
+    /// `"@name"` where no party or contract of the deployment has that name (yet).
+    #[error("no party or contract is named {name:?} here; known: {known}")]
+    UnknownName {
+        /// The placeholder as given.
+        name: String,
+        /// The names known at that point, comma separated.
+        known: String,
+    },
     /// Not a `G…`, `C…` or `M…` address, nor a placeholder.
     #[error(transparent)]
     Address(#[from] assay_chain::AddressError),
@@ -55,12 +69,41 @@ pub enum ValueError {
     Unsupported(String),
 }
 
-/// Addresses the `"@admin"`, `"@holder"` and `"@spender"` placeholders stand for.
+/// Addresses the `"@admin"`, `"@holder"` and `"@spender"` placeholders stand for, and `"@NAME"` for each
+/// contract of the deployment by its name (`"@token"` once the token is deployed).
 #[derive(Debug, Clone)]
 pub struct Placeholders {
     pub admin: String,
     pub holder: String,
     pub spender: String,
+    pub contracts: BTreeMap<String, String>,
+}
+
+impl Placeholders {
+    /// The address `"@name"` stands for.
+    pub fn resolve(&self, placeholder: &str) -> Result<&str, ValueError> {
+        let name = placeholder.strip_prefix('@').unwrap_or(placeholder);
+        match name {
+            "admin" => Ok(&self.admin),
+            "holder" => Ok(&self.holder),
+            "spender" => Ok(&self.spender),
+            other => self
+                .contracts
+                .get(other)
+                .map(String::as_str)
+                .ok_or_else(|| {
+                    let known: Vec<String> = ["admin", "holder", "spender"]
+                        .into_iter()
+                        .chain(self.contracts.keys().map(String::as_str))
+                        .map(|n| format!("@{n}"))
+                        .collect();
+                    ValueError::UnknownName {
+                        name: placeholder.to_string(),
+                        known: known.join(", "),
+                    }
+                }),
+        }
+    }
 }
 
 /// The functions a WASM declares, with their parameters.
@@ -130,58 +173,125 @@ impl ContractSpec {
         json: Option<&Value>,
         placeholders: &Placeholders,
     ) -> Result<Vec<ScVal>, SpecError> {
+        let shape = |reason: &str| SpecError::Shape {
+            given: "--constructor-args".into(),
+            reason: reason.into(),
+        };
         let Some(params) = self.params("__constructor") else {
             return match json {
                 None => Ok(vec![]),
                 Some(Value::Array(a)) if a.is_empty() => Ok(vec![]),
-                Some(_) => Err(SpecError::Shape(
-                    "the contract has no constructor, so it takes no arguments".into(),
+                Some(_) => Err(shape(
+                    "the contract has no constructor, so it takes no arguments",
                 )),
             };
         };
-        let values: Vec<Value> = match json {
-            Some(Value::Array(items)) => {
-                if items.len() != params.len() {
-                    return Err(SpecError::Shape(format!(
-                        "the constructor takes {} arguments ({}), but {} were given",
-                        params.len(),
-                        names(params),
-                        items.len()
-                    )));
-                }
-                items.clone()
+        match json {
+            Some(json) => convert_args(
+                "constructor",
+                "--constructor-args",
+                params,
+                json,
+                placeholders,
+            ),
+            None => {
+                let defaults = params
+                    .iter()
+                    .map(|(name, ty)| default_arg(name, ty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                convert_args(
+                    "constructor",
+                    "--constructor-args",
+                    params,
+                    &Value::Array(defaults),
+                    placeholders,
+                )
             }
-            Some(Value::Object(map)) => params
-                .iter()
-                .map(|(name, _)| {
-                    map.get(name).cloned().ok_or_else(|| SpecError::Argument {
-                        param: name.clone(),
-                        reason: "missing from the JSON object".into(),
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => {
-                return Err(SpecError::Shape(format!(
-                    "expected a JSON array or object for ({})",
-                    names(params)
-                )))
-            }
-            None => params
-                .iter()
-                .map(|(name, ty)| default_arg(name, ty))
-                .collect::<Result<_, _>>()?,
+        }
+    }
+
+    /// Arguments of a call to `function` from JSON (an array in order, or an object by parameter
+    /// name); `source` names where the JSON came from, for errors.
+    pub fn call_args(
+        &self,
+        function: &str,
+        json: &Value,
+        source: &str,
+        placeholders: &Placeholders,
+    ) -> Result<Vec<ScVal>, SpecError> {
+        let Some(params) = self.params(function) else {
+            let declared: Vec<&str> = (self.functions.keys())
+                .filter(|f| !f.starts_with("__"))
+                .map(String::as_str)
+                .collect();
+            return Err(SpecError::Shape {
+                given: source.into(),
+                reason: format!(
+                    "the contract declares no `{function}`; it declares {}",
+                    declared.join(", ")
+                ),
+            });
         };
-        params
+        convert_args(function, source, params, json, placeholders)
+    }
+}
+
+/// `json` (an array in order or an object by parameter name) as the values of `params`.
+fn convert_args(
+    function: &str,
+    source: &str,
+    params: &[(String, ScSpecTypeDef)],
+    json: &Value,
+    placeholders: &Placeholders,
+) -> Result<Vec<ScVal>, SpecError> {
+    let shape = |reason: String| SpecError::Shape {
+        given: source.into(),
+        reason,
+    };
+    let called = match function {
+        "constructor" => "the constructor".to_string(),
+        f => format!("`{f}`"),
+    };
+    let values: Vec<Value> = match json {
+        Value::Array(items) => {
+            if items.len() != params.len() {
+                return Err(shape(format!(
+                    "{called} takes {} arguments ({}), but {} were given",
+                    params.len(),
+                    names(params),
+                    items.len()
+                )));
+            }
+            items.clone()
+        }
+        Value::Object(map) => params
             .iter()
-            .zip(values)
-            .map(|((name, ty), value)| {
-                to_scval(&value, ty, placeholders).map_err(|reason| SpecError::Argument {
+            .map(|(name, _)| {
+                map.get(name).cloned().ok_or_else(|| SpecError::Argument {
+                    function: function.into(),
                     param: name.clone(),
-                    reason: reason.to_string(),
+                    reason: "missing from the JSON object".into(),
                 })
             })
-            .collect()
-    }
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(shape(format!(
+                "expected a JSON array or object for {called} ({})",
+                names(params)
+            )))
+        }
+    };
+    params
+        .iter()
+        .zip(values)
+        .map(|((name, ty), value)| {
+            to_scval(&value, ty, placeholders).map_err(|reason| SpecError::Argument {
+                function: function.into(),
+                param: name.clone(),
+                reason: reason.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// How many parameters SEP-41 gives `member`; `None` for a function SEP-41 does not define.
@@ -212,6 +322,7 @@ fn default_arg(name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
         ("symbol", ScSpecTypeDef::String) => Value::from("PROBE"),
         _ => {
             return Err(SpecError::Argument {
+                function: "constructor".into(),
                 param: name.into(),
                 reason: "no default for it; pass --constructor-args '[…]'".into(),
             })
@@ -304,13 +415,11 @@ pub fn to_scval(value: &Value, ty: &ScSpecTypeDef, ph: &Placeholders) -> Result<
         }
         ScSpecTypeDef::Address | ScSpecTypeDef::MuxedAddress => {
             let raw = text(value)?;
-            let strkey = match raw.as_str() {
-                "@admin" => ph.admin.clone(),
-                "@holder" => ph.holder.clone(),
-                "@spender" => ph.spender.clone(),
-                other => other.to_string(),
+            let strkey = match raw.strip_prefix('@') {
+                Some(_) => ph.resolve(&raw)?,
+                None => raw.as_str(),
             };
-            ScVal::Address(assay_chain::parse_address(&strkey)?)
+            ScVal::Address(assay_chain::parse_address(strkey)?)
         }
         ScSpecTypeDef::Option(inner) => match value {
             Value::Null => ScVal::Void,

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use assay_core::powers::PowerSurvey;
 use assay_core::Mechanics;
-use assay_sep41::offline::{run_offline, OfflineOptions, OfflineToken};
+use assay_sep41::offline::{run_offline, Deployment, OfflineOptions, OfflineToken};
 use assay_sep41::{BeforeSuite, CheckResult, Report, Status, CHECKS};
 
 /// Power discovery as every `assay sep41` run does it before the suite: on the suite's own network,
@@ -57,6 +57,7 @@ pub struct Token {
     source: Source,
     constructor_args: Option<String>,
     mint_fn: String,
+    setup: Option<PathBuf>,
 }
 
 impl Token {
@@ -67,6 +68,7 @@ impl Token {
             source: Source::File(path.as_ref().to_path_buf()),
             constructor_args: None,
             mint_fn: "mint".into(),
+            setup: None,
         }
     }
 
@@ -76,6 +78,7 @@ impl Token {
             source: Source::Bytes(bytes.into(), origin.into()),
             constructor_args: None,
             mint_fn: "mint".into(),
+            setup: None,
         }
     }
 
@@ -91,6 +94,15 @@ impl Token {
     /// (default `mint`; unused when the constructor credits `"@holder"`).
     pub fn mint_fn(mut self, name: impl Into<String>) -> Token {
         self.mint_fn = name.into();
+        self
+    }
+
+    /// A set-up file, as `assay sep41 --setup` takes it: contracts deployed before the token (a
+    /// SEP-57 token's compliance and identity verifier), its constructor's arguments, and calls made
+    /// after it (verifying the parties, minting through an operator). A relative path is the test's
+    /// working directory; the WASM paths inside are relative to the file.
+    pub fn setup_file(mut self, path: impl AsRef<Path>) -> Token {
+        self.setup = Some(path.as_ref().to_path_buf());
         self
     }
 
@@ -116,11 +128,17 @@ impl Token {
             }
             None => None,
         };
+        let deployment = Deployment::load_if_given(self.setup.as_deref())
+            .map_err(|e| SetupError::SetupFile(e.to_string()))?;
+        let constructor_args = deployment
+            .token_constructor_args(constructor_args, "Token::constructor_args")
+            .map_err(SetupError::SetupFile)?;
         Ok(OfflineToken::Wasm {
             wasm,
             origin,
             constructor_args,
             mint_fn: self.mint_fn.clone(),
+            deployment,
         })
     }
 
@@ -155,6 +173,8 @@ pub enum SetupError {
     UnreadableWasm { path: PathBuf, reason: String },
     /// The constructor arguments are not JSON.
     ConstructorArgs { text: String, reason: String },
+    /// The set-up file cannot be read or used (the message names the file and the fix).
+    SetupFile(String),
     /// The embedded network refused the token, as `assay sep41 --wasm` does (the same message).
     Offline(String),
 }
@@ -173,7 +193,7 @@ impl std::fmt::Display for SetupError {
                 "the constructor arguments {text:?} are not JSON ({reason}); e.g. \
                  r#\"[\"@admin\", 7, \"Name\", \"SYM\"]\"#"
             ),
-            SetupError::Offline(message) => f.write_str(message),
+            SetupError::Offline(message) | SetupError::SetupFile(message) => f.write_str(message),
         }
     }
 }

@@ -5,7 +5,7 @@ use assay_chain::{network::NetworkSpec, parse_address};
 use assay_sep41::{
     fork::{run_fork, ForkOptions},
     live::{self, LiveError, PartiesInput, PartyInput},
-    offline::{run_offline, OfflineError, OfflineOptions, OfflineToken},
+    offline::{run_offline, Deployment, OfflineError, OfflineOptions, OfflineToken},
     render, BeforeSuite, Report,
 };
 use clap::{Args, ValueEnum};
@@ -54,11 +54,15 @@ pub enum Output {
         the tree asked for, and nothing more is signed in the run.\n\n\
         Offline: --wasm FILE deploys the token on an embedded local network (constructor arguments from \
         --constructor-args, converted with the WASM's own spec; \"@admin\", \"@holder\", \"@spender\" stand \
-        for the generated parties), funds the holder through --mint-fn, and runs the same suite. --sac CODE \
+        for the generated parties), funds the holder through --mint-fn, and runs the same suite. --setup \
+        FILE first deploys the contracts the token needs (a SEP-57 token's compliance and identity \
+        verifier; \"@NAME\" in arguments) and, after it, makes the calls the file lists (verifying the \
+        parties, an operator's mint); docs/token-tests.md. --sac CODE \
         does the same with a Stellar Asset Contract (issuer with authorization required, authorized \
         trustlines).",
     after_help = "Examples:\n  assay sep41 --wasm target/wasm/conformant_token.wasm\n  \
         assay sep41 --wasm token.wasm --constructor-args '[\"@admin\", 7, \"Token\", \"TOK\"]' --output md > CHECKS.md\n  \
+        assay sep41 --wasm target/wasm/tp_oz_rwa_token.wasm --setup fixtures/third-party/oz-rwa.setup.json\n  \
         assay sep41 --sac USDC --output json\n  \
         assay sep41 CDYO… --network testnet\n  \
         assay sep41 CDYO… --network mainnet --rpc-url https://rpc.example --holder GABC… --fork-cache usdc.json\n  \
@@ -110,8 +114,12 @@ pub struct Sep41Args {
     /// Offline: constructor arguments as JSON (array in order, or object by parameter name)
     #[arg(long, value_name = "JSON", requires = "wasm")]
     constructor_args: Option<String>,
+    /// Offline: contracts to deploy before the token, its constructor arguments and calls to make
+    /// after it, as a JSON set-up file (docs/token-tests.md); "@NAME" stands for each contract
+    #[arg(long, value_name = "FILE", requires = "wasm")]
+    setup: Option<PathBuf>,
     /// Offline: the admin-only function that mints (to: Address, amount: i128); unused when the
-    /// constructor credits "@holder" (--constructor-args)
+    /// constructor or a set-up call credits "@holder"
     #[arg(long, value_name = "NAME", default_value = "mint", requires = "wasm")]
     mint_fn: String,
     /// Offline: run against a Stellar Asset Contract for a fresh asset with this code
@@ -217,11 +225,17 @@ fn run_offline_mode(args: &Sep41Args, discovery: BeforeSuite) -> Result<Ran, Com
                 })?),
                 None => None,
             };
+            let deployment = Deployment::load_if_given(args.setup.as_deref())
+                .map_err(|e| CommandError::usage(e.to_string()))?;
+            let constructor_args = deployment
+                .token_constructor_args(constructor_args, "--constructor-args")
+                .map_err(CommandError::usage)?;
             OfflineToken::Wasm {
                 wasm,
                 origin: path.display().to_string(),
                 constructor_args,
                 mint_fn: args.mint_fn.clone(),
+                deployment,
             }
         }
         (None, Some(code)) => OfflineToken::Sac { code: code.clone() },

@@ -31,6 +31,12 @@ use assay_scan::testsupport::{ReplayServer, Reply};
 /// Doc commands that are not run here, each with what runs it. Every entry must still appear in the docs.
 const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     (
+        "assay sep41 --wasm target/wasm/tp_oz_rwa_token.wasm --setup fixtures/third-party/oz-rwa.setup.json",
+        "attester/cli/tests/it/modes_cli.rs::every_mode_finds_the_same_powers_on_tokens_deployed_with_a_set_up_file \
+         (this command as written, with --output json, its powers compared with the two network modes') and \
+         testkit_equivalence.rs (the same against Token::setup_file)",
+    ),
+    (
         "scripts/demo.sh",
         "`.ci/run`'s first step, on a fresh clone before anything is built; its `assay demo` is also run and \
          compared with the README transcript below",
@@ -911,4 +917,26 @@ fn transcript_matching_masks_run_values_and_honours_trim_markers() {
 /// demo's own test calls it on its one run, so the demo runs once for both (attester/cli/tests/it/demo.rs).
 pub(crate) fn check_readme_demo_transcript(actual: &[String]) -> Result<(), String> {
     match_transcript(&readme_transcript(), actual)
+}
+
+/// docs/token-tests.md shows fixtures/third-party/oz-rwa.setup.json as it is: the JSON block under "A set-up
+/// file" is the same document as the file the tests deploy.
+#[test]
+fn the_set_up_file_shown_in_the_docs_is_the_one_deployed() {
+    let root = root();
+    let doc = std::fs::read_to_string(root.join("docs/token-tests.md")).unwrap();
+    let section = doc
+        .split("## A set-up file")
+        .nth(1)
+        .expect("docs/token-tests.md has its set-up file section");
+    let shown = section
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a json block in the section");
+    let shown: serde_json::Value = serde_json::from_str(shown).expect("the block is JSON");
+    let file =
+        std::fs::read_to_string(root.join("fixtures/third-party/oz-rwa.setup.json")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&file).unwrap();
+    assert_eq!(shown, file);
 }

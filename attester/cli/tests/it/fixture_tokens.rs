@@ -98,6 +98,51 @@ fn third_party() -> Vec<(&'static str, Value, &'static str)> {
     ]
 }
 
+/// A token deployed with contracts and calls around it: its set-up file (the one `assay sep41 --setup`
+/// reads, relative to the workspace root) and the contracts that file deploys.
+pub struct SetUpToken {
+    pub name: &'static str,
+    pub setup: &'static str,
+    pub parts: &'static [&'static str],
+}
+
+/// OpenZeppelin's SEP-57 (RWA) token (its compliance bound to it, the parties verified, the holder minted
+/// by the operator) and the power fixture whose balances live in a ledger contract.
+pub fn set_up_tokens() -> Vec<SetUpToken> {
+    vec![
+        SetUpToken {
+            name: "tp_oz_rwa_token",
+            setup: "fixtures/third-party/oz-rwa.setup.json",
+            parts: &["tp_oz_rwa_compliance", "tp_oz_rwa_verifier"],
+        },
+        SetUpToken {
+            name: "power_token_swappable_ledger",
+            setup: "fixtures/power-token/swappable-ledger.setup.json",
+            parts: &["power_ledger"],
+        },
+    ]
+}
+
+impl SetUpToken {
+    /// Builds the token and its parts when missing or stale.
+    pub fn ensure_built(&self) {
+        let built: Vec<FixtureToken> = (std::iter::once(self.name)
+            .chain(self.parts.iter().copied()))
+        .map(|name| FixtureToken {
+            name: name.into(),
+            args: json!([]),
+            mint_fn: "mint",
+        })
+        .collect();
+        ensure_built(&built);
+    }
+
+    /// The set-up file's path.
+    pub fn setup_path(&self) -> PathBuf {
+        root().join(self.setup)
+    }
+}
+
 /// The workspace root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -128,8 +173,9 @@ fn features(manifest: &str) -> Vec<String> {
 }
 
 /// Every token, fixtures/ first: the conformant, vulnerable and upgradable tokens, the planted defects, the
-/// power fixtures (but `swappable-ledger`, whose ledger contract must be deployed first), then
-/// fixtures/third-party.
+/// power fixtures (but `swappable-ledger`, whose ledger contract is deployed first: [`set_up_tokens`]),
+/// then fixtures/third-party (the RWA token with constructor arguments alone, which an offline run refuses
+/// for want of its set-up file; [`set_up_tokens`] has it with that file).
 pub fn tokens() -> Vec<FixtureToken> {
     let sep41_args = |name: &str| json!(["@admin", 7, name, "TOK"]);
     let mut out: Vec<FixtureToken> = ["conformant_token", "vulnerable_token", "upgradable_token"]

@@ -1,8 +1,9 @@
 //! One answer in every mode: `assay sep41 --wasm` offline, `assay sep41 C…` on a fork of a local network,
 //! and `assay scan C…` on that network find the same powers on the same token: the third-party tokens that
-//! stand alone, our power fixtures (one per class and the control), and OpenZeppelin's RWA token in the two
-//! network modes (the offline run refuses it, saying why). OpenZeppelin's pausable token offline names its
-//! pause (a freeze of everyone, by the owner its constructor named), whether or not the owner holds units.
+//! stand alone, our power fixtures (one per class and the control), and the tokens that need contracts and
+//! calls around them (OpenZeppelin's RWA token, the swappable-ledger fixture), deployed offline and on the
+//! network from one set-up file. OpenZeppelin's pausable token offline names its pause (a freeze of
+//! everyone, by the owner its constructor named), whether or not the owner holds units.
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
@@ -118,8 +119,8 @@ fn sep41_wasm_names_the_pausable_tokens_pause_of_everyone_and_its_owner() {
     }
 }
 
-/// The tokens compared: each fixtures/third-party token that stands alone (the RWA token needs its
-/// compliance and verifier contracts, which one offline deployment cannot have).
+/// The tokens compared: each fixtures/third-party token that stands alone (the RWA token, which needs its
+/// compliance and verifier contracts, is compared with its set-up file).
 fn compared() -> Vec<FixtureToken> {
     let t = |name: &str, args: Value| FixtureToken {
         name: name.into(),
@@ -169,8 +170,8 @@ fn every_mode_finds_the_same_powers_on_the_third_party_tokens() {
 }
 
 /// Our own power fixtures, one per class of power (two steps, an allowance the admin writes, a clock, a
-/// constant, transfer fees at 30 % and 100 %, ...) and the control, which has none. `swappable-ledger` is
-/// left out: its ledger contract must be deployed first, which an offline run cannot do.
+/// constant, transfer fees at 30 % and 100 %, ...) and the control, which has none. `swappable-ledger`,
+/// whose ledger contract is deployed first, is compared with its set-up file.
 #[test]
 fn every_mode_finds_the_same_powers_on_the_power_fixtures() {
     let tokens: Vec<FixtureToken> = (crate::fixture_tokens::tokens().into_iter())
@@ -198,93 +199,118 @@ fn every_mode_finds_the_same_powers_on_the_power_fixtures() {
     compare_modes(&tokens, 120);
 }
 
-/// OpenZeppelin's SEP-57 (RWA) token holds and moves units only for accounts its identity verifier has
-/// verified, and its compliance contract must be bound to it: a deployment an offline run cannot make.
-/// The two network modes find the same powers on it (its operator's forced transfer, burn and mint, the
-/// freezes, the pause, the replaceable compliance), and the offline run refuses it saying why, never a
-/// silent empty survey.
+/// Tokens that need a deployment around them, each with its set-up file (the one `assay sep41 --setup`
+/// reads): OpenZeppelin's SEP-57 (RWA) token, which holds and moves units only for accounts its identity
+/// verifier has verified and needs its compliance contract bound to it, and the power fixture whose
+/// balances live in a ledger contract its admin can replace. Offline, the set-up file deploys them; on
+/// the network, the same file is deployed by the same code (`deploy_token`); the three modes agree.
 #[test]
-fn both_network_modes_find_the_same_powers_on_the_rwa_token() {
-    let names = [
-        "tp_oz_rwa_token",
-        "tp_oz_rwa_compliance",
-        "tp_oz_rwa_verifier",
-    ];
-    let parts: Vec<FixtureToken> = (names.iter())
-        .map(|n| FixtureToken {
-            name: n.to_string(),
-            args: json!(["Real", "RWA", "@admin", "@admin", "@admin", "@admin"]),
-            mint_fn: "mint",
-        })
-        .collect();
-    ensure_built(&parts);
-    let offline_out = offline(&parts[0]).output().expect("assay runs");
-    assert_ne!(offline_out.status.code(), Some(0));
-    let said = String::from_utf8_lossy(&offline_out.stderr).to_string()
-        + &String::from_utf8_lossy(&offline_out.stdout);
-    assert!(said.contains("mint"), "the refusal names the mint: {said}");
-
+fn every_mode_finds_the_same_powers_on_tokens_deployed_with_a_set_up_file() {
     let w = World::start(&[]);
     let ca = w.ca();
-    let admin = assay_attest::registry::account_val(w.admin.public_key());
-    let holder = assay_attest::registry::account_val(w.holder.public_key());
-    let contract = |id: [u8; 32]| {
-        ScVal::Address(stellar_xdr::ScAddress::Contract(stellar_xdr::ContractId(
-            stellar_xdr::Hash(id),
-        )))
-    };
-    let compliance = w.deploy(names[1], 140, vec![admin.clone(), admin.clone()]);
-    let verifier = w.deploy(names[2], 141, vec![admin.clone(), admin.clone()]);
-    let token = w.deploy(
-        names[0],
-        142,
-        vec![
-            string("Real"),
-            string("RWA"),
-            admin.clone(),
-            admin.clone(),
-            contract(compliance),
-            contract(verifier),
-        ],
-    );
-    let invoke = |id: [u8; 32], function: &str, args: Vec<ScVal>| {
-        let f = assay_attest::registry::call(id, function, args);
-        (w.invoker(&w.admin).invoke(&f)).unwrap_or_else(|e| panic!("{function}: {e}"));
-    };
-    invoke(
-        compliance,
-        "bind_token",
-        vec![contract(token), admin.clone()],
-    );
-    // Two verified accounts, so a forced transfer has a recipient that may receive.
-    for account in [&holder, &admin] {
-        let verified = vec![account.clone(), ScVal::Bool(true), admin.clone()];
-        invoke(verifier, "set_verified", verified);
+    for set_up in crate::fixture_tokens::set_up_tokens() {
+        let token = set_up.name;
+        set_up.ensure_built();
+        let setup = set_up.setup_path();
+        let offline_run = Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["sep41", "--wasm", wasm(token).to_str().unwrap()])
+            .args(["--setup", setup.to_str().unwrap(), "--output", "json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("assay runs");
+        let network = assay_chain::NetworkClient::new(&w.net.rpc_url(), w.net.passphrase());
+        let spender = assay_chain::Signer::generate();
+        let parties = assay_sep41::offline::Parties {
+            admin: &w.admin,
+            holder: &w.holder,
+            spender: &spender,
+        };
+        let deployment = assay_sep41::offline::Deployment::load(&setup).expect("the set-up file");
+        let subject = assay_sep41::offline::OfflineToken::Wasm {
+            wasm: std::fs::read(wasm(token)).unwrap(),
+            origin: token.into(),
+            constructor_args: deployment.constructor_args.clone(),
+            mint_fn: "mint".into(),
+            deployment,
+        };
+        let deployed = assay_sep41::offline::deploy_token(&network, &parties, &subject, 1000)
+            .unwrap_or_else(|e| panic!("{token} on the network: {e}"));
+        let id = match deployed.contract {
+            stellar_xdr::ScAddress::Contract(c) => c.0 .0,
+            other => panic!("{other:?}"),
+        };
+        let [forked, scanned] = network_runs(&w, &ca, id);
+        let offline_out = offline_run.wait_with_output().expect("assay runs");
+        let offline = json_of(&offline_out, token)["powers"].clone();
+        let sets = agree(
+            token,
+            &[
+                ("sep41 --wasm", offline),
+                ("sep41 forked", forked),
+                ("scan", scanned),
+            ],
+        );
+        // Functions through which each grants a power.
+        let expected: &[&str] = match token {
+            "tp_oz_rwa_token" => &["forced_transfer", "burn", "mint", "pause", "set_compliance"],
+            _ => &["set_ledger"],
+        };
+        for function in expected {
+            assert!(
+                sets.iter().any(|p| p.starts_with(&format!("{function}: "))),
+                "{token}: {function}: {sets:?}"
+            );
+        }
     }
-    let units = assay_sep41::checks::i128_val(1_000);
-    invoke(token, "mint", vec![holder, units, admin]);
+}
 
-    let [forked, scanned] = network_runs(&w, &ca, token);
-    let (forked_set, scanned_set) = (
-        powers_of(&forked, "rwa sep41 forked"),
-        powers_of(&scanned, "rwa scan"),
+/// Without its set-up file, the RWA token is refused offline, naming its `mint` (an operator's
+/// `mint(to, amount, operator)`, which cannot fund the holder alone) and the set-up file that can.
+#[test]
+fn sep41_wasm_without_a_set_up_file_refuses_the_rwa_token_naming_the_fix() {
+    let token = FixtureToken {
+        name: "tp_oz_rwa_token".into(),
+        args: json!(["Real", "RWA", "@admin", "@admin", "@admin", "@admin"]),
+        mint_fn: "mint",
+    };
+    ensure_built(std::slice::from_ref(&token));
+    let out = offline(&token).output().expect("assay runs");
+    assert_eq!(out.status.code(), Some(64), "a usage error");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("`mint` takes (to, amount, operator), not (to: Address, amount: i128)"),
+        "{said}"
     );
-    eprintln!("modes: tp_oz_rwa_token: {forked_set:?}");
-    assert_eq!(
-        scanned_set, forked_set,
-        "scan against sep41 forked\nscan: {scanned}\nsep41 forked: {forked}"
+    assert!(said.contains("--setup FILE"), "{said}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing on stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
     );
-    for function in ["forced_transfer", "burn", "mint", "pause"] {
-        assert!(
-            forked_set
-                .iter()
-                .any(|p| p.starts_with(&format!("{function}: "))),
-            "{function}: {forked_set:?}"
+}
+
+/// The three modes' power sets, required to be the same and to leave nothing unobservable; the set.
+fn agree(name: &str, modes: &[(&str, Value)]) -> Vec<String> {
+    let sets: Vec<(&str, Vec<String>)> = (modes.iter())
+        .map(|(mode, survey)| (*mode, powers_of(survey, &format!("{name} {mode}"))))
+        .collect();
+    eprintln!("modes: {name}: {:?}", sets[0].1);
+    for (mode, set) in &sets[1..] {
+        assert_eq!(
+            set,
+            &sets[0].1,
+            "{name}: {mode} against {}\n{mode}: {}\n{}: {}",
+            sets[0].0,
+            modes.iter().find(|m| m.0 == *mode).unwrap().1,
+            sets[0].0,
+            modes[0].1
         );
     }
-    for survey in [&forked, &scanned] {
-        assert_eq!(survey.get("unobservable"), None, "{survey}");
+    for (mode, survey) in modes {
+        assert_eq!(survey.get("unobservable"), None, "{name} {mode}: {survey}");
     }
+    sets[0].1.clone()
 }
 
 /// Deploys each token on one local network (salts from `salt`) and requires `assay sep41 --wasm`,
@@ -317,36 +343,22 @@ fn compare_modes(tokens: &[FixtureToken], salt: u8) {
         let [forked, scanned] = network_runs(&w, &ca, id);
         let offline_out = offline_run.wait_with_output().expect("assay runs");
         let name = &token.name;
-        let modes = [
-            (
-                "sep41 --wasm",
-                json_of(&offline_out, name)["powers"].clone(),
-            ),
-            ("sep41 forked", forked),
-            ("scan", scanned),
-        ];
-        let sets: Vec<(&str, Vec<String>)> = (modes.iter())
-            .map(|(mode, survey)| (*mode, powers_of(survey, &format!("{name} {mode}"))))
-            .collect();
-        eprintln!("modes: {name}: {:?}", sets[0].1);
-        assert_eq!(
-            sets[0].1.is_empty(),
-            name.ends_with("_control"),
-            "{name}: every token here but the control grants a power: {:?}",
-            sets[0].1
+        let set = agree(
+            name,
+            &[
+                (
+                    "sep41 --wasm",
+                    json_of(&offline_out, name)["powers"].clone(),
+                ),
+                ("sep41 forked", forked),
+                ("scan", scanned),
+            ],
         );
-        for (mode, set) in &sets[1..] {
-            assert_eq!(
-                set,
-                &sets[0].1,
-                "{name}: {mode} against sep41 --wasm\n{mode}: {}\nsep41 --wasm: {}",
-                modes.iter().find(|m| m.0 == *mode).unwrap().1,
-                modes[0].1
-            );
-        }
-        for (mode, survey) in &modes {
-            assert_eq!(survey.get("unobservable"), None, "{name} {mode}: {survey}");
-        }
+        assert_eq!(
+            set.is_empty(),
+            name.ends_with("_control"),
+            "{name}: every token here but the control grants a power: {set:?}"
+        );
     }
 }
 

@@ -161,6 +161,53 @@ fn usage_errors_exit_64_and_name_the_input() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--mint-fn"));
 }
 
+/// A set-up file that cannot run is a usage error naming the step and the fix, and nothing is printed on
+/// stdout: a call the token refuses (by its number, contract, function and signer), a placeholder no party
+/// or contract has, a function the contract does not declare, and constructor arguments given twice.
+#[test]
+fn a_set_up_file_that_cannot_run_exits_64_naming_the_step() {
+    let path = wasm("conformant_token");
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            r#"{"calls": [{"contract": "@token", "function": "transfer", "args": ["@spender", "@holder", 5], "as": "@spender"}]}"#,
+            vec![],
+            "set-up call 1 (@token.transfer), signed by @spender: simulation refused it",
+        ),
+        (
+            r#"{"constructor_args": ["@admn", 7, "N", "S"]}"#,
+            vec![],
+            "constructor argument `admin`: no party or contract is named \"@admn\" here; known: @admin, @holder, @spender",
+        ),
+        (
+            r#"{"calls": [{"contract": "@token", "function": "pause"}]}"#,
+            vec![],
+            "set-up call 1 (@token.pause): the contract declares no `pause`; it declares allowance, approve",
+        ),
+        (
+            r#"{"constructor_args": ["@admin", 7, "N", "S"]}"#,
+            vec!["--constructor-args", r#"["@admin", 7, "N", "S"]"#],
+            "given twice, by --constructor-args and by the set-up file; keep one",
+        ),
+    ];
+    for (n, (text, extra, said)) in cases.iter().enumerate() {
+        let setup = dir.path().join(format!("{n}.json"));
+        std::fs::write(&setup, text).unwrap();
+        let mut args = vec![
+            "--wasm",
+            path.to_str().unwrap(),
+            "--setup",
+            setup.to_str().unwrap(),
+        ];
+        args.extend(extra.iter().copied());
+        let out = assay(&args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{text}: {stderr}");
+        assert!(stderr.contains(said), "{text}: {stderr}");
+        assert!(out.stdout.is_empty(), "{text}");
+    }
+}
+
 #[test]
 fn consent_gate_refuses_writes_on_pubnet_and_never_prints_the_secret() {
     let key = secret(5);

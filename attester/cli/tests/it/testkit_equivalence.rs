@@ -1,12 +1,13 @@
 //! A token author's in-test run (assay-testkit) and `assay sep41 --wasm` reach the same verdicts: for every
 //! token of fixtures/ and fixtures/third-party an offline run can deploy (the list: fixture_tokens.rs), the
-//! per-check statuses, the exit code and the powers discovery observed are equal; a token neither can set
-//! up is refused by both with the same message. Prints each token's in-test figure (discovery plus suite) as
+//! per-check statuses, the exit code and the powers discovery observed are equal, and so for the tokens
+//! deployed with a set-up file (`--setup` / `Token::setup_file`); a token neither can set up is refused by
+//! both with the same message. Prints each token's in-test figure (discovery plus suite) as
 //! `testkit bench:` lines.
 use assay_testkit::Token;
 use serde_json::Value;
 
-use crate::fixture_tokens::{ensure_built, tokens, wasm, FixtureToken};
+use crate::fixture_tokens::{ensure_built, set_up_tokens, tokens, wasm, FixtureToken};
 
 /// (function, kind) of each power, sorted: what discovery observed, free of run-specific addresses.
 fn powers_of(survey: &Value) -> Vec<(String, String)> {
@@ -38,48 +39,69 @@ fn the_in_test_run_and_the_cli_agree_on_every_fixture_and_third_party_token() {
     assert!(count("power_token_") >= 8, "{tokens:?}");
     assert_eq!(count("tp_"), 7, "{tokens:?}");
     ensure_built(&tokens);
-    assert_equivalent(tokens);
-}
-
-/// For each token: the in-test run's statuses, exit code and powers equal `assay sep41 --wasm`'s.
-/// The CLI runs in its own process while the in-test run goes on in this one: two cores, half the time.
-fn assert_equivalent(tokens: Vec<FixtureToken>) {
-    for FixtureToken {
-        name,
-        args,
-        mint_fn,
-    } in tokens
-    {
-        let path = wasm(&name);
-        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_assay"))
-            .args(["sep41", "--wasm", path.to_str().unwrap()])
-            .args([
+    let cases = (tokens.into_iter()).map(
+        |FixtureToken {
+             name,
+             args,
+             mint_fn,
+         }| {
+            let path = wasm(&name);
+            let cli = [
                 "--constructor-args",
                 &args.to_string(),
                 "--mint-fn",
                 mint_fn,
-            ])
+            ]
+            .map(String::from);
+            let kit = Token::wasm_file(&path)
+                .constructor_args(args.to_string())
+                .mint_fn(mint_fn);
+            (name, cli.to_vec(), kit)
+        },
+    );
+    assert_equivalent(cases);
+}
+
+#[test]
+fn the_in_test_run_and_the_cli_agree_on_tokens_deployed_with_a_set_up_file() {
+    let cases = set_up_tokens().into_iter().map(|t| {
+        t.ensure_built();
+        let setup = t.setup_path();
+        let cli = vec!["--setup".to_string(), setup.display().to_string()];
+        (
+            t.name.to_string(),
+            cli,
+            Token::wasm_file(wasm(t.name)).setup_file(&setup),
+        )
+    });
+    assert_equivalent(cases);
+}
+
+/// For each token (its name, the `assay sep41 --wasm` arguments after the WASM, the in-test token): the
+/// in-test run's statuses, exit code and powers equal `assay sep41 --wasm`'s. The CLI runs in its own
+/// process while the in-test run goes on in this one: two cores, half the time.
+fn assert_equivalent(cases: impl Iterator<Item = (String, Vec<String>, Token)>) {
+    for (name, cli_args, kit) in cases {
+        let path = wasm(&name);
+        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["sep41", "--wasm", path.to_str().unwrap()])
+            .args(&cli_args)
             .args(["--output", "json"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("assay runs");
-        let kit = Token::wasm_file(&path)
-            .constructor_args(args.to_string())
-            .mint_fn(mint_fn)
-            .run();
+        let kit = kit.run();
         let out = cli.wait_with_output().expect("assay runs");
         let suite = match kit {
             Ok(suite) => suite,
             // A token neither can set up: the CLI refuses it too, with the same message, as a usage error
-            // when the token offers no way to fund a holder (the upgradable fixture: no mint function, 64),
-            // or as a run that could not start when funding fails on the network (the RWA token alone: its
-            // `mint` takes an operator and calls a compliance contract one deployment cannot have, 1).
+            // (the token offers no way to fund a holder: the upgradable fixture has no mint function; the
+            // RWA token's `mint` takes an operator, so without its set-up file nothing funds the holder).
             Err(why) => {
                 let why = why.to_string();
                 let stderr = String::from_utf8_lossy(&out.stderr);
-                let code = if name == "upgradable_token" { 64 } else { 1 };
-                assert_eq!(out.status.code(), Some(code), "{name}: {stderr}");
+                assert_eq!(out.status.code(), Some(64), "{name}: {stderr}");
                 assert!(
                     without_ids(&stderr).contains(&without_ids(&why)),
                     "{name}: {why}\n{stderr}"

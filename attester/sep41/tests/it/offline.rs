@@ -42,6 +42,7 @@ fn run_wasm_with(name: &str, constructor_args: Option<serde_json::Value>) -> Rep
         origin: format!("{name}.wasm"),
         constructor_args,
         mint_fn: "mint".into(),
+        deployment: Default::default(),
     };
     let run = run_offline(&subject, &OfflineOptions::default()).expect("offline run");
     eprintln!("{}", assay_sep41::render::text(&run.report));
@@ -319,6 +320,7 @@ fn a_constructor_that_credits_nobody_and_no_mint_function_is_a_usage_error() {
         origin: "power_token_control.wasm".into(),
         constructor_args: Some(serde_json::json!(["@admin", "@holder", 0])),
         mint_fn: "mint".into(),
+        deployment: Default::default(),
     };
     let err = run_offline(&subject, &OfflineOptions::default()).unwrap_err();
     let message = err.to_string();
