@@ -253,10 +253,17 @@ fi
 # The example token (examples/token, docs/integrating.md): a token author's project with its own workspace
 # and Cargo.lock, built with the `release` profile its manifest declares (as `stellar contract build` does),
 # in its own build directory, into target/wasm/example_token.wasm. ASSAY_EXAMPLE_TOKEN_DIR builds a copy of
-# the project (assay-testkit's planted-defect test), ASSAY_EXAMPLE_TOKEN_NAME names its output.
+# the project (assay-testkit's planted-defect test), ASSAY_EXAMPLE_TOKEN_NAME names its output. A copy builds
+# in a directory of its own: a cdylib's file name carries no hash, so the copy's build would overwrite
+# deps/example_token.wasm under the original's still-fresh fingerprint, and the next build of the original
+# would install the copy's (defective) module as example_token.wasm.
 if $example_token_builds; then
     example_dir="${ASSAY_EXAMPLE_TOKEN_DIR:-$root/examples/token}"
     example_name="${ASSAY_EXAMPLE_TOKEN_NAME:-example_token}"
-    build_dir="$build_dir-example-token" PROFILE=release build_with example-token -- --manifest-path "$example_dir/Cargo.toml"
-    install_wasm "$build_dir-example-token/$TARGET/release/example_token.wasm" "$example_name"
+    example_build="$build_dir-example-token"
+    if [ -n "${ASSAY_EXAMPLE_TOKEN_DIR:-}" ]; then
+        example_build="$build_dir-example-token-copy"
+    fi
+    build_dir="$example_build" PROFILE=release build_with example-token -- --manifest-path "$example_dir/Cargo.toml"
+    install_wasm "$example_build/$TARGET/release/example_token.wasm" "$example_name"
 fi
