@@ -20,5 +20,8 @@ fn every_code_block_of_the_page_is_in_the_example_token() {
         assert!(example.contains(&block), "not in examples/token:\n{block}");
         blocks += 1;
     }
-    assert_eq!(blocks, 2, "the page's dev-dependency line and test file");
+    assert_eq!(
+        blocks, 3,
+        "the page's dev-dependency line, test file and profile lines"
+    );
 }
