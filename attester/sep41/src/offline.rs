@@ -204,6 +204,12 @@ pub fn deploy_token(
                     .constructor_args(helper.constructor_args.as_ref(), &placeholders)
                     .map_err(|e| in_contract(&helper.name, e))?;
                 let address = create(network, admin, &helper.wasm, args)?;
+                // Progress on stderr, as a fork run reports its ledger: what the set-up file did.
+                eprintln!(
+                    "setup: @{} deployed at {}",
+                    helper.name,
+                    strkey_of(&address)
+                );
                 placeholders
                     .contracts
                     .insert(helper.name.clone(), strkey_of(&address));
@@ -211,6 +217,9 @@ pub fn deploy_token(
             }
             let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
             let contract = create(network, admin, wasm, args)?;
+            if !deployment.contracts.is_empty() || !deployment.calls.is_empty() {
+                eprintln!("setup: @token deployed at {}", strkey_of(&contract));
+            }
             (placeholders.contracts).insert("token".into(), strkey_of(&contract));
             specs.insert("token".into(), (spec, contract.clone()));
             for (n, call) in deployment.calls.iter().enumerate() {
@@ -230,7 +239,15 @@ pub fn deploy_token(
                     _ => admin,
                 };
                 match network.invoke(signer, address, &call.function, args)? {
-                    assay_chain::InvokeOutcome::Landed { .. } => {}
+                    assay_chain::InvokeOutcome::Landed { .. } => {
+                        eprintln!(
+                            "setup: call {} ({}.{}) landed, signed by {}",
+                            n + 1,
+                            call.contract,
+                            call.function,
+                            call.signer
+                        )
+                    }
                     other => {
                         return Err(OfflineError::Usage(format!(
                         "{label}, signed by {}: {}; check the call against the contract, or the \

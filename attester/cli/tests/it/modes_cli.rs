@@ -243,6 +243,17 @@ fn every_mode_finds_the_same_powers_on_tokens_deployed_with_a_set_up_file() {
         let [forked, scanned] = network_runs(&w, &ca, id);
         let offline_out = offline_run.wait_with_output().expect("assay runs");
         let offline = json_of(&offline_out, token)["powers"].clone();
+        // Progress on stderr: each contract of the file and the token deployed, in order.
+        let progress = String::from_utf8_lossy(&offline_out.stderr);
+        let deployed: Vec<&str> = (progress.lines())
+            .filter_map(|l| l.strip_prefix("setup: @")?.split(" deployed at C").next())
+            .collect();
+        let mut expected_order: Vec<&str> = match token {
+            "tp_oz_rwa_token" => vec!["compliance", "verifier"],
+            _ => vec!["ledger"],
+        };
+        expected_order.push("token");
+        assert_eq!(deployed, expected_order, "{progress}");
         let sets = agree(
             token,
             &[
