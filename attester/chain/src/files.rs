@@ -47,6 +47,17 @@ pub enum ReadError {
 /// # Errors
 /// [`ReadError`], naming the file.
 pub fn read_capped(path: &Path, cap: u64, what: &'static str) -> Result<String, ReadError> {
+    let bytes = read_capped_bytes(path, cap, what)?;
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText {
+        path: path.display().to_string(),
+    })
+}
+
+/// [`read_capped`] for a file that need not be text (a contract's WASM).
+///
+/// # Errors
+/// [`ReadError::Io`] or [`ReadError::TooLarge`], naming the file.
+pub fn read_capped_bytes(path: &Path, cap: u64, what: &'static str) -> Result<Vec<u8>, ReadError> {
     let shown = || path.display().to_string();
     let io = |source| ReadError::Io {
         path: shown(),
@@ -68,7 +79,7 @@ pub fn read_capped(path: &Path, cap: u64, what: &'static str) -> Result<String, 
     if bytes.len() as u64 > cap {
         return Err(too_large());
     }
-    String::from_utf8(bytes).map_err(|_| ReadError::NotText { path: shown() })
+    Ok(bytes)
 }
 
 /// Writes `bytes` to `path` atomically: a new file in `path`'s directory, created exclusively under a random

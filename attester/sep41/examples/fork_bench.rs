@@ -161,13 +161,7 @@ impl Deployer<'_> {
     fn deploy_with_setup(&self, wasm: &[u8], setup: &str) -> ScAddress {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
         let deployment = Deployment::load(&root.join(setup)).expect("the set-up file");
-        let subject = OfflineToken::Wasm {
-            wasm: wasm.to_vec(),
-            origin: setup.into(),
-            constructor_args: deployment.constructor_args.clone(),
-            mint_fn: "mint".into(),
-            deployment,
-        };
+        let subject = OfflineToken::with_setup(wasm.to_vec(), setup, deployment);
         let spender = Signer::generate();
         let parties = Parties {
             admin: self.admin,

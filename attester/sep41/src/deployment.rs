@@ -23,6 +23,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use assay_chain::files::{read_capped, read_capped_bytes, ReadError};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -101,10 +102,22 @@ struct ContractEntry {
 }
 
 /// Why a set-up file cannot be used; each names the file and what to change.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum DeploymentError {
-    #[error("--setup {path}: {reason}")]
-    Unreadable { path: String, reason: String },
+    /// The set-up file itself cannot be read (missing, over [`MAX_SETUP_FILE_BYTES`], not text).
+    #[error("--setup {0}")]
+    Unreadable(ReadError),
+    /// A contract's WASM cannot be read (missing, over [`MAX_WASM_BYTES`]).
+    #[error(
+        "--setup {path}: contract {name:?}: {error}; build it first, or give its path relative to \
+         the set-up file"
+    )]
+    ContractWasm {
+        path: String,
+        name: String,
+        error: ReadError,
+    },
+    /// The file reads, but does not describe a usable deployment.
     #[error("--setup {path}: {reason}")]
     Invalid { path: String, reason: String },
 }
@@ -113,13 +126,8 @@ impl Deployment {
     /// Reads and checks the set-up file at `path`, and the WASM of every contract it names.
     pub fn load(path: &Path) -> Result<Deployment, DeploymentError> {
         let shown = path.display().to_string();
-        let unreadable = |reason: String| DeploymentError::Unreadable {
-            path: shown.clone(),
-            reason,
-        };
-        let text = read_bounded(path, MAX_SETUP_FILE_BYTES).map_err(unreadable)?;
-        let text = String::from_utf8(text)
-            .map_err(|_| unreadable("not UTF-8 text; a set-up file is JSON".into()))?;
+        let text = read_capped(path, MAX_SETUP_FILE_BYTES, "set-up files")
+            .map_err(DeploymentError::Unreadable)?;
         let file: SetupFile =
             serde_json::from_str(&text).map_err(|e| DeploymentError::Invalid {
                 path: shown.clone(),
@@ -132,14 +140,12 @@ impl Deployment {
         let mut contracts = Vec::with_capacity(file.contracts.len());
         for entry in file.contracts {
             let wasm_path = base.join(&entry.wasm);
-            let wasm = read_bounded(&wasm_path, MAX_WASM_BYTES).map_err(|reason| {
-                unreadable(format!(
-                    "contract {:?}: {}: {reason}; build it first, or give its path relative to the \
-                     set-up file",
-                    entry.name,
-                    wasm_path.display()
-                ))
-            })?;
+            let wasm = read_capped_bytes(&wasm_path, MAX_WASM_BYTES, "contract WASM files")
+                .map_err(|error| DeploymentError::ContractWasm {
+                    path: shown.clone(),
+                    name: entry.name.clone(),
+                    error,
+                })?;
             contracts.push(Contract {
                 name: entry.name,
                 wasm,
@@ -260,20 +266,6 @@ pub(crate) fn names(json: Option<&Value>, placeholder: &str) -> bool {
     }
 }
 
-/// The file at `path`, refused past `limit` bytes without reading them all.
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("larger than {limit} bytes"));
-    }
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,7 +372,9 @@ mod tests {
         );
         let err = Deployment::load(&big).unwrap_err();
         assert!(
-            err.to_string().ends_with("larger than 1048576 bytes"),
+            err.to_string().ends_with(
+                "big.json is larger than 1048576 bytes (set-up files are at most that); refused unread"
+            ),
             "{err}"
         );
         let no_wasm = write(

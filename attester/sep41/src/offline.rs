@@ -38,6 +38,20 @@ pub enum OfflineToken {
     Sac { code: String },
 }
 
+impl OfflineToken {
+    /// The token WASM deployed as `deployment` says, its constructor arguments the set-up file's, its
+    /// holder funded by the file's calls or else through `mint`.
+    pub fn with_setup(wasm: Vec<u8>, origin: impl Into<String>, deployment: Deployment) -> Self {
+        OfflineToken::Wasm {
+            wasm,
+            origin: origin.into(),
+            constructor_args: deployment.constructor_args.clone(),
+            mint_fn: "mint".into(),
+            deployment,
+        }
+    }
+}
+
 /// How the embedded network runs.
 #[derive(Debug, Clone)]
 pub struct OfflineOptions {
@@ -223,12 +237,8 @@ pub fn deploy_token(
             (placeholders.contracts).insert("token".into(), strkey_of(&contract));
             specs.insert("token".into(), (spec, contract.clone()));
             for (n, call) in deployment.calls.iter().enumerate() {
-                let label = format!(
-                    "set-up call {} ({}.{})",
-                    n + 1,
-                    call.contract,
-                    call.function
-                );
+                let step = format!("call {} ({}.{})", n + 1, call.contract, call.function);
+                let label = format!("set-up {step}");
                 let target = call.contract.trim_start_matches('@');
                 let (target_spec, address) = &specs[target];
                 let args =
@@ -240,13 +250,7 @@ pub fn deploy_token(
                 };
                 match network.invoke(signer, address, &call.function, args)? {
                     assay_chain::InvokeOutcome::Landed { .. } => {
-                        eprintln!(
-                            "setup: call {} ({}.{}) landed, signed by {}",
-                            n + 1,
-                            call.contract,
-                            call.function,
-                            call.signer
-                        )
+                        eprintln!("setup: {step} landed, signed by {}", call.signer)
                     }
                     other => {
                         return Err(OfflineError::Usage(format!(

@@ -173,41 +173,36 @@ impl ContractSpec {
         json: Option<&Value>,
         placeholders: &Placeholders,
     ) -> Result<Vec<ScVal>, SpecError> {
-        let shape = |reason: &str| SpecError::Shape {
-            given: "--constructor-args".into(),
-            reason: reason.into(),
-        };
         let Some(params) = self.params("__constructor") else {
             return match json {
                 None => Ok(vec![]),
                 Some(Value::Array(a)) if a.is_empty() => Ok(vec![]),
-                Some(_) => Err(shape(
-                    "the contract has no constructor, so it takes no arguments",
-                )),
+                Some(_) => Err(SpecError::Shape {
+                    given: "--constructor-args".into(),
+                    reason: "the contract has no constructor, so it takes no arguments".into(),
+                }),
             };
         };
-        match json {
-            Some(json) => convert_args(
-                "constructor",
-                "--constructor-args",
-                params,
-                json,
-                placeholders,
-            ),
+        let defaults;
+        let json = match json {
+            Some(json) => json,
             None => {
-                let defaults = params
-                    .iter()
-                    .map(|(name, ty)| default_arg(name, ty))
-                    .collect::<Result<Vec<_>, _>>()?;
-                convert_args(
-                    "constructor",
-                    "--constructor-args",
-                    params,
-                    &Value::Array(defaults),
-                    placeholders,
-                )
+                defaults = Value::Array(
+                    params
+                        .iter()
+                        .map(|(name, ty)| default_arg(name, ty))
+                        .collect::<Result<_, _>>()?,
+                );
+                &defaults
             }
-        }
+        };
+        convert_args(
+            "constructor",
+            "--constructor-args",
+            params,
+            json,
+            placeholders,
+        )
     }
 
     /// Arguments of a call to `function` from JSON (an array in order, or an object by parameter

@@ -227,13 +227,11 @@ fn every_mode_finds_the_same_powers_on_tokens_deployed_with_a_set_up_file() {
             spender: &spender,
         };
         let deployment = assay_sep41::offline::Deployment::load(&setup).expect("the set-up file");
-        let subject = assay_sep41::offline::OfflineToken::Wasm {
-            wasm: std::fs::read(wasm(token)).unwrap(),
-            origin: token.into(),
-            constructor_args: deployment.constructor_args.clone(),
-            mint_fn: "mint".into(),
+        let subject = assay_sep41::offline::OfflineToken::with_setup(
+            std::fs::read(wasm(token)).unwrap(),
+            token,
             deployment,
-        };
+        );
         let deployed = assay_sep41::offline::deploy_token(&network, &parties, &subject, 1000)
             .unwrap_or_else(|e| panic!("{token} on the network: {e}"));
         let id = match deployed.contract {
