@@ -214,9 +214,12 @@ pub fn deploy_token(
             let mut specs = std::collections::BTreeMap::new();
             for helper in &deployment.contracts {
                 let helper_spec = ContractSpec::from_wasm(&helper.wasm, &helper.origin)?;
-                let args = helper_spec
-                    .constructor_args(helper.constructor_args.as_ref(), &placeholders)
-                    .map_err(|e| in_contract(&helper.name, e))?;
+                let given = format!("contract \"{}\" of the set-up", helper.name);
+                let args = helper_spec.constructor_args(
+                    helper.constructor_args.as_ref(),
+                    &given,
+                    &placeholders,
+                )?;
                 let address = create(network, admin, &helper.wasm, args)?;
                 // Progress on stderr, as a fork run reports its ledger: what the set-up file did.
                 eprintln!(
@@ -229,7 +232,11 @@ pub fn deploy_token(
                     .insert(helper.name.clone(), strkey_of(&address));
                 specs.insert(helper.name.clone(), (helper_spec, address));
             }
-            let args = spec.constructor_args(constructor_args.as_ref(), &placeholders)?;
+            let given = match deployment.constructor_args {
+                Some(_) => "the set-up file's \"constructor_args\"",
+                None => "--constructor-args",
+            };
+            let args = spec.constructor_args(constructor_args.as_ref(), given, &placeholders)?;
             let contract = create(network, admin, wasm, args)?;
             if !deployment.contracts.is_empty() || !deployment.calls.is_empty() {
                 eprintln!("setup: @token deployed at {}", strkey_of(&contract));
@@ -328,11 +335,6 @@ fn check_mint_fn(
         }
         Some(_) => Ok(()),
     }
-}
-
-/// A deployment contract's constructor error, naming the contract.
-fn in_contract(name: &str, e: SpecError) -> OfflineError {
-    OfflineError::Usage(format!("contract \"{name}\" of the set-up: {e}"))
 }
 
 /// Uploads `wasm` and creates a contract from it (a fresh salt) as `admin`.

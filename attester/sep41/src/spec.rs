@@ -13,9 +13,11 @@ pub enum SpecError {
     NotWasm(String),
     #[error("{0} has no readable contract spec (a `contractspecv0` section): {1}")]
     Unreadable(String, String),
-    /// One argument of `function` (`constructor` for the constructor) does not convert.
-    #[error("{function} argument `{param}`: {reason}")]
+    /// One argument of `function` (`constructor` for the constructor) does not convert; `given` names
+    /// where the arguments came from.
+    #[error("{given}: {function} argument `{param}`: {reason}")]
     Argument {
+        given: String,
         function: String,
         param: String,
         reason: String,
@@ -167,10 +169,12 @@ impl ContractSpec {
     }
 
     /// Constructor arguments from JSON (an array in order, or an object by parameter name);
-    /// with no JSON, defaults for the common `(admin, decimals, name, symbol)` shape.
+    /// with no JSON, defaults for the common `(admin, decimals, name, symbol)` shape. `given` names
+    /// where the JSON came from (`--constructor-args`, a set-up file's entry), for errors.
     pub fn constructor_args(
         &self,
         json: Option<&Value>,
+        given: &str,
         placeholders: &Placeholders,
     ) -> Result<Vec<ScVal>, SpecError> {
         let Some(params) = self.params("__constructor") else {
@@ -178,7 +182,7 @@ impl ContractSpec {
                 None => Ok(vec![]),
                 Some(Value::Array(a)) if a.is_empty() => Ok(vec![]),
                 Some(_) => Err(SpecError::Shape {
-                    given: "--constructor-args".into(),
+                    given: given.into(),
                     reason: "the contract has no constructor, so it takes no arguments".into(),
                 }),
             };
@@ -190,19 +194,13 @@ impl ContractSpec {
                 defaults = Value::Array(
                     params
                         .iter()
-                        .map(|(name, ty)| default_arg(name, ty))
+                        .map(|(name, ty)| default_arg(given, name, ty))
                         .collect::<Result<_, _>>()?,
                 );
                 &defaults
             }
         };
-        convert_args(
-            "constructor",
-            "--constructor-args",
-            params,
-            json,
-            placeholders,
-        )
+        convert_args("constructor", given, params, json, placeholders)
     }
 
     /// Arguments of a call to `function` from JSON (an array in order, or an object by parameter
@@ -263,6 +261,7 @@ fn convert_args(
             .iter()
             .map(|(name, _)| {
                 map.get(name).cloned().ok_or_else(|| SpecError::Argument {
+                    given: source.into(),
                     function: function.into(),
                     param: name.clone(),
                     reason: "missing from the JSON object".into(),
@@ -281,6 +280,7 @@ fn convert_args(
         .zip(values)
         .map(|((name, ty), value)| {
             to_scval(&value, ty, placeholders).map_err(|reason| SpecError::Argument {
+                given: source.into(),
                 function: function.into(),
                 param: name.clone(),
                 reason: reason.to_string(),
@@ -309,7 +309,7 @@ fn names(params: &[(String, ScSpecTypeDef)]) -> String {
         .join(", ")
 }
 
-fn default_arg(name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
+fn default_arg(given: &str, name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
     let value = match (name, ty) {
         (_, ScSpecTypeDef::Address) => Value::from("@admin"),
         ("decimals", ScSpecTypeDef::U32) => Value::from(7),
@@ -317,9 +317,10 @@ fn default_arg(name: &str, ty: &ScSpecTypeDef) -> Result<Value, SpecError> {
         ("symbol", ScSpecTypeDef::String) => Value::from("PROBE"),
         _ => {
             return Err(SpecError::Argument {
+                given: given.into(),
                 function: "constructor".into(),
                 param: name.into(),
-                reason: "no default for it; pass --constructor-args '[…]'".into(),
+                reason: "no default for it; give the constructor's arguments ('[…]')".into(),
             })
         }
     };

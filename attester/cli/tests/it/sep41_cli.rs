@@ -163,11 +163,17 @@ fn usage_errors_exit_64_and_name_the_input() {
 
 /// A set-up file that cannot run is a usage error naming the step and the fix, and nothing is printed on
 /// stdout: a call the token refuses (by its number, contract, function and signer), a placeholder no party
-/// or contract has, a function the contract does not declare, and constructor arguments given twice.
+/// or contract has, a call argument of the wrong type (by the call), a contract of the set-up given the wrong
+/// arguments (by its name), a function the contract does not declare, and constructor arguments given twice.
 #[test]
 fn a_set_up_file_that_cannot_run_exits_64_naming_the_step() {
     let path = wasm("conformant_token");
     let dir = tempfile::tempdir().unwrap();
+    // A contract of the set-up given the wrong number of constructor arguments (the WASM path absolute).
+    let helper_with_one_argument = serde_json::json!({
+        "contracts": [{"name": "other", "wasm": path, "constructor_args": [1]}]
+    })
+    .to_string();
     let cases = [
         (
             r#"{"calls": [{"contract": "@token", "function": "transfer", "args": ["@spender", "@holder", 5], "as": "@spender"}]}"#,
@@ -177,7 +183,17 @@ fn a_set_up_file_that_cannot_run_exits_64_naming_the_step() {
         (
             r#"{"constructor_args": ["@admn", 7, "N", "S"]}"#,
             vec![],
-            "constructor argument `admin`: no party or contract is named \"@admn\" here; known: @admin, @holder, @spender",
+            "the set-up file's \"constructor_args\": constructor argument `admin`: no party or contract is named \"@admn\" here; known: @admin, @holder, @spender",
+        ),
+        (
+            r#"{"calls": [{"contract": "@token", "function": "mint", "args": ["@holder", "x"]}]}"#,
+            vec![],
+            "set-up call 1 (@token.mint): mint argument `amount`: \"x\" is not an integer",
+        ),
+        (
+            &helper_with_one_argument,
+            vec![],
+            "contract \"other\" of the set-up: the constructor takes 4 arguments",
         ),
         (
             r#"{"calls": [{"contract": "@token", "function": "pause"}]}"#,
