@@ -8,6 +8,129 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags};
 
+mod postgres;
+
+/// Where a history lives: a SQLite file (the default, nothing to install) or a PostgreSQL database that
+/// many `watch` workers and `serve` replicas share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    Sqlite(PathBuf),
+    Postgres(PostgresUrl),
+}
+
+impl Database {
+    /// A `postgres://` or `postgresql://` URL names a PostgreSQL database; anything else is a file path.
+    pub fn parse(given: &str) -> Database {
+        let lower = given.get(..13).unwrap_or(given).to_ascii_lowercase();
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            Database::Postgres(PostgresUrl(given.to_string()))
+        } else {
+            Database::Sqlite(PathBuf::from(given))
+        }
+    }
+}
+
+/// The environment variable naming the PostgreSQL database. It may carry the password; `--database` may
+/// not, since argv is visible to every user of the machine.
+pub const DATABASE_URL_ENV: &str = "ASSAY_DATABASE_URL";
+
+impl Database {
+    /// Where the history is, from what the operator gave: `--database` (`flag`, a PostgreSQL URL without
+    /// a password), else `ASSAY_DATABASE_URL`, else a config file's `database` (`configured`); else the
+    /// file `file` (`--history`, `ASSAY_HISTORY`, a config's `history`), else the default file. A database
+    /// URL and a file both given is refused rather than one silently ignored. `Ok(None)`: no file given and
+    /// no data directory to default to.
+    pub fn resolve(
+        flag: Option<&str>,
+        configured: Option<&str>,
+        file: Option<&Path>,
+    ) -> Result<Option<Database>, String> {
+        let env = std::env::var(DATABASE_URL_ENV)
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        let (given, source) = match (flag, env, configured) {
+            (Some(flag), _, _) => (flag.to_string(), "--database"),
+            (None, Some(env), _) => (env, DATABASE_URL_ENV),
+            (None, None, Some(configured)) => (configured.to_string(), "the config's `database`"),
+            (None, None, None) => {
+                return Ok(file
+                    .map(Path::to_path_buf)
+                    .or_else(History::default_path)
+                    .map(Database::Sqlite))
+            }
+        };
+        let Database::Postgres(url) = Database::parse(given.trim()) else {
+            return Err(format!(
+                "{source} takes a PostgreSQL URL (postgres://USER@HOST:PORT/DB); a SQLite file is given with --history PATH"
+            ));
+        };
+        if source == "--database" && url.has_password() {
+            return Err(format!(
+                "--database {url}: the URL carries a password, and argv is visible to every user of the machine; \
+                 give the URL in {DATABASE_URL_ENV}, or the password in PGPASSWORD"
+            ));
+        }
+        if let Some(file) = file {
+            return Err(format!(
+                "both {source} ({url}) and a history file ({}) are given: give one (unset ASSAY_HISTORY, or \
+                 drop `history` from the config, to use the database)",
+                file.display()
+            ));
+        }
+        Ok(Some(Database::Postgres(url)))
+    }
+}
+
+impl std::fmt::Display for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(path) => write!(f, "{}", path.display()),
+            Database::Postgres(url) => write!(f, "{url}"),
+        }
+    }
+}
+
+/// A PostgreSQL URL. It may carry a password, so it displays (and debug-prints) without one, and without
+/// its query (where `password=` may also be).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PostgresUrl(String);
+
+impl PostgresUrl {
+    /// The URL as given, password and all: only for connecting.
+    fn secret(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the URL carries a password (in its user part or its query).
+    pub fn has_password(&self) -> bool {
+        match url::Url::parse(&self.0) {
+            Ok(url) => url.password().is_some() || url.query_pairs().any(|(k, _)| k == "password"),
+            // Unparsable: assume the worst, so it is neither echoed nor accepted from argv.
+            Err(_) => true,
+        }
+    }
+}
+
+impl std::fmt::Display for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match url::Url::parse(&self.0) {
+            Ok(mut url) => {
+                let _ = url.set_password(None);
+                url.set_query(None);
+                url.set_fragment(None);
+                write!(f, "{url}")
+            }
+            Err(_) => f.write_str("postgres://(an unparsable URL)"),
+        }
+    }
+}
+
+impl std::fmt::Debug for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgresUrl({self})")
+    }
+}
+
 /// One stored observation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredObservation {
@@ -35,7 +158,7 @@ pub struct Listed {
 /// How long a reader or writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// A history error, naming the file.
+/// A history error, naming the file (or the database, without its password).
 #[derive(Debug, thiserror::Error)]
 #[error("history {path}: {message}")]
 pub struct HistoryError {
@@ -43,10 +166,99 @@ pub struct HistoryError {
     pub message: String,
 }
 
-/// An open history database.
+/// An open history: a SQLite file, or a PostgreSQL database that many processes share.
 pub struct History {
-    conn: Connection,
-    path: PathBuf,
+    store: Store,
+    /// Where it is, for errors: the file's path, or the database's URL without its password.
+    path: String,
+}
+
+enum Store {
+    Sqlite(Connection),
+    /// The connection (back to the idle ones when the history drops) and its URL.
+    Postgres(postgres::PgStore, PostgresUrl),
+}
+
+impl Drop for History {
+    fn drop(&mut self) {
+        if let Store::Postgres(store, url) = &mut self.store {
+            postgres::checkin(url.secret(), store.take());
+        }
+    }
+}
+
+/// A work queue's size: assets due and not leased, leased (being checked), whose last check failed, all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct QueueStats {
+    pub due: i64,
+    pub leased: i64,
+    pub failing: i64,
+    pub total: i64,
+}
+
+/// A named lock many processes contend for ([`History::try_lock`], [`History::lock`]).
+pub struct HeldLock {
+    store: postgres::PgStore,
+    url: PostgresUrl,
+    key: i64,
+}
+
+impl HeldLock {
+    fn new(url: &PostgresUrl, name: &str) -> Result<HeldLock, String> {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("assay lock {name}").as_bytes());
+        let mut key = [0u8; 8];
+        key.copy_from_slice(&digest[..8]);
+        Ok(HeldLock {
+            store: postgres::checkout(url.secret())?,
+            url: url.clone(),
+            key: i64::from_be_bytes(key),
+        })
+    }
+
+    /// Whether the lock is still held: its connection answers (a database restart ends every lock).
+    pub fn is_held(&self) -> bool {
+        self.store.execute("SELECT 1".to_string()).is_ok()
+    }
+
+    /// Gives back a connection whose lock was never taken.
+    fn release_unheld(mut self) {
+        postgres::checkin(self.url.secret(), self.store.take());
+    }
+}
+
+impl Drop for HeldLock {
+    fn drop(&mut self) {
+        // Released, the connection is reused; if the release fails the connection is closed instead,
+        // which releases the lock too.
+        let store = self.store.take();
+        if store.unlock(self.key).is_ok() {
+            postgres::checkin(self.url.secret(), store);
+        }
+    }
+}
+
+/// The tables [`History::counts`] counts.
+const COUNTED_TABLES: [&str; 5] = [
+    "observations",
+    "rechecks",
+    "bundles",
+    "chain_readings",
+    "latest",
+];
+
+/// What a listing of observations asks for: the same question to either backend.
+enum Listing {
+    /// Every observation of an asset, oldest first.
+    Asset(String),
+    /// At most `limit` observations of `asset` older than `before`, newest first.
+    Before {
+        asset: String,
+        before: i64,
+        limit: i64,
+    },
+    /// Each asset's newest observation, by asset.
+    LatestPerAsset,
 }
 
 /// The schema version this build writes (`PRAGMA user_version`). 1: observations and chain readings;
@@ -272,19 +484,21 @@ impl History {
         dirs::data_dir().map(|d| d.join("assay").join("history.sqlite3"))
     }
 
-    fn err(path: &Path, message: impl ToString) -> HistoryError {
+    fn err(path: &str, message: impl ToString) -> HistoryError {
         HistoryError {
-            path: path.display().to_string(),
+            path: path.to_string(),
             message: message.to_string(),
         }
     }
 
     /// Opens (creating if needed) the history at `path`.
-    pub fn open(path: &Path) -> Result<History, HistoryError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+    pub fn open(file: &Path) -> Result<History, HistoryError> {
+        let path = file.display().to_string();
+        let path = path.as_str();
+        if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Self::err(path, e))?;
         }
-        let conn = Connection::open(path).map_err(|e| Self::err(path, e))?;
+        let conn = Connection::open(file).map_err(|e| Self::err(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Self::err(path, e))?;
         // Write-ahead logging: `assay history` reads while `watch` appends, without "database is locked".
@@ -302,19 +516,45 @@ impl History {
         conn.execute_batch("PRAGMA synchronous = NORMAL")
             .map_err(|e| Self::err(path, e))?;
         let mut history = History {
-            conn,
-            path: path.to_path_buf(),
+            store: Store::Sqlite(conn),
+            path: path.to_string(),
         };
         history.migrate()?;
         Ok(history)
+    }
+
+    /// Opens (creating or migrating if needed) the history in `database`.
+    pub fn connect(database: &Database) -> Result<History, HistoryError> {
+        match database {
+            Database::Sqlite(file) => History::open(file),
+            Database::Postgres(url) => {
+                let path = url.to_string();
+                let store = postgres::checkout(url.secret()).map_err(|e| Self::err(&path, e))?;
+                Ok(History {
+                    store: Store::Postgres(store, url.clone()),
+                    path,
+                })
+            }
+        }
+    }
+
+    /// Opens the history in `database` to read it: [`History::open_existing`] for a file (`Ok(None)` when
+    /// there is none); a PostgreSQL database is connected to (and migrated) as by [`History::connect`].
+    pub fn connect_existing(database: &Database) -> Result<Option<History>, HistoryError> {
+        match database {
+            Database::Sqlite(file) => History::open_existing(file),
+            Database::Postgres(_) => History::connect(database).map(Some),
+        }
     }
 
     /// Brings the store to [`SCHEMA_VERSION`] in one transaction: a store that fails half-way is left as
     /// it was. A store of a newer schema is refused.
     fn migrate(&mut self) -> Result<(), HistoryError> {
         let path = self.path.clone();
-        let tx = self
-            .conn
+        let Store::Sqlite(conn) = &mut self.store else {
+            return Ok(());
+        };
+        let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| Self::err(&path, e))?;
         let version: i64 = tx
@@ -345,13 +585,15 @@ impl History {
 
     /// Opens an existing history read-only; `Ok(None)` when the file does not exist. A store of an older
     /// schema is migrated first (which needs write access: without it, the error names the fix).
-    pub fn open_existing(path: &Path) -> Result<Option<History>, HistoryError> {
+    pub fn open_existing(file: &Path) -> Result<Option<History>, HistoryError> {
+        let name = file.display().to_string();
+        let (path, name) = (file, name.as_str());
         if !path.exists() {
             return Ok(None);
         }
         let version: i64 = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .and_then(|c| c.query_row("PRAGMA user_version", [], |row| row.get(0)))
-            .map_err(|e| Self::err(path, e))?;
+            .map_err(|e| Self::err(name, e))?;
         if version < SCHEMA_VERSION {
             History::open(path).map_err(|e| HistoryError {
                 message: format!(
@@ -364,12 +606,12 @@ impl History {
             })?;
         }
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| Self::err(path, e))?;
+            .map_err(|e| Self::err(name, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| Self::err(path, e))?;
+            .map_err(|e| Self::err(name, e))?;
         Ok(Some(History {
-            conn,
-            path: path.to_path_buf(),
+            store: Store::Sqlite(conn),
+            path: name.to_string(),
         }))
     }
 
@@ -377,7 +619,13 @@ impl History {
     /// scan asked for is kept): all or nothing.
     pub fn append(&mut self, rows: &[(String, String, String)]) -> Result<(), HistoryError> {
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
+        let conn = match &mut self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg.append(rows.to_vec()).map_err(|e| Self::err(&path, e))
+            }
+        };
+        let tx = conn.transaction().map_err(|e| Self::err(&path, e))?;
         for (asset, scanned_at, report) in rows {
             insert_observation(&tx, asset, scanned_at, report, None)
                 .map_err(|e| Self::err(&path, e))?;
@@ -397,9 +645,21 @@ impl History {
         bundle: Option<(&str, &str)>,
     ) -> Result<Recorded, HistoryError> {
         let path = self.path.clone();
+        let conn = match &mut self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .record(
+                        asset.to_string(),
+                        checked_at.to_string(),
+                        report_json.to_string(),
+                        bundle.map(|(hash, json)| (hash.to_string(), json.to_string())),
+                    )
+                    .map_err(|e| Self::err(&path, e))
+            }
+        };
         let e = |e: rusqlite::Error| Self::err(&path, e);
-        let tx = self
-            .conn
+        let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(e)?;
         let print = fingerprint(report_json);
@@ -461,7 +721,22 @@ impl History {
         rows: &[(String, String, ChainReading)],
     ) -> Result<(), HistoryError> {
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| Self::err(&path, e))?;
+        let conn = match &mut self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                let rows = rows
+                    .iter()
+                    .map(|(asset, read_at, entry)| {
+                        serde_json::to_string(entry).map(|e| (asset.clone(), read_at.clone(), e))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| Self::err(&path, e))?;
+                return pg
+                    .append_chain_readings(rows)
+                    .map_err(|e| Self::err(&path, e));
+            }
+        };
+        let tx = conn.transaction().map_err(|e| Self::err(&path, e))?;
         {
             let mut insert = tx
                 .prepare(
@@ -495,8 +770,18 @@ impl History {
         let path = self.path.clone();
         let fail = |e: rusqlite::Error| Self::err(&path, e);
         let day = i64::try_from(day).map_err(|_| Self::err(&path, "day out of range"))?;
-        let tx = self
-            .conn
+        let conn = match &mut self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+                let as_u64 = |n: i64| u64::try_from(n).unwrap_or(u64::MAX);
+                return pg
+                    .reserve_spend(account.to_string(), day, as_i64(cost), as_i64(limit))
+                    .map(|answer| answer.map(as_u64).map_err(as_u64))
+                    .map_err(|e| Self::err(&path, e));
+            }
+        };
+        let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(fail)?;
         tx.execute_batch(SPEND_TABLE).map_err(fail)?;
@@ -526,7 +811,16 @@ impl History {
     /// What `account` has counted on UTC `day` ([`History::reserve_spend`]); 0 when nothing is recorded.
     pub fn spent(&self, account: &str, day: u64) -> Result<u64, HistoryError> {
         let day = i64::try_from(day).map_err(|_| Self::err(&self.path, "day out of range"))?;
-        let found: Result<i64, _> = self.conn.query_row(
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .spent(account.to_string(), day)
+                    .map(|n| u64::try_from(n).unwrap_or(u64::MAX))
+                    .map_err(|e| Self::err(&self.path, e))
+            }
+        };
+        let found: Result<i64, _> = conn.query_row(
             "SELECT stroops FROM spend WHERE account = ?1 AND day = ?2",
             params![account, day],
             |row| row.get(0),
@@ -545,8 +839,15 @@ impl History {
         &self,
         asset: &str,
     ) -> Result<Option<(String, String)>, HistoryError> {
-        let no_table = self
-            .conn
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .latest_chain_reading(asset.to_string())
+                    .map_err(|e| Self::err(&self.path, e))
+            }
+        };
+        let no_table = conn
             .query_row(
                 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'chain_readings'",
                 [],
@@ -557,7 +858,7 @@ impl History {
         if no_table {
             return Ok(None);
         }
-        match self.conn.query_row(
+        match conn.query_row(
             "SELECT read_at, entry_json FROM chain_readings WHERE asset = ?1 ORDER BY id DESC LIMIT 1",
             params![asset],
             |row| Ok((row.get(0)?, row.get(1)?)),
@@ -571,10 +872,7 @@ impl History {
     /// Every observation of `asset`, oldest first. A row whose columns cannot be read (wrong type,
     /// not UTF-8) is listed in `corrupt` instead of failing the whole listing.
     pub fn list(&self, asset: &str) -> Result<Listed, HistoryError> {
-        self.listed(
-            "SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id",
-            params![asset],
-        )
+        self.listing(Listing::Asset(asset.to_string()))
     }
 
     /// One page of `asset`'s observations, newest first: at most `limit` rows older than observation
@@ -587,11 +885,11 @@ impl History {
         limit: usize,
     ) -> Result<Page, HistoryError> {
         let limit = limit.max(1);
-        let listed = self.listed(
-            "SELECT id, asset, scanned_at, report_json FROM observations \
-             WHERE asset = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
-            params![asset, before.unwrap_or(i64::MAX), (limit + 1) as i64],
-        )?;
+        let listed = self.listing(Listing::Before {
+            asset: asset.to_string(),
+            before: before.unwrap_or(i64::MAX),
+            limit: i64::try_from(limit + 1).unwrap_or(i64::MAX),
+        })?;
         let mut rows = listed.rows;
         let mut corrupt = listed.corrupt;
         // The extra row (readable or not) only says there is an older page.
@@ -627,7 +925,11 @@ impl History {
 
     /// The re-checks of observation `id`, if it was ever found unchanged.
     pub fn recheck(&self, id: i64) -> Result<Option<Recheck>, HistoryError> {
-        match self.conn.query_row(
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => return pg.recheck(id).map_err(|e| Self::err(&self.path, e)),
+        };
+        match conn.query_row(
             "SELECT count, first_rechecked_at, last_checked_at FROM rechecks WHERE observation_id = ?1",
             params![id],
             |row| {
@@ -652,8 +954,19 @@ impl History {
         after: Option<&str>,
         limit: usize,
     ) -> Result<(Vec<LatestRow>, Vec<CorruptRow>), HistoryError> {
-        let mut query = self
-            .conn
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .latest_page(
+                        severity.map(str::to_string),
+                        after.unwrap_or("").to_string(),
+                        i64::try_from(limit).unwrap_or(i64::MAX),
+                    )
+                    .map_err(|e| Self::err(&self.path, e))
+            }
+        };
+        let mut query = conn
             .prepare(
                 "SELECT l.asset, l.severity, l.undetermined, l.checked_at, o.id, o.asset, o.scanned_at, o.report_json \
                  FROM latest l JOIN observations o ON o.id = l.observation_id \
@@ -698,9 +1011,17 @@ impl History {
 
     /// Assets by `(severity, undetermined)` of their latest report, from the index alone.
     pub fn severity_counts(&self) -> Result<Vec<(String, bool, i64)>, HistoryError> {
-        let mut query = self
-            .conn
-            .prepare("SELECT severity, undetermined, COUNT(*) FROM latest GROUP BY severity, undetermined")
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg.severity_counts().map_err(|e| Self::err(&self.path, e))
+            }
+        };
+        let mut query = conn
+            .prepare(
+                "SELECT severity, undetermined, COUNT(*) FROM latest GROUP BY severity, undetermined \
+                 ORDER BY severity, undetermined",
+            )
             .map_err(|e| Self::err(&self.path, e))?;
         let rows = query
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
@@ -715,7 +1036,15 @@ impl History {
         &self,
         evidence_hash: &str,
     ) -> Result<Option<(String, String, String)>, HistoryError> {
-        match self.conn.query_row(
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .bundle(evidence_hash.to_ascii_lowercase())
+                    .map_err(|e| Self::err(&self.path, e))
+            }
+        };
+        match conn.query_row(
             "SELECT asset, recorded_at, bundle_json FROM bundles WHERE evidence_hash = ?1",
             params![evidence_hash.to_ascii_lowercase()],
             |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
@@ -733,9 +1062,16 @@ impl History {
     /// age. One transaction: all or nothing.
     pub fn prune(&mut self, cutoff: &str) -> Result<Pruned, HistoryError> {
         let path = self.path.clone();
+        let conn = match &mut self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg
+                    .prune(cutoff.to_string())
+                    .map_err(|e| Self::err(&path, e))
+            }
+        };
         let e = |e: rusqlite::Error| Self::err(&path, e);
-        let tx = self
-            .conn
+        let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(e)?;
         let (held, unknown) = held_on_chain(&tx).map_err(e)?;
@@ -803,16 +1139,13 @@ impl History {
 
     /// Rows in each table, for the size of the store.
     pub fn counts(&self) -> Result<BTreeMap<&'static str, i64>, HistoryError> {
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => return pg.counts().map_err(|e| Self::err(&self.path, e)),
+        };
         let mut counts = BTreeMap::new();
-        for table in [
-            "observations",
-            "rechecks",
-            "bundles",
-            "chain_readings",
-            "latest",
-        ] {
-            let n: i64 = self
-                .conn
+        for table in COUNTED_TABLES {
+            let n: i64 = conn
                 .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
                     row.get(0)
                 })
@@ -824,43 +1157,219 @@ impl History {
 
     /// The newest observation of every asset, ordered by asset; unreadable rows as in [`History::list`].
     pub fn latest_per_asset(&self) -> Result<Listed, HistoryError> {
-        self.listed(
-            "SELECT o.id, o.asset, o.scanned_at, o.report_json FROM observations o \
-             JOIN (SELECT asset, MAX(id) AS id FROM observations GROUP BY asset) latest \
-             ON o.id = latest.id ORDER BY o.asset",
-            [],
-        )
+        self.listing(Listing::LatestPerAsset)
     }
 
-    /// Runs a `SELECT id, asset, scanned_at, report_json` query, keeping unreadable rows apart.
-    fn listed(&self, sql: &str, params: impl rusqlite::Params) -> Result<Listed, HistoryError> {
-        let mut query = self
-            .conn
-            .prepare(sql)
-            .map_err(|e| Self::err(&self.path, e))?;
-        let rows = query
-            .query_map(params, |row| {
-                let id: i64 = row.get(0)?;
-                Ok(stored_observation(row).map_err(|e| CorruptRow {
-                    id,
-                    reason: e.to_string(),
-                }))
-            })
-            .map_err(|e| Self::err(&self.path, e))?;
-        let mut listed = Listed::default();
-        for row in rows {
-            match row.map_err(|e| Self::err(&self.path, e))? {
-                Ok(row) => listed.rows.push(row),
-                Err(corrupt) => listed.corrupt.push(corrupt),
+    /// Answers a listing, keeping unreadable rows apart.
+    fn listing(&self, listing: Listing) -> Result<Listed, HistoryError> {
+        let conn = match &self.store {
+            Store::Sqlite(conn) => conn,
+            Store::Postgres(pg, _) => {
+                return pg.listing(listing).map_err(|e| Self::err(&self.path, e))
             }
+        };
+        let path = &self.path;
+        match &listing {
+            Listing::Asset(asset) => sqlite_listed(
+                conn,
+                path,
+                "SELECT id, asset, scanned_at, report_json FROM observations WHERE asset = ?1 ORDER BY id",
+                params![asset],
+            ),
+            Listing::Before {
+                asset,
+                before,
+                limit,
+            } => sqlite_listed(
+                conn,
+                path,
+                "SELECT id, asset, scanned_at, report_json FROM observations \
+                 WHERE asset = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+                params![asset, before, limit],
+            ),
+            Listing::LatestPerAsset => sqlite_listed(
+                conn,
+                path,
+                "SELECT o.id, o.asset, o.scanned_at, o.report_json FROM observations o \
+                 JOIN (SELECT asset, MAX(id) AS id FROM observations GROUP BY asset) latest \
+                 ON o.id = latest.id ORDER BY o.asset",
+                [],
+            ),
         }
-        Ok(listed)
     }
 
-    /// Direct access for tests that prove the store refuses rewrites.
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+    /// Runs one statement on the store, for tests that prove it refuses rewrites; `Ok` is the rows changed.
+    pub fn execute_for_test(&self, sql: &str) -> Result<u64, HistoryError> {
+        match &self.store {
+            Store::Sqlite(conn) => conn
+                .execute(sql, [])
+                .map(|n| n as u64)
+                .map_err(|e| Self::err(&self.path, e)),
+            Store::Postgres(pg, _) => pg
+                .execute(sql.to_string())
+                .map_err(|e| Self::err(&self.path, e)),
+        }
     }
+
+    /// The SQLite connection (`None` for PostgreSQL), for tests that reach under the store.
+    pub fn connection(&self) -> Option<&Connection> {
+        match &self.store {
+            Store::Sqlite(conn) => Some(conn),
+            Store::Postgres(..) => None,
+        }
+    }
+
+    /// The PostgreSQL connection, or the error that says the work queue needs one.
+    fn shared(&self) -> Result<(&postgres::PgStore, &PostgresUrl), HistoryError> {
+        match &self.store {
+            Store::Postgres(pg, url) => Ok((pg, url)),
+            Store::Sqlite(_) => Err(Self::err(
+                &self.path,
+                "the work queue and its leases need PostgreSQL (--database or ASSAY_DATABASE_URL); \
+                 a SQLite history serves one process",
+            )),
+        }
+    }
+
+    /// Adds to `scope`'s work queue the assets it lacks, due at once; returns how many were added.
+    pub fn queue_sync(&self, scope: &str, assets: &[String]) -> Result<u64, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.queue_sync(scope.to_string(), assets.to_vec())
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Leases to `worker`, for `lease`, up to `limit` of `scope`'s due assets that no one else holds
+    /// (`SELECT … FOR UPDATE SKIP LOCKED`: workers never wait on each other's rows). Sorted by name.
+    pub fn queue_claim(
+        &self,
+        scope: &str,
+        worker: &str,
+        limit: usize,
+        lease: std::time::Duration,
+    ) -> Result<Vec<String>, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.queue_claim(
+            scope.to_string(),
+            worker.to_string(),
+            i64::try_from(limit).unwrap_or(i64::MAX),
+            lease.as_secs_f64() * 1000.0,
+        )
+        .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Ends `worker`'s lease on `asset`, due again after `next`, with its outcome. `Ok(false)`: the lease
+    /// had expired and another worker holds the asset now (nothing was changed).
+    pub fn queue_complete(
+        &self,
+        scope: &str,
+        worker: &str,
+        asset: &str,
+        next: std::time::Duration,
+        outcome: &str,
+        failed: bool,
+    ) -> Result<bool, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.queue_complete(
+            scope.to_string(),
+            worker.to_string(),
+            asset.to_string(),
+            next.as_secs_f64() * 1000.0,
+            outcome.to_string(),
+            failed,
+        )
+        .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Makes `assets` of `scope` due now (the leader saw their ledger entries change).
+    pub fn queue_mark_due(&self, scope: &str, assets: &[String]) -> Result<u64, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.queue_mark_due(scope.to_string(), assets.to_vec())
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// The work queue (of `scope`, else of every scope): due, leased, failed and all assets.
+    pub fn queue_stats(&self, scope: Option<&str>) -> Result<QueueStats, HistoryError> {
+        let (pg, _) = self.shared()?;
+        let [due, leased, failing, total] = pg
+            .queue_stats(scope.map(str::to_string))
+            .map_err(|e| Self::err(&self.path, e))?;
+        Ok(QueueStats {
+            due,
+            leased,
+            failing,
+            total,
+        })
+    }
+
+    /// Each scope's recorded leader: `(scope, worker, seconds since its last heartbeat)`.
+    pub fn leaders(&self) -> Result<Vec<(String, String, f64)>, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.leaders().map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Records `worker` as `scope`'s leader, or refreshes its heartbeat.
+    pub fn leader_heartbeat(&self, scope: &str, worker: &str) -> Result<(), HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.heartbeat(scope.to_string(), worker.to_string())
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Takes the lock named `name` if no one holds it: a session-level advisory lock on a connection of
+    /// its own, held until the [`HeldLock`] drops or the process dies (its socket closes).
+    pub fn try_lock(&self, name: &str) -> Result<Option<HeldLock>, HistoryError> {
+        let (_, url) = self.shared()?;
+        let held = HeldLock::new(url, name).map_err(|e| Self::err(&self.path, e))?;
+        match held.store.try_lock(held.key) {
+            Ok(true) => Ok(Some(held)),
+            Ok(false) => {
+                held.release_unheld();
+                Ok(None)
+            }
+            Err(e) => Err(Self::err(&self.path, e)),
+        }
+    }
+
+    /// Waits for the lock named `name` (as [`History::try_lock`]).
+    pub fn lock(&self, name: &str) -> Result<HeldLock, HistoryError> {
+        let (_, url) = self.shared()?;
+        let held = HeldLock::new(url, name).map_err(|e| Self::err(&self.path, e))?;
+        held.store
+            .lock(held.key)
+            .map_err(|e| Self::err(&self.path, e))?;
+        Ok(held)
+    }
+
+    /// Whether the history is in PostgreSQL (shared by many processes) rather than a SQLite file.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.store, Store::Postgres(..))
+    }
+}
+
+/// Runs a `SELECT id, asset, scanned_at, report_json` query on SQLite, keeping unreadable rows apart.
+fn sqlite_listed(
+    conn: &Connection,
+    path: &str,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Listed, HistoryError> {
+    let mut query = conn.prepare(sql).map_err(|e| History::err(path, e))?;
+    let rows = query
+        .query_map(params, |row| {
+            let id: i64 = row.get(0)?;
+            Ok(stored_observation(row).map_err(|e| CorruptRow {
+                id,
+                reason: e.to_string(),
+            }))
+        })
+        .map_err(|e| History::err(path, e))?;
+    let mut listed = Listed::default();
+    for row in rows {
+        match row.map_err(|e| History::err(path, e))? {
+            Ok(row) => listed.rows.push(row),
+            Err(corrupt) => listed.corrupt.push(corrupt),
+        }
+    }
+    Ok(listed)
 }
 
 /// What the chain readings say prune must keep: the evidence hashes attestations on chain cite (each
@@ -871,18 +1380,25 @@ fn held_on_chain(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<(Vec<String
     let mut query = tx.prepare(
         "SELECT asset, entry_json FROM chain_readings WHERE id IN (SELECT MAX(id) FROM chain_readings GROUP BY asset)",
     )?;
-    let entries = query.query_map([], |row| {
-        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-    })?;
+    let entries = query
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(held_and_unknown(entries))
+}
+
+/// Sorts each asset's latest registry reading `(asset, entry_json)` into the evidence hashes it cites and
+/// the assets whose reading cannot be read (all their rows are kept).
+fn held_and_unknown(latest_readings: Vec<(String, String)>) -> (Vec<String>, Vec<String>) {
     let (mut held, mut unknown) = (Vec::new(), Vec::new());
-    for entry in entries {
-        let (asset, entry) = entry?;
+    for (asset, entry) in latest_readings {
         match serde_json::from_str::<ChainReading>(&entry) {
             Ok(reading) => held.extend(reading.cites().map(str::to_ascii_lowercase)),
             Err(_) => unknown.push(asset),
         }
     }
-    Ok((held, unknown))
+    (held, unknown)
 }
 
 /// Inserts one observation and points the asset's `latest` index at it; `marks` are its fingerprint and
@@ -927,13 +1443,240 @@ fn stored_observation(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredObserva
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testsupport::postgres::PostgresServer;
+
+    /// A new, empty store of each backend (a SQLite file, a PostgreSQL database): the tests below run on
+    /// both, so the backends cannot drift apart in what they answer.
+    struct Stores {
+        databases: Vec<Database>,
+        _dir: tempfile::TempDir,
+        _server: PostgresServer,
+    }
+
+    fn stores() -> Stores {
+        let dir = tempfile::tempdir().unwrap();
+        let server = PostgresServer::start();
+        Stores {
+            databases: vec![
+                Database::Sqlite(dir.path().join("sub/history.sqlite3")),
+                Database::parse(&server.fresh_database()),
+            ],
+            _dir: dir,
+            _server: server,
+        }
+    }
+
+    #[test]
+    fn many_processes_share_one_spend_count_and_one_observation_per_change() {
+        let server = PostgresServer::start();
+        let database = Database::parse(&server.fresh_database());
+        // 16 writers at once, each its own connection, each asking for 3 of a 100 limit: 33 fit.
+        let granted = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    let database = &database;
+                    s.spawn(move || {
+                        let mut h = History::connect(database).unwrap();
+                        (0..4)
+                            .filter(|_| h.reserve_spend("GKEY", 20_000, 3, 100).unwrap().is_ok())
+                            .count()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .sum::<usize>()
+        });
+        assert_eq!(granted, 33);
+        let h = History::connect(&database).unwrap();
+        assert_eq!(h.spent("GKEY", 20_000).unwrap(), 99);
+        // 8 workers record the same report of one asset at once: one observation, 7 re-checks.
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                let database = &database;
+                s.spawn(move || {
+                    History::connect(database)
+                        .unwrap()
+                        .record("A-G", "2026-01-01T00:00:00Z", &report("high", "t"), None)
+                        .unwrap()
+                });
+            }
+        });
+        let h = History::connect(&database).unwrap();
+        assert_eq!(h.list("A-G").unwrap().rows.len(), 1);
+        let id = h.list("A-G").unwrap().rows[0].id;
+        assert_eq!(h.recheck(id).unwrap().map(|r| r.count), Some(7));
+    }
+
+    #[test]
+    fn the_queue_leases_each_due_asset_to_one_worker_and_takes_back_an_expired_lease() {
+        let server = PostgresServer::start();
+        let database = Database::parse(&server.fresh_database());
+        let h = History::connect(&database).unwrap();
+        let assets: Vec<String> = (0..300).map(|n| format!("A{n:03}-G")).collect();
+        assert_eq!(h.queue_sync("net/REG", &assets).unwrap(), 300);
+        // Syncing again adds nothing; another scope is another queue.
+        assert_eq!(h.queue_sync("net/REG", &assets).unwrap(), 0);
+        assert_eq!(h.queue_sync("net/OTHER", &assets[..5]).unwrap(), 5);
+        let long = std::time::Duration::from_secs(600);
+        // Four workers claim at once, 10 at a time, until nothing is due: every asset exactly once.
+        let claimed: Vec<Vec<String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|w| {
+                    let database = &database;
+                    s.spawn(move || {
+                        let h = History::connect(database).unwrap();
+                        let mut mine = Vec::new();
+                        loop {
+                            let got = h
+                                .queue_claim("net/REG", &format!("w{w}"), 10, long)
+                                .unwrap();
+                            if got.is_empty() {
+                                break mine;
+                            }
+                            mine.extend(got);
+                        }
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<String> = claimed.concat();
+        all.sort();
+        assert_eq!(all, assets);
+        assert!(
+            claimed.iter().all(|c| !c.is_empty()),
+            "every worker got work"
+        );
+        let stats = h.queue_stats(Some("net/REG")).unwrap();
+        assert_eq!((stats.due, stats.leased, stats.total), (0, 300, 300));
+        // A worker that dies holds its lease until it expires; then another takes the asset, and the
+        // dead worker's late completion changes nothing.
+        let other = "net/OTHER";
+        let short = std::time::Duration::from_millis(300);
+        assert_eq!(h.queue_claim(other, "dead", 2, short).unwrap().len(), 2);
+        assert_eq!(h.queue_claim(other, "live", 10, long).unwrap().len(), 3);
+        assert!(h.queue_claim(other, "live", 10, long).unwrap().is_empty());
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let retaken = h.queue_claim(other, "live", 10, long).unwrap();
+        assert_eq!(retaken, ["A000-G", "A001-G"]);
+        let hour = std::time::Duration::from_secs(3600);
+        assert!(!h
+            .queue_complete(other, "dead", "A000-G", hour, "written", false)
+            .unwrap());
+        assert!(h
+            .queue_complete(other, "live", "A000-G", hour, "written", false)
+            .unwrap());
+        assert!(h
+            .queue_complete(other, "live", "A001-G", hour, "failed", true)
+            .unwrap());
+        let stats = h.queue_stats(Some(other)).unwrap();
+        assert_eq!((stats.due, stats.leased, stats.failing), (0, 3, 1));
+        // A ledger change makes a completed asset due at once.
+        assert_eq!(h.queue_mark_due(other, &["A000-G".to_string()]).unwrap(), 1);
+        assert_eq!(h.queue_claim(other, "live", 10, long).unwrap(), ["A000-G"]);
+        // The queue needs PostgreSQL: a SQLite history says so.
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = History::open(&dir.path().join("h.sqlite3")).unwrap();
+        let err = sqlite.queue_claim(other, "w", 1, long).unwrap_err();
+        assert!(err.to_string().contains("need PostgreSQL"), "{err}");
+    }
+
+    #[test]
+    fn a_named_lock_has_one_holder_until_it_drops() {
+        let server = PostgresServer::start();
+        let database = Database::parse(&server.fresh_database());
+        let (a, b) = (
+            History::connect(&database).unwrap(),
+            History::connect(&database).unwrap(),
+        );
+        let held = a
+            .try_lock("leader net/REG")
+            .unwrap()
+            .expect("free at first");
+        assert!(held.is_held());
+        assert!(b.try_lock("leader net/REG").unwrap().is_none());
+        assert!(b.try_lock("leader net/OTHER").unwrap().is_some());
+        drop(held);
+        assert!(b.try_lock("leader net/REG").unwrap().is_some());
+        a.leader_heartbeat("net/REG", "w1").unwrap();
+        a.leader_heartbeat("net/REG", "w2").unwrap();
+        let leaders = a.leaders().unwrap();
+        assert_eq!(leaders.len(), 1);
+        assert_eq!(
+            (leaders[0].0.as_str(), leaders[0].1.as_str()),
+            ("net/REG", "w2")
+        );
+    }
+
+    #[test]
+    fn a_database_url_is_never_shown_with_its_password_and_never_taken_from_argv_with_one() {
+        let url =
+            Database::parse("postgres://assay:hunter2@db.example:5433/assay?password=hunter3");
+        let Database::Postgres(pg) = &url else {
+            panic!("a postgres URL: {url:?}");
+        };
+        assert!(pg.has_password());
+        for shown in [url.to_string(), format!("{url:?}")] {
+            assert!(!shown.contains("hunter"), "{shown}");
+            assert!(shown.contains("db.example:5433/assay"), "{shown}");
+        }
+        let err =
+            Database::resolve(Some("postgres://assay:hunter2@db/assay"), None, None).unwrap_err();
+        assert!(
+            !err.contains("hunter2") && err.contains("ASSAY_DATABASE_URL"),
+            "{err}"
+        );
+        let err = Database::resolve(Some("/tmp/h.sqlite3"), None, None).unwrap_err();
+        assert!(err.contains("--history PATH"), "{err}");
+        let both = Database::resolve(Some("postgres://db/assay"), None, Some(Path::new("/tmp/h")));
+        assert!(both.unwrap_err().contains("give one"));
+        assert_eq!(
+            Database::resolve(Some("postgresql://assay@db/assay"), None, None).unwrap(),
+            Some(Database::parse("postgresql://assay@db/assay"))
+        );
+        assert_eq!(
+            Database::resolve(None, None, Some(Path::new("/tmp/h.sqlite3"))).unwrap(),
+            Some(Database::Sqlite("/tmp/h.sqlite3".into()))
+        );
+        // A refused connection names the database without its password.
+        let err = History::connect(&Database::parse("postgres://u:hunter2@127.0.0.1:1/x"))
+            .err()
+            .unwrap();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        assert!(err.to_string().contains("cannot connect"), "{err}");
+    }
+
+    #[test]
+    fn a_newer_database_schema_is_refused() {
+        let server = PostgresServer::start();
+        let database = Database::parse(&server.fresh_database());
+        let h = History::connect(&database).unwrap();
+        h.execute_for_test("INSERT INTO assay_schema_migrations (version) VALUES (99)")
+            .unwrap();
+        drop(h);
+        // Reusing an idle connection skips the schema check: a new process is what meets a newer schema.
+        let Database::Postgres(url) = &database else {
+            unreachable!()
+        };
+        let err = postgres::PgStore::connect_for_test(url.secret())
+            .err()
+            .unwrap();
+        assert!(err.contains("schema version 99 is newer"), "{err}");
+    }
 
     #[test]
     fn the_day_s_spend_is_shared_by_every_opening_and_refused_past_the_limit() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("history.sqlite3");
+        let stores = stores();
+        for database in &stores.databases {
+            the_day_s_spend_is_shared(database);
+        }
+    }
+
+    fn the_day_s_spend_is_shared(database: &Database) {
         // A restart, a shard, a cron run: each its own opening of the same store.
-        let open = || History::open(&path).unwrap();
+        let open = || History::connect(database).unwrap();
         assert_eq!(open().spent("GKEY", 20_000).unwrap(), 0);
         assert_eq!(open().reserve_spend("GKEY", 20_000, 4, 10).unwrap(), Ok(4));
         assert_eq!(open().reserve_spend("GKEY", 20_000, 4, 10).unwrap(), Ok(8));
@@ -946,15 +1689,24 @@ mod tests {
         );
         assert_eq!(open().reserve_spend("GKEY", 20_001, 4, 10).unwrap(), Ok(4));
         // A read-only opening sees the count.
-        let read = History::open_existing(&path).unwrap().unwrap();
+        let read = History::connect_existing(database).unwrap().unwrap();
         assert_eq!(read.spent("GKEY", 20_000).unwrap(), 8);
     }
 
     #[test]
     fn appends_lists_and_refuses_rewrites() {
+        let stores = stores();
+        for database in &stores.databases {
+            appends_lists_and_refuses_rewrites_in(database);
+        }
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/history.sqlite3");
-        let mut history = History::open(&path).unwrap();
+        assert!(History::open_existing(&dir.path().join("none.sqlite3"))
+            .unwrap()
+            .is_none());
+    }
+
+    fn appends_lists_and_refuses_rewrites_in(database: &Database) {
+        let mut history = History::connect(database).unwrap();
         history
             .append(&[
                 (
@@ -981,14 +1733,12 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["{\"n\":1}", "{\"n\":3}"]
         );
-        let update = history
-            .connection()
-            .execute("UPDATE observations SET report_json = 'x'", []);
+        let update = history.execute_for_test("UPDATE observations SET report_json = 'x'");
         assert!(update.unwrap_err().to_string().contains("append-only"));
-        let delete = history.connection().execute("DELETE FROM observations", []);
+        let delete = history.execute_for_test("DELETE FROM observations");
         assert!(delete.unwrap_err().to_string().contains("append-only"));
         drop(history);
-        let reopened = History::open_existing(&path).unwrap().unwrap();
+        let reopened = History::connect_existing(database).unwrap().unwrap();
         assert_eq!(reopened.list("A-G1").unwrap().rows.len(), 2);
         let latest = reopened.latest_per_asset().unwrap();
         assert!(latest.corrupt.is_empty());
@@ -1000,9 +1750,6 @@ mod tests {
                 .collect::<Vec<_>>(),
             [("A-G1", "{\"n\":3}"), ("B-G2", "{\"n\":2}")]
         );
-        assert!(History::open_existing(&dir.path().join("none.sqlite3"))
-            .unwrap()
-            .is_none());
     }
 
     #[test]
@@ -1015,7 +1762,7 @@ mod tests {
             .unwrap();
         // A report that is not text: the row cannot be read as a String.
         history
-            .connection()
+            .connection().unwrap()
             .execute(
                 "INSERT INTO observations (asset, scanned_at, report_json) VALUES ('B-G2', 't', x'ff00')",
                 [],
@@ -1030,9 +1777,23 @@ mod tests {
 
     #[test]
     fn chain_readings_keep_the_latest_per_asset() {
+        let stores = stores();
+        for database in &stores.databases {
+            chain_readings_keep_the_latest_per_asset_in(database);
+        }
+        // A store written before the readings existed answers "none", not an error.
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("h.sqlite3");
-        let mut h = History::open(&path).unwrap();
+        let old = dir.path().join("old.sqlite3");
+        rusqlite::Connection::open(&old)
+            .unwrap()
+            .execute_batch("CREATE TABLE observations (id INTEGER PRIMARY KEY, asset TEXT, scanned_at TEXT, report_json TEXT);")
+            .unwrap();
+        let old = History::open_existing(&old).unwrap().unwrap();
+        assert_eq!(old.latest_chain_reading("A-G").unwrap(), None);
+    }
+
+    fn chain_readings_keep_the_latest_per_asset_in(database: &Database) {
+        let mut h = History::connect(database).unwrap();
         assert_eq!(h.latest_chain_reading("A-G").unwrap(), None);
         let row = |asset: &str, at: &str, entry: ChainReading| (asset.into(), at.into(), entry);
         let attested = ChainReading::Attested {
@@ -1055,7 +1816,7 @@ mod tests {
         .unwrap();
         h.append_chain_readings(&[row("A-G", "2026-01-02T00:00:00Z", revoked.clone())])
             .unwrap();
-        let read_only = History::open_existing(&path).unwrap().unwrap();
+        let read_only = History::connect_existing(database).unwrap().unwrap();
         let (at, json) = read_only.latest_chain_reading("A-G").unwrap().unwrap();
         assert_eq!(at, "2026-01-02T00:00:00Z");
         assert_eq!(
@@ -1063,14 +1824,6 @@ mod tests {
             revoked
         );
         assert!(json.starts_with(r#"{"state":"revoked","#), "{json}");
-        // A store written before the readings existed answers "none", not an error.
-        let old = dir.path().join("old.sqlite3");
-        rusqlite::Connection::open(&old)
-            .unwrap()
-            .execute_batch("CREATE TABLE observations (id INTEGER PRIMARY KEY, asset TEXT, scanned_at TEXT, report_json TEXT);")
-            .unwrap();
-        let old = History::open_existing(&old).unwrap().unwrap();
-        assert_eq!(old.latest_chain_reading("A-G").unwrap(), None);
     }
 
     fn report(severity: &str, at: &str) -> String {
@@ -1081,8 +1834,14 @@ mod tests {
 
     #[test]
     fn an_unchanged_report_records_a_recheck_not_a_row() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut h = History::open(&dir.path().join("h.sqlite3")).unwrap();
+        let stores = stores();
+        for database in &stores.databases {
+            an_unchanged_report_records_a_recheck_in(database);
+        }
+    }
+
+    fn an_unchanged_report_records_a_recheck_in(database: &Database) {
+        let mut h = History::connect(database).unwrap();
         let first = h
             .record(
                 "A-G",
@@ -1142,8 +1901,14 @@ mod tests {
 
     #[test]
     fn pages_walk_an_assets_history_newest_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut h = History::open(&dir.path().join("h.sqlite3")).unwrap();
+        let stores = stores();
+        for database in &stores.databases {
+            pages_walk_newest_first_in(database);
+        }
+    }
+
+    fn pages_walk_newest_first_in(database: &Database) {
+        let mut h = History::connect(database).unwrap();
         for n in 0..7 {
             let at = format!("2026-01-01T00:00:0{n}Z");
             h.record("A-G", &at, &report(&format!("s{n}"), &at), None)
@@ -1180,8 +1945,14 @@ mod tests {
 
     #[test]
     fn prune_keeps_the_latest_and_what_the_chain_holds() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut h = History::open(&dir.path().join("h.sqlite3")).unwrap();
+        let stores = stores();
+        for database in &stores.databases {
+            prune_keeps_the_latest_in(database);
+        }
+    }
+
+    fn prune_keeps_the_latest_in(database: &Database) {
+        let mut h = History::connect(database).unwrap();
         // A-G: attested under hash "old" (still on chain), then changed twice; B-G: one old observation.
         for (asset, at, severity, hash) in [
             ("A-G", "2026-01-01T00:00:00Z", "high", "old"),
@@ -1211,12 +1982,10 @@ mod tests {
         .unwrap();
         // B-G's reading was written by hand with a misspelt key: what it cites is unknown, so none of
         // B-G's rows go (fail closed), though "b" is old and not its latest.
-        h.connection()
-            .execute(
-                "INSERT INTO chain_readings (asset, read_at, entry_json) VALUES ('B-G', '2026-01-01T00:00:00Z', ?1)",
-                params![r#"{"state":"attested","evidence_hsh":"b"}"#],
-            )
-            .unwrap();
+        h.execute_for_test(
+            r#"INSERT INTO chain_readings (asset, read_at, entry_json) VALUES ('B-G', '2026-01-01T00:00:00Z', '{"state":"attested","evidence_hsh":"b"}')"#,
+        )
+        .unwrap();
         let pruned = h.prune("2026-02-01T00:00:00Z").unwrap();
         assert_eq!(
             pruned,
@@ -1235,7 +2004,7 @@ mod tests {
         assert_eq!(h.list("A-G").unwrap().rows.len(), 2);
         assert_eq!(h.list("B-G").unwrap().rows.len(), 2);
         // Outside a prune, deleting is still refused.
-        let refused = h.connection().execute("DELETE FROM observations", []);
+        let refused = h.execute_for_test("DELETE FROM observations");
         assert!(refused.unwrap_err().to_string().contains("append-only"));
     }
 

@@ -21,6 +21,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+pub mod postgres;
+
 /// One scripted answer.
 #[derive(Clone, Debug)]
 pub enum Reply {

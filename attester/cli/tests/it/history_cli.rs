@@ -50,7 +50,7 @@ fn item9_history_reads_during_a_write_and_skips_corrupt_rows() {
     let writer_path = path.clone();
     let writer = std::thread::spawn(move || {
         let store = History::open(&writer_path).unwrap();
-        let conn = store.connection();
+        let conn = store.connection().unwrap();
         conn.execute_batch(&format!(
             "BEGIN EXCLUSIVE; INSERT INTO observations (asset, scanned_at, report_json) \
              VALUES ('{USDZ}', '2026-08-12T12:00:00Z', 'not json');"
@@ -74,6 +74,7 @@ fn item9_history_reads_during_a_write_and_skips_corrupt_rows() {
     let store = History::open(&path).unwrap();
     store
         .connection()
+        .unwrap()
         .execute_batch(&format!(
             "INSERT INTO observations (asset, scanned_at, report_json) \
              VALUES ('{USDZ}', '2026-08-13T12:00:00Z', X'00ff');"

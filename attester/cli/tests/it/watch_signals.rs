@@ -178,6 +178,7 @@ fn sigterm_and_sigint_finish_the_submission_in_flight() {
         }
         let integrity: String = store
             .connection()
+            .unwrap()
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .unwrap();
         assert_eq!(integrity, "ok");
