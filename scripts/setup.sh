@@ -14,6 +14,8 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1 || need_apt+=(chromium-headless-shell)
 # The `--output junit` tests read the XML with Debian's junitparser (the system python3, not a pyenv one).
 { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1; } || need_apt+=(python3-junitparser)
+# The history's PostgreSQL backend is tested against a private cluster of Debian's server (scripts/postgres.sh).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need_apt+=(postgresql)
 
 if [ "${#need_apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then

@@ -238,6 +238,26 @@ impl Drop for HeldLock {
     }
 }
 
+/// What [`History::copy_to`] copies: each table and its columns, `name::type` where PostgreSQL's column
+/// is not text (the values travel as text and are cast there).
+const COPIED_TABLES: [(&str, &[&str]); 6] = [
+    (
+        "observations",
+        &["id::bigint", "asset", "scanned_at", "report_json", "fingerprint", "evidence_hash"],
+    ),
+    ("chain_readings", &["id::bigint", "asset", "read_at", "entry_json"]),
+    (
+        "rechecks",
+        &["observation_id::bigint", "asset", "first_rechecked_at", "last_checked_at", "count::bigint"],
+    ),
+    ("bundles", &["evidence_hash", "asset", "recorded_at", "bundle_json"]),
+    (
+        "latest",
+        &["asset", "observation_id::bigint", "severity", "undetermined::boolean", "checked_at"],
+    ),
+    ("spend", &["account", "day::bigint", "stroops::bigint"]),
+];
+
 /// The tables [`History::counts`] counts.
 const COUNTED_TABLES: [&str; 5] = [
     "observations",
@@ -1301,6 +1321,24 @@ impl History {
         })
     }
 
+    /// The reaction baseline `scope`'s leaders saved (ledger entry key → fingerprint).
+    pub fn ledger_baseline(&self, scope: &str) -> Result<BTreeMap<String, String>, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.ledger_baseline(scope.to_string())
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
+    /// Saves entries `(key, fingerprint)` of `scope`'s reaction baseline.
+    pub fn save_ledger_baseline(
+        &self,
+        scope: &str,
+        entries: &[(String, String)],
+    ) -> Result<(), HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.save_ledger_baseline(scope.to_string(), entries.to_vec())
+            .map_err(|e| Self::err(&self.path, e))
+    }
+
     /// Each scope's recorded leader: `(scope, worker, seconds since its last heartbeat)`.
     pub fn leaders(&self) -> Result<Vec<(String, String, f64)>, HistoryError> {
         let (pg, _) = self.shared()?;
@@ -1337,6 +1375,118 @@ impl History {
             .lock(held.key)
             .map_err(|e| Self::err(&self.path, e))?;
         Ok(held)
+    }
+
+    /// Copies this SQLite history, whole, into the empty PostgreSQL history `target`: every observation
+    /// (with its id), re-check, bundle, registry reading, the per-asset index and the spend ledger, in
+    /// one transaction, so a copy that fails leaves the database as it was. `progress` hears each table's
+    /// rows as they go. Returns the rows copied per table.
+    pub fn copy_to(
+        &self,
+        target: &History,
+        mut progress: impl FnMut(&str, u64, u64),
+    ) -> Result<BTreeMap<&'static str, u64>, HistoryError> {
+        let Store::Sqlite(conn) = &self.store else {
+            return Err(Self::err(&self.path, "the copy reads a SQLite history; this is PostgreSQL"));
+        };
+        let (pg, _) = target.shared()?;
+        let to = |e: String| Self::err(&target.path, e);
+        if pg.holds_history().map_err(to)? {
+            return Err(Self::err(
+                &target.path,
+                "the database already holds a history: copy into an empty one (nothing was copied)",
+            ));
+        }
+        pg.batch("BEGIN".into()).map_err(to)?;
+        let copied = self.copy_tables(conn, pg, &target.path, &mut progress);
+        match copied {
+            Ok(counts) => {
+                pg.batch(
+                    "SELECT setval(pg_get_serial_sequence('observations', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM observations; \
+                     SELECT setval(pg_get_serial_sequence('chain_readings', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM chain_readings; \
+                     COMMIT"
+                        .into(),
+                )
+                .map_err(to)?;
+                Ok(counts)
+            }
+            Err(e) => {
+                let _ = pg.batch("ROLLBACK".into());
+                Err(e)
+            }
+        }
+    }
+
+    fn copy_tables(
+        &self,
+        conn: &Connection,
+        pg: &postgres::PgStore,
+        target: &str,
+        progress: &mut impl FnMut(&str, u64, u64),
+    ) -> Result<BTreeMap<&'static str, u64>, HistoryError> {
+        const ROWS_PER_INSERT: usize = 2_000;
+        let from = |e: rusqlite::Error| Self::err(&self.path, e);
+        let mut counts = BTreeMap::new();
+        for (table, columns) in COPIED_TABLES {
+            let present: i64 = conn
+                .query_row(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                    params![table],
+                    |row| row.get(0),
+                )
+                .map_err(from)?;
+            if present == 0 {
+                continue;
+            }
+            let total: i64 = conn
+                .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| row.get(0))
+                .map_err(from)?;
+            let total = u64::try_from(total).unwrap_or(0);
+            let selected: Vec<String> = columns
+                .iter()
+                .map(|c| match c.split_once("::") {
+                    Some((name, _)) => format!("CAST({name} AS TEXT)"),
+                    None => (*c).to_string(),
+                })
+                .collect();
+            let mut query = conn
+                .prepare(&format!("SELECT rowid, {} FROM {table} ORDER BY rowid", selected.join(", ")))
+                .map_err(from)?;
+            let mut rows = query.query([]).map_err(from)?;
+            let mut chunk = Vec::with_capacity(ROWS_PER_INSERT);
+            let mut done = 0u64;
+            let mut insert = |chunk: Vec<Vec<Option<String>>>, done: &mut u64| {
+                *done += pg.insert_text_rows(table, columns, chunk).map_err(|e| {
+                    Self::err(target, format!("copying {table}: {e} (nothing was copied)"))
+                })?;
+                progress(table, *done, total);
+                Ok::<(), HistoryError>(())
+            };
+            while let Some(row) = rows.next().map_err(from)? {
+                let rowid: i64 = row.get(0).map_err(from)?;
+                let values = (1..=columns.len())
+                    .map(|k| row.get::<_, Option<String>>(k))
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map_err(|e| {
+                        Self::err(
+                            &self.path,
+                            format!(
+                                "{table} row {rowid} cannot be read ({e}): nothing was copied; prune it \
+                                 (`assay history prune`) or repair the file first"
+                            ),
+                        )
+                    })?;
+                chunk.push(values);
+                if chunk.len() >= ROWS_PER_INSERT {
+                    insert(std::mem::take(&mut chunk), &mut done)?;
+                }
+            }
+            if !chunk.is_empty() {
+                insert(chunk, &mut done)?;
+            }
+            counts.insert(table, done);
+        }
+        Ok(counts)
     }
 
     /// Whether the history is in PostgreSQL (shared by many processes) rather than a SQLite file.

@@ -13,7 +13,6 @@
 //! each shard, each `watch --once` from cron) counts against one daily budget. A send is refused, before it
 //! is signed, when the store's count would pass the limit, or when the store cannot be read (fail closed).
 
-use std::path::Path;
 use std::sync::Mutex;
 
 use assay_chain::submit::{ChainError, Confirmed};
@@ -163,7 +162,7 @@ impl Spend {
 #[derive(Debug, Clone)]
 pub struct SharedSpend<'a> {
     /// The history store.
-    pub history: &'a Path,
+    pub history: &'a assay_scan::history::Database,
     /// The signing key's `G…` address.
     pub account: String,
 }
@@ -171,14 +170,14 @@ pub struct SharedSpend<'a> {
 impl SharedSpend<'_> {
     /// [`assay_scan::history::History::reserve_spend`]; a store that cannot be opened refuses the send.
     fn reserve(&self, day: u64, cost: u64, limit: u64) -> Result<Result<u64, u64>, BudgetReached> {
-        assay_scan::history::History::open(self.history)
+        assay_scan::history::History::connect(self.history)
             .and_then(|mut h| h.reserve_spend(&self.account, day, cost, limit))
             .map_err(|e| BudgetReached::Uncounted(e.to_string()))
     }
 
     /// What the store has counted for the key on `now_unix`'s UTC day.
     pub fn spent_today(&self, now_unix: u64) -> Option<u64> {
-        assay_scan::history::History::open_existing(self.history)
+        assay_scan::history::History::connect_existing(self.history)
             .ok()
             .flatten()
             .and_then(|h| h.spent(&self.account, now_unix / SECONDS_PER_DAY).ok())
@@ -330,7 +329,7 @@ mod tests {
         // Each send counts 2 XLM; a pass may spend 5, the day 7.
         let l = limits(5, 7, 1);
         let dir = tempfile::tempdir().unwrap();
-        let history = dir.path().join("history.sqlite3");
+        let history = assay_scan::history::Database::Sqlite(dir.path().join("history.sqlite3"));
         let shared = SharedSpend {
             history: &history,
             account: "GKEY".into(),
@@ -374,7 +373,7 @@ mod tests {
             .is_ok());
         // A store that cannot be opened refuses the send: never spent uncounted.
         let broken = SharedSpend {
-            history: dir.path(),
+            history: &assay_scan::history::Database::Sqlite(dir.path().to_path_buf()),
             account: "GKEY".into(),
         };
         let refused = Spend::default()

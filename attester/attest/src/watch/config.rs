@@ -60,6 +60,15 @@ pub struct WatchConfig {
     pub cacert: Vec<PathBuf>,
     /// History database (default: the user's data directory).
     pub history: Option<PathBuf>,
+    /// A PostgreSQL database (`postgres://USER@HOST:PORT/DB`) for the history, the evidence bundles, the
+    /// spend budget and the work queue, shared by every `watch` worker and `serve` replica. Its password
+    /// comes from ASSAY_DATABASE_URL or PGPASSWORD, never this file. `--database` and ASSAY_DATABASE_URL
+    /// override it.
+    pub database: Option<String>,
+    /// With a database: how long a worker holds the assets it claimed before another may take them, so
+    /// the assets of a worker that dies are checked by another within this time.
+    #[serde(default = "default_lease_secs")]
+    pub lease_secs: u64,
     /// Retention: once a day, drop what is older than this many days and that no attestation's bundle
     /// needs (`assay history prune --keep-days N`); everything is kept when absent.
     pub history_keep_days: Option<u32>,
@@ -234,6 +243,10 @@ fn default_react_every_ledgers() -> u32 {
 fn default_discover_interval() -> u64 {
     3_600
 }
+fn default_lease_secs() -> u64 {
+    120
+}
+
 fn default_concurrency() -> usize {
     64
 }
@@ -424,6 +437,31 @@ impl WatchConfig {
             shard
                 .parse::<assay_core::Shard>()
                 .map_err(|e| AttestError::Input(e.to_string()))?;
+        }
+        if !(2..=3600).contains(&self.lease_secs) {
+            return Err(AttestError::Input(format!(
+                "lease_secs ({}) must be 2 to 3600",
+                self.lease_secs
+            )));
+        }
+        if let Some(database) = &self.database {
+            match assay_scan::history::Database::parse(database) {
+                assay_scan::history::Database::Postgres(url) if url.has_password() => {
+                    return Err(AttestError::Input(
+                        "`database` carries a password: a config file is copied and committed; give the \
+                         password in PGPASSWORD (or the whole URL in ASSAY_DATABASE_URL)"
+                            .into(),
+                    ))
+                }
+                assay_scan::history::Database::Postgres(_) => {}
+                assay_scan::history::Database::Sqlite(_) => {
+                    return Err(AttestError::Input(
+                        "`database` takes a PostgreSQL URL (postgres://USER@HOST:PORT/DB); a SQLite file is \
+                         named by `history`"
+                            .into(),
+                    ))
+                }
+            }
         }
         Ok(())
     }

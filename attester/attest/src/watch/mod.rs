@@ -6,6 +6,7 @@
 //! - [`setup`]: the config, the environment and `--shard` resolved once into what the watcher runs on;
 //! - [`policy`]: when a writable verdict must be written, and the back-off after failures;
 //! - [`watcher`]: one asset's check and the loop;
+//! - [`shared`]: many workers on one PostgreSQL database (the work queue, the leader);
 //! - [`discovery`]: the watched set following SEP-42 lists and issuer accounts;
 //! - [`react`]: re-checking the assets whose ledger entries changed between passes;
 //! - [`budget`]: what a pass and a day may spend on transactions;
@@ -20,6 +21,7 @@ pub mod log;
 pub mod policy;
 pub mod react;
 pub mod setup;
+pub mod shared;
 pub mod watcher;
 
 pub use budget::{BudgetReached, Spend, SpendLimits};

@@ -59,6 +59,9 @@ pub struct Reaction {
     pub issuers_readable: bool,
     /// The last fingerprint of each entry, by its key's XDR in base64.
     seen: BTreeMap<String, String>,
+    /// Keys of `seen` changed since [`Reaction::take_unsaved`] last took them (workers sharing a
+    /// database keep the baseline there, for the next leader).
+    unsaved: std::collections::BTreeSet<String>,
     /// The issuer account of each watched Stellar Asset Contract, by contract, as its instance names it.
     sac_issuers: BTreeMap<[u8; 32], [u8; 32]>,
     polled_ledger: Option<u32>,
@@ -71,12 +74,29 @@ impl Reaction {
         self.polled_ledger
     }
 
+    /// Takes another watcher's baseline (the last leader's, from the database): an entry it had seen that
+    /// differs at the next poll is a change. Entries this reaction has seen itself are kept.
+    pub fn adopt_baseline(&mut self, baseline: BTreeMap<String, String>) {
+        for (key, fingerprint) in baseline {
+            self.seen.entry(key).or_insert(fingerprint);
+        }
+    }
+
+    /// The baseline entries `(key, fingerprint)` that changed since the last call.
+    pub fn take_unsaved(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.unsaved)
+            .into_iter()
+            .filter_map(|key| self.seen.get(&key).map(|f| (key, f.clone())))
+            .collect()
+    }
+
     /// Reaction every `every_ledgers` ledgers (0 is taken as 1).
     pub fn new(every_ledgers: u32, issuers_readable: bool) -> Reaction {
         Reaction {
             every_ledgers: every_ledgers.max(1),
             issuers_readable,
             seen: BTreeMap::new(),
+            unsaved: Default::default(),
             sac_issuers: BTreeMap::new(),
             polled_ledger: None,
             polled_at: None,
@@ -247,6 +267,9 @@ impl Reaction {
         for (key, (_, what, indices)) in &entries {
             let current = now.get(key).cloned().unwrap_or_else(|| "absent".into());
             let before = self.seen.insert(key.clone(), current.clone());
+            if before.as_ref() != Some(&current) {
+                self.unsaved.insert(key.clone());
+            }
             // First seen (the first poll, a newly watched asset, a SAC's issuer just learned): a baseline.
             if before.is_none_or(|b| b == current) {
                 continue;

@@ -2,7 +2,7 @@
 //! writes to and signs for ([`Chain`]), and the rest of its setup ([`Setup`]). The CLI parses and hands
 //! over; [`super::Watcher::new`] builds the watcher from the result.
 
-use std::path::PathBuf;
+use assay_scan::history::Database;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,8 +47,8 @@ pub struct Setup {
     pub config: WatchConfig,
     /// This shard's assets, with their contract ids and check intervals.
     pub assets: Vec<(Token, [u8; 32], Duration)>,
-    /// The history store, when there is one.
-    pub history: Option<PathBuf>,
+    /// The history store, when there is one: a SQLite file, or the PostgreSQL database the workers share.
+    pub history: Option<Database>,
     /// `/health` and `/metrics` state, shared with whoever serves them.
     pub health: Arc<Mutex<Health>>,
     /// Transaction options (the fee cap).
@@ -62,11 +62,25 @@ pub struct Setup {
 }
 
 impl WatchConfig {
-    /// Resolves this config, with `shard` (`--shard`, else the config's) and the environment
-    /// (`ASSAY_HORIZON_URL` when the file has no `horizon_url`, `STELLAR_SECRET_KEY`, stellar-cli's
-    /// network and identity files), into the chain and the setup the watcher runs on.
-    pub fn resolve(mut self, shard: Option<&str>) -> Result<(Chain, Setup), AttestError> {
+    /// Resolves this config, with `shard` (`--shard`, else the config's), `database` (`--database`) and
+    /// the environment (`ASSAY_HORIZON_URL` when the file has no `horizon_url`, `ASSAY_DATABASE_URL`,
+    /// `STELLAR_SECRET_KEY`, stellar-cli's network and identity files), into the chain and the setup the
+    /// watcher runs on.
+    pub fn resolve(
+        mut self,
+        shard: Option<&str>,
+        database: Option<&str>,
+    ) -> Result<(Chain, Setup), AttestError> {
         let input = |e: &dyn std::fmt::Display| AttestError::Input(e.to_string());
+        let history = Database::resolve(database, self.database.as_deref(), self.history.as_deref())
+            .map_err(AttestError::Input)?;
+        if matches!(history, Some(Database::Postgres(_))) && shard.or(self.shard.as_deref()).is_some() {
+            return Err(AttestError::Input(
+                "--shard (or `shard`) with a PostgreSQL database: not needed, the workers share the assets \
+                 through the database's work queue; start each worker with the same config and no shard"
+                    .into(),
+            ));
+        }
         let shard = match shard.or(self.shard.as_deref()) {
             Some(s) => s
                 .parse::<Shard>()
@@ -148,10 +162,7 @@ impl WatchConfig {
         let setup = Setup {
             registry,
             settings,
-            history: self
-                .history
-                .clone()
-                .or_else(assay_scan::history::History::default_path),
+            history,
             options: InvokeOptions {
                 max_fee: self.max_fee_stroops,
                 ..InvokeOptions::default()

@@ -2,7 +2,6 @@
 //! every asset.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -16,7 +15,7 @@ use super::budget::{Budgeted, SharedSpend};
 use super::config::WatchConfig;
 use super::health::Health;
 use super::log::log;
-use super::policy::{backoff, write_reason, WriteReason};
+use super::policy::{write_reason, WriteReason};
 use super::setup::{Chain, Setup};
 use crate::attest::{explain, holds, ChainSubmitter, Submitter};
 use crate::batch::{write_batched, Landed};
@@ -50,7 +49,7 @@ pub struct Watcher<'a> {
     /// check intervals.
     pub assets: Vec<(Token, [u8; 32], Duration)>,
     /// The history store each report and the registry's answer are recorded in, when there is one.
-    pub history: Option<PathBuf>,
+    pub history: Option<assay_scan::history::Database>,
     /// What `/health` and `/metrics` show (outcomes, pass times, spend), shared with whoever serves them.
     pub health: Arc<Mutex<Health>>,
     /// Every write's transaction options (the fee cap).
@@ -344,7 +343,7 @@ impl Watcher<'_> {
         if let Some(path) = &self.history {
             // One writer at a time: the checks of a pass record side by side.
             let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-            if let Err(e) = assay_scan::history::History::open(path).and_then(|mut h| {
+            if let Err(e) = assay_scan::history::History::connect(path).and_then(|mut h| {
                 crate::evidence::record_check(
                     &mut h,
                     &report,
@@ -448,6 +447,15 @@ impl Watcher<'_> {
         let mut send = |batch: Vec<Write>| {
             let started = Instant::now();
             let indices: Vec<usize> = batch.iter().map(|w| w.index).collect();
+            // Workers sharing a database send one at a time for the key (held until the batch landed).
+            let _alone = match self.sending_alone() {
+                Ok(held) => held,
+                Err(m) => {
+                    log("write_failed", json!({"assets": indices.len(), "error": m}));
+                    outcomes.extend(indices.iter().map(|&i| (i, Checked::Failed(m.clone()))));
+                    return;
+                }
+            };
             // A bug while writing leaves the batch's outcome unknown: never re-sent blindly.
             outcomes.extend(check_guarded(
                 "a batch of writes",
@@ -568,7 +576,7 @@ impl Watcher<'_> {
             .map(|(asset, entry)| (asset, at.clone(), entry))
             .collect();
         let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = assay_scan::history::History::open(path)
+        if let Err(e) = assay_scan::history::History::connect(path)
             .and_then(|mut h| h.append_chain_readings(&rows))
         {
             log("history_failed", json!({"error": e.to_string()}));
@@ -590,7 +598,7 @@ impl Watcher<'_> {
             .unwrap_or(std::time::UNIX_EPOCH);
         let cutoff = assay_core::Timestamp::from_system_time(cutoff).to_string();
         let _one_writer = HISTORY_WRITER.lock().unwrap_or_else(|e| e.into_inner());
-        match assay_scan::history::History::open(path).and_then(|mut h| h.prune(&cutoff)) {
+        match assay_scan::history::History::connect(path).and_then(|mut h| h.prune(&cutoff)) {
             Ok(pruned) => log(
                 "history_pruned",
                 json!({"cutoff": cutoff, "removed": pruned}),
@@ -612,7 +620,7 @@ impl Watcher<'_> {
 
     /// The day's spend as the history store counts it for this signing key, when there is a store.
     fn shared_spend(&self) -> Option<SharedSpend<'_>> {
-        self.history.as_deref().map(|history| SharedSpend {
+        self.history.as_ref().map(|history| SharedSpend {
             history,
             account: self.signer.address(),
         })
@@ -702,6 +710,13 @@ impl Watcher<'_> {
             "floor": floor, "on_chain": {"severity": held.severity, "flags": held.flags},
             "note": "the refused report proves more than the registry holds; revoking the entry so gates fail closed"}),
         );
+        let _alone = match self.sending_alone() {
+            Ok(held) => held,
+            Err(m) => {
+                log("revoke_failed", json!({"asset": name, "error": m}));
+                return Checked::Failed(m);
+            }
+        };
         match submitter.revoke(*contract) {
             Ok(c) => {
                 log(
@@ -729,7 +744,7 @@ impl Watcher<'_> {
         }
     }
 
-    fn record(&self, index: usize, outcome: &Checked) {
+    pub(crate) fn record(&self, index: usize, outcome: &Checked) {
         let name = self.assets[index].0.to_string();
         let mut h = self.health.lock().expect("health lock");
         h.checks_total += 1;
@@ -867,23 +882,7 @@ impl Watcher<'_> {
                 let started = Instant::now();
                 for (i, outcome) in self.pass(&due_now) {
                     self.record(i, &outcome);
-                    let interval = self.assets[i].2;
-                    let failures = self
-                        .health
-                        .lock()
-                        .expect("health lock")
-                        .assets
-                        .get(&self.assets[i].0.to_string())
-                        .map_or(0, |a| a.consecutive_failures);
-                    due[i] = Instant::now()
-                        + if matches!(outcome, Checked::Deferred(_)) {
-                            // Kept for the next pass with room, not for the next interval.
-                            interval.min(DEFERRED_RECHECK)
-                        } else if failures > 0 {
-                            backoff(failures, interval)
-                        } else {
-                            interval
-                        };
+                    due[i] = Instant::now() + self.next_check(i, &outcome);
                     last[i] = Some(outcome);
                 }
                 let seconds = started.elapsed().as_secs_f64();

@@ -36,6 +36,10 @@ pub struct EvidenceArgs {
     /// History database (default: the user's data directory; what `watch`'s `history` key names).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<PathBuf>,
+    /// A PostgreSQL database (postgres://USER@HOST:PORT/DB) instead of a file; no password here (give
+    /// the URL in ASSAY_DATABASE_URL, or PGPASSWORD).
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 }
 
 /// A string that is not an evidence hash, as typed.
@@ -59,10 +63,9 @@ pub fn run(args: EvidenceArgs) -> CommandResult {
         Ok(hash) => hash,
         Err(e) => return usage(e),
     };
-    let Some(path) = args.history.clone().or_else(History::default_path) else {
-        return usage("no data directory for the history: pass --history PATH");
-    };
-    let found = match History::open_existing(&path) {
+    let path =
+        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
+    let found = match History::connect_existing(&path) {
         Ok(Some(history)) => history.bundle(&hash),
         Ok(None) => Ok(None),
         Err(err) => return failed(err),
@@ -73,7 +76,7 @@ pub fn run(args: EvidenceArgs) -> CommandResult {
             eprintln!(
                 "assay evidence: no bundle of {hash} in {}: `assay attest` and `assay watch` record one for \
                  every report they judge (pass --history PATH for another store)",
-                path.display()
+                path
             );
             return Ok(exit::ABSENT);
         }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use assay_core::report::Report;
 use assay_core::transitions::{transition, Observation, Transition};
-use assay_scan::history::{CorruptRow, History, Listed};
+use assay_scan::history::{CorruptRow, Database, History, Listed};
 use clap::Args;
 use serde::Serialize;
 
@@ -52,6 +52,11 @@ pub struct HistoryArgs {
     /// History database (default: the user's data directory).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<PathBuf>,
+
+    /// A PostgreSQL database (postgres://USER@HOST:PORT/DB) instead of a file; no password here (give
+    /// the URL in ASSAY_DATABASE_URL, or PGPASSWORD).
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 }
 
 /// What `assay history` does besides listing.
@@ -59,6 +64,25 @@ pub struct HistoryArgs {
 pub enum HistoryAction {
     /// Drop what is older than --keep-days and that no attestation's bundle needs.
     Prune(PruneArgs),
+    /// Copy a SQLite history, whole, into an empty PostgreSQL database (one transaction: all or nothing).
+    Copy(CopyArgs),
+}
+
+/// Arguments of `assay history copy`.
+#[derive(Args, Debug)]
+pub struct CopyArgs {
+    /// The SQLite history to copy (default: the user's data directory).
+    #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
+    pub history: Option<PathBuf>,
+
+    /// The PostgreSQL database to copy into (postgres://USER@HOST:PORT/DB), else ASSAY_DATABASE_URL. No
+    /// password here: give the URL in ASSAY_DATABASE_URL, or the password in PGPASSWORD.
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
 }
 
 /// Arguments of `assay history prune`.
@@ -73,6 +97,10 @@ pub struct PruneArgs {
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<PathBuf>,
 
+    /// A PostgreSQL database instead of a file (as `assay history --database`).
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
@@ -86,18 +114,68 @@ pub fn cutoff(keep_days: u32) -> String {
         .to_string()
 }
 
-fn prune(args: PruneArgs) -> CommandResult {
-    let Some(path) = args.history.clone().or_else(History::default_path) else {
+fn copy(args: CopyArgs) -> CommandResult {
+    let Some(source) = args.history.clone().or_else(History::default_path) else {
         return usage("no data directory for the history: pass --history PATH");
     };
-    if !path.exists() {
-        return usage(format!(
-            "no history at {}: nothing to prune",
-            path.display()
-        ));
+    if !source.exists() {
+        return usage(format!("no history at {}: nothing to copy", source.display()));
+    }
+    let target = match Database::resolve(args.to.as_deref(), None, None) {
+        Ok(Some(target @ Database::Postgres(_))) => target,
+        Ok(_) => {
+            return usage(format!(
+                "name the PostgreSQL database to copy into: --to postgres://USER@HOST:PORT/DB, or {}",
+                assay_scan::history::DATABASE_URL_ENV
+            ))
+        }
+        Err(refused) => return usage(refused.replace("--database", "--to")),
+    };
+    let from = match History::open(&source) {
+        Ok(h) => h,
+        Err(err) => return failed(err),
+    };
+    let into = match History::connect(&target) {
+        Ok(h) => h,
+        Err(err) => return failed(err),
+    };
+    let copied = from.copy_to(&into, |table, done, total| {
+        eprintln!("copy: {table} {done}/{total}");
+    });
+    let copied = match copied {
+        Ok(copied) => copied,
+        Err(err) => return failed(err),
+    };
+    match args.output {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::json!({"from": source.display().to_string(), "to": target.to_string(), "copied": copied})
+        ),
+        OutputFormat::Text => {
+            let tables: Vec<String> = copied.iter().map(|(t, n)| format!("{n} {t}")).collect();
+            println!(
+                "copied {} into {target}: {}",
+                source.display(),
+                tables.join(", ")
+            );
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn prune(args: PruneArgs) -> CommandResult {
+    let database =
+        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
+    if let Database::Sqlite(path) = &database {
+        if !path.exists() {
+            return usage(format!(
+                "no history at {}: nothing to prune",
+                path.display()
+            ));
+        }
     }
     let cutoff = cutoff(args.keep_days);
-    let pruned = match History::open(&path).and_then(|mut h| h.prune(&cutoff)) {
+    let pruned = match History::connect(&database).and_then(|mut h| h.prune(&cutoff)) {
         Ok(pruned) => pruned,
         Err(err) => return failed(err),
     };
@@ -109,7 +187,7 @@ fn prune(args: PruneArgs) -> CommandResult {
         OutputFormat::Text => println!(
             "pruned {} before {cutoff}: {} observations, {} re-check records, {} bundles, {} registry readings \
              removed; {} bundles kept because an attestation on chain holds them",
-            path.display(),
+            database,
             pruned.observations,
             pruned.rechecks,
             pruned.bundles,
@@ -192,17 +270,18 @@ impl Listing {
 
 /// Runs `assay history`.
 pub fn run(args: HistoryArgs) -> CommandResult {
-    if let Some(HistoryAction::Prune(prune_args)) = args.action {
-        return prune(prune_args);
+    match args.action {
+        Some(HistoryAction::Prune(prune_args)) => return prune(prune_args),
+        Some(HistoryAction::Copy(copy_args)) => return copy(copy_args),
+        None => {}
     }
     let asset = match assay_core::Token::parse_classic(args.asset.as_deref().unwrap_or_default()) {
         Ok(asset) => asset,
         Err(err) => return usage(err),
     };
-    let Some(path) = args.history.clone().or_else(History::default_path) else {
-        return usage("no data directory for the history: pass --history PATH");
-    };
-    let Listed { rows, mut corrupt } = match History::open_existing(&path) {
+    let database =
+        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
+    let Listed { rows, mut corrupt } = match History::connect_existing(&database) {
         Ok(Some(history)) => match history.list(&asset.to_string()) {
             Ok(listed) => listed,
             Err(err) => return failed(err),
@@ -224,7 +303,7 @@ pub fn run(args: HistoryArgs) -> CommandResult {
     for c in &corrupt {
         eprintln!(
             "assay: history {}: observation {} of {asset} is corrupt and was skipped: {}",
-            path.display(),
+            database,
             c.id,
             c.reason
         );
@@ -251,7 +330,7 @@ pub fn run(args: HistoryArgs) -> CommandResult {
         eprintln!(
             "assay: no observations of {} in {}",
             listing.asset,
-            path.display()
+            database
         );
         return Ok(exit::ABSENT);
     }

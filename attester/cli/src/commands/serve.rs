@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use assay_core::report::Report;
 use assay_core::Timestamp;
+use assay_scan::history::Database;
 use assay_scan::history::{History, LatestRow, Recheck};
 use clap::Args;
 use serde_json::{json, Value};
@@ -50,6 +51,11 @@ pub struct ServeArgs {
     /// History database (default: the user's data directory; what `watch`'s `history` key names).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<PathBuf>,
+
+    /// A PostgreSQL database (postgres://USER@HOST:PORT/DB) that `watch` workers write: any number of
+    /// replicas serve it alike. No password here: give the URL in ASSAY_DATABASE_URL, or PGPASSWORD.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 
     /// Address to listen on (port 0 picks a free port; the address is printed on stderr).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
@@ -122,7 +128,7 @@ impl Reply {
 
 /// What the server knows between requests: where the store is and how many requests it answered.
 pub(crate) struct Server {
-    pub store: PathBuf,
+    pub store: Database,
     pub requests: AtomicU64,
 }
 
@@ -162,13 +168,13 @@ impl Server {
     }
 
     fn open(&self) -> Result<History, Reply> {
-        match History::open_existing(&self.store) {
+        match History::connect_existing(&self.store) {
             Ok(Some(history)) => Ok(history),
             Ok(None) => Err(Reply::problem(
                 503,
                 format!(
                     "no history at {} yet: `assay watch` (with `history`) or `assay scan` creates it",
-                    self.store.display()
+                    self.store
                 ),
             )),
             Err(err) => Err(Reply::problem(503, err.to_string())),
@@ -217,6 +223,40 @@ impl Server {
         }
     }
 
+    /// The `watch` workers' queue and leaders, when they share this database.
+    fn queue_metrics(&self, out: &mut String) {
+        let read = History::connect(&self.store).and_then(|h| Ok((h.queue_stats(None)?, h.leaders()?)));
+        let Ok((stats, leaders)) = read else {
+            out.push_str("# HELP assay_queue_up 1 when the watch work queue could be read.\n# TYPE assay_queue_up gauge\nassay_queue_up 0\n");
+            return;
+        };
+        out.push_str("# HELP assay_queue_up 1 when the watch work queue could be read.\n# TYPE assay_queue_up gauge\nassay_queue_up 1\n");
+        out.push_str(
+            "# HELP assay_queue_assets Assets in the watch work queue: due (waiting for a worker), leased (being \
+             checked), failing (last check failed), total.\n# TYPE assay_queue_assets gauge\n",
+        );
+        for (state, n) in [
+            ("due", stats.due),
+            ("leased", stats.leased),
+            ("failing", stats.failing),
+            ("total", stats.total),
+        ] {
+            out.push_str(&format!("assay_queue_assets{{state=\"{state}\"}} {n}\n"));
+        }
+        out.push_str(
+            "# HELP assay_queue_leader_heartbeat_age_seconds Seconds since each queue's leader (the worker that \
+             follows the ledger) last said it leads.\n# TYPE assay_queue_leader_heartbeat_age_seconds gauge\n",
+        );
+        let label = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+        for (scope, worker, age) in leaders {
+            out.push_str(&format!(
+                "assay_queue_leader_heartbeat_age_seconds{{scope=\"{}\",worker=\"{}\"}} {age:.3}\n",
+                label(&scope),
+                label(&worker)
+            ));
+        }
+    }
+
     fn metrics(&self) -> Reply {
         let mut out = String::from(
             "# HELP assay_serve_requests_total Requests answered since start.\n\
@@ -258,6 +298,9 @@ impl Server {
                 ));
             }
             Err(_) => out.push_str("assay_serve_store_up 0\n"),
+        }
+        if matches!(self.store, Database::Postgres(_)) {
+            self.queue_metrics(&mut out);
         }
         Reply {
             status: 200,
@@ -706,9 +749,8 @@ pub fn run(args: ServeArgs) -> CommandResult {
     ) {
         return usage(refused);
     }
-    let Some(store) = args.history.clone().or_else(History::default_path) else {
-        return usage("no data directory for the history: pass --history PATH");
-    };
+    let store =
+        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -732,7 +774,7 @@ async fn serve(listen: SocketAddr, max_connections: usize, server: Arc<Server>) 
     let addr = listener.local_addr().unwrap_or(listen);
     eprintln!(
         "assay serve: listening on http://{addr} (history {})",
-        server.store.display()
+        server.store
     );
     let stop = crate::signals::install(|_| {})?;
     let handler: crate::server::Handler =
@@ -874,7 +916,7 @@ mod tests {
     fn writes_and_unknown_routes_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let server = Server {
-            store: dir.path().join("none.sqlite3"),
+            store: Database::Sqlite(dir.path().join("none.sqlite3")),
             requests: AtomicU64::new(0),
         };
         assert_eq!(server.respond("POST", "/v1/assets", "").status, 405);

@@ -350,3 +350,14 @@ impl RegistryScanArgs {
 pub fn rpc_client(spec: &NetworkSpec) -> Result<RpcClient, CommandError> {
     RpcClient::new(&spec.rpc_url).map_err(CommandError::usage)
 }
+
+/// Where a command's history is: `--database` (a PostgreSQL URL, no password in argv), else
+/// ASSAY_DATABASE_URL, else `--history` / ASSAY_HISTORY, else the default file.
+pub fn history_database(
+    database: Option<&str>,
+    history: Option<&std::path::Path>,
+) -> Result<assay_scan::history::Database, CommandError> {
+    assay_scan::history::Database::resolve(database, None, history)
+        .map_err(CommandError::usage)?
+        .ok_or_else(|| CommandError::usage("no data directory for the history: pass --history PATH"))
+}

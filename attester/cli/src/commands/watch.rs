@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use assay_attest::watch::shared::worker_name;
 use assay_attest::watch::{log, Checked, Health, WatchConfig, Watcher};
+use assay_scan::history::Database;
 use assay_core::exit;
 use clap::Args;
 
@@ -30,7 +32,9 @@ Config (TOML):
   per_host_concurrency = 8       # requests in flight to one source host
   per_host_requests_per_sec = 1  # optional: a source's published rate limit (per host)
   batch_size = 35                # writes per attest_many transaction (at most the registry cap, 35)
-  shard = \"0/3\"                 # optional: this instance's shard (--shard overrides)
+  shard = \"0/3\"                 # optional: this instance's shard (--shard overrides; SQLite only)
+  database = \"postgres://assay@db.internal/assay\" # optional: PostgreSQL shared by many workers
+  lease_secs = 120               # with a database: how long a worker holds the assets it claimed
   discover_interval_secs = 3600  # how often [[discover]] sources are read
   react_every_ledgers = 1        # re-check assets whose issuer account or contract changed (0: off)
   [[asset]]
@@ -57,6 +61,14 @@ so their entries age out); a source that cannot be read retires nothing. Between
 react_every_ledgers ledgers one batched getLedgerEntries reads each watched asset's issuer account
 (flags, home domain; when the assets live on the registry's network) and contract instance (code, a
 SAC's admin); an asset whose entry changed is checked at once (\"ledger_change\" line).
+
+With a PostgreSQL database (--database, ASSAY_DATABASE_URL or the config's `database`; the password only
+in ASSAY_DATABASE_URL or PGPASSWORD), any number of workers run the same config on one database: each
+leases the due assets no other worker holds (a pass of them at a time, for lease_secs), checks them and
+hands them back with their next due time; the assets of a worker that dies are taken by another when its
+lease ends. One worker, the leader, follows the ledger and makes changed assets due; when it dies another
+takes over within seconds, from the baseline it left in the database. Transactions go out one worker at
+a time per signing key, and the spend budget is one count for all. --shard is refused there: not needed.
 
 Each check scans fresh, records the observation in the history, and writes only an attestable verdict,
 only when the chain is absent, different, or within refresh_margin_secs of max_age_secs. A refused
@@ -97,6 +109,11 @@ pub struct WatchArgs {
     /// Overrides the config's `shard`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// A PostgreSQL database shared by many workers (postgres://USER@HOST:PORT/DB), instead of the
+    /// config's `history` file. No password here (argv is visible to every user): give the URL in
+    /// ASSAY_DATABASE_URL, or the password in PGPASSWORD.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 }
 
 /// Runs `assay watch`: parses the config, hands it to the library to resolve, serves the health
@@ -111,7 +128,8 @@ pub fn run(args: WatchArgs) -> CommandResult {
     let config = WatchConfig::parse(&text)
         .map_err(|m| CommandError::usage(format!("--config {}: {m}", args.config.display())))?;
     let metrics_addr = config.metrics_addr.clone();
-    let (chain, setup) = config.resolve(args.shard.as_deref())?;
+    let (chain, setup) = config.resolve(args.shard.as_deref(), args.database.as_deref())?;
+    let shared = matches!(setup.history, Some(Database::Postgres(_)));
     let stop = crate::signals::install(|signal| {
         log(
             "stopping",
@@ -123,7 +141,12 @@ pub fn run(args: WatchArgs) -> CommandResult {
     if let Some(addr) = &metrics_addr {
         serve_health(addr, setup.health.clone(), stop.clone())?;
     }
-    let outcomes = Watcher::new(&chain, setup).run(&stop, args.once);
+    let mut watcher = Watcher::new(&chain, setup);
+    let outcomes = if shared {
+        watcher.run_shared(&stop, args.once, &worker_name())
+    } else {
+        watcher.run(&stop, args.once)
+    };
     Ok(if args.once {
         once_exit_code(&outcomes)
     } else {

@@ -98,6 +98,12 @@ CREATE TABLE watch_queue (
     PRIMARY KEY (scope, asset)
 );
 CREATE INDEX watch_queue_by_due ON watch_queue (scope, due_at);
+CREATE TABLE watch_ledger_seen (
+    scope       TEXT COLLATE "C" NOT NULL,
+    entry_key   TEXT COLLATE "C" NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (scope, entry_key)
+);
 CREATE TABLE watch_leader (
     scope        TEXT COLLATE "C" PRIMARY KEY,
     worker       TEXT NOT NULL,
@@ -671,6 +677,39 @@ impl PgStore {
         })
     }
 
+    /// The reaction baseline the leaders of `scope` saved.
+    pub(super) fn ledger_baseline(&self, scope: String) -> Result<BTreeMap<String, String>, String> {
+        self.query(move |client| {
+            Ok(client
+                .query(
+                    "SELECT entry_key, fingerprint FROM watch_ledger_seen WHERE scope = $1",
+                    &[&scope],
+                )?
+                .iter()
+                .map(|row| (row.get(0), row.get(1)))
+                .collect())
+        })
+    }
+
+    /// Saves entries of `scope`'s reaction baseline, in one transaction.
+    pub(super) fn save_ledger_baseline(
+        &self,
+        scope: String,
+        entries: Vec<(String, String)>,
+    ) -> Result<(), String> {
+        self.query(move |client| {
+            let (keys, prints): (Vec<String>, Vec<String>) = entries.into_iter().unzip();
+            client
+                .execute(
+                    "INSERT INTO watch_ledger_seen (scope, entry_key, fingerprint) \
+                     SELECT $1, k, f FROM unnest($2::text[], $3::text[]) AS e(k, f) \
+                     ON CONFLICT (scope, entry_key) DO UPDATE SET fingerprint = excluded.fingerprint",
+                    &[&scope, &keys, &prints],
+                )
+                .map(drop)
+        })
+    }
+
     /// Every scope's leader as recorded `(scope, worker, seconds since its heartbeat)`.
     pub(super) fn leaders(&self) -> Result<Vec<(String, String, f64)>, String> {
         self.query(|client| {
@@ -727,6 +766,65 @@ impl PgStore {
                     &[&scope, &worker],
                 )
                 .map(drop)
+        })
+    }
+
+    /// Runs statements with no parameters (`BEGIN`, `COMMIT`, `ROLLBACK`, a `setval`).
+    pub(super) fn batch(&self, sql: String) -> Result<(), String> {
+        self.query(move |client| client.batch_execute(&sql))
+    }
+
+    /// Whether the database already holds a history (any observation, reading or bundle).
+    pub(super) fn holds_history(&self) -> Result<bool, String> {
+        self.query(|client| {
+            Ok(client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM observations) OR EXISTS (SELECT 1 FROM chain_readings) \
+                     OR EXISTS (SELECT 1 FROM bundles)",
+                    &[],
+                )?
+                .get(0))
+        })
+    }
+
+    /// Inserts `rows` (as text, column by column) into `table`'s `columns`, each column cast to its type
+    /// (`"id::bigint"`): the copy of a SQLite history, inside the caller's `BEGIN` … `COMMIT`.
+    pub(super) fn insert_text_rows(
+        &self,
+        table: &'static str,
+        columns: &'static [&'static str],
+        rows: Vec<Vec<Option<String>>>,
+    ) -> Result<u64, String> {
+        self.query(move |client| {
+            let names: Vec<&str> = columns
+                .iter()
+                .map(|c| c.split("::").next().unwrap_or(c))
+                .collect();
+            let casts: Vec<String> = columns
+                .iter()
+                .enumerate()
+                .map(|(k, c)| match c.split_once("::") {
+                    Some((name, ty)) => format!("c{k}::{ty} AS {name}"),
+                    None => format!("c{k}"),
+                })
+                .collect();
+            let params: Vec<String> = (1..=columns.len()).map(|k| format!("${k}::text[]")).collect();
+            let aliases: Vec<String> = (0..columns.len()).map(|k| format!("c{k}")).collect();
+            let sql = format!(
+                "INSERT INTO {table} ({}) SELECT {} FROM unnest({}) AS r({})",
+                names.join(", "),
+                casts.join(", "),
+                params.join(", "),
+                aliases.join(", ")
+            );
+            let by_column: Vec<Vec<Option<String>>> = (0..columns.len())
+                .map(|k| rows.iter().map(|r| r.get(k).cloned().flatten()).collect())
+                .collect();
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = by_column
+                .iter()
+                .map(|c| c as &(dyn postgres::types::ToSql + Sync))
+                .collect();
+            client.execute(sql.as_str(), &values)
         })
     }
 
