@@ -243,17 +243,42 @@ impl Drop for HeldLock {
 const COPIED_TABLES: [(&str, &[&str]); 6] = [
     (
         "observations",
-        &["id::bigint", "asset", "scanned_at", "report_json", "fingerprint", "evidence_hash"],
+        &[
+            "id::bigint",
+            "asset",
+            "scanned_at",
+            "report_json",
+            "fingerprint",
+            "evidence_hash",
+        ],
     ),
-    ("chain_readings", &["id::bigint", "asset", "read_at", "entry_json"]),
+    (
+        "chain_readings",
+        &["id::bigint", "asset", "read_at", "entry_json"],
+    ),
     (
         "rechecks",
-        &["observation_id::bigint", "asset", "first_rechecked_at", "last_checked_at", "count::bigint"],
+        &[
+            "observation_id::bigint",
+            "asset",
+            "first_rechecked_at",
+            "last_checked_at",
+            "count::bigint",
+        ],
     ),
-    ("bundles", &["evidence_hash", "asset", "recorded_at", "bundle_json"]),
+    (
+        "bundles",
+        &["evidence_hash", "asset", "recorded_at", "bundle_json"],
+    ),
     (
         "latest",
-        &["asset", "observation_id::bigint", "severity", "undetermined::boolean", "checked_at"],
+        &[
+            "asset",
+            "observation_id::bigint",
+            "severity",
+            "undetermined::boolean",
+            "checked_at",
+        ],
     ),
     ("spend", &["account", "day::bigint", "stroops::bigint"]),
 ];
@@ -1387,7 +1412,10 @@ impl History {
         mut progress: impl FnMut(&str, u64, u64),
     ) -> Result<BTreeMap<&'static str, u64>, HistoryError> {
         let Store::Sqlite(conn) = &self.store else {
-            return Err(Self::err(&self.path, "the copy reads a SQLite history; this is PostgreSQL"));
+            return Err(Self::err(
+                &self.path,
+                "the copy reads a SQLite history; this is PostgreSQL",
+            ));
         };
         let (pg, _) = target.shared()?;
         let to = |e: String| Self::err(&target.path, e);
@@ -1439,7 +1467,9 @@ impl History {
                 continue;
             }
             let total: i64 = conn
-                .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| row.get(0))
+                .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |row| {
+                    row.get(0)
+                })
                 .map_err(from)?;
             let total = u64::try_from(total).unwrap_or(0);
             let selected: Vec<String> = columns
@@ -1450,7 +1480,10 @@ impl History {
                 })
                 .collect();
             let mut query = conn
-                .prepare(&format!("SELECT rowid, {} FROM {table} ORDER BY rowid", selected.join(", ")))
+                .prepare(&format!(
+                    "SELECT rowid, {} FROM {table} ORDER BY rowid",
+                    selected.join(", ")
+                ))
                 .map_err(from)?;
             let mut rows = query.query([]).map_err(from)?;
             let mut chunk = Vec::with_capacity(ROWS_PER_INSERT);

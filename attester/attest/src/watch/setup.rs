@@ -72,9 +72,12 @@ impl WatchConfig {
         database: Option<&str>,
     ) -> Result<(Chain, Setup), AttestError> {
         let input = |e: &dyn std::fmt::Display| AttestError::Input(e.to_string());
-        let history = Database::resolve(database, self.database.as_deref(), self.history.as_deref())
-            .map_err(AttestError::Input)?;
-        if matches!(history, Some(Database::Postgres(_))) && shard.or(self.shard.as_deref()).is_some() {
+        let history =
+            Database::resolve(database, self.database.as_deref(), self.history.as_deref())
+                .map_err(AttestError::Input)?;
+        if matches!(history, Some(Database::Postgres(_)))
+            && shard.or(self.shard.as_deref()).is_some()
+        {
             return Err(AttestError::Input(
                 "--shard (or `shard`) with a PostgreSQL database: not needed, the workers share the assets \
                  through the database's work queue; start each worker with the same config and no shard"

@@ -118,7 +118,15 @@ impl Watcher<'_> {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let step = self.shared_step(&database, &scope, worker, claim, lease, &mut leader, &mut synced);
+            let step = self.shared_step(
+                &database,
+                &scope,
+                worker,
+                claim,
+                lease,
+                &mut leader,
+                &mut synced,
+            );
             match step {
                 Ok(Some(checked)) => {
                     unavailable_since = None;
@@ -182,8 +190,10 @@ impl Watcher<'_> {
             let changed = self.ledger_changes();
             self.save_baseline(&history, scope)?;
             if !changed.is_empty() {
-                let names: Vec<String> =
-                    changed.iter().map(|&i| self.assets[i].0.to_string()).collect();
+                let names: Vec<String> = changed
+                    .iter()
+                    .map(|&i| self.assets[i].0.to_string())
+                    .collect();
                 history.queue_mark_due(scope, &names)?;
             }
         }
@@ -207,7 +217,14 @@ impl Watcher<'_> {
                         json!({"asset": name, "worker": worker,
                         "note": "not in this worker's config; every worker of a queue should run the same config"}),
                     );
-                    history.queue_complete(scope, worker, name, Duration::ZERO, "unknown_here", false)?;
+                    history.queue_complete(
+                        scope,
+                        worker,
+                        name,
+                        Duration::ZERO,
+                        "unknown_here",
+                        false,
+                    )?;
                 }
             }
         }
@@ -223,7 +240,14 @@ impl Watcher<'_> {
             self.record(*i, outcome);
             let name = self.assets[*i].0.to_string();
             let (word, failed) = outcome_name(outcome);
-            if !history.queue_complete(scope, worker, &name, self.next_check(*i, outcome), word, failed)? {
+            if !history.queue_complete(
+                scope,
+                worker,
+                &name,
+                self.next_check(*i, outcome),
+                word,
+                failed,
+            )? {
                 log(
                     "lease_lost",
                     json!({"asset": name, "worker": worker,

@@ -63,8 +63,7 @@ pub fn run(args: EvidenceArgs) -> CommandResult {
         Ok(hash) => hash,
         Err(e) => return usage(e),
     };
-    let path =
-        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
+    let path = super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
     let found = match History::connect_existing(&path) {
         Ok(Some(history)) => history.bundle(&hash),
         Ok(None) => Ok(None),

@@ -119,16 +119,17 @@ fn copy(args: CopyArgs) -> CommandResult {
         return usage("no data directory for the history: pass --history PATH");
     };
     if !source.exists() {
-        return usage(format!("no history at {}: nothing to copy", source.display()));
+        return usage(format!(
+            "no history at {}: nothing to copy",
+            source.display()
+        ));
     }
     let target = match Database::resolve(args.to.as_deref(), None, None) {
         Ok(Some(target @ Database::Postgres(_))) => target,
-        Ok(_) => {
-            return usage(format!(
-                "name the PostgreSQL database to copy into: --to postgres://USER@HOST:PORT/DB, or {}",
-                assay_scan::history::DATABASE_URL_ENV
-            ))
-        }
+        Ok(_) => return usage(format!(
+            "name the PostgreSQL database to copy into: --to postgres://USER@HOST:PORT/DB, or {}",
+            assay_scan::history::DATABASE_URL_ENV
+        )),
         Err(refused) => return usage(refused.replace("--database", "--to")),
     };
     let from = match History::open(&source) {
@@ -303,9 +304,7 @@ pub fn run(args: HistoryArgs) -> CommandResult {
     for c in &corrupt {
         eprintln!(
             "assay: history {}: observation {} of {asset} is corrupt and was skipped: {}",
-            database,
-            c.id,
-            c.reason
+            database, c.id, c.reason
         );
     }
     let mut listing = Listing::of(asset.to_string(), &reports);
@@ -329,8 +328,7 @@ pub fn run(args: HistoryArgs) -> CommandResult {
     if listing.observations.is_empty() {
         eprintln!(
             "assay: no observations of {} in {}",
-            listing.asset,
-            database
+            listing.asset, database
         );
         return Ok(exit::ABSENT);
     }

@@ -225,7 +225,8 @@ impl Server {
 
     /// The `watch` workers' queue and leaders, when they share this database.
     fn queue_metrics(&self, out: &mut String) {
-        let read = History::connect(&self.store).and_then(|h| Ok((h.queue_stats(None)?, h.leaders()?)));
+        let read =
+            History::connect(&self.store).and_then(|h| Ok((h.queue_stats(None)?, h.leaders()?)));
         let Ok((stats, leaders)) = read else {
             out.push_str("# HELP assay_queue_up 1 when the watch work queue could be read.\n# TYPE assay_queue_up gauge\nassay_queue_up 0\n");
             return;
@@ -247,7 +248,11 @@ impl Server {
             "# HELP assay_queue_leader_heartbeat_age_seconds Seconds since each queue's leader (the worker that \
              follows the ledger) last said it leads.\n# TYPE assay_queue_leader_heartbeat_age_seconds gauge\n",
         );
-        let label = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+        let label = |v: &str| {
+            v.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+        };
         for (scope, worker, age) in leaders {
             out.push_str(&format!(
                 "assay_queue_leader_heartbeat_age_seconds{{scope=\"{}\",worker=\"{}\"}} {age:.3}\n",
@@ -749,8 +754,7 @@ pub fn run(args: ServeArgs) -> CommandResult {
     ) {
         return usage(refused);
     }
-    let store =
-        super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
+    let store = super::shared::history_database(args.database.as_deref(), args.history.as_deref())?;
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

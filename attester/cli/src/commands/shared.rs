@@ -359,5 +359,7 @@ pub fn history_database(
 ) -> Result<assay_scan::history::Database, CommandError> {
     assay_scan::history::Database::resolve(database, None, history)
         .map_err(CommandError::usage)?
-        .ok_or_else(|| CommandError::usage("no data directory for the history: pass --history PATH"))
+        .ok_or_else(|| {
+            CommandError::usage("no data directory for the history: pass --history PATH")
+        })
 }

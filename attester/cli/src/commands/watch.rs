@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use assay_attest::watch::shared::worker_name;
 use assay_attest::watch::{log, Checked, Health, WatchConfig, Watcher};
-use assay_scan::history::Database;
 use assay_core::exit;
+use assay_scan::history::Database;
 use clap::Args;
 
 use super::{CommandError, CommandResult};

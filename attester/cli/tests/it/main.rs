@@ -11,6 +11,7 @@ mod attest_sep41_cli;
 mod attestation_cli;
 mod ci_formats;
 mod code_binding_cli;
+mod database_cli;
 mod demo;
 mod docs_commands;
 mod evidence_cli;

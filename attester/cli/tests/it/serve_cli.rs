@@ -58,6 +58,17 @@ pub(crate) fn serve(history: &std::path::Path) -> Served {
     spawn_served(serve_command(history)).0
 }
 
+/// A running `assay serve` over the PostgreSQL database at `url`.
+pub(crate) fn serve_database(url: &str) -> Served {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_assay"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", url])
+        .env_remove("ASSAY_HISTORY")
+        .env_remove("ASSAY_DATABASE_URL")
+        .stderr(Stdio::piped());
+    spawn_served(command).0
+}
+
 /// One GET over a fresh connection: (status, headers, body).
 pub(crate) fn get(addr: &str, path: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();

@@ -678,7 +678,10 @@ impl PgStore {
     }
 
     /// The reaction baseline the leaders of `scope` saved.
-    pub(super) fn ledger_baseline(&self, scope: String) -> Result<BTreeMap<String, String>, String> {
+    pub(super) fn ledger_baseline(
+        &self,
+        scope: String,
+    ) -> Result<BTreeMap<String, String>, String> {
         self.query(move |client| {
             Ok(client
                 .query(
@@ -808,7 +811,9 @@ impl PgStore {
                     None => format!("c{k}"),
                 })
                 .collect();
-            let params: Vec<String> = (1..=columns.len()).map(|k| format!("${k}::text[]")).collect();
+            let params: Vec<String> = (1..=columns.len())
+                .map(|k| format!("${k}::text[]"))
+                .collect();
             let aliases: Vec<String> = (0..columns.len()).map(|k| format!("c{k}")).collect();
             let sql = format!(
                 "INSERT INTO {table} ({}) SELECT {} FROM unnest({}) AS r({})",
