@@ -1325,6 +1325,25 @@ impl History {
         .map_err(|e| Self::err(&self.path, e))
     }
 
+    /// Extends `worker`'s leases on `assets` to `lease` from now (a pass that outlasts a third of its
+    /// lease keeps its assets); returns how many it still held.
+    pub fn queue_renew(
+        &self,
+        scope: &str,
+        worker: &str,
+        assets: &[String],
+        lease: std::time::Duration,
+    ) -> Result<u64, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.queue_renew(
+            scope.to_string(),
+            worker.to_string(),
+            assets.to_vec(),
+            lease.as_secs_f64() * 1000.0,
+        )
+        .map_err(|e| Self::err(&self.path, e))
+    }
+
     /// Makes `assets` of `scope` due now (the leader saw their ledger entries change).
     pub fn queue_mark_due(&self, scope: &str, assets: &[String]) -> Result<u64, HistoryError> {
         let (pg, _) = self.shared()?;

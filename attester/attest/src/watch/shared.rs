@@ -55,6 +55,15 @@ fn outcome_name(outcome: &Checked) -> (&'static str, bool) {
     }
 }
 
+/// Lowers its flag when dropped.
+struct Lowered<'a>(&'a AtomicBool);
+
+impl Drop for Lowered<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
 impl Watcher<'_> {
     /// The queue this watcher's workers share: one per registry, attesting key and network, so workers
     /// of another attester (or another network) on the same database never take these assets.
@@ -234,7 +243,31 @@ impl Watcher<'_> {
             json!({"worker": worker, "assets": indices.len(), "lease_secs": lease.as_secs()}),
         );
         let started = Instant::now();
-        let checked = self.pass(&indices);
+        // The leases are renewed while the pass runs, so a slow pass keeps its assets; a dead worker stops
+        // renewing and loses them within `lease`.
+        let passing = AtomicBool::new(true);
+        let checked = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut renewed = Instant::now();
+                while passing.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if renewed.elapsed() >= lease / 3 {
+                        renewed = Instant::now();
+                        let renewal = History::connect(database)
+                            .and_then(|h| h.queue_renew(scope, worker, &claimed, lease));
+                        if let Err(e) = renewal {
+                            log(
+                                "lease_renewal_failed",
+                                json!({"worker": worker, "error": e.to_string()}),
+                            );
+                        }
+                    }
+                }
+            });
+            // Lowered however the pass ends, so the renewer never outlives it.
+            let _done = Lowered(&passing);
+            self.pass(&indices)
+        });
         let history = History::connect(database)?;
         for (i, outcome) in &checked {
             self.record(*i, outcome);

@@ -126,10 +126,12 @@ fn copy(args: CopyArgs) -> CommandResult {
     }
     let target = match Database::resolve(args.to.as_deref(), None, None) {
         Ok(Some(target @ Database::Postgres(_))) => target,
-        Ok(_) => return usage(format!(
+        Ok(_) => {
+            return usage(format!(
             "name the PostgreSQL database to copy into: --to postgres://USER@HOST:PORT/DB, or {}",
             assay_scan::history::DATABASE_URL_ENV
-        )),
+        ))
+        }
         Err(refused) => return usage(refused.replace("--database", "--to")),
     };
     let from = match History::open(&source) {

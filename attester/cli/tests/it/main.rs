@@ -39,3 +39,4 @@ mod verify_store_cli;
 mod watch_shard;
 mod watch_signals;
 mod watch_tokens_cli;
+mod watch_workers;

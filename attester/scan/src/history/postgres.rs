@@ -649,6 +649,23 @@ impl PgStore {
         })
     }
 
+    /// Extends `worker`'s leases on `assets` to `lease_ms` from now; returns how many it still held.
+    pub(super) fn queue_renew(
+        &self,
+        scope: String,
+        worker: String,
+        assets: Vec<String>,
+        lease_ms: f64,
+    ) -> Result<u64, String> {
+        self.query(move |client| {
+            client.execute(
+                "UPDATE watch_queue SET lease_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000.0) \
+                 WHERE scope = $1 AND leased_by = $2 AND asset = ANY($3)",
+                &[&scope, &worker, &assets, &lease_ms],
+            )
+        })
+    }
+
     /// Makes `assets` of `scope` due now (a ledger change); returns how many rows changed.
     pub(super) fn queue_mark_due(&self, scope: String, assets: Vec<String>) -> Result<u64, String> {
         self.query(move |client| {
