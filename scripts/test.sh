@@ -181,7 +181,7 @@ step "tests"
 # One private PostgreSQL cluster for the run (scripts/postgres.sh): the history's tests run on it and on SQLite,
 # the multi-worker tests on it; each test makes a database of its own. Stopped however the run ends.
 pg_dir="$(mktemp -d /tmp/assay-ci-pg.XXXXXX)"
-ASSAY_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pg_dir")"
+ASSAY_TEST_DATABASE_URL="$(scripts/postgres.sh start "$pg_dir" $$)"
 export ASSAY_TEST_DATABASE_URL
 trap 'rc=$?; scripts/postgres.sh stop "$pg_dir" >/dev/null 2>&1; (exit $rc); print_timings' EXIT
 cargo test --workspace --locked

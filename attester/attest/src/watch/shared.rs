@@ -22,6 +22,12 @@ use super::log::log;
 use super::policy::backoff;
 use super::watcher::{Checked, Watcher, DEFERRED_RECHECK};
 
+/// When an asset a worker's config lacks is due again after that worker handed it back.
+const UNKNOWN_HERE_RETRY: Duration = Duration::from_secs(60);
+
+/// A claim holds this many rounds of `max(concurrency, batch_size)` assets.
+const CLAIM_ROUNDS: usize = 4;
+
 /// How long `--once` keeps trying a database that does not answer before it gives up.
 const ONCE_PATIENCE: Duration = Duration::from_secs(60);
 
@@ -39,6 +45,14 @@ pub fn worker_name() -> String {
         .build_hasher()
         .finish();
     format!("{host}:{}:{:04x}", std::process::id(), tag & 0xffff)
+}
+
+/// The queue of a registry, an attesting key (`G…`) and a network passphrase.
+pub fn queue_scope(registry: [u8; 32], attester: &str, passphrase: &str) -> String {
+    format!(
+        "{} {attester} {passphrase}",
+        stellar_strkey::Contract(registry)
+    )
 }
 
 /// The queue's word for an outcome, and whether it counts as a failure.
@@ -68,11 +82,10 @@ impl Watcher<'_> {
     /// The queue this watcher's workers share: one per registry, attesting key and network, so workers
     /// of another attester (or another network) on the same database never take these assets.
     pub fn queue_scope(&self) -> String {
-        format!(
-            "{} {} {}",
-            stellar_strkey::Contract(self.registry),
-            self.signer.address(),
-            self.network.passphrase
+        queue_scope(
+            self.registry,
+            &self.signer.address(),
+            &self.network.passphrase,
         )
     }
 
@@ -111,9 +124,10 @@ impl Watcher<'_> {
         };
         let scope = self.queue_scope();
         let lease = Duration::from_secs(self.config.lease_secs);
-        // A claim is one pass: enough to fill the scanners and a batch of writes, small enough that the
-        // other workers find work and a dead worker strands little.
-        let claim = self.config.concurrency.max(self.config.batch_size).max(1);
+        // A claim is one pass: several rounds of the scanners and several batches of writes, so a pass
+        // keeps its scanning and writing side by side as a single worker's does; small enough that the
+        // other workers find work and a dead worker strands little (until its lease ends).
+        let claim = (self.config.concurrency.max(self.config.batch_size) * CLAIM_ROUNDS).max(1);
         log(
             "started",
             json!({"assets": self.assets.len(), "signer": self.signer.address(), "worker": worker,
@@ -220,7 +234,8 @@ impl Watcher<'_> {
                 Some(&i) => indices.push(i),
                 None => {
                     // Another worker's config (or discovery) lists it and this one does not: handed
-                    // back at once for a worker that knows it.
+                    // back for a worker that knows it, due again in a minute (not at once, or this
+                    // worker would take it straight back).
                     log(
                         "queue_unknown_asset",
                         json!({"asset": name, "worker": worker,
@@ -230,7 +245,7 @@ impl Watcher<'_> {
                         scope,
                         worker,
                         name,
-                        Duration::ZERO,
+                        UNKNOWN_HERE_RETRY,
                         "unknown_here",
                         false,
                     )?;
@@ -238,6 +253,9 @@ impl Watcher<'_> {
             }
         }
         drop(history);
+        if indices.is_empty() {
+            return Ok(None);
+        }
         log(
             "leased",
             json!({"worker": worker, "assets": indices.len(), "lease_secs": lease.as_secs()}),

@@ -112,8 +112,12 @@ pub struct AttestArgs {
     /// in (default: the user's data directory; `assay evidence HASH` reads the bundles back).
     #[arg(long, value_name = "PATH", env = "ASSAY_HISTORY")]
     pub history: Option<std::path::PathBuf>,
+    /// A PostgreSQL database (postgres://USER@HOST:PORT/DB) to record in instead of a file, as `watch`
+    /// workers do; no password here (give the URL in ASSAY_DATABASE_URL, or PGPASSWORD).
+    #[arg(long, value_name = "URL", conflicts_with = "history")]
+    pub database: Option<String>,
     /// Record nothing in the history.
-    #[arg(long, conflicts_with = "history")]
+    #[arg(long, conflicts_with_all = ["history", "database"])]
     pub no_history: bool,
 }
 
@@ -121,7 +125,7 @@ pub struct AttestArgs {
 /// `assay evidence HASH` can print what an attestation was based on. A failure is a warning: the
 /// attestations are written either way.
 fn record(
-    path: &std::path::Path,
+    path: &assay_scan::history::Database,
     reports: &[(usize, assay_core::report::Report)],
     suites: &[Option<assay_attest::sep41::Sep41Outcome>],
     powers_snapshots: &[Option<serde_json::Value>],
@@ -129,7 +133,7 @@ fn record(
     outcomes: &[assay_attest::attest::Outcome],
 ) {
     use assay_attest::attest::Outcome;
-    let recorded = assay_scan::history::History::open(path).and_then(|mut history| {
+    let recorded = assay_scan::history::History::connect(path).and_then(|mut history| {
         for (index, report) in reports {
             assay_attest::evidence::record_check(
                 &mut history,
@@ -203,9 +207,13 @@ pub fn run(args: AttestArgs) -> CommandResult {
     let history = if args.no_history {
         None
     } else {
-        args.history
-            .clone()
-            .or_else(assay_scan::history::History::default_path)
+        // Nothing given and no data directory: nothing is recorded, as before.
+        assay_scan::history::Database::resolve(
+            args.database.as_deref(),
+            None,
+            args.history.as_deref(),
+        )
+        .map_err(super::CommandError::usage)?
     };
     // Kept for the evidence bundles: `plan` consumes the reports.
     let judged: Vec<(usize, assay_core::report::Report)> = reports
@@ -243,7 +251,7 @@ pub fn run(args: AttestArgs) -> CommandResult {
         args.dry_run,
     );
     let outcomes = revoke_weaker_entries(&targets, &floors, outcomes, &mut submitter, args.dry_run);
-    if let Some(path) = history.as_deref().filter(|_| !args.dry_run) {
+    if let Some(path) = history.as_ref().filter(|_| !args.dry_run) {
         record(
             path,
             &judged,

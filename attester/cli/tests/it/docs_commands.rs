@@ -31,6 +31,21 @@ use assay_scan::testsupport::{ReplayServer, Reply};
 /// Doc commands that are not run here, each with what runs it. Every entry must still appear in the docs.
 const COVERED_ELSEWHERE: &[(&str, &str)] = &[
     (
+        "createdb -O assay assay",
+        "the operator's own PostgreSQL server; the tests make each database with CREATE DATABASE on the \
+         private cluster scripts/postgres.sh starts (assay_scan::testsupport::postgres)",
+    ),
+    (
+        "export ASSAY_DATABASE_URL='postgres://assay:…@db.internal/assay'",
+        "attester/cli/tests/it/database_cli.rs and watch_workers.rs (ASSAY_DATABASE_URL naming the test \
+         database, password-less on the private cluster)",
+    ),
+    (
+        "assay history copy --history /var/lib/assay/history.sqlite3",
+        "attester/cli/tests/it/database_cli.rs::a_copied_history_serves_alike_from_two_replicas_and_watch_writes_postgres_directly \
+         (this command with --to, then every listing and served answer compared between the file and the database)",
+    ),
+    (
         "assay sep41 --wasm target/wasm/tp_oz_rwa_token.wasm --setup fixtures/third-party/oz-rwa.setup.json",
         "attester/cli/tests/it/modes_cli.rs::every_mode_finds_the_same_powers_on_tokens_deployed_with_a_set_up_file \
          (this command as written, with --output json, its powers compared with the two network modes') and \

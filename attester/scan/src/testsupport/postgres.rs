@@ -34,9 +34,11 @@ impl PostgresServer {
             .prefix("assay-pg")
             .tempdir_in("/tmp")
             .expect("a temporary directory for PostgreSQL");
+        // With this process's id: a test killed before its handle drops leaves no server running.
         let out = Command::new(script())
             .arg("start")
             .arg(dir.path())
+            .arg(std::process::id().to_string())
             .output()
             .expect("scripts/postgres.sh runs");
         assert!(
