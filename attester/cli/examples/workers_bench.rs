@@ -14,7 +14,6 @@
 //! PostgreSQL: the server named by ASSAY_TEST_DATABASE_URL, else a private cluster (scripts/postgres.sh).
 
 #[path = "../../attest/tests/it/common/mod.rs"]
-#[allow(dead_code)]
 mod world;
 
 use std::path::{Path, PathBuf};
