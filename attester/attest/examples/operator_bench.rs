@@ -54,48 +54,17 @@ fn peak_rss_mib() -> f64 {
         / 1024.0
 }
 
-fn issuer(n: u8, salt: u8) -> String {
-    let mut key = [salt; 32];
-    key[0] = n;
-    stellar_strkey::ed25519::PublicKey(key)
-        .to_string()
-        .as_str()
-        .to_string()
-}
-
 type Assets = Vec<(assay_core::Token, [u8; 32], Duration)>;
 
 /// `issuers` issuers of `per_issuer` assets each, spread over the domains, their sources replayed.
 fn issue_many(w: &World, issuers: u8, per_issuer: usize, salt: u8, interval: Duration) -> Assets {
-    let mut assets = Vec::new();
-    for n in 0..issuers {
-        let iss = issuer(n, salt);
-        let domain = DOMAINS[n as usize % DOMAINS.len()];
-        w.serve_eval("aqua-clear-verified", &iss, domain);
-        for (k, code) in CODES.iter().take(per_issuer).enumerate() {
-            let a = if k == 0 {
-                w.issue(code, &iss, 0, Some(domain))
-            } else {
-                let a = ClassicAsset {
-                    code,
-                    issuer: iss.clone(),
-                };
-                w.net
-                    .admin_set_trustline(
-                        &account_id(w.holder.public_key()),
-                        &a.xdr(),
-                        10_000_000,
-                        i64::MAX,
-                        1,
-                    )
-                    .expect("trustline");
-                a
-            };
-            let contract = sac::asset_contract_id(&a.core(), &w.spec.passphrase).unwrap();
-            assets.push((assay_core::Token::Classic(a.core()), contract, interval));
-        }
-    }
-    assets
+    (w.issue_many(issuers, salt, &CODES[..per_issuer], &DOMAINS)
+        .into_iter())
+    .map(|a| {
+        let contract = sac::asset_contract_id(&a.core(), &w.spec.passphrase).unwrap();
+        (assay_core::Token::Classic(a.core()), contract, interval)
+    })
+    .collect()
 }
 
 fn watcher<'a>(w: &'a World, config: WatchConfig, assets: Assets) -> Watcher<'a> {

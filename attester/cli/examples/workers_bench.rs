@@ -24,7 +24,7 @@ use assay_attest::registry;
 use assay_chain::Signer;
 use assay_scan::history::{Database, History};
 use assay_scan::testsupport::postgres::PostgresServer;
-use world::{ClassicAsset, World};
+use world::World;
 
 /// The sources' latency per request, unless WORKERS_BENCH_LATENCY_MS says otherwise.
 const LATENCY_MS: u64 = 50;
@@ -53,42 +53,6 @@ fn assay_binary() -> PathBuf {
         std::process::exit(2);
     }
     binary
-}
-
-fn issue_many(w: &World) -> Vec<String> {
-    let mut assets = Vec::new();
-    for n in 0..ISSUERS {
-        let mut key = [0xb7; 32];
-        key[0] = n;
-        let issuer = stellar_strkey::ed25519::PublicKey(key)
-            .to_string()
-            .as_str()
-            .to_string();
-        let domain = DOMAINS[n as usize % DOMAINS.len()];
-        w.serve_eval("aqua-clear-verified", &issuer, domain);
-        for (k, code) in CODES.iter().enumerate() {
-            let asset = if k == 0 {
-                w.issue(code, &issuer, 0, Some(domain))
-            } else {
-                let asset = ClassicAsset {
-                    code,
-                    issuer: issuer.clone(),
-                };
-                w.net
-                    .admin_set_trustline(
-                        &world::account_id(w.holder.public_key()),
-                        &asset.xdr(),
-                        10_000_000,
-                        i64::MAX,
-                        1,
-                    )
-                    .expect("trustline");
-                asset
-            };
-            assets.push(asset.core().to_string());
-        }
-    }
-    assets
 }
 
 /// A new attesting key, funded and added to the registry.
@@ -176,7 +140,9 @@ fn main() {
     let w = World::start(&DOMAINS);
     w.server.set_latency(latency);
     let issuing = Instant::now();
-    let assets = issue_many(&w);
+    let assets: Vec<String> = (w.issue_many(ISSUERS, 0xb7, &CODES, &DOMAINS).iter())
+        .map(|a| a.core().to_string())
+        .collect();
     let ca = w.ca();
     let dir = tempfile::tempdir().unwrap();
     let listed: String = assets

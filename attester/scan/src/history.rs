@@ -187,13 +187,15 @@ impl Drop for History {
     }
 }
 
-/// A work queue's size: assets due and not leased, leased (being checked), whose last check failed, all.
+/// A work queue's size: assets due and not leased, leased (being checked), whose last check failed, all;
+/// and the workers seen lately.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct QueueStats {
     pub due: i64,
     pub leased: i64,
     pub failing: i64,
     pub total: i64,
+    pub workers: i64,
 }
 
 /// A named lock many processes contend for ([`History::try_lock`], [`History::lock`]).
@@ -483,11 +485,17 @@ pub struct Pruned {
 }
 
 /// A report's content without the times it was produced at: two checks whose fingerprints agree saw the
-/// same thing.
+/// same thing. The times are the `*_at` and window fields, and the ledger a finding says it read at ("at
+/// ledger 135"), which is a time too: two checks a few ledgers apart that read the same flags saw the same
+/// thing, and a worker that re-checks what a dead one had just recorded records a re-check, not a second
+/// observation.
 pub fn fingerprint(report_json: &str) -> String {
     use sha2::{Digest, Sha256};
     fn strip(value: &mut serde_json::Value) {
         match value {
+            serde_json::Value::String(text) if text.contains("at ledger ") => {
+                *text = without_ledger_numbers(text);
+            }
             serde_json::Value::Object(map) => {
                 for key in [
                     "scanned_at",
@@ -512,6 +520,24 @@ pub fn fingerprint(report_json: &str) -> String {
         Err(_) => report_json.to_string(),
     };
     hex::encode(Sha256::digest(canonical.as_bytes()))
+}
+
+/// `text` with the number after each "at ledger " replaced by `N`.
+fn without_ledger_numbers(text: &str) -> String {
+    const MARK: &str = "at ledger ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        let (before, after) = rest.split_at(at + MARK.len());
+        out.push_str(before);
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push('N');
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The `latest` index's columns of a report: its severity name and whether it is undetermined.
@@ -1354,7 +1380,7 @@ impl History {
     /// The work queue (of `scope`, else of every scope): due, leased, failed and all assets.
     pub fn queue_stats(&self, scope: Option<&str>) -> Result<QueueStats, HistoryError> {
         let (pg, _) = self.shared()?;
-        let [due, leased, failing, total] = pg
+        let [due, leased, failing, total, workers] = pg
             .queue_stats(scope.map(str::to_string))
             .map_err(|e| Self::err(&self.path, e))?;
         Ok(QueueStats {
@@ -1362,7 +1388,15 @@ impl History {
             leased,
             failing,
             total,
+            workers,
         })
+    }
+
+    /// Says that `worker` of `scope` is alive; returns how many of its workers are (itself included).
+    pub fn worker_seen(&self, scope: &str, worker: &str) -> Result<i64, HistoryError> {
+        let (pg, _) = self.shared()?;
+        pg.worker_seen(scope.to_string(), worker.to_string())
+            .map_err(|e| Self::err(&self.path, e))
     }
 
     /// The reaction baseline `scope`'s leaders saved (ledger entry key → fingerprint).
@@ -1666,6 +1700,22 @@ mod tests {
             _dir: dir,
             _server: server,
         }
+    }
+
+    #[test]
+    fn the_ledger_a_finding_read_at_is_a_time_not_content() {
+        let at = |ledger: &str, flags: &str| {
+            serde_json::json!({"scanned_at": "t", "findings": [{"reasoning": format!(
+                "The issuer account was read through stellar-rpc (http://127.0.0.1:1/rpc) at ledger {ledger}, \
+                 and Horizon's record beside it; flags {flags}.")}]})
+            .to_string()
+        };
+        assert_eq!(fingerprint(&at("135", "R")), fingerprint(&at("310", "R")));
+        assert_ne!(fingerprint(&at("135", "R")), fingerprint(&at("135", "RC")));
+        assert_eq!(
+            without_ledger_numbers("at ledger 7, at ledger 12; at ledger x; ledger 9"),
+            "at ledger N, at ledger N; at ledger x; ledger 9"
+        );
     }
 
     #[test]

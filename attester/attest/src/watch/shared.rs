@@ -25,7 +25,13 @@ use super::watcher::{Checked, Watcher, DEFERRED_RECHECK};
 /// When an asset a worker's config lacks is due again after that worker handed it back.
 const UNKNOWN_HERE_RETRY: Duration = Duration::from_secs(60);
 
-/// A claim holds this many rounds of `max(concurrency, batch_size)` assets.
+/// How long a starting worker waits, once it has said it is alive, before its first claim.
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// The most assets one claim (one pass) takes.
+const MAX_CLAIM: usize = 5_000;
+
+/// The smallest claim holds this many rounds of `max(concurrency, batch_size)` assets.
 const CLAIM_ROUNDS: usize = 4;
 
 /// How long `--once` keeps trying a database that does not answer before it gives up.
@@ -124,9 +130,8 @@ impl Watcher<'_> {
         };
         let scope = self.queue_scope();
         let lease = Duration::from_secs(self.config.lease_secs);
-        // A claim is one pass: several rounds of the scanners and several batches of writes, so a pass
-        // keeps its scanning and writing side by side as a single worker's does; small enough that the
-        // other workers find work and a dead worker strands little (until its lease ends).
+        // The smallest claim: several rounds of the scanners and several batches of writes, so a pass keeps
+        // its scanning and writing side by side. Claims grow to an even share of what is due (below).
         let claim = (self.config.concurrency.max(self.config.batch_size) * CLAIM_ROUNDS).max(1);
         log(
             "started",
@@ -137,6 +142,14 @@ impl Watcher<'_> {
         let mut leader: Option<HeldLock> = None;
         let mut synced = false;
         let mut unavailable_since: Option<Instant> = None;
+        // Workers started together see each other before the first claim, so they share the first pass
+        // instead of the first one taking it all.
+        if History::connect(&database)
+            .and_then(|h| h.worker_seen(&scope, worker))
+            .is_ok()
+        {
+            std::thread::sleep(SETTLE);
+        }
         loop {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -220,7 +233,16 @@ impl Watcher<'_> {
                 history.queue_mark_due(scope, &names)?;
             }
         }
-        let claimed = history.queue_claim(scope, worker, claim, lease)?;
+        // An even share of what is due among the live workers: one worker takes a whole pass at once (the
+        // sources shared between assets are read once a pass), N workers a pass each.
+        let live = history.worker_seen(scope, worker)?.max(1);
+        let due = history.queue_stats(Some(scope))?.due;
+        let (due, live) = (
+            u64::try_from(due).unwrap_or(0),
+            u64::try_from(live).unwrap_or(1),
+        );
+        let share = usize::try_from(due.div_ceil(live)).unwrap_or(claim);
+        let claimed = history.queue_claim(scope, worker, claim.max(share).min(MAX_CLAIM), lease)?;
         if claimed.is_empty() {
             return Ok(None);
         }

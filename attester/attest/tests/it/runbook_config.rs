@@ -39,8 +39,8 @@ fn the_runbook_watch_configs_parse_with_the_values_they_show() {
     let blocks = runbook_toml_blocks();
     assert_eq!(
         blocks.len(),
-        2,
-        "the runbook shows a watch.toml and its sep41 additions"
+        3,
+        "the runbook shows a watch.toml, its sep41 additions and its keys for a PostgreSQL database"
     );
     // "C…" stands for the operator's registry id.
     let full = blocks[0].replace(
@@ -93,4 +93,24 @@ fn the_runbook_watch_configs_parse_with_the_values_they_show() {
     assert!(!config.sep41_allow_non_testnet_write);
     assert_eq!(config.assets.len(), 1);
     assert!(config.assets[0].sep41, "the example asset runs the suite");
+
+    // Many workers: the same file with the database keys in place of its `history` file.
+    let without_file: String = (full.lines())
+        .filter(|l| !l.starts_with("history ="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let shared = format!("{}{without_file}", blocks[2]);
+    let config = WatchConfig::parse(&shared).expect("the runbook's database keys parse");
+    assert_eq!(
+        config.database.as_deref(),
+        Some("postgres://assay@db.internal:5432/assay")
+    );
+    assert_eq!((config.lease_secs, config.history.as_deref()), (120, None));
+    // The config names no password: resolving it with a password there is refused.
+    let with_password = shared.replace("postgres://assay@", "postgres://assay:hunter2@");
+    let refused = WatchConfig::parse(&with_password).unwrap_err().to_string();
+    assert!(
+        refused.contains("PGPASSWORD") && !refused.contains("hunter2"),
+        "{refused}"
+    );
 }

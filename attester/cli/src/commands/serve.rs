@@ -244,6 +244,11 @@ impl Server {
         ] {
             out.push_str(&format!("assay_queue_assets{{state=\"{state}\"}} {n}\n"));
         }
+        out.push_str(&format!(
+            "# HELP assay_queue_workers Watch workers seen in the last 30 s.\n# TYPE assay_queue_workers gauge\n\
+             assay_queue_workers {}\n",
+            stats.workers
+        ));
         out.push_str(
             "# HELP assay_queue_leader_heartbeat_age_seconds Seconds since each queue's leader (the worker that \
              follows the ledger) last said it leads.\n# TYPE assay_queue_leader_heartbeat_age_seconds gauge\n",

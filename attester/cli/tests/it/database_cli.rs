@@ -149,14 +149,20 @@ fn a_copied_history_serves_alike_from_two_replicas_and_watch_writes_postgres_dir
     // `watch --database`: a history file in the config too is refused (give one), then without it the
     // one worker writes the database, leads the (single-worker) queue and hands every asset back.
     let direct_url = postgres.fresh_database();
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--database", &direct_url, "--config"])
-        .arg(&cfg)
-        .env("STELLAR_SECRET_KEY", &secret)
-        .env("HOME", w.dir.path())
-        .env_remove("ASSAY_HISTORY")
-        .output()
-        .unwrap();
+    // `watch --once --config CFG` with `args` and `env` besides the signing key.
+    let watch_once = |args: &[&str], env: &[(&str, &str)]| {
+        Command::new(env!("CARGO_BIN_EXE_assay"))
+            .args(["watch", "--once", "--config"])
+            .arg(&cfg)
+            .args(args)
+            .envs(env.iter().copied())
+            .env("STELLAR_SECRET_KEY", &secret)
+            .env("HOME", w.dir.path())
+            .env_remove("ASSAY_HISTORY")
+            .output()
+            .unwrap()
+    };
+    let out = watch_once(&["--database", &direct_url], &[]);
     assert_eq!(out.status.code(), Some(64), "{}", text(&out));
     assert!(text(&out).contains("give one"), "{}", text(&out));
     let without_file: String = toml
@@ -165,15 +171,7 @@ fn a_copied_history_serves_alike_from_two_replicas_and_watch_writes_postgres_dir
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&cfg, without_file + &assets).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_assay"))
-        .args(["watch", "--once", "--config"])
-        .arg(&cfg)
-        .env("ASSAY_DATABASE_URL", &direct_url)
-        .env("STELLAR_SECRET_KEY", &secret)
-        .env("HOME", w.dir.path())
-        .env_remove("ASSAY_HISTORY")
-        .output()
-        .unwrap();
+    let out = watch_once(&[], &[("ASSAY_DATABASE_URL", &direct_url)]);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("\"event\":\"leased\""), "{said}");

@@ -14,7 +14,7 @@ use assay_scan::history::{Database, History};
 use assay_scan::testsupport::postgres::PostgresServer;
 use serde_json::Value;
 
-use crate::world::{self, ClassicAsset, World};
+use crate::world::{self, World};
 
 const DOMAINS: [&str; 10] = [
     "d0.workers",
@@ -33,43 +33,6 @@ const CODES: [&str; 10] = [
 ];
 /// The attester's key in the world (seed 12).
 const SEED: [u8; 32] = [12; 32];
-
-/// `issuers` issuers of 10 assets each over the ten domains, their sources replayed; their `CODE-ISSUER`.
-fn issue_many(w: &World, issuers: u8, salt: u8) -> Vec<String> {
-    let mut assets = Vec::new();
-    for n in 0..issuers {
-        let mut key = [salt; 32];
-        key[0] = n;
-        let issuer = stellar_strkey::ed25519::PublicKey(key)
-            .to_string()
-            .as_str()
-            .to_string();
-        let domain = DOMAINS[n as usize % DOMAINS.len()];
-        w.serve_eval("aqua-clear-verified", &issuer, domain);
-        for (k, code) in CODES.iter().enumerate() {
-            let asset = if k == 0 {
-                w.issue(code, &issuer, 0, Some(domain))
-            } else {
-                let asset = ClassicAsset {
-                    code,
-                    issuer: issuer.clone(),
-                };
-                w.net
-                    .admin_set_trustline(
-                        &world::account_id(w.holder.public_key()),
-                        &asset.xdr(),
-                        10_000_000,
-                        i64::MAX,
-                        1,
-                    )
-                    .expect("trustline");
-                asset
-            };
-            assets.push(asset.core().to_string());
-        }
-    }
-    assets
-}
 
 /// A running worker whose journal (stderr, JSON lines) is collected as it goes.
 struct Worker {
@@ -198,7 +161,9 @@ fn three_workers_check_a_thousand_assets_once_though_one_is_killed_mid_pass() {
     let postgres = PostgresServer::start();
     let url = postgres.fresh_database();
     let w = World::start(&DOMAINS);
-    let assets = issue_many(&w, 100, 0xc3);
+    let assets: Vec<String> = (w.issue_many(100, 0xc3, &CODES, &DOMAINS).iter())
+        .map(|a| a.core().to_string())
+        .collect();
     assert_eq!(assets.len(), 1_000);
     let ca = w.ca();
     let cfg = w.dir.path().join("watch.toml");
@@ -211,7 +176,7 @@ fn three_workers_check_a_thousand_assets_once_though_one_is_killed_mid_pass() {
             &ca,
             "interval_secs = 86400\nmax_age_secs = 400000\nrefresh_margin_secs = 250000\n\
              react_every_ledgers = 0\nconcurrency = 35\nbatch_size = 35\nlease_secs = 4\n\
-             max_spend_per_pass_xlm = 100\nmax_spend_per_day_xlm = 1000\n",
+             max_spend_per_pass_xlm = 600\nmax_spend_per_day_xlm = 1000\n",
             &assets,
         ),
     )
@@ -220,9 +185,9 @@ fn three_workers_check_a_thousand_assets_once_though_one_is_killed_mid_pass() {
     let mut workers: Vec<Worker> = (0..3)
         .map(|_| Worker::start(&cfg, &url, home, &["--once"]))
         .collect();
-    // The first worker is killed holding a lease: after its second claim, before that pass ends.
-    workers[0].wait_for(Duration::from_secs(600), "a second claim", |w| {
-        w.events("leased").len() >= 2
+    // The first worker is killed holding a lease: mid-pass, once its first batch has landed.
+    workers[0].wait_for(Duration::from_secs(600), "a first write", |w| {
+        !w.events("leased").is_empty() && !w.events("written").is_empty()
     });
     workers[0].kill();
     let killed_claims = workers[0].events("leased").len();

@@ -104,6 +104,12 @@ CREATE TABLE watch_ledger_seen (
     fingerprint TEXT NOT NULL,
     PRIMARY KEY (scope, entry_key)
 );
+CREATE TABLE watch_workers (
+    scope   TEXT COLLATE "C" NOT NULL,
+    worker  TEXT NOT NULL,
+    seen_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (scope, worker)
+);
 CREATE TABLE watch_leader (
     scope        TEXT COLLATE "C" PRIMARY KEY,
     worker       TEXT NOT NULL,
@@ -116,6 +122,10 @@ CREATE TABLE watch_leader (
 
 /// The newest migration this build knows.
 pub const SCHEMA_VERSION: i64 = 2;
+
+/// A worker seen within this many seconds counts as live (it says so every turn of its loop: 200 ms when
+/// idle, once a pass when busy, and its pass renews its leases meanwhile).
+pub(super) const LIVE_WORKER_SECS: f64 = 30.0;
 
 /// The advisory-lock class of the per-asset write lock (the first key of `pg_advisory_xact_lock(int, int)`).
 const ASSET_LOCK_CLASS: i32 = 0x4153_0001;
@@ -677,8 +687,8 @@ impl PgStore {
         })
     }
 
-    /// The queue of `scope` (every scope when `None`) as `(due, leased, failed, total)`.
-    pub(super) fn queue_stats(&self, scope: Option<String>) -> Result<[i64; 4], String> {
+    /// The queue of `scope` (every scope when `None`) as `(due, leased, failed, total, live workers)`.
+    pub(super) fn queue_stats(&self, scope: Option<String>) -> Result<[i64; 5], String> {
         self.query(move |client| {
             let row = client.query_one(
                 "SELECT \
@@ -686,11 +696,36 @@ impl PgStore {
                        AND (lease_until IS NULL OR lease_until < clock_timestamp())), \
                    COUNT(*) FILTER (WHERE lease_until >= clock_timestamp()), \
                    COUNT(*) FILTER (WHERE failures > 0), \
-                   COUNT(*) \
+                   COUNT(*), \
+                   (SELECT COUNT(*) FROM watch_workers WHERE ($1::text IS NULL OR scope = $1) \
+                       AND seen_at > clock_timestamp() - make_interval(secs => $2)) \
                  FROM watch_queue WHERE $1::text IS NULL OR scope = $1",
-                &[&scope],
+                &[&scope, &LIVE_WORKER_SECS],
             )?;
-            Ok([row.get(0), row.get(1), row.get(2), row.get(3)])
+            Ok([row.get(0), row.get(1), row.get(2), row.get(3), row.get(4)])
+        })
+    }
+
+    /// Records that `worker` of `scope` is alive; returns how many of `scope`'s workers were seen within
+    /// [`LIVE_WORKER_SECS`] (itself included). Workers unseen for a day are forgotten.
+    pub(super) fn worker_seen(&self, scope: String, worker: String) -> Result<i64, String> {
+        self.query(move |client| {
+            client.execute(
+                "INSERT INTO watch_workers (scope, worker, seen_at) VALUES ($1, $2, clock_timestamp()) \
+                 ON CONFLICT (scope, worker) DO UPDATE SET seen_at = excluded.seen_at",
+                &[&scope, &worker],
+            )?;
+            client.execute(
+                "DELETE FROM watch_workers WHERE seen_at < clock_timestamp() - interval '1 day'",
+                &[],
+            )?;
+            Ok(client
+                .query_one(
+                    "SELECT COUNT(*) FROM watch_workers WHERE scope = $1 \
+                     AND seen_at > clock_timestamp() - make_interval(secs => $2)",
+                    &[&scope, &LIVE_WORKER_SECS],
+                )?
+                .get(0))
         })
     }
 

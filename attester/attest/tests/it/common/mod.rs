@@ -350,6 +350,52 @@ impl World {
         a
     }
 
+    /// `issuers` issuers (keys `[n, salt, salt, …]`) of one asset per code in `codes` each, spread over
+    /// `domains` (issuer `n` on `domains[n % len]`), each serving the eval subject `aqua-clear-verified`
+    /// (clear, verified); each asset with a holder trustline so Horizon lists it. For the benchmarks and
+    /// the tests at operator scale.
+    pub fn issue_many(
+        &self,
+        issuers: u8,
+        salt: u8,
+        codes: &[&'static str],
+        domains: &[&str],
+    ) -> Vec<ClassicAsset> {
+        let mut assets = Vec::new();
+        for n in 0..issuers {
+            let mut key = [salt; 32];
+            key[0] = n;
+            let issuer = stellar_strkey::ed25519::PublicKey(key)
+                .to_string()
+                .as_str()
+                .to_string();
+            let domain = domains[n as usize % domains.len()];
+            self.serve_eval("aqua-clear-verified", &issuer, domain);
+            for (k, code) in codes.iter().enumerate() {
+                let asset = if k == 0 {
+                    self.issue(code, &issuer, 0, Some(domain))
+                } else {
+                    let asset = ClassicAsset {
+                        code,
+                        issuer: issuer.clone(),
+                    };
+                    self.net
+                        .admin_set_trustline(
+                            &account_id(self.holder.public_key()),
+                            &asset.xdr(),
+                            10_000_000,
+                            i64::MAX,
+                            1,
+                        )
+                        .expect("trustline");
+                    asset
+                };
+                assets.push(asset);
+            }
+        }
+        assets
+    }
+
     /// AQUA of [`AQUA`] as the eval subject `aqua-clear-verified` has it: no flags, the issuer locked
     /// (master weight 0: no flag and no key, so no power over holders: clear), its sources served on
     /// `aqua.network`, which the world must replay.
